@@ -1,0 +1,26 @@
+"""The project's exception types. The CLI turns them into one-line messages and exit codes."""
+
+
+class Day60Error(Exception):
+    """Root of every error the toolkit raises on purpose."""
+
+    exit_code = 2
+
+
+class InputError(Day60Error):
+    """Something a person supplied is wrong. Names the field and the fix; exit code 2."""
+
+    def __init__(self, field: str, problem: str, fix: str = "") -> None:
+        self.field = field
+        self.problem = problem
+        self.fix = fix
+        text = f"{field}: {problem}"
+        if fix:
+            text += f"; {fix}"
+        super().__init__(text)
+
+
+class CheckFailed(Day60Error):
+    """A check ran and did not pass (verify, comply); exit code 1."""
+
+    exit_code = 1

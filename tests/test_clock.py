@@ -1,0 +1,263 @@
+"""The business clock: one hand-worked case per DESIGN.md rule, then properties."""
+
+import datetime as dt
+from zoneinfo import ZoneInfo
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from day60.clock import BusinessCalendar, wall_seconds
+from day60.errors import InputError
+from day60.resources import example
+
+LON = ZoneInfo("Europe/London")
+NY = ZoneInfo("America/New_York")
+UTC = dt.UTC
+H = 3600
+
+
+def t(y, mo, d, h=0, mi=0, tz=LON, fold=0):
+    return dt.datetime(y, mo, d, h, mi, tzinfo=tz, fold=fold)
+
+
+def cal(hours, tz="Europe/London", **extra):
+    return BusinessCalendar.from_dict({"timezone": tz, "hours": hours, **extra})
+
+
+UK = BusinessCalendar.load(example("uk-office.toml"))
+
+
+# ----- spans and days -----------------------------------------------------------------------
+
+
+def test_weekday_hours_outside_start_and_end():
+    # Monday 07:00 to Monday 20:00 holds exactly the 09:00-17:30 span.
+    assert UK.business_seconds(t(2026, 3, 2, 7), t(2026, 3, 2, 20)) == 8.5 * H
+
+
+def test_closed_day_counts_nothing():
+    assert UK.business_seconds(t(2026, 3, 7), t(2026, 3, 8, 23, 59)) == 0
+
+
+def test_weekend_and_easter_holidays():
+    # Thu 2 Apr 16:00 -> Tue 7 Apr 10:00: Thu 1.5 h; Good Friday, the weekend and
+    # Easter Monday closed; Tue 1 h.
+    assert UK.business_seconds(t(2026, 4, 2, 16), t(2026, 4, 7, 10)) == 2.5 * H
+
+
+def test_observed_substitute_holiday_is_closed():
+    # Boxing Day 2026 is a Saturday; England observes it on Monday 28 December.
+    assert UK.holiday_name(dt.date(2026, 12, 28)) == "Boxing Day (observed)"
+    assert UK.business_seconds(t(2026, 12, 24, 9), t(2026, 12, 29, 10)) == 9.5 * H
+
+
+def test_closure_dates_remove_their_spans():
+    c = cal({"mon": ["09:00-17:00"]}, closures=["2026-03-02"])
+    assert c.business_seconds(t(2026, 3, 2), t(2026, 3, 3)) == 0
+    assert c.holiday_name(dt.date(2026, 3, 2)) == "closure"
+
+
+def test_split_day_several_spans():
+    us = BusinessCalendar.load(example("us-office.toml"))
+    # Mon 2 Mar 2026 11:00 -> 14:00 New York: 11-12 and 13-14, lunch excluded.
+    assert us.business_seconds(t(2026, 3, 2, 11, tz=NY), t(2026, 3, 2, 14, tz=NY)) == 2 * H
+
+
+def test_span_ending_at_2400():
+    c = cal({"mon": ["22:00-24:00"]})
+    assert c.business_seconds(t(2026, 3, 2), t(2026, 3, 4)) == 2 * H
+
+
+def test_night_shift_belongs_to_the_day_it_starts():
+    c = cal({"fri": ["22:00-06:00"]})
+    # Friday 6 March 22:00 to Saturday 06:00 is 8 hours, and Saturday has no shift of its own.
+    assert c.business_seconds(t(2026, 3, 6, 12), t(2026, 3, 8, 12)) == 8 * H
+    # A closure on the Saturday does not touch Friday's shift...
+    sat_closed = cal({"fri": ["22:00-06:00"]}, closures=["2026-03-07"])
+    assert sat_closed.business_seconds(t(2026, 3, 6, 12), t(2026, 3, 8, 12)) == 8 * H
+    # ...a closure on the Friday removes all of it, the Saturday morning part included.
+    fri_closed = cal({"fri": ["22:00-06:00"]}, closures=["2026-03-06"])
+    assert fri_closed.business_seconds(t(2026, 3, 6, 12), t(2026, 3, 8, 12)) == 0
+
+
+def test_24x7_is_wall_time_across_dst():
+    c = BusinessCalendar.load(example("service-desk-24x7.toml"))
+    a, b = t(2026, 3, 28, 12), t(2026, 3, 30, 12)  # includes London's 23-hour day
+    assert c.business_seconds(a, b) == wall_seconds(a, b) == 47 * H
+
+
+# ----- daylight saving ----------------------------------------------------------------------
+
+
+def test_spring_gap_boundary_is_the_jump_instant():
+    # London 29 Mar 2026: 01:00 GMT jumps to 02:00 BST. 01:30 is read as the jump, 02:00 BST.
+    c = cal({"sun": ["01:30-02:15"]})
+    [(start, _end)] = c.intervals(dt.date(2026, 3, 29), dt.date(2026, 3, 29))
+    assert start.astimezone(UTC) == dt.datetime(2026, 3, 29, 1, 0, tzinfo=UTC)
+    assert c.business_seconds(t(2026, 3, 28), t(2026, 3, 30)) == 15 * 60
+
+
+def test_whole_days_on_dst_change_last_their_true_length():
+    c = cal({"sun": ["00:00-24:00"]})
+    assert c.business_seconds(t(2026, 3, 28), t(2026, 3, 30)) == 23 * H
+    assert c.business_seconds(t(2026, 10, 24), t(2026, 10, 26)) == 25 * H
+
+
+def test_autumn_repeat_boundary_is_the_first_occurrence():
+    # London 25 Oct 2026: 01:00-02:00 happens twice. 01:30 means 01:30 BST (00:30 UTC);
+    # 02:15 exists once (GMT, 02:15 UTC): the span lasts 1 h 45 min of real time.
+    c = cal({"sun": ["01:30-02:15"]})
+    assert c.business_seconds(t(2026, 10, 24), t(2026, 10, 26)) == 105 * 60
+
+
+def test_new_york_spring_and_autumn():
+    c = cal({"sun": ["02:30-03:30"]}, tz="America/New_York")
+    # 8 Mar 2026: 02:30 does not exist; the span runs from the jump (03:00 EDT) to 03:30.
+    assert c.business_seconds(t(2026, 3, 7, tz=NY), t(2026, 3, 9, tz=NY)) == 30 * 60
+    c = cal({"sun": ["01:30-02:00"]}, tz="America/New_York")
+    # 1 Nov 2026: 01:30 EDT (05:30 UTC) to 02:00 EST (07:00 UTC).
+    assert c.business_seconds(t(2026, 10, 31, tz=NY), t(2026, 11, 2, tz=NY)) == 90 * 60
+
+
+def test_night_shift_across_dst_nights():
+    # A Saturday 22:00-06:00 shift crosses London's change at Sunday 01:00 UTC.
+    c = cal({"sat": ["22:00-06:00"]})
+    assert c.business_seconds(t(2026, 3, 28, 12), t(2026, 3, 29, 12)) == 7 * H
+    assert c.business_seconds(t(2026, 10, 24, 12), t(2026, 10, 25, 12)) == 9 * H
+
+
+def test_instant_inside_repeated_hour_is_measured_in_real_time():
+    c = cal({"sun": ["00:00-24:00"]})
+    first = t(2026, 10, 25, 1, 30, fold=0)  # BST
+    second = t(2026, 10, 25, 1, 30, fold=1)  # GMT, one real hour later
+    assert c.business_seconds(first, second) == H
+
+
+# ----- pauses -------------------------------------------------------------------------------
+
+
+def test_pauses_merged_and_only_working_time_subtracted():
+    day = (t(2026, 3, 2, 9), t(2026, 3, 2, 17, 30))
+    pauses = [
+        (t(2026, 3, 2, 8), t(2026, 3, 2, 10)),  # one working hour
+        (t(2026, 3, 2, 9, 30), t(2026, 3, 2, 11)),  # overlaps the first: one more hour
+        (t(2026, 3, 2, 17), t(2026, 3, 2, 19)),  # half an hour of working time
+        (t(2026, 3, 7, 10), t(2026, 3, 7, 12)),  # Saturday: nothing to subtract
+    ]
+    assert UK.business_seconds(*day, pauses=pauses) == 6 * H
+
+
+def test_pause_outside_the_measured_range_subtracts_nothing():
+    pauses = [(t(2026, 3, 3, 9), t(2026, 3, 3, 12))]
+    assert UK.business_seconds(t(2026, 3, 2, 9), t(2026, 3, 2, 12), pauses) == 3 * H
+
+
+# ----- refusals -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("table", "field"),
+    [
+        ({"timezone": "Mars/Olympus", "hours": "24x7"}, "calendar.timezone"),
+        ({"timezone": "UTC", "hours": {"mon": ["9-5"]}}, "calendar.hours.mon"),
+        ({"timezone": "UTC", "hours": {"mon": ["25:00-26:00"]}}, "calendar.hours.mon"),
+        ({"timezone": "UTC", "hours": {"funday": ["09:00-17:00"]}}, "calendar.hours.funday"),
+        ({"timezone": "UTC", "hours": "24x7", "holidays": {"country": "XX"}}, "calendar.holidays.country"),
+        ({"timezone": "UTC", "hours": "24x7", "holidays": {"country": "GB", "subdivision": "ZZZ"}},
+         "calendar.holidays.subdivision"),
+        ({"hours": "24x7"}, "calendar.timezone"),
+        ({"timezone": "UTC"}, "calendar.hours"),
+    ],
+)
+def test_bad_calendars_name_the_field(table, field):
+    with pytest.raises(InputError) as err:
+        BusinessCalendar.from_dict(table)
+    assert err.value.field == field
+
+
+def test_crossing_midnight_span_is_accepted():
+    assert cal({"mon": ["17:00-09:00"]}).hours["mon"][0].crosses_midnight
+
+
+def test_start_after_end_and_naive_times_refused():
+    with pytest.raises(InputError):
+        UK.business_seconds(t(2026, 3, 3), t(2026, 3, 2))
+    with pytest.raises(InputError):
+        UK.business_seconds(dt.datetime(2026, 3, 2), t(2026, 3, 3))
+
+
+def test_business_day_after_skips_weekends_and_holidays():
+    # Fifth business day of January 2027: 1 Jan is a holiday, so 4, 5, 6, 7, 8.
+    assert UK.business_day_after(dt.date(2026, 12, 31), 5) == dt.date(2027, 1, 8)
+    assert UK.business_day_after(dt.date(2026, 3, 6), 1) == dt.date(2026, 3, 9)
+
+
+# ----- vectorised ---------------------------------------------------------------------------
+
+
+def test_many_accepts_numpy_and_pandas():
+    starts = [t(2026, 3, 27, 16), t(2026, 12, 24, 9)]
+    ends = [t(2026, 3, 30, 10), t(2026, 12, 29, 10)]
+    expected = [UK.business_seconds(a, b) for a, b in zip(starts, ends, strict=True)]
+    assert UK.business_seconds_many(starts, ends).tolist() == expected
+    series = (pd.Series(pd.to_datetime([s.isoformat() for s in starts], utc=True)),
+              pd.Series(pd.to_datetime([e.isoformat() for e in ends], utc=True)))
+    assert UK.business_seconds_many(*series).tolist() == expected
+    arrays = [np.array([x.astimezone(UTC).replace(tzinfo=None) for x in v], dtype="datetime64[us]")
+              for v in (starts, ends)]
+    assert UK.business_seconds_many(*arrays).tolist() == expected
+
+
+def test_many_refuses_naive_series_and_reversed_pairs():
+    naive = pd.Series(pd.to_datetime(["2026-03-02T09:00"]))
+    with pytest.raises(InputError):
+        UK.business_seconds_many(naive, naive)
+    with pytest.raises(InputError) as err:
+        UK.business_seconds_many([t(2026, 3, 3)], [t(2026, 3, 2)])
+    assert err.value.field == "ends[0]"
+
+
+# ----- properties ---------------------------------------------------------------------------
+
+NIGHTS = cal({"fri": ["22:00-06:00"], "sat": ["22:00-06:00"], "sun": ["01:30-02:15", "09:00-12:00"],
+              "mon": ["09:00-12:30", "13:30-17:30"]},
+             holidays={"country": "GB", "subdivision": "ENG"})
+CALENDARS = [UK, NIGHTS, BusinessCalendar.load(example("us-office.toml")),
+             BusinessCalendar.load(example("india-delivery.toml"))]
+LO = int(dt.datetime(2026, 1, 1, tzinfo=UTC).timestamp())
+HI = int(dt.datetime(2027, 12, 31, tzinfo=UTC).timestamp())
+instants = st.integers(LO, HI).map(lambda s: dt.datetime.fromtimestamp(s, UTC))
+calendars = st.sampled_from(CALENDARS)
+
+
+@settings(max_examples=200, deadline=None)
+@given(calendars, instants, instants, instants)
+def test_additive(c, x, y, z):
+    a, b, d = sorted((x, y, z))
+    assert c.business_seconds(a, d) == c.business_seconds(a, b) + c.business_seconds(b, d)
+
+
+@settings(max_examples=200, deadline=None)
+@given(calendars, instants, instants)
+def test_never_above_wall_time(c, x, y):
+    a, b = sorted((x, y))
+    assert 0 <= c.business_seconds(a, b) <= wall_seconds(a, b)
+
+
+@settings(max_examples=50, deadline=None)
+@given(calendars, st.lists(st.tuples(instants, instants), min_size=1, max_size=20))
+def test_many_equals_scalar(c, pairs):
+    pairs = [tuple(sorted(p)) for p in pairs]
+    many = c.business_seconds_many([a for a, _ in pairs], [b for _, b in pairs])
+    assert many.tolist() == [c.business_seconds(a, b) for a, b in pairs]
+
+
+@settings(max_examples=100, deadline=None)
+@given(calendars, instants, instants, st.lists(st.tuples(instants, instants), max_size=4))
+def test_pauses_never_add_time(c, x, y, raw_pauses):
+    a, b = sorted((x, y))
+    pauses = [tuple(sorted(p)) for p in raw_pauses]
+    assert 0 <= c.business_seconds(a, b, pauses) <= c.business_seconds(a, b)

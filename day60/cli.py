@@ -165,6 +165,245 @@ def calendar_show(
     } for r in rows])
 
 
+# ----- the exercise journal ------------------------------------------------------------------
+
+
+def _interactive() -> bool:
+    """True when a person is at a terminal (tests replace this to drive the prompts)."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _parse_sets(pairs: list[str]) -> dict[str, str]:
+    from day60.errors import InputError
+
+    out = {}
+    for i, pair in enumerate(pairs):
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--set[{i}]", f"{pair!r} is not key=value", "write e.g. --set severity=2")
+        out[key.strip()] = value
+    return out
+
+
+@app.command()
+def new(
+    journal: Path = typer.Argument(..., help="The journal file to create (JSON Lines)."),
+    partner: str = typer.Option(None, help="The BPO partner whose deployment is exercised."),
+    supplier: str = typer.Option(None, help="The supplier being measured."),
+    deployment: str = typer.Option(None, help="The deployment under test."),
+    tier: str = typer.Option(None, help="Day-60 tier, T1 to T5 (see rubric/day60-v1.yaml)."),
+    calendar: Path = typer.Option(None, "--calendar", "-c", help="Business calendar TOML; copied into the header."),
+    window_start: str = typer.Option(None, help="Exercise window start (ISO 8601, or local time)."),
+    window_end: str = typer.Option(None, help="Exercise window end."),
+    runner: str = typer.Option(None, help="Who runs the exercise and holds the injection times."),
+    synthetic: bool = typer.Option(False, help="Mark the journal as invented data."),
+) -> None:
+    """Create an exercise journal: writes its header line; never overwrites.
+
+    Missing options are asked for on a terminal; without one they are an error.
+
+    Example: day60 new ex.jsonl --partner Acme --supplier Nimbus --deployment claims-intake --tier T3
+    -c uk.toml --window-start 2026-03-02T09:00 --window-end 2026-03-13T17:30 --runner "J. Auditor"
+    """
+    from day60 import clock, timeparse
+    from day60 import journal as jr
+    from day60.errors import InputError
+
+    values = {"partner": partner, "supplier": supplier, "deployment": deployment, "tier": tier,
+              "calendar": str(calendar) if calendar else None, "window_start": window_start,
+              "window_end": window_end, "runner": runner}
+    missing = [k for k, v in values.items() if not v]
+    if missing and not _interactive():
+        raise InputError(f"--{missing[0].replace('_', '-')}", "is missing and there is no terminal to ask on",
+                         "pass it as an option")
+    if Path(journal).exists():
+        raise InputError("JOURNAL", f"{journal} already exists",
+                         "choose a new file name; journals are never overwritten")
+    if missing:
+        import questionary
+
+        for key in missing:
+            if key == "tier":
+                answer = questionary.select("Tier", choices=["T1", "T2", "T3", "T4", "T5"]).ask()
+            else:
+                answer = questionary.text(key.replace("_", " ").capitalize()).ask()
+            if answer is None:
+                raise typer.Exit(130)
+            values[key] = answer
+    cal = clock.BusinessCalendar.load(values["calendar"])
+    start = timeparse.parse_instant(values["window_start"], cal.tz, "--window-start")
+    end = timeparse.parse_instant(values["window_end"], cal.tz, "--window-end")
+    header = jr.create(journal, {
+        "partner": values["partner"], "supplier": values["supplier"], "deployment": values["deployment"],
+        "tier": values["tier"], "runner": values["runner"], "calendar": cal.to_dict(),
+        "window": {"start": start.isoformat(), "end": end.isoformat()}, "synthetic": synthetic,
+    })
+    typer.echo(f"created {journal} ({header['tier']}, {header['partner']} / {header['supplier']})")
+
+
+@app.command()
+def log(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    kind: str = typer.Argument(..., help="Event kind, e.g. drift.notice (see 'day60 schema')."),
+    ident: str = typer.Option(..., "--id", help="What the event is about: injection, incident, rollback..."),
+    at: str = typer.Option(..., "--at", help="When: ISO 8601 with offset, local time in the journal's zone, or now."),
+    sets: list[str] = typer.Option([], "--set", help="A data field, key=value; repeatable."),
+    by: str = typer.Option(None, "--by", help="Who records it (default: the journal's runner)."),
+    seal: Path = typer.Option(None, "--seal", help="drift.onset only: keep the instant in this held file."),
+) -> None:
+    """Append one event: the non-interactive twin of every checklist step.
+
+    Example: day60 log ex.jsonl drift.notice --id D1 --at now --set affected_class=invoices
+    --set evidence="alert 4411"
+    """
+    from day60 import journal as jr
+    from day60 import timeparse
+
+    stamp = timeparse.now()  # "now" means the keypress, before anything slow
+    header = jr.read_header(journal)
+    from zoneinfo import ZoneInfo
+
+    when = timeparse.parse_instant(at, ZoneInfo(header["calendar"]["timezone"]), "--at", stamp)
+    event = jr.append(journal, kind, ident, when, _parse_sets(sets), by, seal)
+    shown = event["at"] or "sealed"
+    typer.echo(f"seq {event['seq']}: {event['kind']} {event['id']} at {shown}")
+
+
+@app.command()
+def correct(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    seq: int = typer.Option(..., "--seq", help="seq of the event whose instant was wrong."),
+    at: str = typer.Option(..., "--at", help="The right instant."),
+    reason: str = typer.Option(..., "--reason", help="Why it was wrong; shown in every report."),
+    by: str = typer.Option(None, "--by"),
+) -> None:
+    """Correct an event's instant by appending a correction; the original line stays.
+
+    Example: day60 correct ex.jsonl --seq 4 --at 2026-03-03T11:05 --reason "typed the wrong hour"
+    """
+    from day60 import journal as jr
+    from day60 import timeparse
+
+    stamp = timeparse.now()
+    header = jr.read_header(journal)
+    from zoneinfo import ZoneInfo
+
+    when = timeparse.parse_instant(at, ZoneInfo(header["calendar"]["timezone"]), "--at", stamp)
+    event = jr.correct(journal, seq, when, reason, by)
+    typer.echo(f"seq {event['seq']}: correction of seq {seq} to {event['data']['at']}")
+
+
+@app.command()
+def reveal(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    held: Path = typer.Option(..., "--held", help="The runner's held file written by --seal."),
+) -> None:
+    """Open every sealed onset at the close: appends the held instants as reveal events.
+
+    Example: day60 reveal ex.jsonl --held runner-held.json
+    """
+    from day60 import journal as jr
+
+    written = jr.reveal(journal, held)
+    typer.echo(f"revealed {len(written)} sealed onset(s)")
+
+
+@app.command()
+def verify(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    repair: bool = typer.Option(False, "--repair", help="Move a partial last line to JOURNAL.partial."),
+) -> None:
+    """Check every line's schema and the hash chain; exit 1 naming the first bad line.
+
+    Example: day60 verify ex.jsonl
+    """
+    from day60 import journal as jr
+
+    if repair:
+        moved = jr.repair(journal)
+        typer.echo(f"moved the partial last line to {moved}" if moved else "no partial line to repair")
+    report = jr.verify(journal)
+    if report.partial:
+        typer.echo(f"{journal}: the last line is partial (an interrupted write); "
+                   f"run 'day60 verify --repair {journal}'", err=True)
+    if report.problem:
+        typer.echo(f"{journal}: {report.problem}", err=True)
+    if not report.ok:
+        raise typer.Exit(1)
+    typer.echo(f"{journal}: ok, {report.events} events chained; {report.corrections} correction(s), "
+               f"{report.sealed} sealed, {report.revealed} revealed")
+
+
+@app.command()
+def show(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
+) -> None:
+    """The timeline, corrections applied and marked, in the exercise's timezone.
+
+    Example: day60 show ex.jsonl
+    """
+    from day60 import journal as jr
+
+    _check_format(fmt)
+    j = jr.read(journal)
+    rows = []
+    for e in sorted(jr.effective(j.events), key=lambda e: (e.at is None, e.at.timestamp() if e.at else 0, e.seq)):
+        mark = "; ".join(f"corrected by seq {c['seq']} (was {e.original_at}): {c['reason']}" for c in e.corrections)
+        if e.sealed:
+            mark = "sealed until revealed"
+        elif e.revealed:
+            mark = "revealed at close"
+        rows.append({"seq": e.seq, "at": e.at.astimezone(j.tz).isoformat() if e.at else None, "kind": e.kind,
+                     "id": e.id, "data": e.data, "mark": mark})
+    if fmt == "json":
+        print_json({"header": j.header, "timeline": rows, "partial_line": j.partial})
+        return
+    h = j.header
+    typer.echo(f"{h['partner']} / {h['supplier']} / {h['deployment']}  tier {h['tier']}"
+               + ("  SYNTHETIC" if h.get("synthetic") else ""))
+    print_table([{**r, "at": (r["at"] or "sealed")[:19].replace("T", " "),
+                  "data": ", ".join(f"{k}={v}" for k, v in r["data"].items() if k != "commitment")}
+                 for r in rows], ["seq", "at", "kind", "id", "data", "mark"])
+    if j.partial:
+        typer.echo(f"note: a partial last line was ignored; run 'day60 verify --repair {journal}'", err=True)
+
+
+@app.command()
+def schema(kind: str = typer.Argument(None, help="One kind, or 'header'; all when omitted.")) -> None:
+    """Print the JSON Schema of the journal header and every event kind.
+
+    Example: day60 schema drift.notice
+    """
+    from day60.errors import InputError
+    from day60.events import json_schemas
+
+    schemas = json_schemas()
+    if kind is None:
+        print_json(schemas)
+    elif kind in schemas:
+        print_json(schemas[kind])
+    else:
+        raise InputError("KIND", f"{kind!r} has no schema", f"use one of: {', '.join(schemas)}")
+
+
+@app.command()
+def live(journal: Path = typer.Argument(..., help="The exercise journal to record into.")) -> None:
+    """Interactive checklist: shows what is open, stamps each event at the keypress, appends at once.
+
+    Needs a terminal; its non-interactive twin is 'day60 log'.
+
+    Example: day60 live ex.jsonl
+    """
+    from day60.errors import InputError
+
+    if not _interactive():
+        raise InputError("live", "needs a terminal", "use 'day60 log JOURNAL KIND --id ID --at T' instead")
+    from day60.live import run_checklist
+
+    run_checklist(journal, typer.echo)
+
+
 def main() -> None:
     """Console-script entry point."""
     app(prog_name="day60")

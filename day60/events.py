@@ -1,0 +1,205 @@
+"""The closed set of journal line types: the header and one pydantic model per event kind.
+
+Each model validates a whole line. ``day60 schema`` exports their JSON Schemas so other tools
+can write journals this toolkit reads.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
+
+FORMAT = "day60.journal/1"
+TIERS = ("T1", "T2", "T3", "T4", "T5")
+
+
+def _aware_iso(value: str) -> str:
+    try:
+        parsed = dt.datetime.fromisoformat(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("must be an ISO 8601 date and time") from exc
+    if parsed.tzinfo is None:
+        raise ValueError("must carry its UTC offset")
+    return value
+
+
+Instant = Annotated[str, AfterValidator(_aware_iso)]
+# Printable text with at least one visible character; Text may hold tabs and line breaks.
+_VISIBLE = r"[^\s\x00-\x1f\x7f]"
+Text = Annotated[str, Field(min_length=1, max_length=2000,
+                            pattern=rf"^[^\x00-\x08\x0b-\x1f\x7f]*{_VISIBLE}[^\x00-\x08\x0b-\x1f\x7f]*$")]
+Ident = Annotated[str, Field(min_length=1, max_length=120, pattern=rf"^[^\x00-\x1f\x7f]*{_VISIBLE}[^\x00-\x1f\x7f]*$")]
+Source = Literal["exercise", "organic"]
+
+
+class _Data(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    note: Text | None = None
+
+
+class Empty(_Data):
+    pass
+
+
+class SafetyAgreed(_Data):
+    agreement: Text = Field(description="Reference of the written agreement to run the injection.")
+    stop_owner: Text = Field(description="The named person who can stop the injection.")
+    stop_condition: Text = Field(description="The condition on which the injection is stopped.")
+    rollback_owner: Text = Field(description="The named person on call to roll back while it runs.")
+
+
+class DriftOnset(_Data):
+    source: Source = Field("exercise", description="exercise: injected by the runner; organic: a real drift.")
+    commitment: str | None = Field(None, pattern=r"^[0-9a-f]{64}$",
+                                   description="Sealed onsets only: salted SHA-256 of the held instant.")
+
+
+class DriftNotice(_Data):
+    affected_class: Text = Field(description="The input class the supplier names as affected.")
+    evidence: Text = Field(description="The evidence the notice cites.")
+
+
+class DriftExclusion(_Data):
+    reason: Text | None = None
+
+
+class IncidentDetected(_Data):
+    severity: int = Field(ge=1, le=4, description="Severity 1 (worst) to 4.")
+    source: Source = Field("exercise", description="exercise: raised by the runner; organic: a real incident.")
+
+
+class IncidentRestored(_Data):
+    check: Text = Field(description="The monitoring check that confirmed the restore.")
+
+
+class Reasoned(_Data):
+    reason: Text
+
+
+class RollbackCriterion(_Data):
+    kind: Literal["production", "rehearsal"]
+    source: Source = "exercise"
+
+
+class SmokePass(_Data):
+    model_pin: Text = Field(description="The model pin restored.")
+    prompt_version: Text = Field(description="The prompt version restored.")
+    threshold_set: Text = Field(description="The threshold set restored.")
+
+
+class ReportReceived(_Data):
+    pass
+
+
+class ReportElement(_Data):
+    present: bool
+    covers_period: bool
+    supported: bool
+    not_applicable: bool = False
+    period: Annotated[str, Field(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")] | None = Field(
+        None, description="The report period (YYYY-MM); defaults to the only report received.")
+
+
+class Correction(_Data):
+    target: int = Field(ge=1, description="seq of the event whose instant is corrected.")
+    at: Instant = Field(description="The corrected instant.")
+    reason: Text
+
+
+class Reveal(_Data):
+    target: int = Field(ge=1, description="seq of the sealed onset being opened.")
+    at: Instant = Field(description="The held instant, in clear.")
+    salt: str = Field(pattern=r"^[0-9a-f]{32}$")
+
+
+DATA_MODELS: dict[str, type[_Data]] = {
+    "safety.agreed": SafetyAgreed,
+    "drift.onset": DriftOnset,
+    "drift.detected": Empty,
+    "drift.notice": DriftNotice,
+    "drift.false-alert": Empty,
+    "drift.announced": DriftExclusion,
+    "drift.told": DriftExclusion,
+    "incident.detected": IncidentDetected,
+    "incident.partner-notice": Empty,
+    "incident.communicated": Empty,
+    "incident.wait-start": Empty,
+    "incident.wait-end": Empty,
+    "incident.change-window-start": Empty,
+    "incident.change-window-end": Empty,
+    "incident.restored": IncidentRestored,
+    "incident.withdrawn": Reasoned,
+    "incident.excluded": Reasoned,
+    "rollback.criterion-met": RollbackCriterion,
+    "rollback.decision": Empty,
+    "rollback.serving": Empty,
+    "rollback.smoke-pass": SmokePass,
+    "rollback.requeue-complete": Empty,
+    "rollback.data-restore": Empty,
+    "report.received": ReportReceived,
+    "report.element": ReportElement,
+    "exercise.close": Empty,
+    "correction": Correction,
+    "reveal": Reveal,
+}
+KINDS = tuple(DATA_MODELS)
+
+
+class _Envelope(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    seq: int = Field(ge=1)
+    id: Ident = Field(description="What the event is about: injection, incident, rollback, report period, element.")
+    at: Instant | None = Field(description="When it happened (null only for a sealed onset).")
+    recorded_at: Instant = Field(description="When the toolkit wrote the line.")
+    by: Text = Field(description="Who recorded it.")
+    prev: str = Field(pattern=r"^[0-9a-f]{64}$", description="SHA-256 of the previous line's bytes.")
+    hash: str = Field(pattern=r"^[0-9a-f]{64}$", description="SHA-256 of this event without this field.")
+
+
+EVENT_MODELS: dict[str, type[BaseModel]] = {
+    kind: create_model(
+        "Event_" + kind.replace(".", "_").replace("-", "_"),
+        __base__=_Envelope,
+        kind=(Literal[kind], ...),  # type: ignore[valid-type]
+        data=(model, ...),
+    )
+    for kind, model in DATA_MODELS.items()
+}
+
+
+class Window(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    start: Instant
+    end: Instant
+
+
+class Header(BaseModel):
+    """Line 1: everything needed to reproduce the figures without any other file."""
+
+    model_config = ConfigDict(extra="forbid")
+    format: Literal["day60.journal/1"] = FORMAT
+    partner: Text
+    supplier: Text
+    deployment: Text
+    tier: Literal["T1", "T2", "T3", "T4", "T5"]
+    window: Window
+    calendar: dict[str, Any] = Field(description="The full [calendar] table, not a path.")
+    runner: Text
+    records: Literal["auditor-held", "supplier-reported"] = Field(
+        "auditor-held", description="supplier-reported: built from the supplier's own records.")
+    synthetic: bool = Field(False, description="True when the data is invented, e.g. the demo.")
+    report_elements: list[Ident] = Field(default_factory=list,
+                                         description="Report elements this exercise adds to the default list.")
+    toolkit: str
+    created_at: Instant
+    hash: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+
+def json_schemas() -> dict[str, Any]:
+    """JSON Schema of the header and every event kind, keyed by name."""
+    out: dict[str, Any] = {"header": Header.model_json_schema()}
+    for kind, model in EVENT_MODELS.items():
+        out[kind] = model.model_json_schema()
+    return out

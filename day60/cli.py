@@ -404,6 +404,111 @@ def live(journal: Path = typer.Argument(..., help="The exercise journal to recor
     run_checklist(journal, typer.echo)
 
 
+# ----- figures ------------------------------------------------------------------------------
+
+
+@app.command()
+def metrics(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    fmt: str = typer.Option("table", "--format", help="table (rounded), json (unrounded) or csv (one file a table)."),
+    out: Path = typer.Option(None, "--out", help="Folder for csv files (default: the current folder)."),
+) -> None:
+    """Charter figures from a journal: drift lead time, time to restore, rollback, report completeness.
+
+    Example: day60 metrics ex.jsonl --format json
+    """
+    from day60 import journal as jr
+    from day60 import metrics as mx
+
+    _check_format(fmt, ("table", "json", "csv"))
+    figures = mx.compute(jr.read(journal))
+    if fmt == "json":
+        print_json(_jsonable(figures.summary))
+    elif fmt == "csv":
+        folder = out or Path(".")
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, table in figures.tables.items():
+            target = folder / f"{Path(journal).stem}-{name}.csv"
+            table.to_csv(target, index=False)
+            typer.echo(f"wrote {target} ({len(table)} rows)")
+    else:
+        _print_metrics(figures.summary)
+
+
+def _jsonable(value: Any) -> Any:
+    """NaN and numpy scalars to plain JSON (NaN means no figure: null)."""
+    import math
+
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def _print_metrics(s: dict[str, Any]) -> None:
+    from day60.display import num, percent, stat
+
+    w = s["window"]
+    typer.echo(f"window {w['start']} to {w['end']}: {num(w['hours'])} h, {num(w['business_hours'])} business h"
+               + ("" if w["closed"] else " (not closed)"))
+    d = s["drift"]
+    typer.echo(f"\nDRIFT LEAD TIME (charter 3.18): {d['population']} observation(s): {d['notified']} notified, "
+               f"{d['not_detected']} not detected within the window, {d['sealed']} sealed, {d['open']} open; "
+               f"excluded: {d['excluded']['announced']} announced, {d['excluded']['told']} told; "
+               f"false alerts {d['false_alerts']}")
+    print_table([{"id": o["id"], "status": o["status"], "detection": num(o["detection_hours"], unit="h"),
+                  "detection (business)": num(o["detection_business_hours"], unit="bh"),
+                  "notice": num(o["notice_hours"], unit="h"),
+                  "notice (business)": num(o["notice_business_hours"], unit="bh")} for o in d["observations"]])
+    for key, label, unit in (("notice_hours", "notice", "h"), ("notice_business_hours", "notice", "bh"),
+                             ("detection_hours", "detection", "h"),
+                             ("detection_business_hours", "detection", "bh")):
+        typer.echo(f"  {label} lead time: {stat(d['summary'][key], unit)}")
+    i = s["incidents"]
+    typer.echo(f"\nTIME TO RESTORE (charter 3.19): {i['population']} incident(s); withdrawn {i['withdrawn']}, "
+               f"excluded {i['excluded']}, open {i['open']}, without severity {i['unclassified']}")
+    print_table([{"severity": sev, "restored": b["count"], "mean": num(b["mean_hours"], unit="h"),
+                  "median": num(b["median_hours"], unit="h"), "max": num(b["max_hours"], unit="h"),
+                  "mean (business)": num(b["mean_business_hours"], unit="bh"),
+                  "waiting on partner": num(b["waiting_on_partner_hours"], unit="h"),
+                  "change windows": num(b["change_window_hours"], unit="h"),
+                  "first comms mean": num(b["first_communication_mean_hours"], unit="h")
+                  + f" (n={b['first_communication_count']})",
+                  "withdrawn/excluded/open": f"{b['withdrawn']}/{b['excluded']}/{b['open']}"}
+                 for sev, b in i["by_severity"].items()])
+    r = s["rollbacks"]
+    typer.echo("\nROLLBACK (charter 3.20): production and rehearsals never mixed; "
+               f"data restores reported apart: {r['data_restores']['count']}")
+    for kind in ("production", "rehearsal"):
+        typer.echo(f"  {kind}: {r[kind]['count']} rollback(s)")
+        for key, label in (("decision_minutes", "decision time"), ("rollback_minutes", "rollback time"),
+                           ("requeue_minutes", "re-queue completion")):
+            typer.echo(f"    {label}: {stat(r[kind][key], 'min', 1)}")
+    rep = s["report"]
+    typer.echo("\nREPORT COMPLETENESS (charter 3.21)")
+    if rep["required"] is None:
+        typer.echo(f"  {rep['reason']}")
+    else:
+        typer.echo(f"  period {rep['period']}: {rep['passing']} of {rep['required']} required elements pass "
+                   f"({rep['not_applicable']} not applicable): "
+                   f"{percent(rep['completeness_percent'], (rep['reason'] or '')[len('not run: '):])}")
+        for f in rep["failing"]:
+            typer.echo(f"    fails: {f['element']}: {f['reason']}")
+        for u in rep["unchecked"]:
+            typer.echo(f"    not checked: {u}")
+        typer.echo(f"  timeliness (judged apart): due {rep['due']}, delivered {rep['delivered']}: "
+                   + ("on time" if rep["on_time"] else "late"))
+    if s["corrections"]:
+        typer.echo(f"\nCORRECTIONS applied: {len(s['corrections'])}")
+        for c in s["corrections"]:
+            typer.echo(f"  seq {c['corrects']} ({c['kind']} {c['id']}): {c['was']} -> {c['now']}: {c['reason']}")
+
+
 def main() -> None:
     """Console-script entry point."""
     app(prog_name="day60")

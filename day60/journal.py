@@ -64,7 +64,8 @@ class Journal:
     path: Path
     header: dict[str, Any]
     events: list[dict[str, Any]]
-    lines: list[str]  # raw complete lines, header first, without newlines
+    last_line: str  # the last complete line, without its newline: the next event chains to it
+    sha256: str  # of every complete line, newlines included
     partial: str | None = None  # an incomplete last line (a crash mid-write), if any
 
     @property
@@ -78,10 +79,6 @@ class Journal:
 
         return BusinessCalendar.from_dict(self.header["calendar"])
 
-    @property
-    def sha256(self) -> str:
-        return sha256_hex("".join(line + "\n" for line in self.lines))
-
 
 def _split(raw: bytes, path: Path) -> tuple[list[str], str | None]:
     try:
@@ -89,6 +86,7 @@ def _split(raw: bytes, path: Path) -> tuple[list[str], str | None]:
     except UnicodeDecodeError as exc:
         raise CheckFailed(f"{path}: byte {exc.start} is not UTF-8; the journal has been damaged") from exc
     parts = text.split("\n")
+    del text
     partial = parts.pop() or None  # text after the last newline
     return parts, partial
 
@@ -103,23 +101,28 @@ def read(path: str | Path) -> Journal:
         raw = path.read_bytes()
     except FileNotFoundError as exc:
         raise InputError("JOURNAL", f"no journal at {path}", "create one with 'day60 new'") from exc
+    complete_digest = sha256_hex(raw[: raw.rfind(b"\n") + 1])
     lines, partial = _split(raw, path)
+    del raw  # large journals: keep one copy of the text at a time
     if not lines:
         raise InputError("JOURNAL", f"{path} has no complete header line", "create the journal with 'day60 new'")
     try:
         header = json.loads(lines[0])
-        events = [json.loads(line) for line in lines[1:]]
+        # One parse for all events: the decoder then shares key strings between them.
+        events = json.loads("[" + ",".join(lines[1:]) + "]")
     except json.JSONDecodeError as exc:
         raise CheckFailed(f"{path}: a line is not valid JSON ({exc.msg}); run 'day60 verify {path}'") from exc
     if not isinstance(header, dict) or header.get("format") != "day60.journal/1":
         raise InputError("JOURNAL", f"{path} is not a day60 journal", "give a file made by 'day60 new'")
+    if len(events) != len(lines) - 1:
+        raise CheckFailed(f"{path}: a line holds more or less than one event; run 'day60 verify {path}'")
     for i, event in enumerate(events):
         if not isinstance(event, dict) or event.get("prev") != sha256_hex(lines[i]):
             raise CheckFailed(f"{path}: line {i + 2} does not chain to line {i + 1}; run 'day60 verify {path}'")
     last = events[-1] if events else header
     if _with_hash(last)["hash"] != last.get("hash"):
         raise CheckFailed(f"{path}: line {len(lines)} has been altered; run 'day60 verify {path}'")
-    return Journal(path, header, events, lines, partial)
+    return Journal(path, header, events, lines[-1], complete_digest, partial)
 
 
 def read_header(path: str | Path) -> dict[str, Any]:
@@ -156,11 +159,18 @@ class Effective:
     revealed: bool = False
 
 
-def effective(events: list[dict[str, Any]]) -> list[Effective]:
-    """Every event except corrections and reveals, with their effect applied, in seq order."""
+def effective(events: list[dict[str, Any]], skip: str | None = None) -> list[Effective]:
+    """Every event except corrections and reveals, with their effect applied, in seq order.
+
+    ``skip`` leaves out kinds starting with that prefix (metrics reads incidents in bulk).
+    """
     out: dict[int, Effective] = {}
     for e in events:
         kind, data = e["kind"], e["data"]
+        if skip and kind.startswith(skip):
+            continue
+        if kind in ("correction", "reveal") and data["target"] not in out:
+            continue
         if kind == "correction":
             target = out[data["target"]]
             target.at = dt.datetime.fromisoformat(data["at"])
@@ -360,11 +370,43 @@ def create(path: str | Path, fields: dict[str, Any]) -> dict[str, Any]:
     return header
 
 
+def build(path: str | Path, fields: dict[str, Any],
+          events: list[tuple[str, str, dt.datetime | None, dict[str, Any]]], by: str | None = None) -> Journal:
+    """Write a whole journal at once (header and chained events), checking every event and
+    the rules of fact before anything is written. For journals made from records, not live."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".building")
+    if tmp.exists():
+        tmp.unlink()
+    create(tmp, fields)
+    try:
+        journal = read(tmp)
+        lines = []
+        for kind, ident, at, data in events:
+            event = _event(journal, kind, ident, at.isoformat() if at else None, by or journal.header["runner"],
+                           dict(data))
+            journal.events.append(event)
+            journal.last_line = canonical(event)
+            lines.append(journal.last_line)
+        check_rules(journal.events)
+        if path.exists():
+            raise InputError("JOURNAL", f"{path} already exists", "choose a new file name")
+        with tmp.open("a", encoding="utf-8") as fh:
+            fh.writelines(line + "\n" for line in lines)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return read(path)
+
+
 def _event(journal: Journal, kind: str, ident: str, at: str | None, by: str, data: dict[str, Any]) -> dict[str, Any]:
     if kind not in KINDS:
         raise InputError("KIND", f"{kind!r} is not an event kind", "see 'day60 schema' for the list")
     event = {"seq": len(journal.events) + 1, "kind": kind, "id": ident, "at": at, "recorded_at": now_iso(),
-             "by": by, "data": data, "prev": sha256_hex(journal.lines[-1])}
+             "by": by, "data": data, "prev": sha256_hex(journal.last_line)}
     event = _with_hash(event)
     try:
         validated = EVENT_MODELS[kind].model_validate(event)

@@ -5,6 +5,7 @@ install) they sit beside the package. This module is the only place that knows e
 """
 
 from pathlib import Path
+from typing import Any
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -20,3 +21,11 @@ def data_dir(name: str) -> Path:
 def example(name: str) -> Path:
     """Return a file from the package's own ``examples`` folder (calendars, demo inputs)."""
     return _PACKAGE / "examples" / name
+
+
+def load_yaml(folder: str, name: str) -> Any:
+    """Parse a shipped YAML file, e.g. ``load_yaml("rubric", "day60-v1.yaml")``."""
+    import yaml
+
+    with (data_dir(folder) / name).open(encoding="utf-8") as fh:
+        return yaml.safe_load(fh)

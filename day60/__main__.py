@@ -1,0 +1,3 @@
+from day60.cli import main
+
+main()

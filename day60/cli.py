@@ -423,7 +423,9 @@ def metrics(
     _check_format(fmt, ("table", "json", "csv"))
     figures = mx.compute(jr.read(journal))
     if fmt == "json":
-        print_json(_jsonable(figures.summary))
+        from day60.demo import jsonable
+
+        print_json(jsonable(figures.summary))
     elif fmt == "csv":
         folder = out or Path(".")
         folder.mkdir(parents=True, exist_ok=True)
@@ -433,21 +435,6 @@ def metrics(
             typer.echo(f"wrote {target} ({len(table)} rows)")
     else:
         _print_metrics(figures.summary)
-
-
-def _jsonable(value: Any) -> Any:
-    """NaN and numpy scalars to plain JSON (NaN means no figure: null)."""
-    import math
-
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
 
 
 def _print_metrics(s: dict[str, Any]) -> None:
@@ -507,6 +494,82 @@ def _print_metrics(s: dict[str, Any]) -> None:
         typer.echo(f"\nCORRECTIONS applied: {len(s['corrections'])}")
         for c in s["corrections"]:
             typer.echo(f"  seq {c['corrects']} ({c['kind']} {c['id']}): {c['was']} -> {c['now']}: {c['reason']}")
+
+
+# ----- scores and the demo -------------------------------------------------------------------
+
+
+@app.command()
+def score(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    rubric_file: Path = typer.Option(None, "--rubric", help="Rubric YAML (default: the shipped day60-v1)."),
+    sow: Path = typer.Option(None, "--sow", help="Deal file whose [parameters] set the targets."),
+    fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
+    pdf: Path = typer.Option(None, "--pdf", help="Write the score report as PDF here."),
+    html: Path = typer.Option(None, "--html", help="Write the same report as HTML here."),
+) -> None:
+    """Score an exercise 0 to 100 against the published rubric, the tier beside it.
+
+    Example: day60 score ex.jsonl --pdf score.pdf
+    """
+    from day60 import journal as jr
+    from day60 import metrics as mx
+    from day60 import rubric
+
+    _check_format(fmt)
+    j = jr.read(journal)
+    figures = mx.compute(j)
+    result = rubric.score(figures, j.header, rubric.load(rubric_file), rubric.deal_parameters(sow))
+    _emit_score(result, fmt)
+    _write_documents(j, figures, result, pdf, html)
+
+
+def _emit_score(result: dict[str, Any], fmt: str) -> None:
+    from day60.demo import jsonable
+    from day60.display import line_figure, num
+
+    if fmt == "json":
+        print_json(jsonable(result))
+        return
+    mark = "  SYNTHETIC" if result["synthetic"] else ""
+    typer.echo(f"score {num(result['score'], 1)} of 100, tier {result['tier']} ({result['tier_name']}){mark}")
+    if not result["tier_check"]["met"]:
+        typer.echo("tier check: " + "; ".join(result["tier_check"]["problems"]))
+    typer.echo(f"rubric {result['rubric']['id']} {result['rubric']['version']}; targets: {result['targets']}")
+    print_table([{"line": line["id"], "points": num(line["points"], 0), "earned": num(line["earned"], 2),
+                  "status": line["status"], "figure": line_figure(line)[:70], "reason": line["reason"] or ""}
+                 for line in result["lines"]])
+
+
+def _write_documents(j: Any, figures: Any, result: dict[str, Any], pdf: Path | None, html: Path | None,
+                     **extra: Any) -> None:
+    if not (pdf or html):
+        return
+    from day60 import render
+
+    page = render.score_html(j, figures, result, **extra)
+    if html:
+        Path(html).write_text(page, encoding="utf-8")
+        typer.echo(f"wrote {html}")
+    if pdf:
+        pages = render.pdf(page, pdf)
+        typer.echo(f"wrote {pdf} ({pages} pages)")
+
+
+@app.command()
+def demo(out: Path = typer.Option(Path("day60-demo"), "--out", help="Folder for the demo's files.")) -> None:
+    """Run a whole SYNTHETIC Day-60 exercise: journal, figures, score and PDF.
+
+    Example: day60 demo --out /tmp/day60-demo
+    """
+    from day60 import demo as demo_run
+
+    files = demo_run.run(out)
+    result = json.loads(files["score"].read_text())
+    typer.echo(f"SYNTHETIC demo: invented data, not a result. Score {result['score']:.1f} of 100 at tier "
+               f"{result['tier']}.")
+    for label, path in files.items():
+        typer.echo(f"  {label:8} {path}")
 
 
 def main() -> None:

@@ -26,3 +26,45 @@ def stat(block: dict[str, Any], unit: str, digits: int = 2) -> str:
 
 def percent(value: float | None, reason: str | None = None) -> str:
     return f"not run: {reason}" if value is None else f"{value:.1f}%"
+
+
+def line_figure(line: dict[str, Any]) -> str:
+    """A rubric line's figure in words, with its count."""
+    fig = line.get("figure")
+    if fig is None:
+        return "not run"
+    if "observations" in fig:
+        parts = []
+        for o in fig["observations"][:6]:
+            unit = o.get("unit") or fig.get("unit") or ""
+            digits = 0 if unit == "alerts" else 2
+            value = num(o["value"], digits, unit) if o["value"] is not None else (o.get("note") or "never happened")
+            parts.append(f"{o['id']}: {value}")
+        more = len(fig["observations"]) - 6
+        tail = f"; and {more} more" if more > 0 else ""
+        return f"n={fig['count']}: " + "; ".join(parts) + tail
+    if "required" in fig:
+        return f"{fig['passing']} of {fig['required']} pass ({fig['not_applicable']} n/a) = {fig['value']:.1f}%"
+    if "due" in fig:
+        return f"delivered {fig['delivered']}, due {fig['due']}: " + ("on time" if fig["value"] else "late")
+    if "rollbacks" in fig:
+        return f"{sum(1 for r in fig['restored'] if r)} of {fig['rollbacks']} with pin, prompt and thresholds named"
+    return str(fig)
+
+
+def line_target(line: dict[str, Any]) -> str:
+    """A rubric line's target in words, and where it came from."""
+    t = line.get("target")
+    if not t:
+        return ""
+    if "by_severity" in t:
+        return "; ".join(f"S{sev} within {num(b['target'], 0, b['unit'])} ({b['source']})"
+                         for sev, b in sorted(t["by_severity"].items()))
+    if "slide_end" in t:
+        return (f"within {num(t['target'], 0, t['unit'])}; 60% at {num(t['slide_end'], 0)}, "
+                f"nothing after {num(t['cutoff'], 0)} ({t['source']})")
+    if "due" in t:
+        return t["due"]
+    if "kind" in t:
+        return f"{t['kind']} rollbacks"
+    return f"{num(t['target'], 0, t.get('unit', ''))} ({t.get('source', '')})"

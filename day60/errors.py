@@ -1,5 +1,7 @@
 """The project's exception types. The CLI turns them into one-line messages and exit codes."""
 
+from typing import Any
+
 
 class Day60Error(Exception):
     """Root of every error the toolkit raises on purpose."""
@@ -24,3 +26,10 @@ class CheckFailed(Day60Error):
     """A check ran and did not pass (verify, comply); exit code 1."""
 
     exit_code = 1
+
+
+def pydantic_problem(exc: Any, prefix: str = "") -> tuple[str, str]:
+    """The first error of a pydantic ValidationError as (field path, message)."""
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"])
+    return (f"{prefix}{loc}" if loc else prefix.rstrip(".") or "value"), err["msg"]

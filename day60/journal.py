@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from day60 import __version__
-from day60.errors import CheckFailed, InputError
+from day60.errors import CheckFailed, InputError, pydantic_problem
 from day60.events import EVENT_MODELS, KINDS, Header
 
 GENESIS = "0" * 64
@@ -47,13 +47,6 @@ def _with_hash(obj: dict[str, Any]) -> dict[str, Any]:
 def commitment(salt: str, event_id: str, at_iso: str) -> str:
     """The salted SHA-256 that stands in for a sealed onset instant."""
     return sha256_hex(f"{salt}|{event_id}|{at_iso}")
-
-
-def pydantic_problem(exc: ValidationError, prefix: str = "") -> tuple[str, str]:
-    """The first pydantic error as (field, message)."""
-    err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err["loc"])
-    return (f"{prefix}{loc}" if loc else prefix.rstrip(".") or "value"), err["msg"]
 
 
 # ----- reading ------------------------------------------------------------------------------
@@ -353,9 +346,8 @@ def create(path: str | Path, fields: dict[str, Any]) -> dict[str, Any]:
     calendar = fields.get("calendar")
     BusinessCalendar.from_dict(calendar or {})  # refuses a bad calendar with its field named
     header = {"format": "day60.journal/1", "toolkit": __version__, "created_at": now_iso(), **fields}
-    header = _with_hash(header)
-    try:
-        Header.model_validate(header)
+    try:  # validated with defaults filled in, so every header states them
+        header = _with_hash(Header.model_validate({**header, "hash": GENESIS}).model_dump(exclude={"hash"}))
     except ValidationError as exc:
         name, msg = pydantic_problem(exc)
         raise InputError(f"--{name.split('.')[0].replace('_', '-')}", msg, "see 'day60 new --help'") from exc

@@ -115,7 +115,7 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool) -> tup
         row: dict[str, Any] = {"id": ident, "status": None, "reason": None, "onset": None, "detected": None,
                                "notice": None, **dict.fromkeys(DRIFT_DURATIONS), "gap_hours": None,
                                "gap_business_hours": None, "seqs": slot["seqs"],
-                               "source": onset.data.get("source", "exercise")}
+                               "source": onset.data.get("source", "exercise"), "held": onset.revealed or onset.sealed}
         if onset.at is None:
             row.update(status="sealed", reason="the onset is sealed until the runner reveals it at the close")
             rows.append(row)
@@ -141,7 +141,7 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool) -> tup
         else:
             row.update(status="open", reason="no written notice yet and the window has not closed")
         rows.append(row)
-    table = pd.DataFrame(rows, columns=["id", "status", "reason", "source", "onset", "detected", "notice",
+    table = pd.DataFrame(rows, columns=["id", "status", "reason", "source", "held", "onset", "detected", "notice",
                                         *DRIFT_DURATIONS, "gap_hours", "gap_business_hours", "seqs"])
     notified = table[table["status"] == "notified"]
     if not len(table):
@@ -181,9 +181,9 @@ def _incident_events(events: list[dict[str, Any]]) -> pd.DataFrame:
     """Incident events as a table (seq, kind, id, at in epoch microseconds, severity), with
     corrections applied. Built in bulk: an exercise from records may hold many thousands."""
     fixes = {e["data"]["target"]: e["data"]["at"] for e in events if e["kind"] == "correction"}
-    rows = [(e["seq"], e["kind"], e["id"], fixes.get(e["seq"], e["at"]), e["data"].get("severity"))
-            for e in events if e["kind"].startswith("incident.")]
-    ev = pd.DataFrame(rows, columns=["seq", "kind", "id", "at", "severity"])
+    rows = [(e["seq"], e["kind"], e["id"], fixes.get(e["seq"], e["at"]), e["data"].get("severity"),
+             e["data"].get("source")) for e in events if e["kind"].startswith("incident.")]
+    ev = pd.DataFrame(rows, columns=["seq", "kind", "id", "at", "severity", "source"])
     stamps = pd.to_datetime(ev["at"], utc=True, format="ISO8601")
     ev["at"] = stamps.dt.as_unit("us").astype(np.int64) if len(ev) else pd.Series(dtype=np.int64)
     return ev
@@ -199,6 +199,7 @@ def _incidents(events: list[dict[str, Any]], cal: BusinessCalendar, w1: int) -> 
     sev = ev.dropna(subset=["severity"]).sort_values("kind").groupby("id")["severity"].first()  # detected first
     inc = pd.DataFrame(index=first.index)
     inc["severity"] = sev.reindex(inc.index)
+    inc["source"] = ev.dropna(subset=["source"]).groupby("id")["source"].first().reindex(inc.index)
     inc["start"] = first[["incident.detected", "incident.partner-notice"]].min(axis=1)
     inc["restored"] = first["incident.restored"]
     inc["communicated"] = first["incident.communicated"]

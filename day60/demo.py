@@ -1,0 +1,132 @@
+"""The newcomer's first run: a SYNTHETIC Day-60 exercise, its figures, its score and its PDF.
+
+Every name, time and figure here is invented to show the toolkit working. It is labelled
+SYNTHETIC in the journal header, in every output file and on every page.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+from day60 import journal as jr
+from day60 import metrics, render, rubric
+from day60.clock import BusinessCalendar
+from day60.errors import InputError
+from day60.resources import example
+from day60.timeparse import localize
+
+MARKER = ".day60-demo"
+SIGN_OFF = {"agreement": "SYNTHETIC exercise plan v2, signed 2026-09-24", "stop_owner": "Priya Raman (partner ops)",
+            "stop_condition": "any misrouted item reaching a customer, or intake error rate above 5%",
+            "rollback_owner": "Tom Okafor (supplier on-call)"}
+SMOKE = {"model_pin": "extract-model 2026-07-14", "prompt_version": "claims-prompts v31",
+         "threshold_set": "thresholds 2026-08 (auto 0.92 / review 0.60)"}
+OK = {"present": True, "covers_period": True, "supported": True}
+
+
+def _script() -> list[tuple[str, str, str, dict[str, Any]]]:
+    """The exercise, in the order the auditor would have recorded it (local London times)."""
+    return [
+        ("rollback.criterion-met", "RH-0928", "2026-09-28T15:00", {"kind": "rehearsal"}),
+        ("rollback.decision", "RH-0928", "2026-09-28T15:04", {}),
+        ("rollback.serving", "RH-0928", "2026-09-28T15:19", {}),
+        ("rollback.smoke-pass", "RH-0928", "2026-09-28T15:26", SMOKE),
+        ("rollback.requeue-complete", "RH-0928", "2026-09-28T16:10", {}),
+        ("safety.agreed", "DRIFT-1", "2026-09-25T11:00", SIGN_OFF),
+        ("safety.agreed", "DRIFT-2", "2026-09-25T11:00", SIGN_OFF),
+        ("safety.agreed", "INC-1", "2026-09-25T11:00", SIGN_OFF),
+        ("safety.agreed", "RB-1", "2026-09-25T11:00", SIGN_OFF),
+        ("drift.onset", "DRIFT-1", "2026-09-29T10:12", {}),
+        ("drift.detected", "DRIFT-1", "2026-09-30T09:40", {}),
+        ("drift.notice", "DRIFT-1", "2026-09-30T15:05",
+         {"affected_class": "handwritten repair estimates (new garage template)",
+          "evidence": "field accuracy on the class fell from 96% to 81% over 412 items; dashboard export attached"}),
+        ("drift.false-alert", "ALERT-77", "2026-10-01T11:20", {"note": "latency alert withdrawn after 20 minutes"}),
+        ("incident.detected", "INC-1", "2026-10-01T10:07", {"severity": 2}),
+        ("incident.communicated", "INC-1", "2026-10-01T10:31", {}),
+        ("incident.wait-start", "INC-1", "2026-10-01T11:15", {"note": "waiting on partner to rotate an API key"}),
+        ("incident.wait-end", "INC-1", "2026-10-01T13:40", {}),
+        ("incident.restored", "INC-1", "2026-10-01T15:20", {"check": "intake canary passed three runs in a row"}),
+        ("drift.onset", "DRIFT-2", "2026-10-05T14:00", {}),
+        ("incident.partner-notice", "INC-2", "2026-10-06T01:58", {"note": "partner night desk saw the queue stall"}),
+        ("incident.detected", "INC-2", "2026-10-06T02:14", {"severity": 1, "source": "organic"}),
+        ("incident.communicated", "INC-2", "2026-10-06T02:40", {}),
+        ("incident.change-window-start", "INC-2", "2026-10-06T03:00", {"note": "agreed database failover window"}),
+        ("incident.change-window-end", "INC-2", "2026-10-06T03:30", {}),
+        ("incident.restored", "INC-2", "2026-10-06T05:05", {"check": "queue depth back under SLA for 15 minutes"}),
+        ("incident.detected", "INC-3", "2026-10-06T10:00", {"severity": 3, "source": "organic"}),
+        ("incident.withdrawn", "INC-3", "2026-10-06T11:30", {"reason": "not reproducible: a partner test batch"}),
+        ("report.received", "2026-09", "2026-10-07T10:30", {}),
+        ("rollback.criterion-met", "RB-1", "2026-10-07T14:02", {"kind": "production"}),
+        ("rollback.decision", "RB-1", "2026-10-07T14:15", {}),
+        ("rollback.serving", "RB-1", "2026-10-07T14:33", {}),
+        ("rollback.smoke-pass", "RB-1", "2026-10-07T14:41", SMOKE),
+        ("rollback.requeue-complete", "RB-1", "2026-10-07T16:05", {}),
+        *[("report.element", el, "2026-10-07T16:30", OK) for el in (
+            "accuracy-and-stp", "exception-rate", "threshold-changes", "cost-per-document", "drift-both-samples",
+            "drift-timestamps", "incidents-by-severity", "rollback-rehearsal")],
+        ("report.element", "reviewer-minutes", "2026-10-07T16:30",
+         {**OK, "supported": False, "note": "mean given without the number of exceptions it covers"}),
+        ("report.element", "rollbacks", "2026-10-07T16:30",
+         {**OK, "not_applicable": True, "note": "states 'no rollbacks in September'"}),
+        ("exercise.close", "exercise", "2026-10-09T17:30", {}),
+    ]
+
+
+def build_journal(path: Path) -> jr.Journal:
+    cal = BusinessCalendar.load(example("uk-office.toml"))
+
+    def at(text: str) -> dt.datetime:
+        return localize(dt.datetime.fromisoformat(text), cal.tz)
+
+    fields = {"partner": "Harbour Claims BPO (SYNTHETIC)", "supplier": "Example AI Operations Ltd (SYNTHETIC)",
+              "deployment": "motor claims intake (SYNTHETIC)", "tier": "T3", "runner": "A. Auditor (SYNTHETIC)",
+              "calendar": cal.to_dict(), "synthetic": True,
+              "window": {"start": at("2026-09-28T09:00").isoformat(), "end": at("2026-10-09T17:30").isoformat()}}
+    return jr.build(path, fields, [(k, i, at(t), d) for k, i, t, d in _script()])
+
+
+def prepare(out: Path) -> None:
+    """Use ``out`` only if it is new, empty, or an earlier demo's folder (never a user's files)."""
+    if out.exists() and any(out.iterdir()) and not (out / MARKER).exists():
+        raise InputError("--out", f"{out} holds files that are not an earlier demo's",
+                         "choose a new or empty folder")
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("exercise.jsonl", "metrics.json", "score.json", "score.pdf", "score.html"):
+        (out / name).unlink(missing_ok=True)
+    (out / MARKER).write_text("written by day60 demo; its contents are SYNTHETIC and replaced on each run\n")
+
+
+def run(out: Path) -> dict[str, Path]:
+    """Write the synthetic exercise and everything computed from it; returns the files."""
+    prepare(out)
+    journal = build_journal(out / "exercise.jsonl")
+    figures = metrics.compute(journal)
+    result = rubric.score(figures, journal.header, rubric.load())
+    files = {"journal": out / "exercise.jsonl", "metrics": out / "metrics.json", "score": out / "score.json",
+             "pdf": out / "score.pdf", "html": out / "score.html"}
+    note = {"synthetic": "SYNTHETIC: invented data demonstrating the toolkit; not a result"}
+    files["metrics"].write_text(json.dumps({**note, **jsonable(figures.summary)}, indent=2, sort_keys=True) + "\n")
+    files["score"].write_text(json.dumps({**note, **jsonable(result)}, indent=2, sort_keys=True) + "\n")
+    html = render.score_html(journal, figures, result, title="Day-60 exercise score (SYNTHETIC demo)")
+    files["html"].write_text(html, encoding="utf-8")
+    render.pdf(html, files["pdf"])
+    return files
+
+
+def jsonable(value: Any) -> Any:
+    """NaN and numpy scalars to plain JSON (NaN means no figure: null)."""
+    import math
+
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value

@@ -1,0 +1,84 @@
+"""HTML and PDF from the templates in ``templates/``: Jinja2 with autoescaping, WeasyPrint with
+a URL fetcher that serves only the toolkit's own template assets.
+
+User text (a partner's name, an element note) can never make the renderer read a file or reach
+the network: it is escaped into the HTML, and any URL other than ``day60-asset:`` is refused.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from day60 import __version__, display
+from day60.resources import data_dir
+
+ASSET_SCHEME = "day60-asset:"
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(data_dir("templates")),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(num=display.num, stat=display.stat, percent=display.percent)
+    env.globals.update(toolkit_version=__version__, line_figure=display.line_figure,
+                       line_target=display.line_target)
+    return env
+
+
+def html(template: str, context: dict[str, Any]) -> str:
+    """Render a template to an HTML string."""
+    return environment().get_template(template).render(**context)
+
+
+def _fetcher() -> Any:
+    from weasyprint.urls import URLFetcher, URLFetcherResponse
+
+    root = data_dir("templates").resolve()
+
+    class OwnAssets(URLFetcher):
+        """Serves files under templates/ for day60-asset: URLs; refuses everything else."""
+
+        def fetch(self, url: str, headers: Any = None) -> Any:
+            if not url.startswith(ASSET_SCHEME):
+                raise ValueError(f"refused to fetch {url!r}: only the toolkit's own assets are served")
+            path = (root / url[len(ASSET_SCHEME):].lstrip("/")).resolve()
+            if root not in path.parents or not path.is_file():
+                raise ValueError(f"refused to fetch {url!r}: not a toolkit asset")
+            mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+            return URLFetcherResponse(url, body=path.read_bytes(), headers={"Content-Type": mime})
+
+    return OwnAssets()
+
+
+def pdf(html_text: str, out: str | Path) -> int:
+    """Write ``html_text`` as a PDF; returns the page count."""
+    import logging
+
+    from weasyprint import HTML
+
+    logging.getLogger("weasyprint").setLevel(logging.ERROR)  # refused fetches are expected, not news
+    document = HTML(string=html_text, base_url=ASSET_SCHEME + "/", url_fetcher=_fetcher()).render()
+    document.write_pdf(str(out))
+    return len(document.pages)
+
+
+def score_html(journal: Any, figures: Any, score: dict[str, Any], title: str = "Day-60 exercise score",
+               extra_hashes: dict[str, str] | None = None, extra_note: str | None = None) -> str:
+    """The score document: cover, timeline, line table, figures, corrections, inputs."""
+    from day60.timeline import svg
+
+    header = journal.header
+    return html("score.html.j2", {
+        "title": title, "header": header, "score": score, "figures": figures.summary,
+        "synthetic": bool(header.get("synthetic")),
+        "timeline_svg": svg(journal.events, journal.calendar(), header["window"]),
+        "extra_hashes": extra_hashes or {}, "extra_note": extra_note,
+    })

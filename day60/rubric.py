@@ -1,0 +1,330 @@
+"""Published rubrics and scoring charter figures against them.
+
+A rubric is a YAML file in ``rubric/``. This module reads figures (``day60.metrics``) and the
+journal's header facts it is handed; it never reads a journal itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+import pandas as pd
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from day60.curve import slide
+from day60.errors import InputError, pydantic_problem
+from day60.metrics import Figures
+from day60.resources import data_dir
+
+DEFAULT_RUBRIC = "day60-v1.yaml"
+NOT_EXERCISED = "not exercised"
+
+
+class Band(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    clock: Literal["elapsed", "business"] = "elapsed"
+    unit: str
+    parameter: str
+    target: float
+    slide_end: float
+    cutoff: float
+
+
+class Line(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    section: Literal["drift", "incident", "rollback", "report"]
+    charter: str
+    measures: str
+    points: float = Field(gt=0)
+    how: Literal["curve", "share", "yes-no"]
+    figure: str
+    unit: str | None = None
+    parameter: str | None = None
+    target: float | None = None
+    slide_end: float | None = None
+    cutoff: float | None = None
+    by_severity: dict[str, Band] | None = None
+
+
+class Tier(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    checks: str
+    sections: list[str]
+    sources: list[str]
+    rollback_kind: Literal["none", "rehearsal", "production"]
+    production_change: bool
+    sealed_onsets: bool = False
+    all_sections: bool = False
+
+
+class Rubric(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    version: str
+    effective: Any
+    charter: str
+    tiers: dict[str, Tier]
+    lines: list[Line]
+    sha256: str = ""
+
+    @model_validator(mode="after")
+    def _sums_to_100(self) -> Rubric:
+        total = sum(line.points for line in self.lines)
+        if not math.isclose(total, 100):
+            raise ValueError(f"lines sum to {total:g}, not 100")
+        return self
+
+
+def load(path: str | Path | None = None) -> Rubric:
+    """Load a rubric file (default: the shipped Day-60 rubric) and check that it sums to 100."""
+    target = Path(path) if path else data_dir("rubric") / DEFAULT_RUBRIC
+    try:
+        raw = target.read_bytes()
+    except FileNotFoundError as exc:
+        raise InputError("--rubric", f"no rubric at {target}", "give a rubric YAML file") from exc
+    try:
+        rubric = Rubric.model_validate({**yaml.safe_load(raw), "sha256": hashlib.sha256(raw).hexdigest()})
+    except ValidationError as exc:
+        field, msg = pydantic_problem(exc)
+        raise InputError("--rubric", f"{target}: {field}: {msg}", "check it against rubric/day60-v1.yaml") from exc
+    except (yaml.YAMLError, TypeError) as exc:
+        raise InputError("--rubric", f"{target} is not a rubric YAML file", "check its syntax") from exc
+    return rubric
+
+
+def deal_parameters(path: str | Path | None) -> dict[str, float]:
+    """The ``[parameters]`` table of a deal (SOW) file, or nothing when no file is given."""
+    if path is None:
+        return {}
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise InputError("--sow", f"no deal file at {path}", "give a deal TOML file") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError("--sow", f"{path} is not valid TOML ({exc})", "fix the file") from exc
+    params = data.get("parameters", {})
+    if not isinstance(params, dict):
+        raise InputError("--sow", "[parameters] is not a table", "write [parameters] with key = value lines")
+    return params
+
+
+# ----- scoring -------------------------------------------------------------------------------
+
+
+def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[str, Any] | None = None,
+          cap: str | None = None) -> dict[str, Any]:
+    """Score figures against a rubric at the journal's tier. ``cap`` limits the tier (self-assessment)."""
+    deal = deal or {}
+    tier_id = header["tier"]
+    if cap and int(tier_id[1]) > int(cap[1]):
+        tier_id = cap
+    if tier_id not in rubric.tiers:
+        raise InputError("tier", f"{tier_id} is not defined in rubric {rubric.id} {rubric.version}",
+                         f"use one of {', '.join(rubric.tiers)}")
+    tier = rubric.tiers[tier_id]
+    unknown = sorted(set(deal) - _parameters(rubric))
+    lines = [_score_line(line, figures, tier_id, tier, deal) for line in rubric.lines]
+    total = sum(line["earned"] for line in lines)
+    return {
+        "score": total,
+        "tier": tier_id,
+        "tier_name": tier.name,
+        "tier_check": _tier_check(tier_id, tier, figures),
+        "capped_from": header["tier"] if cap and tier_id != header["tier"] else None,
+        "rubric": {"id": rubric.id, "version": rubric.version, "sha256": rubric.sha256},
+        "journal_sha256": figures.summary["journal_sha256"],
+        "targets": "deal file" if deal else "rubric defaults (no deal file given)",
+        "unused_deal_parameters": unknown,
+        "synthetic": bool(header.get("synthetic")),
+        "lines": lines,
+    }
+
+
+def _parameters(rubric: Rubric) -> set[str]:
+    names = {line.parameter for line in rubric.lines if line.parameter}
+    for line in rubric.lines:
+        names |= {b.parameter for b in (line.by_severity or {}).values()}
+    return names
+
+
+def _target(deal: dict[str, Any], parameter: str | None, default: float | None) -> tuple[float | None, str]:
+    if parameter and parameter in deal:
+        return float(deal[parameter]), "deal file"
+    return default, "rubric default"
+
+
+def _result(line: Line, status: str, earned: float, reason: str | None, figure: Any = None,
+            target: Any = None, evidence: list[int] | None = None) -> dict[str, Any]:
+    return {"id": line.id, "section": line.section, "charter": line.charter, "measures": line.measures,
+            "points": line.points, "earned": earned, "status": status, "figure": figure, "target": target,
+            "reason": reason, "evidence": sorted(evidence or [])}
+
+
+def _score_line(line: Line, figures: Figures, tier_id: str, tier: Tier, deal: dict[str, Any]) -> dict[str, Any]:
+    if line.section not in tier.sections:
+        return _result(line, NOT_EXERCISED, 0.0, f"tier {tier_id} ({tier.name}) does not exercise the {line.section}")
+    scorer = {"drift": _drift_line, "incident": _incident_line, "rollback": _rollback_line,
+              "report": _report_line}[line.section]
+    return scorer(line, figures, tier, deal)
+
+
+def _curve_result(line: Line, observations: list[dict[str, Any]], target: dict[str, Any],
+                  evidence: list[int]) -> dict[str, Any]:
+    """Mean curve share over observations; each observation carries its value and share."""
+    shares = [o["share"] for o in observations]
+    values = [o["value"] for o in observations if o["value"] is not None]
+    earned = line.points * sum(shares) / len(shares)
+    figure = {"count": len(observations), "with_value": len(values),
+              "mean": sum(values) / len(values) if values else None, "max": max(values) if values else None,
+              "unit": line.unit or target.get("unit"), "observations": observations}
+    return _result(line, "scored", earned, None, figure, target, evidence)
+
+
+def _band(line: Line, deal: dict[str, Any]) -> dict[str, Any]:
+    value, source = _target(deal, line.parameter, line.target)
+    return {"target": value, "slide_end": line.slide_end, "cutoff": line.cutoff, "unit": line.unit,
+            "source": source}
+
+
+def _drift_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) -> dict[str, Any]:
+    table = figures.tables["drift"]
+    table = table[table["source"].isin(tier.sources)]
+    summary = figures.summary["drift"]
+    if table.empty:
+        sources = " or ".join(tier.sources)
+        return _result(line, NOT_EXERCISED, 0.0, f"no {sources} drift observation in the journal (an injection "
+                                                  "without safety sign-off is never run, charter 4.5.1)")
+    pending = table[table["status"].isin(["sealed", "open"])]
+    if len(pending):
+        return _result(line, "not run", 0.0, f"{len(pending)} drift observation(s) still sealed or open: "
+                                             "reveal the onsets and close the window first")
+    evidence = [s for seqs in table["seqs"] for s in seqs]
+    band = _band(line, deal)
+    if line.figure == "false_alerts":
+        count = summary["false_alerts"]
+        share = slide(count, band["target"], line.slide_end, line.cutoff)
+        obs = [{"id": "false alerts in the window", "value": count, "share": share}]
+        return _curve_result(line, obs, band, evidence)
+    obs = []
+    for row in table.itertuples():
+        value = getattr(row, line.figure)
+        value = None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
+        note = None
+        if value is None:
+            note = row.reason or "no time recorded for this step"
+        obs.append({"id": row.id, "value": value, "share": slide(value, band["target"], line.slide_end, line.cutoff),
+                    "status": row.status, "note": note})
+    return _curve_result(line, obs, band, evidence)
+
+
+def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) -> dict[str, Any]:
+    table = figures.tables["incidents"]
+    if not table.empty:
+        table = table[table["source"].fillna("organic").isin(tier.sources)]
+    judged = table[table["status"].isin(["restored", "open"])] if not table.empty else table
+    apart = {k: int((table["status"] == k).sum()) for k in ("withdrawn", "excluded", "unclassified")} \
+        if not table.empty else {}
+    if judged.empty:
+        return _result(line, NOT_EXERCISED, 0.0, "no incident in the journal was restored or left open in the "
+                                                 "window" + _apart_text(apart))
+    evidence = [int(s) for s in judged["first_seq"]]
+    obs = []
+    if line.by_severity:
+        targets = {}
+        for row in judged.itertuples():
+            band = line.by_severity[str(int(row.severity))]
+            target, source = _target(deal, band.parameter, band.target)
+            targets[str(int(row.severity))] = {"target": target, "slide_end": band.slide_end,
+                                               "cutoff": band.cutoff, "unit": band.unit, "source": source}
+            value = row.restore_hours if band.clock == "elapsed" else row.restore_business_hours
+            value = None if row.status == "open" or math.isnan(value) else float(value)
+            obs.append({"id": row.id, "severity": int(row.severity), "value": value, "unit": band.unit,
+                        "share": slide(value, target, band.slide_end, band.cutoff),
+                        "note": "still open at the window's close" if value is None else None})
+        result = _curve_result(line, obs, {"by_severity": targets}, evidence)
+        result["figure"]["mean"] = result["figure"]["max"] = None  # mixed units: see each observation
+    else:
+        band = _band(line, deal)
+        for row in judged.itertuples():
+            value = getattr(row, line.figure)
+            value = None if pd.isna(value) else float(value)
+            obs.append({"id": row.id, "value": value, "share": slide(value, band["target"], line.slide_end,
+                                                                       line.cutoff),
+                        "note": "no communication recorded" if value is None else None})
+        result = _curve_result(line, obs, band, evidence)
+    result["reason"] = _apart_text(apart).lstrip("; ") or None
+    return result
+
+
+def _apart_text(apart: dict[str, int]) -> str:
+    parts = [f"{n} {k}" for k, n in apart.items() if n]
+    return f"; counted apart: {', '.join(parts)}" if parts else ""
+
+
+def _rollback_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) -> dict[str, Any]:
+    table = figures.tables["rollbacks"]
+    mine = table[table["kind"] == tier.rollback_kind]
+    if mine.empty:
+        return _result(line, NOT_EXERCISED, 0.0, f"no {tier.rollback_kind} rollback in the journal "
+                                                 "(rehearsals and production are never mixed)")
+    evidence = [s for seqs in mine["seqs"] for s in seqs]
+    if line.how == "yes-no":
+        missing = [r.id for r in mine.itertuples() if not r.smoke_restored]
+        earned = 0.0 if missing else line.points
+        reason = f"no smoke pass recorded for {', '.join(missing)}" if missing else None
+        figure = {"rollbacks": len(mine), "restored": [r.smoke_restored for r in mine.itertuples()]}
+        return _result(line, "scored", earned, reason, figure, {"kind": tier.rollback_kind}, evidence)
+    band = _band(line, deal)
+    obs = []
+    for row in mine.itertuples():
+        value = getattr(row, line.figure)
+        value = None if value is None or pd.isna(value) else float(value)
+        obs.append({"id": row.id, "value": value, "share": slide(value, band["target"], line.slide_end, line.cutoff),
+                    "note": "this step was never recorded" if value is None else None})
+    result = _curve_result(line, obs, {**band, "kind": tier.rollback_kind}, evidence)
+    return result
+
+
+def _report_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) -> dict[str, Any]:
+    rep = figures.summary["report"]
+    if rep["required"] is None:
+        return _result(line, NOT_EXERCISED, 0.0, rep["reason"].removeprefix("not run: "))
+    evidence = [rep["received_seq"]] + [int(s) for s in figures.tables["report_elements"]["seq"].dropna()]
+    if line.how == "share":
+        target, source = _target(deal, line.parameter, 100.0)
+        value = rep["completeness_percent"]
+        if value is None:
+            return _result(line, "not run", 0.0, rep["reason"].removeprefix("not run: "), None, None, evidence)
+        figure = {"value": value, "passing": rep["passing"], "required": rep["required"],
+                  "not_applicable": rep["not_applicable"], "failing": rep["failing"], "unit": "percent"}
+        return _result(line, "scored", line.points * value / 100, None, figure,
+                       {"target": target, "unit": "percent", "source": source}, evidence)
+    figure = {"value": rep["on_time"], "due": rep["due"], "delivered": rep["delivered"]}
+    reason = None if rep["on_time"] else f"delivered {rep['delivered']}, due {rep['due']}"
+    return _result(line, "scored", line.points if rep["on_time"] else 0.0, reason, figure,
+                   {"due": "fifth business day of the following month"}, [rep["received_seq"]])
+
+
+def _tier_check(tier_id: str, tier: Tier, figures: Figures) -> dict[str, Any]:
+    """Whether the journal shows what the tier requires; problems are listed, never hidden."""
+    problems = []
+    drift = figures.tables["drift"]
+    injected = drift[drift["source"] == "exercise"]
+    if "exercise" not in tier.sources and len(injected):
+        problems.append(f"{len(injected)} injected drift(s) recorded, which tier {tier_id} does not run")
+    if tier.sealed_onsets and (~injected["held"].astype(bool)).any():
+        problems.append("an injected onset was not sealed, which this tier requires")
+    if tier.all_sections:
+        rollbacks = figures.tables["rollbacks"]
+        if drift.empty or figures.tables["incidents"].empty or rollbacks[rollbacks["kind"] == "production"].empty \
+                or figures.summary["report"]["required"] is None:
+            problems.append("not every section (drift, incident, production rollback, report) was exercised")
+    return {"met": not problems, "problems": problems, "checks": tier.checks,
+            "production_change": tier.production_change}

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -21,7 +20,7 @@ from day60.errors import Day60Error
 class _Day60Group(TyperGroup):
     """Turns the project's own errors into one line on stderr and an exit code, in one place."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: typer.Context) -> Any:
         try:
             return super().invoke(ctx)
         except Day60Error as exc:
@@ -42,6 +41,8 @@ def _app(help_text: str) -> typer.Typer:
 app = _app("Hold an AI-operations supplier to its contract: Day-60 figures, scores and clauses.")
 calendar_app = _app("Check a business calendar before relying on it.")
 app.add_typer(calendar_app, name="calendar")
+voice_app = _app("Score recorded voice-agent episodes against temporal contracts.")
+app.add_typer(voice_app, name="voice")
 
 FORMAT_HELP = "table for people (rounded), json for machines (unrounded)."
 
@@ -570,6 +571,95 @@ def demo(out: Path = typer.Option(Path("day60-demo"), "--out", help="Folder for 
                f"{result['tier']}.")
     for label, path in files.items():
         typer.echo(f"  {label:8} {path}")
+
+
+# ----- voice -------------------------------------------------------------------------------
+
+
+@voice_app.command("score")
+def voice_score(
+    dialogue: Path = typer.Argument(..., help="A dialogue: a JSON list of turns."),
+    max_latency_ms: float = typer.Option(1200, "--max-latency-ms", help="Reply budget after the caller stops."),
+    require: list[str] = typer.Option([], "--require", help="A keyword the agent must say; repeatable."),
+    fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
+) -> None:
+    """Score one episode: latency, turn-taking, barge-in, content, and the verdict.
+
+    Example: day60 voice score call.json --max-latency-ms 1000 --require refund --require "30 day"
+    """
+    from day60 import voice
+
+    _check_format(fmt)
+    result = voice.score_episode(voice.load_json(dialogue, "DIALOGUE"), max_latency_ms, require)
+    if fmt == "json":
+        print_json(result)
+        return
+    verdict = "pass" if result["pass_fail"]["voice"] else "fail"
+    typer.echo(f"{verdict}: scalar {result['scalar']:.3f} (every sub-score must reach 0.75)")
+    floors = result["pass_fail"]
+    print_table([{"sub-score": k, "value": f"{v:.3f}", "floor met": "yes" if floors[f"{k}_floor"] else "no"}
+                 for k, v in result["components"].items()])
+    raw = result["raw"]
+    if raw.get("keywords_missing"):
+        typer.echo("missing keywords: " + ", ".join(raw["keywords_missing"]))
+
+
+@voice_app.command("bench")
+def voice_bench(
+    suite: Path = typer.Argument(..., help="A voice suite (agent-learning.bench-suite.v1, control voice)."),
+    submission: Path = typer.Option(None, "--submission", help="JSON {task_id: dialogue}."),
+    reference: bool = typer.Option(False, "--reference", help="Score each task's own reference dialogue."),
+    out: Path = typer.Option(..., "--out", help="Where to write the artifact JSON."),
+) -> None:
+    """Run a voice suite and write the artifact: per-task verdicts and an honest aggregate.
+
+    Example: day60 voice bench rubric/voice/voice_starter.json --reference --out bench-voice.json
+    """
+    from day60 import voice
+    from day60.errors import InputError
+
+    if bool(submission) == reference:
+        raise InputError("--submission", "give exactly one of --submission or --reference",
+                         "pass a submission file, or --reference to score the suite's own dialogues")
+    sub = voice.load_json(submission, "--submission") if submission else None
+    artifact = voice.run_suite(voice.load_json(suite, "SUITE"), sub, reference)
+    Path(out).write_text(json.dumps(artifact, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    a = artifact["aggregate"]
+    typer.echo(f"{a['passed']} of {a['scored']} scored task(s) passed; {a['void']} void; wrote {out}")
+    for row in artifact["per_task"]:
+        typer.echo(f"  {row['task_id']}: {row['verdict']}" + (f" ({row['reason']})" if row.get("reason") else ""))
+    if artifact["unknown_submission_keys"]:
+        typer.echo("submission keys that name no task: " + ", ".join(artifact["unknown_submission_keys"]), err=True)
+
+
+@voice_app.command("ttft")
+def voice_ttft(
+    dialogues: list[Path] = typer.Argument(..., help="One or more dialogue files (one contact each)."),
+    fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
+) -> None:
+    """Time to first token (charter 3.13): p50, p95, p99 by nearest rank, mean, max, count.
+
+    Example: day60 voice ttft calls/*.json
+    """
+    from day60 import voice
+    from day60.display import num
+
+    _check_format(fmt)
+    result = voice.ttft([(str(p), voice.load_json(p, "DIALOGUE")) for p in dialogues])
+    if fmt == "json":
+        print_json(result)
+        return
+    typer.echo(f"{result['dialogues']} dialogue(s); caller end from: {', '.join(result['endpointing'])}")
+    rows = [("replies", result["replies"]), ("tool-call replies", result["tool_calls"]),
+            ("filler replies", result["filler"]["ttft"]), ("first substantive", result["filler"]["first_substantive"])]
+    print_table([{"population": name, "n": d["count"], "p50": num(d["p50"], 0, "ms"), "p95": num(d["p95"], 0, "ms"),
+                  "p99": num(d["p99"], 0, "ms"), "mean": num(d["mean"], 0, "ms"), "max": num(d["max"], 0, "ms"),
+                  "note": d.get("reason", "")} for name, d in rows])
+    opened = [o for o in result["opening_turns"] if o["ms"] is not None]
+    typer.echo(f"opening turns, reported apart: {len(result['opening_turns'])} ({len(opened)} after a caller turn)")
+    ex = result["excluded"]
+    typer.echo(f"excluded and counted: {ex['overlapping_replies']} replies that overlapped the caller, "
+               f"{ex['continuations']} agent continuations (not replies)")
 
 
 def main() -> None:

@@ -9,7 +9,6 @@ Medians and percentiles use the nearest-rank method.
 from __future__ import annotations
 
 import datetime as dt
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +18,7 @@ import pandas as pd
 from day60.clock import BusinessCalendar, to_utc_us
 from day60.journal import Journal, effective
 from day60.resources import load_yaml
+from day60.stats import nearest_rank
 
 US_PER_HOUR = 3_600_000_000
 US_PER_MIN = 60_000_000
@@ -31,15 +31,6 @@ class Figures:
 
     summary: dict[str, Any]
     tables: dict[str, pd.DataFrame]
-
-
-def nearest_rank(values: list[float] | np.ndarray, pct: float) -> float:
-    """The nearest-rank percentile: the value at rank ceil(pct/100 * n) of the sorted values."""
-    ordered = np.sort(np.asarray(values, dtype=float))
-    if ordered.size == 0:
-        raise ValueError("no values")
-    rank = max(1, math.ceil(pct / 100 * ordered.size))
-    return float(ordered[rank - 1])
 
 
 def describe(values: Any, reason: str, median: bool = False) -> dict[str, Any]:

@@ -7,6 +7,7 @@ import pytest
 
 from day60 import journal as jr
 from day60 import metrics as mx
+from day60.stats import nearest_rank
 from tests.builders import SIGN_OFF, make_journal
 
 PASS = {"present": True, "covers_period": True, "supported": True}
@@ -21,8 +22,8 @@ def figures(path):
 
 def test_nearest_rank_percentiles_charter_3_13_5():
     turns = [0.32, 0.41, 0.44, 0.52, 0.58, 0.71, 0.95, 2.30]
-    assert mx.nearest_rank(turns, 50) == 0.52
-    assert mx.nearest_rank(turns, 95) == 2.30
+    assert nearest_rank(turns, 50) == 0.52
+    assert nearest_rank(turns, 95) == 2.30
 
 
 def test_lead_times_charter_3_18_6(tmp_path):

@@ -1,0 +1,275 @@
+"""Voice episodes on a temporal contract: the episode scorer, the suite runner, and time to
+first token (charter 3.13).
+
+The episode scorer follows the reference harness exactly so existing suites score the same:
+turns keep their given order, speakers other than caller and agent are ignored, missing times
+count as 0, sub-scores are rounded to six decimals and the pass floor is judged on those.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from day60.errors import InputError
+from day60.stats import nearest_rank
+
+DEFAULT_MAX_LATENCY_MS = 1200
+YIELD_WINDOW_MS = 600
+PASS_FLOOR = 0.75
+COMPONENTS = ("latency", "turn_taking", "barge_in", "content")
+SUITE_KIND = "agent-learning.bench-suite.v1"
+
+
+def _ms(turn: dict[str, Any], key: str, where: str) -> float:
+    value = turn.get(key)
+    if value is None:
+        return 0.0
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputError(f"{where}.{key}", f"{value!r} is not a number of milliseconds", "give a number")
+    return float(value)
+
+
+def turns_of(dialogue: Any, where: str = "dialogue") -> list[dict[str, Any]]:
+    """Check a dialogue's turns; returns caller and agent turns in their given order."""
+    if isinstance(dialogue, dict) and "turns" in dialogue:
+        dialogue = dialogue["turns"]
+    if not isinstance(dialogue, list):
+        raise InputError(where, "is not a list of turns", 'give [{"speaker": "caller", "start_ms": 0, ...}, ...]')
+    out = []
+    for i, turn in enumerate(dialogue):
+        here = f"{where}[{i}]"
+        if not isinstance(turn, dict):
+            raise InputError(here, "is not a turn object", "give speaker, start_ms, end_ms, text")
+        start, end = _ms(turn, "start_ms", here), _ms(turn, "end_ms", here)
+        if end < start:
+            raise InputError(f"{here}.end_ms", f"{end:g} is before start_ms {start:g}", "fix the turn's times")
+        if turn.get("speaker") in ("caller", "agent"):
+            out.append({**turn, "start_ms": start, "end_ms": end, "index": i})
+    return out
+
+
+def _overlaps(c: dict[str, Any], a: dict[str, Any]) -> bool:
+    return c["start_ms"] < a["end_ms"] and c["end_ms"] > a["start_ms"]  # touching is not overlap
+
+
+def score_episode(dialogue: Any, max_latency_ms: float = DEFAULT_MAX_LATENCY_MS,
+                  required_content: Iterable[str] = ()) -> dict[str, Any]:
+    """Four sub-scores in [0, 1], their mean, and the all-or-nothing verdict."""
+    raw = dialogue["turns"] if isinstance(dialogue, dict) and "turns" in dialogue else dialogue
+    turns = turns_of(dialogue)
+    keywords = [k.lower() for k in required_content]
+    if isinstance(raw, list) and not raw:
+        components = dict.fromkeys(COMPONENTS, 0.0)
+        return _result(components, 0.0, {"turns": 0, "budget_ms": max_latency_ms, "note": "empty dialogue"})
+    callers = [t for t in turns if t["speaker"] == "caller"]
+    agents = [t for t in turns if t["speaker"] == "agent"]
+
+    counted = inside = 0
+    last_caller = None
+    for t in turns:
+        if t["speaker"] == "caller":
+            last_caller = t
+        elif last_caller is not None:
+            counted += 1
+            gap = t["start_ms"] - last_caller["end_ms"]
+            inside += 0 <= gap <= max_latency_ms
+    latency = inside / counted if counted else 1.0
+
+    harmful = 0
+    pairs = handled = 0
+    for a in agents:
+        over = [c for c in callers if _overlaps(c, a)]
+        if over and not any(c.get("interrupt") for c in over):
+            harmful += 1
+        for c in over:
+            if c.get("interrupt"):
+                pairs += 1
+                handled += a["end_ms"] - c["start_ms"] <= YIELD_WINDOW_MS
+    turn_taking = 1 - harmful / len(agents) if agents else 1.0
+    barge_in = handled / pairs if pairs else 1.0
+
+    said = " ".join(str(a.get("text") or "") for a in agents).lower()
+    hits = [k for k in keywords if k in said]
+    content = len(hits) / len(keywords) if keywords else 1.0
+
+    components = {"latency": latency, "turn_taking": turn_taking, "barge_in": barge_in, "content": content}
+    raw_info = {"turns": len(turns), "budget_ms": max_latency_ms, "agent_turns": len(agents),
+                "latency_counted": counted, "latency_inside": inside, "harmful_overlaps": harmful,
+                "barge_in_pairs": pairs, "barge_in_handled": handled,
+                "keywords_missing": [k for k in keywords if k not in said]}
+    return _result(components, None, raw_info)
+
+
+def _result(components: dict[str, float], scalar: float | None, raw: dict[str, Any]) -> dict[str, Any]:
+    rounded = {k: round(v, 6) for k, v in components.items()}
+    if scalar is None:
+        scalar = round(sum(rounded.values()) / len(rounded), 6)
+    floors = {f"{k}_floor": v >= PASS_FLOOR for k, v in rounded.items()}
+    passed = bool(raw.get("turns")) and all(floors.values())
+    return {"scalar": scalar, "components": rounded, "pass_fail": {"voice": passed, **floors}, "raw": raw}
+
+
+# ----- suites --------------------------------------------------------------------------------
+
+
+def load_json(path: str | Path, field: str) -> Any:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise InputError(field, f"no file at {path}", "check the path") from exc
+    except json.JSONDecodeError as exc:
+        raise InputError(field, f"{path} is not JSON ({exc.msg} at line {exc.lineno})", "fix the file") from exc
+
+
+def check_suite(suite: Any) -> list[dict[str, Any]]:
+    if not isinstance(suite, dict) or suite.get("kind") != SUITE_KIND:
+        raise InputError("SUITE", f"is not an {SUITE_KIND} document", f'set "kind": "{SUITE_KIND}"')
+    if suite.get("control") != "voice":
+        raise InputError("SUITE.control", f"is {suite.get('control')!r}", 'this runner scores "voice" suites')
+    tasks = suite.get("tasks")
+    if not isinstance(tasks, list) or not tasks:
+        raise InputError("SUITE.tasks", "is missing or empty", "list the tasks")
+    seen = set()
+    for i, task in enumerate(tasks):
+        if not isinstance(task, dict) or not task.get("id"):
+            raise InputError(f"SUITE.tasks[{i}].id", "is missing", "give every task an id")
+        if task["id"] in seen:
+            raise InputError(f"SUITE.tasks[{i}].id", f"{task['id']!r} appears twice", "make task ids unique")
+        seen.add(task["id"])
+    return tasks
+
+
+def run_suite(suite: dict[str, Any], submission: dict[str, Any] | None, reference: bool = False) -> dict[str, Any]:
+    """Score each task's dialogue (the submission's, or with ``reference`` the task's own)."""
+    tasks = check_suite(suite)
+    if not reference and not isinstance(submission, dict):
+        raise InputError("--submission", "is not a {task_id: dialogue} object", "give a JSON object")
+    submission = submission or {}
+    rows = []
+    for task in tasks:
+        budget = (task.get("budgets") or {}).get("max_latency_ms", DEFAULT_MAX_LATENCY_MS)
+        dialogue = task.get("reference_dialogue") if reference else submission.get(task["id"])
+        row: dict[str, Any] = {"task_id": task["id"], "world_kind": _world_kind(task, suite),
+                               "execution_class": "artifact_in"}
+        if dialogue is None:
+            row.update(verdict="void", result=None,
+                       reason="no reference dialogue in the task" if reference else "no dialogue in the submission")
+        else:
+            result = score_episode(dialogue, budget, task.get("required_content") or [])
+            row.update(verdict="pass" if result["pass_fail"]["voice"] else "fail", result=result)
+        rows.append(row)
+    scored = [r for r in rows if r["verdict"] != "void"]
+    passed = [r for r in scored if r["verdict"] == "pass"]
+
+    def rollup(key: str) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        for r in scored:
+            slot = out.setdefault(r[key], {"count": 0, "passed": 0})
+            slot["count"] += 1
+            slot["passed"] += r["verdict"] == "pass"
+        return out
+
+    unknown = sorted(set(submission) - {t["id"] for t in tasks}) if not reference else []
+    return {
+        "suite": {"name": suite.get("name"), "version": suite.get("version")},
+        "modalities": ["voice"],
+        "per_task": [{k: v for k, v in r.items() if k not in ("world_kind", "execution_class")} for r in rows],
+        "unknown_submission_keys": unknown,
+        "aggregate": {
+            "count": len(rows), "scored": len(scored), "void": len(rows) - len(scored), "passed": len(passed),
+            "pass_rate": len(passed) / len(scored) if scored else 0.0,
+            "mean_score": sum(r["result"]["scalar"] for r in scored) / len(scored) if scored else None,
+            "by_modality": {"voice": {"count": len(scored), "passed": len(passed)}} if scored else {},
+            "by_world_kind": rollup("world_kind"),
+            "by_execution_class": rollup("execution_class"),
+            "honesty": {
+                "evidence_class": "reference dialogues (the suite's own gold transcripts)" if reference
+                else "submitted transcripts",
+                "any_live": False,
+                "fixture_only": reference,
+                "note": "void tasks are excluded from pass_rate and never passed; mean_score is over scored "
+                        "tasks and null when none was scored",
+            },
+        },
+    }
+
+
+def _world_kind(task: dict[str, Any], suite: dict[str, Any]) -> str:
+    world = task.get("world") or suite.get("world") or {}
+    return str(world.get("kind", "simulated-caller")) if isinstance(world, dict) else str(world)
+
+
+# ----- time to first token (charter 3.13) ----------------------------------------------------
+
+
+def ttft(dialogues: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Caller end to agent reply, over the replies in every dialogue, by nearest rank.
+
+    A reply is the first agent turn after a caller turn. The opening agent turn of each
+    dialogue, replies carrying ``tool_ms`` (a tool call) and replies that overlap the caller
+    (negative gaps) are reported apart. Where a reply is a ``filler``, the time to the first
+    substantive agent turn is reported beside it.
+    """
+    main, opening, tools, overlapping, fillers, first_substantive = [], [], [], [], [], []
+    endpointing = set()
+    continuations = 0
+    for name, dialogue in dialogues:
+        if isinstance(dialogue, dict):
+            endpointing.add(dialogue.get("endpointing", "not stated"))
+        else:
+            endpointing.add("not stated")
+        turns = turns_of(dialogue, name)
+        seen_agent = False
+        last_caller = None
+        replied = False
+        waiting_substance: float | None = None
+        for t in turns:
+            if t["speaker"] == "caller":
+                last_caller, replied, waiting_substance = t, False, None
+                continue
+            if waiting_substance is not None and not t.get("filler"):
+                first_substantive.append(t["start_ms"] - waiting_substance)
+                waiting_substance = None
+                continue  # the answer a filler stood in for: counted there, not as a continuation
+            if not seen_agent:
+                seen_agent = True
+                gap = t["start_ms"] - last_caller["end_ms"] if last_caller else None
+                opening.append({"dialogue": name, "ms": gap})
+                replied = True
+                continue
+            if last_caller is None or replied:
+                continuations += 1
+                continue
+            replied = True
+            gap = t["start_ms"] - last_caller["end_ms"]
+            if gap < 0:
+                overlapping.append(gap)
+            elif t.get("tool_ms") is not None:
+                tools.append((gap, float(t["tool_ms"])))
+            else:
+                main.append(gap)
+                if t.get("filler"):
+                    fillers.append(gap)
+                    waiting_substance = last_caller["end_ms"]
+    return {
+        "unit": "ms",
+        "endpointing": sorted(endpointing),
+        "dialogues": len(dialogues),
+        "replies": _dist(main, "no agent reply to a caller turn"),
+        "opening_turns": opening,
+        "tool_calls": {**_dist([g for g, _ in tools], "no reply carried a tool call"),
+                       "tool_ms_mean": sum(t for _, t in tools) / len(tools) if tools else None},
+        "filler": {"ttft": _dist(fillers, "no reply was a filler"),
+                   "first_substantive": _dist(first_substantive, "no substantive turn followed a filler")},
+        "excluded": {"overlapping_replies": len(overlapping), "continuations": continuations},
+    }
+
+
+def _dist(values: list[float], reason: str) -> dict[str, Any]:
+    if not values:
+        return {"count": 0, "p50": None, "p95": None, "p99": None, "mean": None, "max": None, "reason": reason}
+    return {"count": len(values), "p50": nearest_rank(values, 50), "p95": nearest_rank(values, 95),
+            "p99": nearest_rank(values, 99), "mean": sum(values) / len(values), "max": max(values)}

@@ -1,0 +1,233 @@
+"""Voice episodes: every scoring rule at and either side of its boundary, suites, TTFT."""
+
+import json
+
+import pytest
+
+from day60 import voice
+from day60.errors import InputError
+from day60.resources import data_dir
+
+STARTER = data_dir("rubric") / "voice" / "voice_starter.json"
+
+
+def c(start, end, text="", **kw):
+    return {"speaker": "caller", "start_ms": start, "end_ms": end, "text": text, **kw}
+
+
+def a(start, end, text="", **kw):
+    return {"speaker": "agent", "start_ms": start, "end_ms": end, "text": text, **kw}
+
+
+def comp(dialogue, **kw):
+    return voice.score_episode(dialogue, **kw)["components"]
+
+
+# ----- latency -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("gap", "inside"), [(0, 1.0), (1200, 1.0), (1201, 0.0), (-1, 0.0)])
+def test_latency_budget_boundaries(gap, inside):
+    assert comp([c(0, 1000), a(1000 + gap, 3000)])["latency"] == inside
+
+
+def test_latency_uses_nearest_earlier_caller_in_list_order_and_skips_openers():
+    # The opener has no caller before it: not counted. The second agent turn is measured from
+    # the caller turn just before it in the list, even though the list is not time-sorted.
+    dialogue = [a(0, 500), c(600, 1000), c(5000, 6000), a(6100, 7000)]
+    result = voice.score_episode(dialogue)
+    assert result["raw"]["latency_counted"] == 1 and result["components"]["latency"] == 1.0
+    assert comp([a(0, 500)])["latency"] == 1.0  # nothing counted
+
+
+def test_turns_keep_their_given_order():
+    # Sorted by time this agent turn would follow the caller by 100 ms; in list order it comes
+    # after a caller turn that ends later, so its gap is negative: a miss.
+    assert comp([c(0, 1000), c(2000, 3000), a(1100, 1900)])["latency"] == 0.0
+
+
+def test_custom_budget():
+    assert comp([c(0, 1000), a(2400, 3000)], max_latency_ms=1500)["latency"] == 1.0
+    assert comp([c(0, 1000), a(2600, 3000)], max_latency_ms=1500)["latency"] == 0.0
+
+
+# ----- turn-taking -------------------------------------------------------------------------
+
+
+def test_touching_turns_do_not_overlap():
+    assert comp([c(0, 1000), a(1000, 2000), c(2000, 2500)])["turn_taking"] == 1.0
+
+
+def test_overlap_without_interrupt_is_harmful():
+    assert comp([c(0, 1000), a(999, 2000)])["turn_taking"] == 0.0
+    assert comp([c(0, 1000), a(1100, 2000), a(2100, 3000), c(2900, 3500)])["turn_taking"] == 0.5
+
+
+def test_one_interrupt_excuses_several_overlaps_of_one_agent_turn():
+    dialogue = [c(0, 500), a(600, 4000), c(1000, 1200), c(1500, 1700, interrupt=True)]
+    assert comp(dialogue)["turn_taking"] == 1.0
+
+
+# ----- barge-in ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("stop", "handled"), [(600, 1.0), (601, 0.0)])
+def test_yield_window_boundary(stop, handled):
+    # The caller interrupts at 1000; the agent's turn ends `stop` ms later.
+    dialogue = [c(0, 400), a(500, 1000 + stop), c(1000, 1300, interrupt=True)]
+    assert comp(dialogue)["barge_in"] == handled
+
+
+def test_interrupt_overlapping_two_agent_turns_counts_each_pair():
+    dialogue = [c(0, 400), a(500, 1200), a(1250, 3000), c(1100, 1300, interrupt=True)]
+    result = voice.score_episode(dialogue)
+    assert result["raw"]["barge_in_pairs"] == 2
+    assert result["components"]["barge_in"] == 0.5  # first yields (100 ms), second runs 1900 ms
+
+
+def test_no_interrupts_is_vacuous():
+    assert comp([c(0, 1000), a(1100, 2000)])["barge_in"] == 1.0
+
+
+# ----- content -------------------------------------------------------------------------------
+
+
+def test_keywords_case_insensitive_substrings_across_turns():
+    dialogue = [c(0, 500), a(600, 900, "Your REFUND"), c(1000, 1100), a(1200, 1500, "is due in 30"),
+                a(1500, 1600, "day")]
+    # Turns are joined with spaces, so "30" and "day" in separate turns make "30 day".
+    assert comp(dialogue, required_content=["refund", "30 day"])["content"] == 1.0
+    assert comp(dialogue, required_content=["fund"])["content"] == 1.0  # no word boundaries
+    assert comp(dialogue, required_content=["refund", "refund", "cancel"])["content"] == pytest.approx(2 / 3, abs=1e-6)
+
+
+def test_no_keywords_is_vacuous_and_caller_words_do_not_count():
+    assert comp([c(0, 500, "refund"), a(600, 900, "hello")])["content"] == 1.0
+    assert comp([c(0, 500, "refund"), a(600, 900, "hello")], required_content=["refund"])["content"] == 0.0
+
+
+# ----- rounding, verdict, refusals -----------------------------------------------------------
+
+
+def test_rounding_and_floor_on_rounded_values():
+    result = voice.score_episode([c(0, 500), a(600, 900, "a b")], required_content=["a", "b", "z"])
+    assert result["components"]["content"] == 0.666667
+    assert result["scalar"] == round((1 + 1 + 1 + 0.666667) / 4, 6)
+    assert result["pass_fail"]["content_floor"] is False and result["pass_fail"]["voice"] is False
+    three_of_four = voice.score_episode([c(0, 500), a(600, 900, "a b c")], required_content=["a", "b", "c", "z"])
+    assert three_of_four["components"]["content"] == 0.75 and three_of_four["pass_fail"]["voice"] is True
+
+
+def test_empty_dialogue_scores_zero_and_fails():
+    result = voice.score_episode([])
+    assert result["scalar"] == 0.0 and result["pass_fail"]["voice"] is False
+
+
+def test_other_speakers_ignored_and_missing_times_are_zero():
+    dialogue = [{"speaker": "narrator", "start_ms": 0, "end_ms": 99999}, {"speaker": "caller", "end_ms": 500},
+                a(600, 900)]
+    result = voice.score_episode(dialogue)
+    assert result["components"] == {"latency": 1.0, "turn_taking": 1.0, "barge_in": 1.0, "content": 1.0}
+
+
+def test_reversed_turn_refused_with_its_index():
+    with pytest.raises(InputError) as err:
+        voice.score_episode([c(0, 500), a(900, 600)])
+    assert err.value.field == "dialogue[1].end_ms"
+
+
+# ----- suite runner --------------------------------------------------------------------------
+
+
+def test_starter_suite_reference_run():
+    suite = json.loads(STARTER.read_text())
+    art = voice.run_suite(suite, None, reference=True)
+    verdicts = {r["task_id"]: r["verdict"] for r in art["per_task"]}
+    assert verdicts == {"refund-call": "pass", "talks-over-caller": "fail", "missed-disclosure": "fail"}
+    refund = art["per_task"][0]["result"]
+    assert refund["pass_fail"]["voice"] is True and set(refund["components"]) == set(voice.COMPONENTS)
+    agg = art["aggregate"]
+    assert (agg["count"], agg["scored"], agg["void"], agg["passed"]) == (3, 3, 0, 1)
+    assert agg["pass_rate"] == pytest.approx(1 / 3)
+    assert agg["mean_score"] == pytest.approx((1.0 + 0.5 + round(3.666667 / 4, 6)) / 3)
+    assert agg["by_modality"] == {"voice": {"count": 3, "passed": 1}}
+    assert agg["honesty"]["fixture_only"] is True and agg["honesty"]["any_live"] is False
+
+
+def test_void_tasks_and_unknown_keys():
+    suite = json.loads(STARTER.read_text())
+    good = suite["tasks"][0]["reference_dialogue"]
+    art = voice.run_suite(suite, {"refund-call": good, "no-such-task": good})
+    agg = art["aggregate"]
+    assert (agg["scored"], agg["void"], agg["passed"], agg["pass_rate"]) == (1, 2, 1, 1.0)
+    assert [r["verdict"] for r in art["per_task"]] == ["pass", "void", "void"]
+    assert art["unknown_submission_keys"] == ["no-such-task"]
+    nothing = voice.run_suite(suite, {})["aggregate"]
+    assert nothing["pass_rate"] == 0.0 and nothing["mean_score"] is None and nothing["scored"] == 0
+
+
+def test_bench_cli_writes_sorted_artifact(run, tmp_path):
+    out = tmp_path / "a.json"
+    r = run("voice", "bench", STARTER, "--reference", "--out", out)
+    assert r.exit_code == 0, r.output
+    text = out.read_text()
+    assert text.endswith("\n") and json.loads(text)["modalities"] == ["voice"]
+    assert text == json.dumps(json.loads(text), indent=2, sort_keys=True) + "\n"
+    sub = tmp_path / "sub.json"
+    sub.write_text(json.dumps({"nope": []}))
+    r = run("voice", "bench", STARTER, "--submission", sub, "--out", out)
+    assert r.exit_code == 0 and "nope" in r.stderr
+
+
+def test_bench_cli_refusals(run, tmp_path):
+    out = tmp_path / "a.json"
+    assert run("voice", "bench", STARTER, "--out", out).exit_code == 2
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"kind": "something-else"}')
+    r = run("voice", "bench", bad, "--reference", "--out", out)
+    assert r.exit_code == 2 and "SUITE" in r.stderr and not out.exists()
+
+
+def test_score_cli(run, tmp_path):
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps([c(0, 1000), a(1100, 2000, "your refund")]))
+    r = run("voice", "score", path, "--require", "refund", "--format", "json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["pass_fail"]["voice"] is True
+    r = run("voice", "score", path, "--require", "cancel")
+    assert r.exit_code == 0 and "fail" in r.stdout and "missing keywords: cancel" in r.stdout
+    path.write_text("{not json")
+    assert run("voice", "score", path).exit_code == 2
+
+
+# ----- time to first token -------------------------------------------------------------------
+
+
+def test_ttft_nearest_rank_and_populations():
+    dialogue = {"endpointing": "platform", "turns": [
+        a(0, 800, "hello"),                        # opening, reported apart
+        c(1000, 2000), a(2320, 3000),              # 320
+        c(3100, 4000), a(4410, 5000),              # 410
+        c(5100, 6000), a(6440, 7000), a(7100, 7500),  # 440; the second is a continuation
+        c(7600, 8000), a(8520, 9000),              # 520
+        c(9100, 9500), a(9400, 9900),              # overlaps: -100, excluded and counted
+        c(10000, 10500), a(10700, 11000, tool_ms=900),  # tool call, own distribution
+        c(11100, 11500), a(11600, 11900, "one moment", filler=True), a(13500, 14000, "your balance is"),
+    ]}
+    r = voice.ttft([("call-1", dialogue)])
+    assert r["endpointing"] == ["platform"]
+    replies = r["replies"]
+    assert replies["count"] == 5  # 320, 410, 440, 520 and the filler's 100
+    assert replies["p50"] == 410 and replies["p95"] == 520 and replies["max"] == 520
+    assert r["opening_turns"] == [{"dialogue": "call-1", "ms": None}]
+    assert r["tool_calls"]["count"] == 1 and r["tool_calls"]["p50"] == 200 and r["tool_calls"]["tool_ms_mean"] == 900
+    assert r["filler"]["ttft"]["p50"] == 100 and r["filler"]["first_substantive"]["p50"] == 2000
+    assert r["excluded"] == {"overlapping_replies": 1, "continuations": 1}
+
+
+def test_ttft_cli(run, tmp_path):
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps([c(0, 1000), a(1300, 2000)]))
+    r = run("voice", "ttft", path, "--format", "json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["opening_turns"][0]["ms"] == 300
+    table = run("voice", "ttft", path)
+    assert "not stated" in table.stdout and "not run" in table.stdout  # no tool calls: not run, not zero

@@ -42,6 +42,8 @@ app = _app("Hold an AI-operations supplier to its contract: Day-60 figures, scor
 calendar_app = _app("Check a business calendar before relying on it.")
 app.add_typer(calendar_app, name="calendar")
 voice_app = _app("Score recorded voice-agent episodes against temporal contracts.")
+clauses_app = _app("The contract clause library: list, show, and export a deal's schedule.")
+app.add_typer(clauses_app, name="clauses")
 app.add_typer(voice_app, name="voice")
 
 FORMAT_HELP = "table for people (rounded), json for machines (unrounded)."
@@ -520,9 +522,20 @@ def score(
     _check_format(fmt)
     j = jr.read(journal)
     figures = mx.compute(j)
-    result = rubric.score(figures, j.header, rubric.load(rubric_file), rubric.deal_parameters(sow))
+    published = rubric.load(rubric_file)
+    result = rubric.score(figures, j.header, published, _deal_targets(sow, rubric.parameter_ids(published)))
     _emit_score(result, fmt)
     _write_documents(j, figures, result, pdf, html)
+
+
+def _deal_targets(sow: Path | None, wanted: set[str]) -> dict[str, Any]:
+    """The deal file's parameters that the rubric reads, after the deal file is checked whole."""
+    if sow is None:
+        return {}
+    from day60 import clauses
+
+    deal = clauses.load_deal(sow, clauses.load_library(), extra_parameters=wanted, draft=True)
+    return {k: v for k, v in deal.parameters.items() if k in wanted}
 
 
 def _emit_score(result: dict[str, Any], fmt: str) -> None:
@@ -660,6 +673,129 @@ def voice_ttft(
     ex = result["excluded"]
     typer.echo(f"excluded and counted: {ex['overlapping_replies']} replies that overlapped the caller, "
                f"{ex['continuations']} agent continuations (not replies)")
+
+
+# ----- clauses and compliance -----------------------------------------------------------------
+
+
+@clauses_app.command("list")
+def clauses_list(fmt: str = typer.Option("table", "--format", help=FORMAT_HELP)) -> None:
+    """Every clause with its charter section and typed parameters.
+
+    Example: day60 clauses list --format json
+    """
+    from day60 import clauses
+
+    _check_format(fmt)
+    lib = clauses.load_library()
+    rows = [{"id": c.id, "title": c.title, "section": c.section,
+             "parameters": [{"id": p.id, "type": p.type, "unit": p.unit, "min": p.min, "max": p.max,
+                             "description": p.description} for p in c.parameters]}
+            for c in lib.clauses.values()]
+    if fmt == "json":
+        print_json(rows)
+        return
+    typer.echo(f"clause library {lib.id} {lib.version}: {len(rows)} clauses")
+    print_table([{"id": r["id"], "section": r["section"], "title": r["title"],
+                  "parameters": ", ".join(p["id"] for p in r["parameters"])} for r in rows])
+
+
+@clauses_app.command("show")
+def clauses_show(clause_id: str = typer.Argument(..., help="A clause id from 'day60 clauses list'.")) -> None:
+    """A clause's text with its parameters as named blanks, and its definitions.
+
+    Example: day60 clauses show drift-lead-time
+    """
+    from day60 import clauses
+    from day60.errors import InputError
+
+    lib = clauses.load_library()
+    if clause_id not in lib.clauses:
+        raise InputError("ID", f"{clause_id!r} is not a clause", "see 'day60 clauses list'")
+    c = lib.clauses[clause_id]
+    typer.echo(f"{c.title} (charter {c.section}; library {lib.id} {lib.version})\n")
+    typer.echo(clauses.clause_text(lib, c, clauses.blanks(c), {}))
+    typer.echo("")
+    for key, value in c.definitions.model_dump().items():
+        typer.echo(f"{key}: {value}")
+    if c.requires:
+        typer.echo(f"stands or falls with: {', '.join(c.requires)}")
+
+
+@clauses_app.command("export")
+def clauses_export(
+    sow: Path = typer.Option(..., "--sow", help="The deal file (TOML)."),
+    pdf: Path = typer.Option(None, "--pdf", help="Write the schedule as PDF."),
+    md: Path = typer.Option(None, "--md", help="Write the schedule as Markdown."),
+    html: Path = typer.Option(None, "--html", help="Write the schedule as HTML."),
+    draft: bool = typer.Option(False, "--draft", help="Allow unfilled parameters; watermark every page DRAFT."),
+) -> None:
+    """The clause schedule with the deal's values filled in. Prints Markdown when no file is named.
+
+    Example: day60 clauses export --sow clauses/examples/synthetic-sow.toml --pdf schedule.pdf
+    """
+    from day60 import clauses, render
+
+    lib = clauses.load_library()
+    s = clauses.schedule(lib, clauses.load_deal(sow, lib, _rubric_ids(), draft=draft), draft=draft)
+    if not (pdf or md or html):
+        typer.echo(render.html("schedule.md.j2", {"s": s}))
+        return
+    if md:
+        Path(md).write_text(render.html("schedule.md.j2", {"s": s}), encoding="utf-8")
+        typer.echo(f"wrote {md}")
+    page = render.html("schedule.html.j2", {"s": s})
+    if html:
+        Path(html).write_text(page, encoding="utf-8")
+        typer.echo(f"wrote {html}")
+    if pdf:
+        typer.echo(f"wrote {pdf} ({render.pdf(page, pdf)} pages)")
+
+
+def _rubric_ids() -> set[str]:
+    from day60 import rubric
+
+    return rubric.parameter_ids(rubric.load())
+
+
+@app.command()
+def comply(
+    journal: Path = typer.Argument(None, help="An exercise journal supplying the Day-60 figures."),
+    sow: Path = typer.Option(..., "--sow", help="The deal file (TOML)."),
+    figures: Path = typer.Option(None, "--figures", help='JSON {"<figure id>": {"value": x, "n": count}}.'),
+    fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
+) -> None:
+    """Check measured figures against the deal's clauses: met, not met, or not run. Exit 1 if any is not met.
+
+    Example: day60 comply --sow deal.toml --figures measured.json
+    """
+    from day60 import clauses
+    from day60.errors import InputError
+
+    _check_format(fmt)
+    if (journal is None) == (figures is None):
+        raise InputError("--figures", "give exactly one of a JOURNAL or --figures", "pass one source of figures")
+    lib = clauses.load_library()
+    deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=True)
+    if figures:
+        measured, source = clauses.load_figures(figures), str(figures)
+    else:
+        from day60 import journal as jr
+
+        measured, source = clauses.journal_figures(jr.read(journal), deal), str(journal)
+    rows = clauses.comply(lib, deal, measured, source)
+    if fmt == "json":
+        print_json([{k: r[k] for k in ("clause", "check", "status", "value", "display", "threshold", "n", "reason")}
+                    for r in rows])
+    else:
+        counts = {s: sum(r["status"] == s for r in rows) for s in ("met", "not met", "not run")}
+        typer.echo(f"{len(rows)} check(s): {counts['met']} met, {counts['not met']} not met, "
+                   f"{counts['not run']} not run (figures from {source})")
+        print_table([{"clause": r["clause"], "check": r["check"], "status": r["status"], "figure": r["display"],
+                      "n": r["n"] if r["n"] is not None else "", "threshold": f"{r['comparator']} {r['threshold']}",
+                      "reason": r["reason"] or ""} for r in rows])
+    if any(r["status"] == "not met" for r in rows):
+        raise typer.Exit(1)
 
 
 def main() -> None:

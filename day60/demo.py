@@ -11,14 +11,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+from day60 import clauses, metrics, render, rubric
 from day60 import journal as jr
-from day60 import metrics, render, rubric
 from day60.clock import BusinessCalendar
 from day60.errors import InputError
-from day60.resources import example
+from day60.resources import data_dir, example
 from day60.timeparse import localize
 
 MARKER = ".day60-demo"
+SOW = data_dir("clauses") / "examples" / "synthetic-sow.toml"
 SIGN_OFF = {"agreement": "SYNTHETIC exercise plan v2, signed 2026-09-24", "stop_owner": "Priya Raman (partner ops)",
             "stop_condition": "any misrouted item reaching a customer, or intake error rate above 5%",
             "rollback_owner": "Tom Okafor (supplier on-call)"}
@@ -95,7 +96,7 @@ def prepare(out: Path) -> None:
         raise InputError("--out", f"{out} holds files that are not an earlier demo's",
                          "choose a new or empty folder")
     out.mkdir(parents=True, exist_ok=True)
-    for name in ("exercise.jsonl", "metrics.json", "score.json", "score.pdf", "score.html"):
+    for name in ("exercise.jsonl", "metrics.json", "score.json", "score.pdf", "score.html", "schedule.pdf"):
         (out / name).unlink(missing_ok=True)
     (out / MARKER).write_text("written by day60 demo; its contents are SYNTHETIC and replaced on each run\n")
 
@@ -107,13 +108,16 @@ def run(out: Path) -> dict[str, Path]:
     figures = metrics.compute(journal)
     result = rubric.score(figures, journal.header, rubric.load())
     files = {"journal": out / "exercise.jsonl", "metrics": out / "metrics.json", "score": out / "score.json",
-             "pdf": out / "score.pdf", "html": out / "score.html"}
+             "pdf": out / "score.pdf", "html": out / "score.html", "schedule": out / "schedule.pdf"}
     note = {"synthetic": "SYNTHETIC: invented data demonstrating the toolkit; not a result"}
     files["metrics"].write_text(json.dumps({**note, **jsonable(figures.summary)}, indent=2, sort_keys=True) + "\n")
     files["score"].write_text(json.dumps({**note, **jsonable(result)}, indent=2, sort_keys=True) + "\n")
     html = render.score_html(journal, figures, result, title="Day-60 exercise score (SYNTHETIC demo)")
     files["html"].write_text(html, encoding="utf-8")
     render.pdf(html, files["pdf"])
+    library = clauses.load_library()
+    deal = clauses.load_deal(SOW, library, rubric.parameter_ids(rubric.load()))
+    render.pdf(render.html("schedule.html.j2", {"s": clauses.schedule(library, deal)}), files["schedule"])
     return files
 
 

@@ -22,7 +22,9 @@ ASSET_SCHEME = "day60-asset:"
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(data_dir("templates")),
-        autoescape=True,
+        # HTML is always escaped; Markdown is not HTML, so escaping would corrupt it.
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html", "html.j2"),
+                                            disabled_extensions=("md.j2",), default=True),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -99,22 +98,6 @@ def load(path: str | Path | None = None) -> Rubric:
     return rubric
 
 
-def deal_parameters(path: str | Path | None) -> dict[str, float]:
-    """The ``[parameters]`` table of a deal (SOW) file, or nothing when no file is given."""
-    if path is None:
-        return {}
-    try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise InputError("--sow", f"no deal file at {path}", "give a deal TOML file") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError("--sow", f"{path} is not valid TOML ({exc})", "fix the file") from exc
-    params = data.get("parameters", {})
-    if not isinstance(params, dict):
-        raise InputError("--sow", "[parameters] is not a table", "write [parameters] with key = value lines")
-    return params
-
-
 # ----- scoring -------------------------------------------------------------------------------
 
 
@@ -129,7 +112,6 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
         raise InputError("tier", f"{tier_id} is not defined in rubric {rubric.id} {rubric.version}",
                          f"use one of {', '.join(rubric.tiers)}")
     tier = rubric.tiers[tier_id]
-    unknown = sorted(set(deal) - _parameters(rubric))
     lines = [_score_line(line, figures, tier_id, tier, deal) for line in rubric.lines]
     total = sum(line["earned"] for line in lines)
     return {
@@ -141,13 +123,13 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
         "rubric": {"id": rubric.id, "version": rubric.version, "sha256": rubric.sha256},
         "journal_sha256": figures.summary["journal_sha256"],
         "targets": "deal file" if deal else "rubric defaults (no deal file given)",
-        "unused_deal_parameters": unknown,
         "synthetic": bool(header.get("synthetic")),
         "lines": lines,
     }
 
 
-def _parameters(rubric: Rubric) -> set[str]:
+def parameter_ids(rubric: Rubric) -> set[str]:
+    """Every deal parameter id the rubric reads a target from."""
     names = {line.parameter for line in rubric.lines if line.parameter}
     for line in rubric.lines:
         names |= {b.parameter for b in (line.by_severity or {}).values()}

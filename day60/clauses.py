@@ -1,0 +1,393 @@
+"""The clause library, deal (SOW) files, schedule assembly and compliance checks.
+
+Clauses are YAML files in ``clauses/``. A deal file fills their typed parameters; the schedule
+is assembled here as plain data and rendered by ``day60.render``. Compliance compares measured
+figures with the deal's thresholds on the unrounded figure.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import math
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from jinja2.sandbox import SandboxedEnvironment
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from day60.errors import InputError, pydantic_problem
+from day60.resources import data_dir
+
+TYPES = {
+    "percent": "percent", "ratio": "ratio (0 to 1)", "seconds": "seconds", "minutes": "minutes",
+    "hours": "hours", "business_hours": "Business Hours", "days": "calendar days",
+    "business_days": "Business Days", "ordinal_business_day": "Business Day of the month", "count": "times",
+    "money": "money in the deal's currency", "percentage_points": "percentage points", "points": "points",
+    "tier": "tier T1 to T5",
+}
+TIERS = ("T1", "T2", "T3", "T4", "T5")
+DEAL_KEYS = {"provider", "partner", "agreement", "schedule", "effective_date", "currency"}
+
+
+class Parameter(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    type: Literal[tuple(TYPES)]  # type: ignore[valid-type]
+    min: float | None = None
+    max: float | None = None
+    description: str
+
+    @property
+    def unit(self) -> str:
+        return TYPES[self.type]
+
+
+class Check(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    figure: str
+    comparator: Literal["floor", "ceiling"]
+    parameter: str
+
+
+class Definitions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    unit: str
+    numerator: str
+    denominator: str
+    exclusions: str
+
+
+class Clause(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    title: str
+    section: str
+    definitions: Definitions
+    parameters: list[Parameter]
+    checks: list[Check]
+    requires: list[str] = []
+    text: str
+
+
+class Library(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    version: str
+    effective: Any
+    charter: str
+    order: list[str]
+    definitions: dict[str, str]
+    clauses: dict[str, Clause] = {}
+
+    def parameter(self, pid: str) -> Parameter | None:
+        for clause in self.clauses.values():
+            for p in clause.parameters:
+                if p.id == pid:
+                    return p
+        return None
+
+
+def load_library(folder: Path | None = None) -> Library:
+    """Read ``library.yaml`` and every clause file it orders; checks ids and references."""
+    folder = folder or data_dir("clauses")
+    lib = Library.model_validate(yaml.safe_load((folder / "library.yaml").read_text(encoding="utf-8")))
+    for cid in lib.order:
+        try:
+            clause = Clause.model_validate(yaml.safe_load((folder / f"{cid}.yaml").read_text(encoding="utf-8")))
+        except ValidationError as exc:
+            field, msg = pydantic_problem(exc)
+            raise InputError(f"clauses/{cid}.yaml", f"{field}: {msg}", "fix the clause file") from exc
+        if clause.id != cid:
+            raise InputError(f"clauses/{cid}.yaml", f"declares id {clause.id!r}", "make the id match the file name")
+        lib.clauses[cid] = clause
+    ids = [p.id for c in lib.clauses.values() for p in c.parameters]
+    if len(ids) != len(set(ids)):
+        raise InputError("clauses", "a parameter id is used by two clauses", "make parameter ids unique")
+    return lib
+
+
+# ----- deal files ----------------------------------------------------------------------------
+
+
+class Deal(BaseModel):
+    deal: dict[str, Any]
+    parameters: dict[str, Any]
+    include: list[str]
+    sha256: str
+    path: str
+
+
+def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = frozenset(),
+              draft: bool = False) -> Deal:
+    """Read and check a deal file. Every problem is named in one message; nothing is guessed.
+
+    ``extra_parameters`` are ids other consumers accept (the rubric's targets).
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+        data = tomllib.loads(raw.decode("utf-8"))
+    except FileNotFoundError as exc:
+        raise InputError("--sow", f"no deal file at {path}", "give a deal TOML file") from exc
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InputError("--sow", f"{path} is not valid TOML ({exc})", "fix the file") from exc
+    problems: list[str] = []
+    deal = data.get("deal")
+    if not isinstance(deal, dict):
+        raise InputError("--sow", "has no [deal] table", "add [deal] with provider, partner, agreement, schedule, "
+                                                         "effective_date and currency")
+    for key in sorted(DEAL_KEYS - set(deal)):
+        problems.append(f"deal.{key} is missing")
+    for key in sorted(set(deal) - DEAL_KEYS - {"calendar", "synthetic"}):
+        problems.append(f"deal.{key} is not a deal setting")
+    if "currency" in deal and not re.fullmatch(r"[A-Z]{3}", str(deal["currency"])):
+        problems.append(f"deal.currency {deal['currency']!r} is not a three-letter code such as GBP")
+    if "effective_date" in deal and not isinstance(deal["effective_date"], dt.date):
+        try:
+            dt.date.fromisoformat(str(deal["effective_date"]))
+        except ValueError:
+            problems.append("deal.effective_date is not a date (YYYY-MM-DD)")
+    include = (data.get("clauses") or {}).get("include", list(lib.order))
+    for cid in include:
+        if cid not in lib.clauses:
+            problems.append(f"clauses.include names unknown clause {cid!r}")
+    params = data.get("parameters") or {}
+    for pid, value in params.items():
+        spec = lib.parameter(pid)
+        if spec is None:
+            if pid not in extra_parameters:
+                problems.append(f"parameters.{pid} is not a parameter of the library")
+            continue
+        problem = _check_value(spec, value)
+        if problem:
+            problems.append(f"parameters.{pid} {problem}")
+    missing = [p.id for cid in include if cid in lib.clauses for p in lib.clauses[cid].parameters
+               if p.id not in params]
+    if missing and not draft:
+        problems.append(f"missing parameters (or export with --draft): {', '.join(missing)}")
+    if problems:
+        raise InputError("--sow", f"{len(problems)} problem(s): " + "; ".join(problems),
+                         "fix the deal file (see 'day60 clauses list')")
+    return Deal(deal=deal, parameters=params, include=include, sha256=hashlib.sha256(raw).hexdigest(),
+                path=str(path))
+
+
+def _check_value(spec: Parameter, value: Any) -> str | None:
+    if spec.type == "tier":
+        return None if value in TIERS else f"is {value!r}, not one of {', '.join(TIERS)}"
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return f"is {value!r}, not a number of {spec.unit}"
+    if spec.type in ("count", "ordinal_business_day", "business_days", "days") and value != int(value):
+        return f"is {value!r}, not a whole number of {spec.unit}"
+    if spec.min is not None and value < spec.min:
+        return f"is {value:g}, below the least allowed {spec.min:g} {spec.unit}"
+    if spec.max is not None and value > spec.max:
+        return f"is {value:g}, above the most allowed {spec.max:g} {spec.unit}"
+    return None
+
+
+def show_value(spec: Parameter, value: Any, currency: str = "") -> str:
+    """A parameter value as it reads in a clause (rounded for display only)."""
+    if spec.type == "tier":
+        return str(value)
+    if spec.type == "percent":
+        return f"{value:g} percent"
+    if spec.type == "money":
+        return f"{currency} {value:.4g}".strip()
+    if spec.type == "count":
+        n = int(value)
+        return {1: "once", 2: "twice"}.get(n, f"{n} times")
+    if spec.type == "ordinal_business_day":
+        n = int(value)
+        suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+        return f"{n}{suffix} Business Day"
+    if spec.type == "ratio":
+        return f"{value:g}"
+    unit = spec.unit
+    if value == 1 and unit.endswith("s"):
+        unit = unit[:-1]
+    return f"{value:g} {unit}"
+
+
+# ----- the schedule --------------------------------------------------------------------------
+
+
+def clause_text(lib: Library, clause: Clause, values: dict[str, str], numbers: dict[str, int]) -> str:
+    """Render a clause's text template with display values and cross-references."""
+    env = SandboxedEnvironment(autoescape=False, keep_trailing_newline=False)
+
+    def ref(cid: str) -> str:
+        if cid in numbers:
+            return f"clause {numbers[cid]}"
+        return f"the {lib.clauses[cid].title.lower()} clause (not part of this schedule)"
+
+    return env.from_string(clause.text).render(p=values, ref=ref).strip()
+
+
+def blanks(clause: Clause) -> dict[str, str]:
+    return {p.id: f"[{p.id}: {p.unit}]" for p in clause.parameters}
+
+
+def schedule(lib: Library, deal: Deal, draft: bool = False) -> dict[str, Any]:
+    """The schedule as data: title block, definitions, numbered clauses, parameter table, footer."""
+    numbers = {cid: i for i, cid in enumerate(deal.include, start=1)}
+    currency = str(deal.deal.get("currency", ""))
+    clauses, table, unfilled = [], [], []
+    for cid in deal.include:
+        clause = lib.clauses[cid]
+        values = blanks(clause)
+        for p in clause.parameters:
+            if p.id in deal.parameters:
+                values[p.id] = show_value(p, deal.parameters[p.id], currency)
+            else:
+                unfilled.append(p.id)
+            table.append({"clause": numbers[cid], "id": p.id, "type": p.type, "unit": p.unit,
+                          "value": values[p.id], "filled": p.id in deal.parameters, "description": p.description})
+        clauses.append({"number": numbers[cid], "id": cid, "title": clause.title, "section": clause.section,
+                        "definitions": clause.definitions.model_dump(), "requires": clause.requires,
+                        "text": clause_text(lib, clause, values, numbers)})
+    if unfilled and not draft:
+        raise InputError("--sow", f"unfilled parameters: {', '.join(unfilled)}", "fill them or export with --draft")
+    return {"deal": {k: str(v) for k, v in deal.deal.items()}, "definitions": lib.definitions,
+            "clauses": clauses, "parameters": table, "unfilled": unfilled, "draft": draft,
+            "synthetic": bool(deal.deal.get("synthetic")),
+            "library": {"id": lib.id, "version": lib.version, "charter": lib.charter},
+            "sections": [c["section"] for c in clauses], "sow_sha256": deal.sha256}
+
+
+# ----- compliance ----------------------------------------------------------------------------
+
+
+def comply(lib: Library, deal: Deal, figures: dict[str, Any], source: str) -> list[dict[str, Any]]:
+    """One row per check of every included clause: met, not met or not run, on unrounded figures."""
+    rows = []
+    for cid in deal.include:
+        clause = lib.clauses[cid]
+        for check in clause.checks:
+            rows.append(_check(lib, clause, check, deal, figures.get(check.figure), source))
+    status = {}
+    for row in rows:
+        prior = status.get(row["clause"], "met")
+        status[row["clause"]] = "not met" if "not met" in (prior, row["status"]) else (
+            "not run" if "not run" in (prior, row["status"]) else "met")
+    for row in rows:  # paired measures: neither is satisfied without the other
+        for needed in lib.clauses[row["clause"]].requires:
+            other = status.get(needed)
+            if row["status"] != "met" or other == "met":
+                continue
+            if other is None:
+                row.update(status="not run", reason=f"needs {needed}, which this deal does not include")
+            else:
+                row.update(status="not met" if other == "not met" else "not run",
+                           reason=f"met on its own, but {needed} is {other}: the two stand or fall together")
+    return rows
+
+
+def _check(lib: Library, clause: Clause, check: Check, deal: Deal, figure: Any, source: str) -> dict[str, Any]:
+    spec = next(p for p in clause.parameters if p.id == check.parameter)
+    threshold = deal.parameters.get(check.parameter)
+    row = {"clause": clause.id, "check": check.figure, "section": clause.section, "comparator": check.comparator,
+           "parameter": check.parameter, "threshold": threshold, "value": None, "display": "not run", "n": None,
+           "status": "not run", "reason": None, "source": source}
+    if threshold is None:
+        row["reason"] = f"the deal sets no {check.parameter}"
+        return row
+    if spec.type == "tier":
+        threshold = TIERS.index(threshold) + 1
+    if not isinstance(figure, dict) or figure.get("value") is None:
+        row["reason"] = (figure or {}).get("reason") if isinstance(figure, dict) else None
+        row["reason"] = row["reason"] or f"{source} holds no figure for {check.figure}"
+        return row
+    n = figure.get("n")
+    if not isinstance(n, int | float) or isinstance(n, bool) or n <= 0:
+        row.update(value=figure["value"], reason="the figure has no sample size, so it is not evidence")
+        return row
+    value = float(figure["value"])
+    ok = value >= threshold if check.comparator == "floor" else value <= threshold
+    row.update(value=value, n=n, display=_display(spec, value, str(deal.deal.get("currency", ""))))
+    if figure.get("breach"):
+        row.update(status="not met", reason=figure["breach"])
+    else:
+        row["status"] = "met" if ok else "not met"
+        if not ok:
+            word = "below the floor" if check.comparator == "floor" else "above the ceiling"
+            row["reason"] = f"{value!r} is {word} of {threshold:g} (judged unrounded)"
+    return row
+
+
+def _display(spec: Parameter, value: float, currency: str) -> str:
+    if spec.type == "percent":
+        return f"{value:.1f} percent"  # rates to one decimal (charter 3.1.5)
+    if spec.type == "money":
+        return f"{currency} {value:.4g}"
+    if spec.type == "tier":
+        return f"T{int(value)}"
+    if spec.type == "ordinal_business_day":
+        return show_value(spec, value)
+    return f"{value:.2f} {spec.unit}"
+
+
+def load_figures(path: str | Path) -> dict[str, Any]:
+    """A figures file: ``{"<check figure id>": {"value": number, "n": sample size}}``."""
+    import json
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise InputError("--figures", f"no file at {path}", "give a JSON figures file") from exc
+    except json.JSONDecodeError as exc:
+        raise InputError("--figures", f"{path} is not JSON ({exc.msg})", "fix the file") from exc
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise InputError("--figures", 'is not {"<id>": {"value": number, "n": count}}', "fix the file")
+    return data
+
+
+def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
+    """The Day-60 figures a journal can supply, keyed by check figure id."""
+    from day60 import metrics, rubric
+
+    figures = metrics.compute(journal)
+    s = figures.summary
+    out: dict[str, Any] = {}
+    drift = s["drift"]
+    notices = [o["notice_business_hours"] for o in drift["observations"] if o["status"] == "notified"]
+    out["drift-notice"] = {"value": max(notices) if notices else None, "n": drift["population"],
+                           "reason": "no drift observation was notified" if not notices else None,
+                           "breach": f"{drift['not_detected']} drift observation(s) not notified within the window"
+                           if drift["not_detected"] else None}
+    for sev, b in s["incidents"]["by_severity"].items():
+        business = sev in ("3", "4")
+        value = b["max_business_hours"] if business else b["max_hours"]
+        out[f"restore-sev{sev}"] = {"value": value, "n": b["count"], "reason": b["reason"],
+                                    "breach": f"{b['open']} severity {sev} incident(s) still open at the close"
+                                    if b["open"] else None}
+    prod = s["rollbacks"]["production"]
+    out["rollback"] = {"value": prod["rollback_minutes"]["max"], "n": prod["rollback_minutes"]["count"],
+                       "reason": prod["rollback_minutes"].get("reason")}
+    rep = s["report"]
+    out["report-completeness"] = {"value": rep["completeness_percent"], "n": rep["required"],
+                                  "reason": rep["reason"]}
+    if rep["delivered"]:
+        out["report-timeliness"] = {"value": delivery_business_day(journal.calendar(), rep["period"],
+                                                                   dt.date.fromisoformat(rep["delivered"])), "n": 1}
+    published = rubric.load()
+    targets = {k: v for k, v in deal.parameters.items() if k in rubric.parameter_ids(published)}
+    result = rubric.score(figures, journal.header, published, targets)
+    out["day60-score"] = {"value": result["score"], "n": 1}
+    return out
+
+
+def delivery_business_day(cal: Any, period: str, delivered: dt.date) -> int:
+    """Which business day of the month after ``period`` (YYYY-MM) a delivery fell on; a day
+    that is not a business day counts as the next one, and a delivery before that month as 0."""
+    year, month = (int(x) for x in period.split("-"))
+    last_of_period = dt.date(year + (month == 12), month % 12 + 1, 1) - dt.timedelta(days=1)
+    nth, day = 0, last_of_period
+    while day < delivered:
+        day = cal.business_day_after(day, 1)
+        nth += 1
+    return nth

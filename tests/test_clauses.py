@@ -1,0 +1,246 @@
+"""The clause library, deal files, the schedule export and the compliance check."""
+
+import json
+
+import pytest
+from pypdf import PdfReader
+
+from day60 import clauses
+from day60.errors import InputError
+from day60.resources import data_dir
+
+SOW = data_dir("clauses") / "examples" / "synthetic-sow.toml"
+LIB = clauses.load_library()
+
+
+def deal_text(**overrides) -> str:
+    """The shipped synthetic deal with parameters replaced (None removes one)."""
+    lines = []
+    for line in SOW.read_text().splitlines():
+        key = line.split("=")[0].strip()
+        if key in overrides:
+            if overrides[key] is None:
+                continue
+            line = f"{key} = {json.dumps(overrides[key])}"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def write_deal(tmp_path, text=None, **overrides):
+    path = tmp_path / "deal.toml"
+    path.write_text(text if text is not None else deal_text(**overrides))
+    return path
+
+
+# ----- the library ---------------------------------------------------------------------------
+
+
+def test_library_covers_every_metric_of_section_3_and_day60():
+    sections = {c.section for c in LIB.clauses.values()}
+    assert {f"3.{n}" for n in range(3, 22)} <= sections  # 3.3 to 3.21: nineteen
+    assert "day60-exercise" in LIB.clauses
+    assert len(LIB.clauses) == 20
+    for c in LIB.clauses.values():
+        assert c.definitions.unit and c.definitions.denominator and c.definitions.exclusions
+        assert c.checks and all(any(p.id == k.parameter for p in c.parameters) for k in c.checks)
+
+
+def test_paired_measures_are_declared():
+    assert LIB.clauses["straight-through"].requires == ["field-accuracy"]
+    assert LIB.clauses["automation-rate"].requires == ["wrong-automation-rework"]
+    assert [k.figure for k in LIB.clauses["calibration"].checks] == ["calibration", "calibration-high-confidence"]
+
+
+def test_list_json_contract(run):
+    r = run("clauses", "list", "--format", "json")
+    assert r.exit_code == 0
+    data = json.loads(r.stdout)
+    drift = next(c for c in data if c["id"] == "drift-lead-time")
+    assert drift["section"] == "3.18" and drift["title"]
+    [param] = drift["parameters"]
+    assert param == {"id": "drift_notice_business_hours", "type": "business_hours", "unit": "Business Hours",
+                     "min": 0, "max": 720, "description": param["description"]}
+    assert "drift-lead-time" in run("clauses", "list").stdout
+
+
+def test_show_prints_named_blanks(run):
+    r = run("clauses", "show", "drift-lead-time")
+    assert r.exit_code == 0
+    assert "[drift_notice_business_hours: Business Hours]" in r.stdout and "3.18" in r.stdout
+    assert run("clauses", "show", "nope").exit_code == 2
+
+
+# ----- deal files ----------------------------------------------------------------------------
+
+
+def test_every_problem_is_named_at_once(tmp_path):
+    path = write_deal(tmp_path, stp_floor_percent=120, latency_p95_ceiling_seconds="fast",
+                      field_accuracy_floor_percent=None, colour_of_logo=3)
+    text = path.read_text() + "mystery_parameter = 4\n"
+    path.write_text(text)
+    with pytest.raises(InputError) as err:
+        clauses.load_deal(path, LIB)
+    message = str(err.value)
+    assert "parameters.stp_floor_percent is 120, above the most allowed 100" in message
+    assert "parameters.latency_p95_ceiling_seconds is 'fast'" in message
+    assert "parameters.mystery_parameter is not a parameter" in message
+    assert "missing parameters" in message and "field_accuracy_floor_percent" in message
+
+
+def test_bad_deal_block_and_whole_numbers(tmp_path):
+    path = write_deal(tmp_path, text=deal_text(rehearsals_per_quarter=1.5).replace('currency = "GBP"',
+                                                                                     'currency = "pounds"'))
+    with pytest.raises(InputError) as err:
+        clauses.load_deal(path, LIB)
+    assert "deal.currency" in str(err.value) and "not a whole number" in str(err.value)
+
+
+def test_include_chooses_clauses_and_renumbers(tmp_path):
+    path = write_deal(tmp_path, text=SOW.read_text() + '\n[clauses]\ninclude = ["straight-through", "rollback"]\n')
+    s = clauses.schedule(LIB, clauses.load_deal(path, LIB))
+    assert [c["id"] for c in s["clauses"]] == ["straight-through", "rollback"]
+    # The accuracy clause it relies on is named, and said to be outside the schedule.
+    assert "field-level accuracy clause (not part of this schedule)" in s["clauses"][0]["text"]
+
+
+# ----- export ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def schedule_pdf(tmp_path_factory):
+    from typer.testing import CliRunner
+
+    from day60.cli import app
+
+    out = tmp_path_factory.mktemp("sched")
+    r = CliRunner().invoke(app, ["clauses", "export", "--sow", str(SOW), "--pdf", str(out / "s.pdf"),
+                                 "--md", str(out / "s.md"), "--html", str(out / "s.html")])
+    assert r.exit_code == 0, r.output
+    return out
+
+
+def test_every_clause_renders_with_its_values(schedule_pdf):
+    reader = PdfReader(schedule_pdf / "s.pdf")
+    text = " ".join(" ".join(p.extract_text().split()) for p in reader.pages)
+    for c in LIB.clauses.values():
+        assert c.title in text, c.id
+    for shown in ("95 percent", "GBP 0.12", "24 Business Hours", "30 minutes", "5th Business Day", "once",
+                  "7 calendar days", "0.05", "tier T3", "1.5 seconds"):
+        assert shown in text, shown
+    assert clauses.load_deal(SOW, LIB).sha256 in text.replace(" ", "")
+    assert "day60-clauses 1.0.0" in text and "3.18" in text
+    assert all("SYNTHETIC" in p.extract_text() for p in reader.pages)
+    assert "SYNTHETIC" in reader.metadata.title
+    md = (schedule_pdf / "s.md").read_text()
+    assert "Partner's" in md and "&#39;" not in md  # Markdown is not HTML-escaped
+    assert "| 17 | restore_sev1_hours | hours | 4 hours |" in md
+
+
+def test_unfilled_parameters_need_draft(run, tmp_path):
+    path = write_deal(tmp_path, rollback_minutes=None, day60_tier=None)
+    r = run("clauses", "export", "--sow", path, "--pdf", tmp_path / "x.pdf")
+    assert r.exit_code == 2 and "rollback_minutes" in r.stderr and "day60_tier" in r.stderr
+    assert not (tmp_path / "x.pdf").exists()
+    r = run("clauses", "export", "--sow", path, "--pdf", tmp_path / "d.pdf", "--draft")
+    assert r.exit_code == 0, r.output
+    reader = PdfReader(tmp_path / "d.pdf")
+    assert all("DRAFT" in p.extract_text() for p in reader.pages)
+    text = " ".join(p.extract_text() for p in reader.pages)
+    assert "[rollback_minutes: minutes]" in " ".join(text.split())
+
+
+def test_export_to_stdout_is_markdown(run):
+    r = run("clauses", "export", "--sow", SOW)
+    assert r.exit_code == 0 and r.stdout.startswith("# Schedule 4")
+
+
+# ----- compliance ------------------------------------------------------------------------------
+
+
+def comply_rows(tmp_path, figures, **overrides):
+    deal = clauses.load_deal(write_deal(tmp_path, **overrides), LIB, draft=True)
+    return {(r["clause"], r["check"]): r for r in clauses.comply(LIB, deal, figures, "test figures")}
+
+
+@pytest.mark.parametrize(("value", "status"), [(94.96, "not met"), (95.0, "met"), (95.04, "met")])
+def test_floor_judged_unrounded(tmp_path, value, status):
+    rows = comply_rows(tmp_path, {"field-accuracy": {"value": value, "n": 1200}})
+    row = rows[("field-accuracy", "field-accuracy")]
+    assert row["status"] == status and row["value"] == value
+    if value == 94.96:
+        assert row["display"] == "95.0 percent"  # displays as the floor, and is still not met
+
+
+@pytest.mark.parametrize(("value", "status"), [(1.04, "not met"), (1.0, "met"), (0.96, "met")])
+def test_ceiling_judged_unrounded(tmp_path, value, status):
+    rows = comply_rows(tmp_path, {"hallucinated-policy": {"value": value, "n": 800}})
+    assert rows[("hallucinated-policy", "hallucinated-policy")]["status"] == status
+
+
+def test_not_run_without_figure_or_sample_size(tmp_path):
+    rows = comply_rows(tmp_path, {"latency": {"value": 12.0}, "containment": {"value": 60.0, "n": 0}})
+    assert rows[("latency", "latency")]["status"] == "not run"
+    assert "sample size" in rows[("latency", "latency")]["reason"]
+    assert rows[("containment", "containment")]["status"] == "not run"
+    assert rows[("exception-rate", "exception-rate")]["status"] == "not run"
+    assert rows[("exception-rate", "exception-rate")]["display"] == "not run"
+
+
+def test_paired_clauses_stand_or_fall_together(tmp_path):
+    stp = {"straight-through": {"value": 70.0, "n": 5000}}
+    rows = comply_rows(tmp_path, {**stp, "field-accuracy": {"value": 93.0, "n": 9000}})
+    assert rows[("straight-through", "straight-through")]["status"] == "not met"
+    assert "field-accuracy" in rows[("straight-through", "straight-through")]["reason"]
+    rows = comply_rows(tmp_path, stp)  # accuracy not measured: the rate cannot be met alone
+    assert rows[("straight-through", "straight-through")]["status"] == "not run"
+    rows = comply_rows(tmp_path, {**stp, "field-accuracy": {"value": 96.0, "n": 9000}})
+    assert rows[("straight-through", "straight-through")]["status"] == "met"
+    rows = comply_rows(tmp_path, {"automation-rate": {"value": 80.0, "n": 100},
+                                  "wrong-automation-rework": {"value": 450.0, "n": 80}})
+    assert rows[("automation-rate", "automation-rate")]["status"] == "not met"
+    rows = comply_rows(tmp_path, {"calibration": {"value": 0.03, "n": 4000},
+                                  "calibration-high-confidence": {"value": 97.0, "n": 900}})
+    assert rows[("calibration", "calibration")]["status"] == "met"
+    assert rows[("calibration", "calibration-high-confidence")]["status"] == "not met"
+
+
+def test_comply_cli_exit_codes(run, tmp_path):
+    figures = tmp_path / "f.json"
+    figures.write_text(json.dumps({"field-accuracy": {"value": 96.2, "n": 1500}}))
+    r = run("comply", "--sow", SOW, "--figures", figures, "--format", "json")
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.stdout)
+    assert {"clause", "status", "value", "display", "threshold", "reason"} <= set(rows[0])
+    assert rows[0] == {"clause": "field-accuracy", "check": "field-accuracy", "status": "met", "value": 96.2,
+                       "display": "96.2 percent", "threshold": 95.0, "n": 1500, "reason": None}
+    figures.write_text(json.dumps({"field-accuracy": {"value": 94.96, "n": 1500}}))
+    assert run("comply", "--sow", SOW, "--figures", figures).exit_code == 1
+    assert run("comply", "--sow", SOW).exit_code == 2  # no source of figures
+    figures.write_text("[1, 2]")
+    assert run("comply", "--sow", SOW, "--figures", figures).exit_code == 2
+
+
+def test_comply_from_a_journal(run, tmp_path):
+    r = run("demo", "--out", tmp_path / "demo")
+    assert r.exit_code == 0
+    r = run("comply", tmp_path / "demo" / "exercise.jsonl", "--sow", SOW, "--format", "json")
+    rows = {(x["clause"], x["check"]): x for x in json.loads(r.stdout)}
+    assert r.exit_code == 1  # the demo's second drift was never notified
+    assert rows[("drift-lead-time", "drift-notice")]["status"] == "not met"
+    assert rows[("restore", "restore-sev2")]["status"] == "met"
+    assert rows[("report-completeness", "report-completeness")]["value"] == 90.0
+    # Delivered 7 Oct 2026: the 5th business day of October in England (1, 2, 5, 6, 7).
+    assert rows[("report-completeness", "report-timeliness")]["value"] == 5
+    assert rows[("report-completeness", "report-timeliness")]["status"] == "met"
+    assert rows[("field-accuracy", "field-accuracy")]["status"] == "not run"
+
+
+def test_score_reads_targets_from_the_same_deal_file(run, tmp_path):
+    r = run("demo", "--out", tmp_path / "demo")
+    assert r.exit_code == 0
+    r = run("score", tmp_path / "demo" / "exercise.jsonl", "--sow", SOW, "--format", "json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["targets"] == "deal file"
+    bad = write_deal(tmp_path, stp_floor_percent=120)
+    r = run("score", tmp_path / "demo" / "exercise.jsonl", "--sow", bad)
+    assert r.exit_code == 2 and "stp_floor_percent" in r.stderr

@@ -348,10 +348,11 @@ def load_figures(path: str | Path) -> dict[str, Any]:
 
 def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
     """The Day-60 figures a journal can supply, keyed by check figure id."""
-    from day60 import metrics, rubric
+    from day60 import assess, rubric
 
-    figures = metrics.compute(journal)
-    s = figures.summary
+    targets = {k: v for k, v in deal.parameters.items() if k in rubric.parameter_ids(rubric.load())}
+    done = assess.score_journal(journal, targets)
+    s = done.figures.summary
     out: dict[str, Any] = {}
     drift = s["drift"]
     notices = [o["notice_business_hours"] for o in drift["observations"] if o["status"] == "notified"]
@@ -374,10 +375,7 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
     if rep["delivered"]:
         out["report-timeliness"] = {"value": delivery_business_day(journal.calendar(), rep["period"],
                                                                    dt.date.fromisoformat(rep["delivered"])), "n": 1}
-    published = rubric.load()
-    targets = {k: v for k, v in deal.parameters.items() if k in rubric.parameter_ids(published)}
-    result = rubric.score(figures, journal.header, published, targets)
-    out["day60-score"] = {"value": result["score"], "n": 1}
+    out["day60-score"] = {"value": done.result["score"], "n": 1}
     return out
 
 

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from day60 import clauses, metrics, render, rubric
+from day60 import assess, clauses, render, rubric, selfassess
 from day60 import journal as jr
 from day60.clock import BusinessCalendar
 from day60.errors import InputError
@@ -96,7 +96,8 @@ def prepare(out: Path) -> None:
         raise InputError("--out", f"{out} holds files that are not an earlier demo's",
                          "choose a new or empty folder")
     out.mkdir(parents=True, exist_ok=True)
-    for name in ("exercise.jsonl", "metrics.json", "score.json", "score.pdf", "score.html", "schedule.pdf"):
+    for name in ("exercise.jsonl", "metrics.json", "score.json", "score.pdf", "score.html", "schedule.pdf",
+                 "selfassess.jsonl", "selfassess.pdf"):
         (out / name).unlink(missing_ok=True)
     (out / MARKER).write_text("written by day60 demo; its contents are SYNTHETIC and replaced on each run\n")
 
@@ -104,11 +105,11 @@ def prepare(out: Path) -> None:
 def run(out: Path) -> dict[str, Path]:
     """Write the synthetic exercise and everything computed from it; returns the files."""
     prepare(out)
-    journal = build_journal(out / "exercise.jsonl")
-    figures = metrics.compute(journal)
-    result = rubric.score(figures, journal.header, rubric.load())
+    done = assess.score_journal(build_journal(out / "exercise.jsonl"))
+    journal, figures, result = done.journal, done.figures, done.result
     files = {"journal": out / "exercise.jsonl", "metrics": out / "metrics.json", "score": out / "score.json",
-             "pdf": out / "score.pdf", "html": out / "score.html", "schedule": out / "schedule.pdf"}
+             "pdf": out / "score.pdf", "html": out / "score.html", "schedule": out / "schedule.pdf",
+             "selfassess": out / "selfassess.pdf"}
     note = {"synthetic": "SYNTHETIC: invented data demonstrating the toolkit; not a result"}
     files["metrics"].write_text(json.dumps({**note, **jsonable(figures.summary)}, indent=2, sort_keys=True) + "\n")
     files["score"].write_text(json.dumps({**note, **jsonable(result)}, indent=2, sort_keys=True) + "\n")
@@ -118,7 +119,20 @@ def run(out: Path) -> dict[str, Path]:
     library = clauses.load_library()
     deal = clauses.load_deal(SOW, library, rubric.parameter_ids(rubric.load()))
     render.pdf(render.html("schedule.html.j2", {"s": clauses.schedule(library, deal)}), files["schedule"])
+    _self_assessment(out, files["selfassess"])
     return files
+
+
+def _self_assessment(out: Path, pdf: Path) -> None:
+    """The shipped SYNTHETIC answers file, scored and rendered as a BPO would see it."""
+    qs = selfassess.QuestionSet.load()
+    ans = selfassess.load_answers(data_dir("selfassess") / "examples" / "synthetic-answers.json", qs)
+    done = assess.self_assess(qs, ans, out / "selfassess.jsonl")
+    html = render.score_html(done.journal, done.figures, done.result,
+                             title="Day-60 self-assessment (SYNTHETIC demo)",
+                             extra_note=assess.SELF_ASSESSMENT_NOTE.format(cap=qs.tier_cap),
+                             asks=done.result["ask_supplier_for"])
+    render.pdf(html, pdf)
 
 
 def jsonable(value: Any) -> Any:

@@ -102,8 +102,12 @@ def load(path: str | Path | None = None) -> Rubric:
 
 
 def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[str, Any] | None = None,
-          cap: str | None = None) -> dict[str, Any]:
-    """Score figures against a rubric at the journal's tier. ``cap`` limits the tier (self-assessment)."""
+          cap: str | None = None, not_evidenced: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """Score figures against a rubric at the journal's tier.
+
+    ``cap`` limits the tier (the self-assessment). ``not_evidenced`` maps line ids to records
+    that were missing: those lines earn nothing and read "not evidenced", saying what to ask for.
+    """
     deal = deal or {}
     tier_id = header["tier"]
     if cap and int(tier_id[1]) > int(cap[1]):
@@ -113,6 +117,10 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
                          f"use one of {', '.join(rubric.tiers)}")
     tier = rubric.tiers[tier_id]
     lines = [_score_line(line, figures, tier_id, tier, deal) for line in rubric.lines]
+    for line in lines:
+        if line["id"] in (not_evidenced or {}) and line["status"] != NOT_EXERCISED:
+            line.update(status="not evidenced", earned=0.0,
+                        reason="no record for: " + "; ".join(not_evidenced[line["id"]]))
     total = sum(line["earned"] for line in lines)
     return {
         "score": total,

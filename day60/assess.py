@@ -1,0 +1,45 @@
+"""From inputs to a scored result, in one call per job: the CLI, the demo and ``comply`` use these.
+
+Each returns the journal, its figures and the score, so callers can print or render them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from day60 import journal as jr
+from day60 import metrics, rubric, selfassess
+
+
+@dataclass
+class Assessed:
+    journal: jr.Journal
+    figures: metrics.Figures
+    result: dict[str, Any]
+
+
+def score_journal(journal: jr.Journal, targets: dict[str, Any] | None = None,
+                  rubric_file: str | Path | None = None) -> Assessed:
+    """An auditor's exercise: its figures and its score against the rubric at its own tier."""
+    figures = metrics.compute(journal)
+    return Assessed(journal, figures, rubric.score(figures, journal.header, rubric.load(rubric_file), targets))
+
+
+def self_assess(qs: selfassess.QuestionSet, ans: selfassess.Answers, journal_path: str | Path) -> Assessed:
+    """A BPO's self-assessment: a journal from the answers, scored at the question set's tier cap,
+    with lines that needed a missing record marked "not evidenced"."""
+    journal = selfassess.to_journal(qs, ans, journal_path)
+    figures = metrics.compute(journal)
+    result = rubric.score(figures, journal.header, rubric.load(), cap=qs.tier_cap,
+                          not_evidenced=selfassess.unknown_lines(qs, ans.answers))
+    result.update(kind="self-assessment", tier_note=f"self-assessment, {qs.tier_cap} at most",
+                  answers_sha256=ans.sha256, question_set_version=qs.version,
+                  ask_supplier_for=selfassess.requests(qs, ans.answers),
+                  not_assessed=selfassess.beyond_limit(qs, ans.answers))
+    return Assessed(journal, figures, result)
+
+
+SELF_ASSESSMENT_NOTE = ("Self-assessment from the supplier's own records, {cap} at most: injected drift and "
+                        "production rollbacks need a production change and cannot be scored here.")

@@ -1,0 +1,337 @@
+"""The afternoon self-assessment: its question set, the answers file, and answers to journal.
+
+The question set is data (``selfassess/questions-v1.yaml``). ``walk`` lists the questions that
+apply given the answers so far, so the interactive interview and the answers-file twin follow
+one path. An answer of ``None`` means "don't know / no record". This module never scores; it
+hands a journal to metrics and rubric, and says which lines lack evidence.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from day60 import journal as jr
+from day60 import timeparse
+from day60.clock import BusinessCalendar
+from day60.errors import InputError
+from day60.resources import data_dir, example, load_yaml
+
+FORMAT = "day60.selfassess-answers/1"
+QUESTIONS = "questions-v1.yaml"
+ELEMENT_CHOICES = {
+    "passes": {"present": True, "covers_period": True, "supported": True},
+    "present, but not for the whole month": {"present": True, "covers_period": False, "supported": True},
+    "present, but a figure has no sample size or basis": {"present": True, "covers_period": True,
+                                                         "supported": False},
+    "absent": {"present": False, "covers_period": False, "supported": False},
+    "does not apply, and the report says so": {"present": True, "covers_period": True, "supported": True,
+                                               "not_applicable": True},
+    "does not apply, but the report is silent": {"present": False, "covers_period": False, "supported": False,
+                                                 "not_applicable": True},
+}
+
+
+@dataclass(frozen=True)
+class Question:
+    key: str
+    section: str
+    section_title: str
+    type: str
+    ask: str
+    help: str = ""
+    choices: tuple[str, ...] = ()
+    max: int | None = None
+    pattern: str | None = None
+    needed_by: tuple[str, ...] = ()
+    request: str = ""
+    item: str = ""  # e.g. "incident 2 of 3"
+
+
+@dataclass
+class QuestionSet:
+    id: str
+    version: str
+    tier_cap: str
+    sections: list[dict[str, Any]]
+    sha256: str = ""
+
+    @classmethod
+    def load(cls) -> QuestionSet:
+        raw = (data_dir("selfassess") / QUESTIONS).read_bytes()
+        data = load_yaml("selfassess", QUESTIONS)
+        return cls(data["id"], str(data["version"]), data["tier_cap"], data["sections"],
+                   hashlib.sha256(raw).hexdigest())
+
+
+def walk(qs: QuestionSet, answers: dict[str, Any]) -> list[Question]:
+    """Every question that applies, in order, given the answers so far."""
+    out: list[Question] = []
+    for section in qs.sections:
+        _expand(out, section["id"], section["questions"], section.get("blocks", {}), answers, section, "")
+    return out
+
+
+def _expand(out: list[Question], prefix: str, questions: list[dict[str, Any]], blocks: dict[str, Any],
+            answers: dict[str, Any], section: dict[str, Any], item: str) -> None:
+    for q in questions:
+        key = f"{prefix}.{q['id']}"
+        if q["type"] == "elements":
+            from day60.metrics import default_report_elements
+
+            for el in default_report_elements():
+                out.append(Question(f"{key}.{el['id']}", section["id"], section["title"], "choice",
+                                    f"{el['id']}: {el['what']}", q.get("help", ""), tuple(ELEMENT_CHOICES),
+                                    needed_by=tuple(q.get("needed_by", ())), request=q.get("request", ""),
+                                    item=item))
+            continue
+        out.append(Question(key, section["id"], section["title"], q["type"], q["ask"], q.get("help", ""),
+                            tuple(str(c) for c in q.get("choices", ())), q.get("max"), q.get("pattern"),
+                            tuple(q.get("needed_by", ())), q.get("request", ""), item))
+        opens, answer = q.get("opens"), answers.get(key)
+        if not opens or answer is None:
+            continue
+        block = blocks[opens]
+        if q["type"] == "count":
+            shown = min(int(answer), q["max"])
+            for i in range(1, shown + 1):
+                _expand(out, f"{prefix}.{opens}.{i}", block["questions"], blocks, answers, section,
+                        f"{block['label']} {i} of {shown}")
+        elif answer is True:
+            _expand(out, f"{prefix}.{opens}", block["questions"], blocks, answers, section,
+                    f"{item}, {block['label']}".strip(", "))
+
+
+def pending(qs: QuestionSet, answers: dict[str, Any]) -> Question | None:
+    """The first question that applies and has no answer yet."""
+    return next((q for q in walk(qs, answers) if q.key not in answers), None)
+
+
+def expected_total(qs: QuestionSet, answers: dict[str, Any]) -> int:
+    """About how many questions the interview has, counting one item for each unanswered count."""
+    guess = dict(answers)
+    while True:
+        questions = walk(qs, guess)
+        open_counts = [q for q in questions if q.type == "count" and q.key not in guess]
+        if not open_counts:
+            return len(questions)
+        for q in open_counts:
+            guess[q.key] = 1
+
+
+def tz_of(answers: dict[str, Any]) -> ZoneInfo | None:
+    name = answers.get("deal.calendar")
+    return BusinessCalendar.load(example(f"{name}.toml")).tz if name else None
+
+
+def parse_answer(q: Question, raw: Any, tz: ZoneInfo | None) -> Any:
+    """Check one answer; returns the value to store. ``None`` is "don't know / no record"."""
+    if raw is None:
+        return None
+    text = str(raw).strip()
+    field_name = q.key
+    if q.type == "yesno":
+        if isinstance(raw, bool):
+            return raw
+        if text.lower() in ("yes", "y", "true"):
+            return True
+        if text.lower() in ("no", "n", "false"):
+            return False
+        raise InputError(field_name, f"{text!r} is not yes or no", "answer yes, no, or don't know")
+    if q.type == "count":
+        if isinstance(raw, bool) or not re.fullmatch(r"\d+", text):
+            raise InputError(field_name, f"{text!r} is not a whole number", "answer 0 or more, or don't know")
+        return int(text)
+    if q.type == "choice":
+        if text not in q.choices:
+            raise InputError(field_name, f"{text!r} is not one of the choices",
+                             f"answer one of: {', '.join(q.choices)}")
+        return text
+    if q.type == "instant":
+        return timeparse.parse_instant(text, tz, field_name).isoformat()
+    if not text:
+        raise InputError(field_name, "is empty", "write an answer, or say don't know")
+    if q.pattern and not re.fullmatch(q.pattern, text):
+        raise InputError(field_name, f"{text!r} is not in the expected form", "for a month write YYYY-MM")
+    return text
+
+
+# ----- the answers file ----------------------------------------------------------------------
+
+
+@dataclass
+class Answers:
+    path: Path | None
+    answers: dict[str, Any] = field(default_factory=dict)
+    synthetic: bool = False
+
+    def save(self, qs: QuestionSet) -> None:
+        """Write the whole file atomically: a crash or Ctrl-C never leaves half an answers file."""
+        if self.path is None:
+            return
+        doc = {"format": FORMAT, "question_set": {"id": qs.id, "version": qs.version},
+               "synthetic": self.synthetic, "answers": self.answers}
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        with tmp.open("w", encoding="utf-8") as fh:
+            json.dump(doc, fh, indent=2, ensure_ascii=False)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+
+    @property
+    def sha256(self) -> str:
+        body = json.dumps({"synthetic": self.synthetic, "answers": self.answers}, sort_keys=True)
+        return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+def load_answers(path: str | Path, qs: QuestionSet, field_name: str = "--answers") -> Answers:
+    """Read an answers file and check every answer in it (and that its keys are questions)."""
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise InputError(field_name, f"no answers file at {path}", "check the path") from exc
+    except json.JSONDecodeError as exc:
+        raise InputError(field_name, f"{path} is not JSON ({exc.msg})", "fix the file") from exc
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("answers"), dict):
+        raise InputError(field_name, f"{path} is not a day60 answers file", f'it needs "format": "{FORMAT}"')
+    version = (doc.get("question_set") or {}).get("version")
+    if version != qs.version:
+        raise InputError(field_name, f"answers are for question set {version}, not {qs.version}",
+                         "answer the current question set")
+    raw = doc["answers"]
+    checked: dict[str, Any] = {}
+    for _ in range(len(raw) + 1):  # answers open branches; walk until nothing new applies
+        known = {q.key: q for q in walk(qs, checked)}
+        new = [k for k in raw if k in known and k not in checked]
+        if not new:
+            break
+        for key in new:
+            checked[key] = parse_answer(known[key], raw[key], tz_of(checked))
+    stray = sorted(set(raw) - set(checked))
+    if stray:
+        raise InputError(f"{field_name} {stray[0]}", "answers no question that applies", "remove it or fix its key")
+    return Answers(path, checked, bool(doc.get("synthetic")))
+
+
+# ----- answers to journal --------------------------------------------------------------------
+
+
+def unknown_lines(qs: QuestionSet, answers: dict[str, Any]) -> dict[str, list[str]]:
+    """Rubric line id -> what to ask the supplier for, from every "don't know" that line needs."""
+    out: dict[str, list[str]] = {}
+    for q in walk(qs, answers):
+        if q.key in answers and answers[q.key] is None:
+            for line in q.needed_by:
+                if q.request not in out.setdefault(line, []):
+                    out[line].append(q.request)
+    return out
+
+
+def requests(qs: QuestionSet, answers: dict[str, Any]) -> list[str]:
+    """The closing list: every missing record, phrased as a request, each once."""
+    seen: list[str] = []
+    for q in walk(qs, answers):
+        if q.key in answers and answers[q.key] is None and q.request not in seen:
+            seen.append(q.request)
+    return seen
+
+
+def beyond_limit(qs: QuestionSet, answers: dict[str, Any]) -> list[str]:
+    notes = []
+    for q in walk(qs, answers):
+        if q.type == "count" and q.max is not None and isinstance(answers.get(q.key), int) and answers[q.key] > q.max:
+            notes.append(f"{answers[q.key] - q.max} of {answers[q.key]} for '{q.ask}' were beyond the limit of "
+                         f"{q.max} and were not assessed")
+    return notes
+
+
+def to_journal(qs: QuestionSet, ans: Answers, path: str | Path) -> jr.Journal:
+    """Build the self-assessment's journal: supplier-reported times, tier capped, nothing injected."""
+    a = ans.answers
+    missing = pending(qs, a)
+    if missing is not None:
+        raise InputError(missing.key, "has no answer", "answer it (or say don't know) before scoring")
+    if a.get("deal.calendar") is None or a.get("deal.start") is None or a.get("deal.end") is None:
+        raise InputError("deal", "the calendar and the period are needed for any figure",
+                         "find the contract's business hours and choose the period your records cover")
+    cal = BusinessCalendar.load(example(f"{a['deal.calendar']}.toml"))
+
+    def at(key: str) -> dt.datetime | None:
+        value = a.get(key)
+        return dt.datetime.fromisoformat(value) if value else None
+
+    def text(key: str) -> str:
+        return a.get(key) or "not stated in the records"
+
+    events: list[tuple[str, str, dt.datetime | None, dict[str, Any]]] = []
+    for i in range(1, min(a.get("drift.count") or 0, 5) + 1):
+        p = f"drift.notice.{i}"
+        if at(f"{p}.onset") is None:
+            continue  # no onset, no lead time: the drift lines read "not evidenced"
+        ident = f"drift-{i}"
+        events.append(("drift.onset", ident, at(f"{p}.onset"), {"source": "organic"}))
+        if at(f"{p}.detected"):
+            events.append(("drift.detected", ident, at(f"{p}.detected"), {}))
+        if at(f"{p}.notice"):
+            events.append(("drift.notice", ident, at(f"{p}.notice"),
+                           {"affected_class": text(f"{p}.affected_class"), "evidence": text(f"{p}.evidence")}))
+    end = at("deal.end")
+    for i in range(1, (a.get("drift.false_alerts") or 0) + 1):
+        events.append(("drift.false-alert", f"false-alert-{i}", end,
+                       {"note": "counted from the supplier's records; its time was not asked and is not used"}))
+    for i in range(1, min(a.get("incidents.count") or 0, 6) + 1):
+        p = f"incidents.incident.{i}"
+        ident = f"incident-{i}"
+        severity = a.get(f"{p}.severity")
+        if at(f"{p}.detected") is None or severity is None:
+            continue
+        if at(f"{p}.partner_notice.at"):
+            events.append(("incident.partner-notice", ident, at(f"{p}.partner_notice.at"), {}))
+        events.append(("incident.detected", ident, at(f"{p}.detected"), {"severity": int(severity),
+                                                                         "source": "organic"}))
+        if at(f"{p}.communicated"):
+            events.append(("incident.communicated", ident, at(f"{p}.communicated"), {}))
+        if at(f"{p}.wait.start") and at(f"{p}.wait.end"):
+            events.append(("incident.wait-start", ident, at(f"{p}.wait.start"), {}))
+            events.append(("incident.wait-end", ident, at(f"{p}.wait.end"), {}))
+        if at(f"{p}.restored"):
+            events.append(("incident.restored", ident, at(f"{p}.restored"), {"check": text(f"{p}.check")}))
+    p = "rollbacks.rehearsal"
+    if a.get("rollbacks.rehearsed") and at(f"{p}.criterion") and at(f"{p}.decision"):
+        events.append(("rollback.criterion-met", "rehearsal", at(f"{p}.criterion"), {"kind": "rehearsal"}))
+        events.append(("rollback.decision", "rehearsal", at(f"{p}.decision"), {}))
+        pins = [a.get(f"{p}.{k}") for k in ("model_pin", "prompt_version", "threshold_set")]
+        if at(f"{p}.smoke") and all(pins):
+            events.append(("rollback.smoke-pass", "rehearsal", at(f"{p}.smoke"),
+                           dict(zip(("model_pin", "prompt_version", "threshold_set"), pins, strict=True))))
+        if at(f"{p}.requeue"):
+            events.append(("rollback.requeue-complete", "rehearsal", at(f"{p}.requeue"), {}))
+    if a.get("report.period") and at("report.delivered"):
+        events.append(("report.received", a["report.period"], at("report.delivered"), {}))
+        for q in walk(qs, a):
+            if q.key.startswith("report.elements.") and a.get(q.key) is not None:
+                events.append(("report.element", q.key.removeprefix("report.elements."), at("report.delivered"),
+                               {**ELEMENT_CHOICES[a[q.key]], "note": f"answered: {a[q.key]}"}))
+    last = max([end, *(e[2] for e in events if e[2] is not None)], key=lambda d: d.timestamp())
+    events.append(("exercise.close", "self-assessment", last, {}))
+    synthetic = " (SYNTHETIC)" if ans.synthetic else ""
+    fields = {"partner": (a.get("deal.partner") or "partner not named") + synthetic,
+              "supplier": (a.get("deal.supplier") or "supplier not named") + synthetic,
+              "deployment": (a.get("deal.deployment") or "deployment not named") + synthetic,
+              "tier": qs.tier_cap, "runner": "self-assessment from the supplier's records",
+              "records": "supplier-reported", "synthetic": ans.synthetic, "calendar": cal.to_dict(),
+              "window": {"start": a["deal.start"], "end": a["deal.end"]}}
+    try:
+        return jr.build(path, fields, events)
+    except InputError as exc:
+        raise InputError("answers", f"the answers contradict each other: {exc.problem}",
+                         "check the times of that item") from exc

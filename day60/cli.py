@@ -373,15 +373,16 @@ def show(
 
 
 @app.command()
-def schema(kind: str = typer.Argument(None, help="One kind, or 'header'; all when omitted.")) -> None:
-    """Print the JSON Schema of the journal header and every event kind.
+def schema(kind: str = typer.Argument(None, help="One kind, 'header' or 'drills'; all when omitted.")) -> None:
+    """Print the JSON Schema of the journal header, every event kind, and drill observations.
 
     Example: day60 schema drift.notice
     """
+    from day60.drills import json_schema as drills_schema
     from day60.errors import InputError
     from day60.events import json_schemas
 
-    schemas = json_schemas()
+    schemas = {**json_schemas(), "drills": drills_schema()}
     if kind is None:
         print_json(schemas)
     elif kind in schemas:
@@ -874,6 +875,39 @@ def _selfassess_result(qs: Any, ans: Any, journal_out: Path | None, fmt: str, pd
                          extra_note=assess.SELF_ASSESSMENT_NOTE.format(cap=qs.tier_cap),
                          asks=result["ask_supplier_for"],
                          extra_hashes={"Answers SHA-256": ans.sha256, "Question set": f"{qs.id} {qs.version}"})
+
+
+@voice_app.command("drills")
+def voice_drills(
+    observations: Path = typer.Argument(..., help="One call's drill observations (JSON)."),
+    fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
+    pdf: Path = typer.Option(None, "--pdf", help="Write the drill report as PDF."),
+) -> None:
+    """Score a live call's recorded drill observations, fifteen drills, each 0 to 100.
+
+    Example: day60 voice drills rubric/voice/examples/synthetic-drills.json --pdf drills.pdf
+    """
+    from day60 import drills, voice
+    from day60.display import num
+
+    _check_format(fmt)
+    result = drills.score_call(voice.load_json(observations, "OBSERVATIONS"))
+    if fmt == "json":
+        print_json(result)
+    else:
+        call = result["call"]
+        mark = "  SYNTHETIC" if result["synthetic"] else ""
+        typer.echo(f"call {call.get('id', '?')}: {call.get('agent', '')}{mark}")
+        print_table([{"drill": name, "status": d["status"], "score": num(d["score"], 1),
+                      "notes": "; ".join(d["notes"])[:90]} for name, d in result["drills"].items()])
+        s = result["summary"]
+        typer.echo(f"mean of the {len(s['covers'])} scored drill(s): {num(s['mean_of_scored'], 1)}; "
+                   f"not in that mean: {', '.join(s['not_covered']) or 'none'}")
+    if pdf:
+        from day60 import render
+
+        page = render.html("drills.html.j2", {"r": result})
+        typer.echo(f"wrote {pdf} ({render.pdf(page, pdf)} pages)")
 
 
 def main() -> None:

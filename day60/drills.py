@@ -1,0 +1,460 @@
+"""Live-call drills: scoring recorded observations of fifteen drills for voice and video agents.
+
+The call is captured elsewhere; this module scores what was observed. Thresholds, the homophone
+table and every decision where the reference is silent are in ``rubric/voice/drills-v1.yaml``.
+Each drill is scored 0 to 100 and says what it was built from; a drill with no observation
+reads ``not run``; one that could not be measured says so rather than pretending to fail.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from day60.curve import slide
+from day60.errors import InputError, pydantic_problem
+from day60.resources import load_yaml
+
+RULES_FILE = "drills-v1.yaml"
+DRILLS = ("turn_taking", "read_back", "barge_in", "hold_tongue", "exact_string", "noise", "stay_out",
+          "speaker_binding", "cocktail_party", "vision_card", "text_chat", "screen_share", "mute", "camera",
+          "object_recognition")
+_UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+          "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+         "ninety": 90}
+
+def _ms(optional: bool = False) -> Any:
+    """A time in milliseconds from the drill's own reference point."""
+    return Field(None if optional else ..., ge=0, description="milliseconds from the drill's own reference point")
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+Word = int | str
+
+
+class Round(_In):
+    expected: int
+    heard: Word | None = Field(None, description="what the recogniser heard (a word or digits), null for none")
+    latency_ms: float | None = _ms(optional=True)
+
+
+class ReadBack(_In):
+    said: list[Word] = Field(min_length=1)
+    heard: list[Word | None] | None = Field(None, description="read back in order; null for no reply")
+    latency_ms: float | None = _ms(optional=True)
+
+
+class BargeIn(_In):
+    speech_heard: bool
+    speech_end_ms: float | None = Field(None, ge=0, description="when far-end speech finished, if it did")
+    interrupt_ms: float = _ms()
+    stopped_ms: float | None = Field(None, ge=0)
+
+
+class HoldTongue(_In):
+    reply: str | None = Field(None, description="the recogniser's text of the reply to NOW, null for none")
+    word_start_ms: float | None = Field(None, ge=0, description="from NOW")
+    word_end_ms: float | None = Field(None, ge=0)
+    next_speech_ms: float | None = Field(None, ge=0, description="the agent's next speech, null if it held")
+    silence_ms: float = Field(gt=0, description="the silence drawn for the run")
+
+
+class NoiseRound(ReadBack):
+    noise_db: float | None = None
+    voice_db: float | None = None
+
+
+class Noise(_In):
+    rounds: list[NoiseRound] = Field(min_length=3, max_length=3)
+
+
+class Hole(_In):
+    start_ms: float = _ms()
+    end_ms: float = _ms()
+
+
+class StayOut(_In):
+    addressed_ms: float = Field(gt=0, description="when he addressed the agent by name: the end of the stretch")
+    first_speech_ms: float | None = Field(None, ge=0, description="the agent's first speech, null if none")
+    answered: bool = Field(description="whether it answered once addressed")
+    holes: list[Hole] = Field(default_factory=list, description="stretches the listener did not hear")
+
+
+class Member(_In):
+    rank: str
+    name: str
+
+
+class BindingTurn(_In):
+    half: Literal["facing", "back"]
+    speaker: int = Field(ge=0, description="index of the true speaker in the roster")
+    answer: str | None = None
+
+
+class SpeakerBinding(_In):
+    roster: list[Member] = Field(min_length=4, max_length=4)
+    turns: list[BindingTurn] = Field(min_length=16, max_length=16)
+
+
+class Cocktail(_In):
+    his: list[Word] = Field(min_length=5, max_length=5)
+    theirs: list[Word]
+    heard: list[Word | None] | None = None
+
+
+class TextChat(_In):
+    said: list[Word] = Field(min_length=1)
+    written: list[Word | None] | None = Field(None, description="numbers in the posted message; null if none came")
+    latency_ms: float | None = _ms(optional=True)
+    no_message_reason: str | None = None
+
+
+class ScreenShare(_In):
+    ready_ms: float | None = Field(None, ge=0, description="READY said, from the end of the order")
+    share_observed_ms: float | None = Field(None, ge=0, description="sharing seen at the transport")
+    code: str
+    code_read: str | None = None
+    frames_readable: bool = True
+    stop_order_ms: float | None = Field(None, ge=0)
+    stopped_ms: float | None = Field(None, ge=0)
+
+
+class Change(_In):
+    ready: bool = Field(description="the opposite state held when the order came (a change was possible)")
+    order_ms: float = _ms()
+    changed_ms: float | None = Field(None, ge=0)
+    frame_age_ms: float | None = Field(None, ge=0, description="camera only: age of the newest frame seen")
+
+
+class Mute(_In):
+    mute: Change
+    unmute: Change
+
+
+class Camera(_In):
+    on: Change
+    off: Change
+
+
+class ObjectRound(_In):
+    choices: list[str] = Field(min_length=4, max_length=4)
+    answer: str
+    reply: str | None = None
+    latency_ms: float | None = _ms(optional=True)
+
+
+class Drills(_In):
+    turn_taking: list[Round] | None = Field(None, min_length=5, max_length=5)
+    read_back: ReadBack | None = None
+    barge_in: BargeIn | None = None
+    hold_tongue: HoldTongue | None = None
+    exact_string: ReadBack | None = None
+    noise: Noise | None = None
+    stay_out: StayOut | None = None
+    speaker_binding: SpeakerBinding | None = None
+    cocktail_party: Cocktail | None = None
+    vision_card: ReadBack | None = None
+    text_chat: TextChat | None = None
+    screen_share: ScreenShare | None = None
+    mute: Mute | None = None
+    camera: Camera | None = None
+    object_recognition: list[ObjectRound] | None = Field(None, min_length=10, max_length=10)
+
+
+class Observations(_In):
+    synthetic: bool = False
+    call: dict[str, Any] = Field(description="id, agent, date and anything else that names the call")
+    drills: Drills
+
+
+def json_schema() -> dict[str, Any]:
+    return Observations.model_json_schema()
+
+
+# ----- helpers -------------------------------------------------------------------------------
+
+
+def rules() -> dict[str, Any]:
+    return load_yaml("rubric", f"voice/{RULES_FILE}")
+
+
+def number(value: Word | None, homophones: dict[str, int]) -> int | None:
+    """A heard number: digits, number words ("twenty one"), or a one-word homophone."""
+    if value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    text = re.sub(r"[.,!?]+$", "", value.strip().lower()).replace("-", " ")
+    if re.fullmatch(r"\d+", text):
+        return int(text)
+    words = text.split()
+    if len(words) == 1:
+        w = words[0]
+        if w in _UNITS:
+            return _UNITS.index(w)
+        if w in _TENS:
+            return _TENS[w]
+        return homophones.get(w)
+    if len(words) == 2 and words[0] in _TENS and words[1] in _UNITS[1:10]:
+        return _TENS[words[0]] + _UNITS.index(words[1])
+    return None
+
+
+def _curve(ms: float | None, c: dict[str, Any]) -> float:
+    cutoff = math.inf if c["beyond"] == "sixty" else c["sixty_ms"]
+    return 100 * slide(ms, c["full_ms"], c["sixty_ms"], cutoff)
+
+
+def _in_place(said: list[Word], heard: list[Word | None] | None, h: dict[str, int]) -> tuple[int, list[bool]]:
+    if heard is None:
+        return 0, [False] * len(said)
+    marks = [i < len(heard) and number(heard[i], h) == number(s, h) for i, s in enumerate(said)]
+    return sum(marks), marks
+
+
+def _result(score: float | None, parts: dict[str, Any], notes: list[str], status: str = "scored") -> dict[str, Any]:
+    return {"score": score, "status": status, "parts": parts, "notes": notes}
+
+
+# ----- the drills ----------------------------------------------------------------------------
+
+
+def turn_taking(rounds: list[Round], r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
+    scored = []
+    for i, rd in enumerate(rounds, start=1):
+        heard = number(rd.heard, h)
+        if heard is None or heard != rd.expected:
+            scored.append({"round": i, "score": 0.0, "why": "no number heard" if rd.heard is None and heard is None
+                           else f"heard {rd.heard!r}, expected {rd.expected}"})
+        elif rd.latency_ms is None or rd.latency_ms > r["no_reply_ms"]:
+            scored.append({"round": i, "score": 0.0, "why": "no reply within 5,000 ms"})
+        else:
+            scored.append({"round": i, "score": _curve(rd.latency_ms, r["curve"]), "latency_ms": rd.latency_ms})
+    return _result(sum(s["score"] for s in scored) / len(scored), {"rounds": scored}, [])
+
+
+def read_back(obs: ReadBack, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
+    if obs.heard is None:
+        return _result(0.0, {"correct": 0, "of": len(obs.said)}, ["no reply: nothing read back"])
+    correct, marks = _in_place(obs.said, obs.heard, h)
+    notes = [f"timing recorded, not scored: {obs.latency_ms:g} ms"] if obs.latency_ms is not None else []
+    return _result(100 * correct / len(obs.said), {"correct": correct, "of": len(obs.said), "in_place": marks}, notes)
+
+
+def barge_in(obs: BargeIn, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
+    if not obs.speech_heard or (obs.speech_end_ms is not None and obs.speech_end_ms <= obs.interrupt_ms):
+        return _result(0.0, {}, ["nothing to interrupt: no far-end speech was running when he cut in; "
+                                 "unmeasured, not failed"], status="unmeasured")
+    if obs.stopped_ms is None:
+        return _result(0.0, {"yield_ms": None}, ["never stopped"])
+    yield_ms = obs.stopped_ms - obs.interrupt_ms
+    return _result(_curve(max(yield_ms, 0), r["curve"]), {"yield_ms": yield_ms}, [])
+
+
+def hold_tongue(obs: HoldTongue, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
+    words = re.findall(r"[a-z]+", (obs.reply or "").lower())
+    if not words or obs.word_start_ms is None or obs.word_start_ms > r["word_within_ms"]:
+        return _result(0.0, {"reply": obs.reply}, ["no word within 5,000 ms of NOW: silence is not restraint"])
+    if len(words) != 1 or words[0] not in r["words"]:
+        return _result(0.0, {"reply": obs.reply}, ["the reply was not exactly one of OK or Understood"])
+    end = obs.word_end_ms if obs.word_end_ms is not None else obs.word_start_ms
+    held = obs.silence_ms if obs.next_speech_ms is None else min(max(obs.next_speech_ms - end, 0), obs.silence_ms)
+    return _result(100 * held / obs.silence_ms, {"held_ms": held, "silence_ms": obs.silence_ms, "reply": obs.reply},
+                   [])
+
+
+def exact_string(obs: ReadBack, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
+    if obs.heard is None:
+        return _result(0.0, {"exact": False}, ["no reply"])
+    exact = len(obs.heard) == len(obs.said) and _in_place(obs.said, obs.heard, h)[0] == len(obs.said)
+    return _result(100.0 if exact else 0.0, {"exact": exact}, [] if exact else ["the string came back changed"])
+
+
+def _accuracy_and_latency(obs: ReadBack, curve: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
+    if obs.heard is None:
+        return {"score": 0.0, "accuracy": 0.0, "latency": 0.0, "why": "no reply"}
+    correct, _ = _in_place(obs.said, obs.heard, h)
+    accuracy = 100 * correct / len(obs.said)
+    latency = _curve(obs.latency_ms, curve)
+    return {"score": (accuracy + latency) / 2, "accuracy": accuracy, "latency": latency,
+            "latency_ms": obs.latency_ms}
+
+
+def noise(obs: Noise, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
+    rounds = []
+    for i, rd in enumerate(obs.rounds, start=1):
+        rounds.append({"round": i, **_accuracy_and_latency(rd, r["curve"], h), "noise_db": rd.noise_db,
+                       "voice_db": rd.voice_db})
+    notes = [f"round {x['round']}: noise {x['noise_db']:g} dB, voice {x['voice_db']:g} dB"
+             if x["noise_db"] is not None and x["voice_db"] is not None
+             else f"round {x['round']}: noise and voice levels not recorded" for x in rounds]
+    return _result(sum(x["score"] for x in rounds) / len(rounds), {"rounds": rounds}, notes)
+
+
+def stay_out(obs: StayOut, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
+    if not obs.answered:
+        return _result(0.0, {}, ["no answer once addressed: silence from an agent that cannot speak is not "
+                                 "restraint"])
+    held_end = obs.addressed_ms if obs.first_speech_ms is None else min(obs.first_speech_ms, obs.addressed_ms)
+    lost, notes = 0.0, []
+    for hole in obs.holes:
+        overlap = max(0.0, min(hole.end_ms, held_end) - max(hole.start_ms, 0.0))
+        if overlap > 0:
+            lost += overlap
+            notes.append(f"listening hole {hole.start_ms:g}-{hole.end_ms:g} ms counted as zero ({overlap:g} ms)")
+    held = max(held_end - lost, 0.0)
+    return _result(100 * held / obs.addressed_ms, {"held_ms": held, "stretch_ms": obs.addressed_ms,
+                                                   "holes_ms": lost}, notes)
+
+
+def speaker_binding(obs: SpeakerBinding, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
+    correct = {"facing": 0, "back": 0}
+    counts = {"facing": 0, "back": 0}
+    notes = []
+    for i, turn in enumerate(obs.turns, start=1):
+        counts[turn.half] += 1
+        verdict = bind(turn.answer, obs.roster)
+        if verdict == "unverified":
+            notes.append(f"turn {i}: a single person named in wording that cannot be verified ({turn.answer!r}); "
+                         "scored nothing, reported as unverified, not wrong")
+        elif isinstance(verdict, int) and verdict == turn.speaker:
+            correct[turn.half] += 1
+    share = {k: 100 * correct[k] / counts[k] if counts[k] else None for k in correct}
+    gap = share["facing"] - share["back"] if None not in share.values() else None
+    chance = r["chance"]
+    notes.insert(0, f"chance level is {100 * chance:g}%; on a half of eight turns, "
+                    f"{100 * binomial_at_most(8, chance, 4):.0f}% of pure guessers score 50% or below")
+    return _result(100 * sum(correct.values()) / len(obs.turns),
+                   {"correct": sum(correct.values()), "of": len(obs.turns), "facing_percent": share["facing"],
+                    "back_percent": share["back"], "gap_points": gap, "chance_percent": 100 * chance}, notes)
+
+
+def bind(answer: str | None, roster: list[Member]) -> int | Literal["none", "several", "unverified"]:
+    """Which roster member an answer names by rank and name, if exactly one."""
+    text = (answer or "").lower()
+    full = [i for i, m in enumerate(roster) if f"{m.rank} {m.name}".lower() in text]
+    if len(full) == 1:
+        return full[0]
+    if len(full) > 1:
+        return "several"
+    partial = {i for i, m in enumerate(roster) if re.search(rf"\b{re.escape(m.name.lower())}\b", text)
+               or re.search(rf"\b{re.escape(m.rank.lower())}\b", text)}
+    return "unverified" if len(partial) == 1 else ("several" if partial else "none")
+
+
+def binomial_at_most(n: int, p: float, k: int) -> float:
+    return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k + 1))
+
+
+def cocktail_party(obs: Cocktail, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
+    if obs.heard is None:
+        return _result(0.0, {}, ["no reply"])
+    his, _ = _in_place(obs.his, obs.heard, h)
+    theirs = {number(x, h) for x in obs.theirs}
+    taken = sum(1 for x in obs.heard if x is not None and number(x, h) in theirs)
+    raw = r["per_item"] * (his - taken)
+    return _result(max(raw, 0.0), {"his_in_place": his, "theirs_read_back": taken}, [] if raw >= 0 else
+                   ["more of their numbers than his: floored at nothing"])
+
+
+def vision_card(obs: ReadBack, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
+    part = _accuracy_and_latency(obs, r["curve"], h)
+    return _result(part["score"], part, ["no reply"] if obs.heard is None else [])
+
+
+def text_chat(obs: TextChat, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
+    if obs.written is None:
+        return _result(0.0, {}, [f"no message arrived: {obs.no_message_reason or 'no reason recorded'}"])
+    correct, _ = _in_place(obs.said, obs.written, h)
+    accuracy, speed = 100 * correct / len(obs.said), _curve(obs.latency_ms, r["curve"])
+    return _result((accuracy + speed) / 2, {"accuracy": accuracy, "speed": speed, "latency_ms": obs.latency_ms}, [])
+
+
+def screen_share(obs: ScreenShare, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
+    if obs.ready_ms is None or obs.ready_ms > r["ready_within_ms"] or obs.share_observed_ms is None \
+            or obs.share_observed_ms > r["share_within_ms"]:
+        return _result(0.0, {}, ["no READY, or no share observed within the 30-second window: the whole drill "
+                                 "scores nothing"])
+    notes = []
+    sharing = _curve(obs.share_observed_ms, r["share_curve"])
+    if not obs.frames_readable:
+        code = 0.0
+        notes.append("the shared frames could not be read: an instrument fault, not the agent's")
+    else:
+        code = 100.0 if (obs.code_read or "").strip().lower() == obs.code.strip().lower() else 0.0
+    if obs.stopped_ms is None or obs.stop_order_ms is None:
+        stopping = 0.0
+        notes.append("never stopped sharing when told")
+    else:
+        stopping = _curve(max(obs.stopped_ms - obs.stop_order_ms, 0), r["stop_curve"])
+    return _result((sharing + code + stopping) / 3, {"sharing": sharing, "code": code, "stopping": stopping}, notes)
+
+
+def _half(change: Change, curve: dict[str, Any], label: str, still_after: float | None = None) -> tuple[float, str]:
+    if not change.ready:
+        return 0.0, f"{label}: the state was already changed and not set back when ordered"
+    if change.changed_ms is None:
+        return 0.0, f"{label}: never happened"
+    if change.changed_ms < change.order_ms:
+        return 0.0, f"{label}: changed before the order, which earns nothing"
+    if still_after is not None and change.frame_age_ms is not None and change.frame_age_ms > still_after:
+        return 0.0, f"{label}: the newest frame was {change.frame_age_ms:g} ms old: a still, not a live camera"
+    return _curve(change.changed_ms - change.order_ms, curve), ""
+
+
+def mute(obs: Mute, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
+    a, na = _half(obs.mute, r["curve"], "mute")
+    b, nb = _half(obs.unmute, r["curve"], "unmute")
+    return _result((a + b) / 2, {"mute": a, "unmute": b}, [n for n in (na, nb) if n])
+
+
+def camera(obs: Camera, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
+    a, na = _half(obs.on, r["curve"], "camera on", r["still_after_ms"])
+    b, nb = _half(obs.off, r["curve"], "camera off")
+    return _result((a + b) / 2, {"on": a, "off": b}, [n for n in (na, nb) if n])
+
+
+def object_recognition(rounds: list[ObjectRound], r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
+    per = 100 / len(rounds)
+    marks = []
+    for i, rd in enumerate(rounds, start=1):
+        words = re.findall(r"[a-z]+", (rd.reply or "").lower())
+        ok = (len(words) == 1 and words[0] == rd.answer.lower() and rd.latency_ms is not None
+              and rd.latency_ms <= r["reply_within_ms"])
+        marks.append({"round": i, "correct": ok, "reply": rd.reply})
+    return _result(per * sum(m["correct"] for m in marks), {"rounds": marks}, [])
+
+
+SCORERS = {name: globals()[name] for name in DRILLS}
+
+
+def score_call(doc: Any) -> dict[str, Any]:
+    """Score every drill of one call; absent drills read "not run". No mean hides a missing drill."""
+    try:
+        obs = Observations.model_validate(doc)
+    except ValidationError as exc:
+        field, msg = pydantic_problem(exc)
+        raise InputError(field, msg, "see 'day60 schema drills'") from exc
+    r = rules()
+    h = r["homophones"]
+    out: dict[str, Any] = {}
+    for name in DRILLS:
+        data = getattr(obs.drills, name)
+        if data is None:
+            out[name] = _result(None, {}, ["not run: no observation for this drill"], status="not run")
+        else:
+            result = SCORERS[name](data, r["drills"][name], h)
+            result["decisions"] = r["drills"][name].get("decisions", [])
+            out[name] = result
+    scored = [n for n in DRILLS if out[n]["status"] == "scored"]
+    return {"call": obs.call, "synthetic": obs.synthetic, "rules": {"id": r["id"], "version": r["version"]},
+            "drills": out,
+            "summary": {"mean_of_scored": sum(out[n]["score"] for n in scored) / len(scored) if scored else None,
+                        "covers": scored, "not_covered": [n for n in DRILLS if n not in scored]}}

@@ -1,0 +1,287 @@
+"""Live-call drills: every rule at and around its boundaries, the reference's own worked
+statements, and each decision taken where the reference is silent."""
+
+import json
+
+import pytest
+from pypdf import PdfReader
+
+from day60 import drills
+from day60.errors import InputError
+from day60.resources import data_dir
+
+EXAMPLE = data_dir("rubric") / "voice" / "examples" / "synthetic-drills.json"
+
+
+def one(name, observation):
+    """Score a call holding only this drill."""
+    return drills.score_call({"call": {"id": "t"}, "drills": {name: observation}})["drills"][name]
+
+
+def rounds(*specs):
+    return [{"expected": e, "heard": h, "latency_ms": ms} for e, h, ms in specs]
+
+
+# ----- turn-taking ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("ms", "score"), [(800, 100), (2400, 80), (4000, 60), (4999, 60), (5000, 60),
+                                           (5001, 0), (None, 0)])
+def test_turn_taking_round_curve(ms, score):
+    got = one("turn_taking", rounds((4, "4", ms), *[(6, "6", 0)] * 4))
+    assert got["parts"]["rounds"][0]["score"] == pytest.approx(score)
+    assert got["score"] == pytest.approx((score + 400) / 5)  # the drill is the mean of five
+
+
+@pytest.mark.parametrize(("heard", "counts"), [("two", True), ("to", True), ("too", True), ("2", True),
+                                               ("Two.", True), ("tutu", False), ("two please", False),
+                                               ("three", False), (None, False)])
+def test_turn_taking_homophones_one_word_only(heard, counts):
+    got = one("turn_taking", rounds((2, heard, 500), *[(4, "4", 0)] * 4))
+    assert (got["parts"]["rounds"][0]["score"] == 100) is counts
+
+
+def test_homophone_table_is_published():
+    table = drills.rules()["homophones"]
+    assert table["to"] == table["too"] == 2 and table["for"] == 4 and table["won"] == 1 and table["ate"] == 8
+
+
+def test_turn_taking_needs_five_rounds():
+    with pytest.raises(InputError) as err:
+        drills.score_call({"call": {}, "drills": {"turn_taking": rounds((2, "2", 100))}})
+    assert err.value.field == "drills.turn_taking"
+
+
+# ----- read back, exact string, cocktail party ----------------------------------------------------
+
+
+def test_read_back_share_in_place_and_no_reply():
+    said = [7, 3, 9, 1, 5, 8]
+    assert one("read_back", {"said": said, "heard": [7, 3, 9, 1, 5, 8]})["score"] == 100
+    assert one("read_back", {"said": said, "heard": [3, 9, 1, 5, 8]})["score"] == 0  # shifted: none in place
+    assert one("read_back", {"said": said, "heard": [7, 3, 9, 1, 5, "ate"]})["score"] == 100
+    assert one("read_back", {"said": said, "heard": [7, 3, 9, 1, 5, 6]})["score"] == pytest.approx(500 / 6)
+    assert one("read_back", {"said": said, "heard": None})["score"] == 0
+
+
+def test_exact_string_all_or_nothing():
+    said = [2, 0, 4, 6, 1, 9]
+    assert one("exact_string", {"said": said, "heard": said})["score"] == 100
+    assert one("exact_string", {"said": said, "heard": [2, 0, 4, 6, 1, 8]})["score"] == 0
+    assert one("exact_string", {"said": said, "heard": [*said, 3]})["score"] == 0  # something added
+    assert one("exact_string", {"said": said, "heard": None})["score"] == 0
+
+
+def test_cocktail_party_penalty_and_floor():
+    base = {"his": [4, 9, 2, 7, 5], "theirs": [1, 6, 8]}
+    assert one("cocktail_party", {**base, "heard": [4, 9, 2, 7, 5]})["score"] == 100
+    assert one("cocktail_party", {**base, "heard": [4, 9, 6, 7, 5]})["score"] == 60  # 4 x 20 - 20
+    assert one("cocktail_party", {**base, "heard": [1, 6, 8, 1, 6]})["score"] == 0  # never below nothing
+    assert one("cocktail_party", {**base, "heard": None})["score"] == 0
+
+
+# ----- barge-in -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("stop", "score"), [(1000, 100), (1500, 80), (2000, 60), (9000, 60), (None, 0)])
+def test_barge_in_yield_and_decision_later_stop_keeps_60(stop, score):
+    got = one("barge_in", {"speech_heard": True, "interrupt_ms": 10000,
+                           "stopped_ms": None if stop is None else 10000 + stop})
+    assert got["score"] == pytest.approx(score) and got["status"] == "scored"
+
+
+def test_barge_in_nothing_to_interrupt_is_unmeasured():
+    for obs in ({"speech_heard": False, "interrupt_ms": 10000},
+                {"speech_heard": True, "speech_end_ms": 9000, "interrupt_ms": 10000, "stopped_ms": None}):
+        got = one("barge_in", obs)
+        assert got["score"] == 0 and got["status"] == "unmeasured"
+        assert "nothing to interrupt" in got["notes"][0]
+
+
+# ----- hold your tongue -----------------------------------------------------------------------
+
+
+def test_hold_tongue_reference_statement_one_second_of_twenty_is_five_points():
+    got = one("hold_tongue", {"reply": "OK", "word_start_ms": 800, "word_end_ms": 1200, "next_speech_ms": 2200,
+                              "silence_ms": 20000})
+    assert got["score"] == pytest.approx(5)
+
+
+@pytest.mark.parametrize(("reply", "start", "score"), [
+    ("Understood.", 4999, 100), ("okay", 1000, 100), ("OK", 5001, 0), ("OK, understood", 1000, 0),
+    ("Sure", 1000, 0), (None, None, 0)])
+def test_hold_tongue_word_rules(reply, start, score):
+    got = one("hold_tongue", {"reply": reply, "word_start_ms": start, "word_end_ms": None if start is None
+                              else start + 300, "next_speech_ms": None, "silence_ms": 15000})
+    assert got["score"] == score
+
+
+def test_hold_tongue_held_is_capped_at_the_silence():
+    got = one("hold_tongue", {"reply": "OK", "word_start_ms": 500, "word_end_ms": 900, "next_speech_ms": 60000,
+                              "silence_ms": 12000})
+    assert got["score"] == 100
+
+
+# ----- noise, vision card, text chat --------------------------------------------------------------
+
+
+def test_noise_round_halves_and_decision_60_beyond():
+    said = [5, 2, 8, 3, 6, 1]
+    late = {"said": said, "heard": said, "latency_ms": 9000, "noise_db": -20, "voice_db": -20}
+    silent = {"said": said, "heard": None, "latency_ms": None}
+    got = one("noise", {"rounds": [late, late, silent]})
+    assert got["parts"]["rounds"][0]["score"] == 80  # accuracy 100, latency 60
+    assert got["parts"]["rounds"][2]["score"] == 0  # no reply: nothing on both halves
+    assert got["score"] == pytest.approx(160 / 3)
+    assert "noise -20 dB, voice -20 dB" in got["notes"][0]
+
+
+def test_vision_card_and_text_chat():
+    words = ["seven", "two", "nine", "four", "one", "six"]
+    assert one("vision_card", {"said": words, "heard": words, "latency_ms": 800})["score"] == 100
+    assert one("vision_card", {"said": words, "heard": None})["score"] == 0
+    said = [3, 8, 1, 4, 9, 2]
+    assert one("text_chat", {"said": said, "written": said, "latency_ms": 5000})["score"] == 100
+    assert one("text_chat", {"said": said, "written": said, "latency_ms": 32500})["score"] == pytest.approx(90)
+    assert one("text_chat", {"said": said, "written": said, "latency_ms": 600000})["score"] == 80  # decision
+    got = one("text_chat", {"said": said, "written": None, "no_message_reason": "nothing reached the chat"})
+    assert got["score"] == 0 and "nothing reached the chat" in got["notes"][0]
+
+
+# ----- stay out -------------------------------------------------------------------------------
+
+
+def test_stay_out_proportional_with_holes_named():
+    got = one("stay_out", {"addressed_ms": 100000, "first_speech_ms": 50000, "answered": True,
+                           "holes": [{"start_ms": 10000, "end_ms": 15000}, {"start_ms": 70000, "end_ms": 80000}]})
+    # Held 0-50 s, less the 5 s hole inside it; the hole after its first speech is not in the held part.
+    assert got["score"] == 45
+    assert len(got["notes"]) == 1 and "10000-15000" in got["notes"][0]
+    assert one("stay_out", {"addressed_ms": 100000, "answered": True})["score"] == 100
+    assert one("stay_out", {"addressed_ms": 100000, "answered": False})["score"] == 0
+
+
+# ----- speaker binding ------------------------------------------------------------------------
+
+ROSTER = [{"rank": "Major", "name": "Maggie"}, {"rank": "Lieutenant", "name": "Lottie"},
+          {"rank": "Corporal", "name": "Charlie"}, {"rank": "Sergeant", "name": "Sam"}]
+
+
+def binding(answers_facing, answers_back):
+    turns = [{"half": "facing", "speaker": 0, "answer": a} for a in answers_facing]
+    turns += [{"half": "back", "speaker": 0, "answer": a} for a in answers_back]
+    return one("speaker_binding", {"roster": ROSTER, "turns": turns})
+
+
+def test_speaker_binding_halves_gap_and_chance():
+    got = binding(["Major Maggie"] * 8, ["Major Maggie"] * 4 + ["Sergeant Sam"] * 4)
+    assert got["score"] == 75
+    assert got["parts"]["facing_percent"] == 100 and got["parts"]["back_percent"] == 50
+    assert got["parts"]["gap_points"] == 50 and got["parts"]["chance_percent"] == 25
+
+
+def test_half_of_eight_at_chance_reference_statement():
+    # "on a half of eight turns 97% of pure guessers score 50% or below"
+    assert round(100 * drills.binomial_at_most(8, 0.25, 4)) == 97
+    assert "97% of pure guessers" in binding(["Major Maggie"] * 8, ["Major Maggie"] * 8)["notes"][0]
+
+
+@pytest.mark.parametrize(("answer", "verdict"), [
+    ("Major Maggie", 0), ("it was major maggie, I think", 0), ("Major Maggie or Sergeant Sam", "several"),
+    ("Maggie", "unverified"), ("the Major", "unverified"), ("Major Lottie", "several"), ("nobody", "none"),
+    (None, "none")])
+def test_binding_parser(answer, verdict):
+    from day60.drills import Member
+
+    assert drills.bind(answer, [Member(**m) for m in ROSTER]) == verdict
+
+
+def test_unverified_answers_score_nothing_and_are_named():
+    got = binding(["Maggie"] + ["Major Maggie"] * 7, ["Major Maggie"] * 8)
+    assert got["score"] == pytest.approx(100 * 15 / 16)
+    assert any("unverified" in n and "'Maggie'" in n for n in got["notes"])
+
+
+# ----- screen share, mute, camera ---------------------------------------------------------------
+
+
+def share(**kw):
+    base = {"ready_ms": 5000, "share_observed_ms": 6000, "code": "QX47", "code_read": "qx47",
+            "frames_readable": True, "stop_order_ms": 40000, "stopped_ms": 40400}
+    return one("screen_share", {**base, **kw})
+
+
+def test_screen_share_thirds():
+    assert share()["score"] == 100
+    assert share(share_observed_ms=20000)["parts"]["sharing"] == pytest.approx(80)
+    assert share(code_read="QX74")["score"] == pytest.approx(200 / 3)  # misreading keeps the sharing credit
+    assert share(stopped_ms=None)["parts"]["stopping"] == 0  # a share that never stops loses only that third
+    assert share(stopped_ms=50000)["parts"]["stopping"] == 60
+    assert share(stopped_ms=50001)["parts"]["stopping"] == 0  # decision: outside the window
+    fault = share(frames_readable=False)
+    assert fault["parts"]["code"] == 0 and "instrument fault" in fault["notes"][0]
+
+
+def test_screen_share_no_ready_or_no_share_scores_nothing():
+    assert share(ready_ms=None)["score"] == 0
+    assert share(ready_ms=20001)["score"] == 0
+    assert share(share_observed_ms=30001)["score"] == 0
+    assert share(share_observed_ms=30000)["parts"]["sharing"] == 60
+
+
+def change(order, changed, ready=True, **kw):
+    return {"ready": ready, "order_ms": order, "changed_ms": changed, **kw}
+
+
+def test_mute_halves_and_before_the_order_rules():
+    assert one("mute", {"mute": change(1000, 1500), "unmute": change(5000, 5500)})["score"] == 100
+    got = one("mute", {"mute": change(1000, 11000), "unmute": change(5000, None)})
+    assert got["parts"] == {"mute": 60, "unmute": 0}
+    got = one("mute", {"mute": change(1000, 1200, ready=False), "unmute": change(5000, 4000)})
+    assert got["score"] == 0
+    assert any("already changed" in n for n in got["notes"]) and any("before the order" in n for n in got["notes"])
+    assert one("mute", {"mute": change(0, 10501), "unmute": change(0, 100)})["parts"]["mute"] == 0  # decision
+
+
+def test_camera_still_frame_is_not_a_live_camera():
+    live = one("camera", {"on": change(0, 2000, frame_age_ms=100), "off": change(0, 6000)})
+    assert live["parts"] == {"on": 100, "off": 80}
+    still = one("camera", {"on": change(0, 1000, frame_age_ms=2500), "off": change(0, 1000)})
+    assert still["parts"]["on"] == 0 and "a still" in still["notes"][0]
+
+
+# ----- object recognition and the whole call ---------------------------------------------------------
+
+
+def test_object_recognition_one_word_in_time():
+    base = {"choices": ["banana", "baseball", "camera", "headphones"], "answer": "banana"}
+    good = {**base, "reply": "Banana", "latency_ms": 10000}
+    bad = [{**base, "reply": "a banana", "latency_ms": 500}, {**base, "reply": "camera", "latency_ms": 500},
+           {**base, "reply": "banana", "latency_ms": 10001}, {**base, "reply": None, "latency_ms": None}]
+    assert one("object_recognition", [good] * 10)["score"] == 100
+    assert one("object_recognition", [good] * 6 + bad)["score"] == 60
+
+
+def test_absent_drills_read_not_run_and_no_mean_hides_them():
+    result = drills.score_call({"call": {"id": "x"}, "drills": {"read_back": {"said": [1], "heard": [1]}}})
+    assert result["drills"]["camera"] == {"score": None, "status": "not run", "parts": {},
+                                          "notes": ["not run: no observation for this drill"]}
+    assert result["summary"]["covers"] == ["read_back"] and len(result["summary"]["not_covered"]) == 14
+    assert len(result["drills"]) == 15
+
+
+def test_shipped_example_is_complete_and_cli(run, tmp_path):
+    r = run("voice", "drills", EXAMPLE, "--format", "json")
+    assert r.exit_code == 0
+    result = json.loads(r.stdout)
+    assert result["synthetic"] and all(d["status"] != "not run" for d in result["drills"].values())
+    r = run("voice", "drills", EXAMPLE, "--pdf", tmp_path / "d.pdf")
+    assert r.exit_code == 0 and "mean of the 15 scored drill(s)" in r.stdout
+    text = PdfReader(tmp_path / "d.pdf").pages[0].extract_text()
+    assert "SYNTHETIC" in text and "speaker_binding" in text
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"call": {}, "drills": {"mute": {"mute": {}}}}))
+    r = run("voice", "drills", bad)
+    assert r.exit_code == 2 and "drills.mute" in r.stderr
+    schema = json.loads(run("schema", "drills").stdout)
+    assert "drills" in schema["properties"]

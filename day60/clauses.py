@@ -11,7 +11,6 @@ import datetime as dt
 import hashlib
 import math
 import re
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,6 +19,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from day60.errors import InputError, pydantic_problem
+from day60.files import read_json, read_toml
 from day60.resources import data_dir
 
 TYPES = {
@@ -127,14 +127,7 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
 
     ``extra_parameters`` are ids other consumers accept (the rubric's targets).
     """
-    path = Path(path)
-    try:
-        raw = path.read_bytes()
-        data = tomllib.loads(raw.decode("utf-8"))
-    except FileNotFoundError as exc:
-        raise InputError("--sow", f"no deal file at {path}", "give a deal TOML file") from exc
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise InputError("--sow", f"{path} is not valid TOML ({exc})", "fix the file") from exc
+    data, raw = read_toml(path, "--sow", "a deal TOML file")
     problems: list[str] = []
     deal = data.get("deal")
     if not isinstance(deal, dict):
@@ -333,14 +326,7 @@ def _display(spec: Parameter, value: float, currency: str) -> str:
 
 def load_figures(path: str | Path) -> dict[str, Any]:
     """A figures file: ``{"<check figure id>": {"value": number, "n": sample size}}``."""
-    import json
-
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise InputError("--figures", f"no file at {path}", "give a JSON figures file") from exc
-    except json.JSONDecodeError as exc:
-        raise InputError("--figures", f"{path} is not JSON ({exc.msg})", "fix the file") from exc
+    data = read_json(path, "--figures", "a JSON figures file")
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise InputError("--figures", 'is not {"<id>": {"value": number, "n": count}}', "fix the file")
     return data

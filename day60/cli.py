@@ -427,7 +427,7 @@ def metrics(
     _check_format(fmt, ("table", "json", "csv"))
     figures = mx.compute(jr.read(journal))
     if fmt == "json":
-        from day60.demo import jsonable
+        from day60.display import jsonable
 
         print_json(jsonable(figures.summary))
     elif fmt == "csv":
@@ -540,8 +540,7 @@ def _deal_targets(sow: Path | None, wanted: set[str]) -> dict[str, Any]:
 
 
 def _emit_score(result: dict[str, Any], fmt: str) -> None:
-    from day60.demo import jsonable
-    from day60.display import line_figure, num
+    from day60.display import jsonable, line_figure, num
 
     if fmt == "json":
         print_json(jsonable(result))
@@ -858,7 +857,7 @@ def _selfassess_result(qs: Any, ans: Any, journal_out: Path | None, fmt: str, pd
         done = assess.self_assess(qs, ans, journal_out or Path(tmp) / "selfassess.jsonl")
         result = done.result
         if fmt == "json":
-            from day60.demo import jsonable
+            from day60.display import jsonable
 
             print_json(jsonable(result))
         else:

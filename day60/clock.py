@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,13 +150,9 @@ class BusinessCalendar:
     @classmethod
     def load(cls, path: str | Path) -> BusinessCalendar:
         """Read a TOML file with a ``[calendar]`` table."""
-        path = Path(path)
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError as exc:
-            raise InputError("--calendar", f"no file at {path}", "give the path of a calendar TOML") from exc
-        except tomllib.TOMLDecodeError as exc:
-            raise InputError("--calendar", f"{path} is not valid TOML ({exc})", "fix the file") from exc
+        from day60.files import read_toml
+
+        data, _ = read_toml(path, "--calendar", "a calendar TOML file")
         if "calendar" not in data:
             raise InputError("calendar", f"{path} has no [calendar] table", "add one (see the README)")
         return cls.from_dict(data["calendar"])

@@ -14,6 +14,7 @@ from typing import Any
 from day60 import assess, clauses, render, rubric, selfassess
 from day60 import journal as jr
 from day60.clock import BusinessCalendar
+from day60.display import jsonable
 from day60.errors import InputError
 from day60.resources import data_dir, example
 from day60.timeparse import localize
@@ -133,18 +134,3 @@ def _self_assessment(out: Path, pdf: Path) -> None:
                              extra_note=assess.SELF_ASSESSMENT_NOTE.format(cap=qs.tier_cap),
                              asks=done.result["ask_supplier_for"])
     render.pdf(html, pdf)
-
-
-def jsonable(value: Any) -> Any:
-    """NaN and numpy scalars to plain JSON (NaN means no figure: null)."""
-    import math
-
-    if isinstance(value, dict):
-        return {k: jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value

@@ -1,4 +1,4 @@
-"""Rounding for people. Figures stay unrounded everywhere else; only tables call these."""
+"""Output formatting: rounding for people (tables only), and plain values for JSON (unrounded)."""
 
 from __future__ import annotations
 
@@ -68,3 +68,18 @@ def line_target(line: dict[str, Any]) -> str:
     if "kind" in t:
         return f"{t['kind']} rollbacks"
     return f"{num(t['target'], 0, t.get('unit', ''))} ({t.get('source', '')})"
+
+
+def jsonable(value: Any) -> Any:
+    """Plain JSON values, unrounded: numpy scalars become numbers and NaN (no figure) becomes null."""
+    import math
+
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value

@@ -482,13 +482,9 @@ def _add_held(path: Path, journal_hash: str, entry: dict[str, Any]) -> None:
 
 
 def load_held(path: str | Path) -> dict[str, Any]:
-    path = Path(path)
-    try:
-        held = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise InputError("--held", f"no held file at {path}", "give the file named with --seal") from exc
-    except json.JSONDecodeError as exc:
-        raise InputError("--held", f"{path} is not JSON", "give the file named with --seal") from exc
+    from day60.files import read_json
+
+    held = read_json(path, "--held", "the held file written by --seal")
     if not isinstance(held, dict) or held.get("format") != "day60.held/1":
         raise InputError("--held", f"{path} is not a day60 held file", "give the file named with --seal")
     return held

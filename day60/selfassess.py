@@ -22,6 +22,7 @@ from day60 import journal as jr
 from day60 import timeparse
 from day60.clock import BusinessCalendar
 from day60.errors import InputError
+from day60.files import read_json
 from day60.resources import data_dir, example, load_yaml
 
 FORMAT = "day60.selfassess-answers/1"
@@ -195,12 +196,7 @@ class Answers:
 def load_answers(path: str | Path, qs: QuestionSet, field_name: str = "--answers") -> Answers:
     """Read an answers file and check every answer in it (and that its keys are questions)."""
     path = Path(path)
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise InputError(field_name, f"no answers file at {path}", "check the path") from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(field_name, f"{path} is not JSON ({exc.msg})", "fix the file") from exc
+    doc = read_json(path, field_name, "a day60 answers file")
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("answers"), dict):
         raise InputError(field_name, f"{path} is not a day60 answers file", f'it needs "format": "{FORMAT}"')
     version = (doc.get("question_set") or {}).get("version")

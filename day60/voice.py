@@ -8,12 +8,12 @@ count as 0, sub-scores are rounded to six decimals and the pass floor is judged 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from day60.errors import InputError
+from day60.files import read_json
 from day60.stats import nearest_rank
 
 DEFAULT_MAX_LATENCY_MS = 1200
@@ -116,12 +116,7 @@ def _result(components: dict[str, float], scalar: float | None, raw: dict[str, A
 
 
 def load_json(path: str | Path, field: str) -> Any:
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise InputError(field, f"no file at {path}", "check the path") from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(field, f"{path} is not JSON ({exc.msg} at line {exc.lineno})", "fix the file") from exc
+    return read_json(path, field, "a voice JSON file")
 
 
 def check_suite(suite: Any) -> list[dict[str, Any]]:

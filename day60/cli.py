@@ -583,7 +583,7 @@ def demo(out: Path = typer.Option(Path("day60-demo"), "--out", help="Folder for 
     typer.echo(f"SYNTHETIC demo: invented data, not a result. Score {result['score']:.1f} of 100 at tier "
                f"{result['tier']}.")
     for label, path in files.items():
-        typer.echo(f"  {label:8} {path}")
+        typer.echo(f"  {label:10} {path}")
 
 
 # ----- voice -------------------------------------------------------------------------------

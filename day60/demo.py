@@ -11,11 +11,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from day60 import assess, clauses, render, rubric, selfassess
+from day60 import assess, clauses, drills, render, rubric, selfassess, voice
 from day60 import journal as jr
 from day60.clock import BusinessCalendar
 from day60.display import jsonable
 from day60.errors import InputError
+from day60.files import read_json
 from day60.resources import data_dir, example
 from day60.timeparse import localize
 
@@ -98,7 +99,7 @@ def prepare(out: Path) -> None:
                          "choose a new or empty folder")
     out.mkdir(parents=True, exist_ok=True)
     for name in ("exercise.jsonl", "metrics.json", "score.json", "score.pdf", "score.html", "schedule.pdf",
-                 "selfassess.jsonl", "selfassess.pdf"):
+                 "selfassess.jsonl", "selfassess.pdf", "voice-bench.json", "drills.pdf"):
         (out / name).unlink(missing_ok=True)
     (out / MARKER).write_text("written by day60 demo; its contents are SYNTHETIC and replaced on each run\n")
 
@@ -110,7 +111,7 @@ def run(out: Path) -> dict[str, Path]:
     journal, figures, result = done.journal, done.figures, done.result
     files = {"journal": out / "exercise.jsonl", "metrics": out / "metrics.json", "score": out / "score.json",
              "pdf": out / "score.pdf", "html": out / "score.html", "schedule": out / "schedule.pdf",
-             "selfassess": out / "selfassess.pdf"}
+             "selfassess": out / "selfassess.pdf", "voice": out / "voice-bench.json", "drills": out / "drills.pdf"}
     note = {"synthetic": "SYNTHETIC: invented data demonstrating the toolkit; not a result"}
     files["metrics"].write_text(json.dumps({**note, **jsonable(figures.summary)}, indent=2, sort_keys=True) + "\n")
     files["score"].write_text(json.dumps({**note, **jsonable(result)}, indent=2, sort_keys=True) + "\n")
@@ -121,7 +122,18 @@ def run(out: Path) -> dict[str, Path]:
     deal = clauses.load_deal(SOW, library, rubric.parameter_ids(rubric.load()))
     render.pdf(render.html("schedule.html.j2", {"s": clauses.schedule(library, deal)}), files["schedule"])
     _self_assessment(out, files["selfassess"])
+    _voice(files["voice"], files["drills"])
     return files
+
+
+def _voice(bench: Path, drills_pdf: Path) -> None:
+    """The SYNTHETIC starter suite scored on its reference dialogues, and the SYNTHETIC drill call."""
+    suite = read_json(data_dir("rubric") / "voice" / "voice_starter.json", "suite", "a voice suite")
+    artifact = voice.run_suite(suite, None, reference=True)
+    bench.write_text(json.dumps(artifact, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    call = drills.score_call(read_json(data_dir("rubric") / "voice" / "examples" / "synthetic-drills.json",
+                                       "observations", "drill observations"))
+    render.pdf(render.html("drills.html.j2", {"r": call}), drills_pdf)
 
 
 def _self_assessment(out: Path, pdf: Path) -> None:

@@ -164,7 +164,7 @@ def demo_dir(tmp_path_factory):
 
 def test_demo_writes_every_file_and_labels_it(demo_dir):
     for name in ("exercise.jsonl", "metrics.json", "score.json", "score.pdf", "score.html", "schedule.pdf",
-                 "selfassess.pdf"):
+                 "selfassess.pdf", "voice-bench.json", "drills.pdf"):
         assert (demo_dir / name).exists(), name
     header = json.loads((demo_dir / "exercise.jsonl").read_text().splitlines()[0])
     assert header["synthetic"] is True and "SYNTHETIC" in header["partner"]

@@ -261,3 +261,13 @@ def test_pauses_never_add_time(c, x, y, raw_pauses):
     a, b = sorted((x, y))
     pauses = [tuple(sorted(p)) for p in raw_pauses]
     assert 0 <= c.business_seconds(a, b, pauses) <= c.business_seconds(a, b)
+
+
+def test_pendulum_datetimes_are_accepted():
+    import pendulum
+
+    a = pendulum.datetime(2026, 3, 27, 16, tz="Europe/London")
+    b = pendulum.datetime(2026, 3, 30, 10, tz="Europe/London")
+    assert UK.business_seconds(a, b) == 2.5 * H
+    assert wall_seconds(a, b) == 65 * H  # across the spring change
+    assert UK.business_seconds_many([a], [b]).tolist() == [2.5 * H]

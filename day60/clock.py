@@ -69,7 +69,11 @@ def to_utc_us(value: dt.datetime, field: str = "time") -> int:
         raise InputError(field, f"{value!r} is not a date and time", "pass an aware datetime")
     if value.tzinfo is None or value.utcoffset() is None:
         raise InputError(field, f"{value.isoformat()} has no timezone", "give an offset or a zone")
-    return (value - _EPOCH) // _US
+    u = value.astimezone(UTC)
+    # Rebuilt as a plain datetime: pendulum's own subtraction returns a Duration that cannot be
+    # divided by a timedelta.
+    plain = dt.datetime(u.year, u.month, u.day, u.hour, u.minute, u.second, u.microsecond, tzinfo=UTC)
+    return (plain - _EPOCH) // _US
 
 
 def wall_seconds(start: dt.datetime, end: dt.datetime) -> float:

@@ -12,7 +12,6 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
 FORMAT = "day60.journal/1"
-TIERS = ("T1", "T2", "T3", "T4", "T5")
 
 
 def _aware_iso(value: str) -> str:

@@ -9,6 +9,7 @@ hands a journal to metrics and rubric, and says which lines lack evidence.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import json
 import os
@@ -128,8 +129,14 @@ def expected_total(qs: QuestionSet, answers: dict[str, Any]) -> int:
 
 
 def tz_of(answers: dict[str, Any]) -> ZoneInfo | None:
+    """The timezone answers are read in, once the calendar has been chosen."""
     name = answers.get("deal.calendar")
-    return BusinessCalendar.load(example(f"{name}.toml")).tz if name else None
+    return _calendar(name).tz if name else None
+
+
+@functools.lru_cache(maxsize=8)
+def _calendar(name: str) -> BusinessCalendar:
+    return BusinessCalendar.load(example(f"{name}.toml"))
 
 
 def parse_answer(q: Question, raw: Any, tz: ZoneInfo | None) -> Any:
@@ -259,7 +266,7 @@ def to_journal(qs: QuestionSet, ans: Answers, path: str | Path) -> jr.Journal:
     if a.get("deal.calendar") is None or a.get("deal.start") is None or a.get("deal.end") is None:
         raise InputError("deal", "the calendar and the period are needed for any figure",
                          "find the contract's business hours and choose the period your records cover")
-    cal = BusinessCalendar.load(example(f"{a['deal.calendar']}.toml"))
+    cal = _calendar(a["deal.calendar"])
 
     def at(key: str) -> dt.datetime | None:
         value = a.get(key)

@@ -12,7 +12,8 @@ from typing import Any
 from day60.events import DATA_MODELS
 from day60.journal import Effective, effective
 
-_AUTOMATIC = {"note", "commitment", "source", "period", "target", "salt"}
+_AUTOMATIC = {"note", "commitment", "period", "target", "salt"}
+_ALWAYS_ASKED = {"source"}  # injected or organic decides whether a safety sign-off is needed
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ def fields_for(kind: str) -> list[Ask]:
     """The data fields a person must supply for ``kind``, from its model."""
     out = []
     for name, info in DATA_MODELS[kind].model_fields.items():
-        if name in _AUTOMATIC or not info.is_required():
+        if name in _AUTOMATIC or (not info.is_required() and name not in _ALWAYS_ASKED):
             continue
         annotation = info.annotation
         origin = typing.get_origin(annotation)
@@ -96,6 +97,8 @@ def next_steps(events: list[dict[str, Any]]) -> list[Step]:
             steps.append(Step(f"{ident}: written notice received", "drift.notice", ident))
         started = {"incident.detected", "incident.partner-notice"} & ks
         if started and not {"incident.restored", "incident.withdrawn", "incident.excluded"} & ks:
+            if "incident.detected" not in ks:
+                steps.append(Step(f"{ident}: supplier detected it (gives the severity)", "incident.detected", ident))
             if "incident.partner-notice" not in ks:
                 steps.append(Step(f"{ident}: partner notified the supplier", "incident.partner-notice", ident))
             if "incident.communicated" not in ks:

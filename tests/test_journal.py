@@ -367,8 +367,9 @@ def test_live_records_a_drift_and_survives_ctrl_c(run, journal, monkeypatch, pip
     run("log", journal, "safety.agreed", "--id", "D1", "--at", "2026-02-27T10:00", *SAFETY)
     monkeypatch.setattr("day60.cli._interactive", lambda: True)
     # First screen: choose "D1: start the drift injection (onset)" (first choice), type the
-    # time. Second screen: "D1: written notice received" is the second choice.
-    pipe.send_text("\r" + "2026-03-03T09:00\r")
+    # time, source "exercise" (first choice). Second screen: "D1: written notice received" is
+    # the second choice.
+    pipe.send_text("\r" + "2026-03-03T09:00\r" + "\r")
     pipe.send_text("\x1b[B\r" + "2026-03-04T15:30\r" + "invoices\r" + "alert 4411\r")
     pipe.send_text("\x03")  # Ctrl-C on the third screen
     r = run("live", journal)
@@ -385,7 +386,7 @@ def test_live_stamps_now_on_enter_and_reports_refusals(run, journal, monkeypatch
     run("log", journal, "safety.agreed", "--id", "D1", "--at", "2026-02-27T10:00", *SAFETY)
     monkeypatch.setattr("day60.cli._interactive", lambda: True)
     pipe.send_text("\r" + "2026-03-29T01:30\r")  # DST gap: refused, nothing written
-    pipe.send_text("\r" + "\r")  # onset stamped at the keypress
+    pipe.send_text("\r" + "\r" + "\r")  # onset stamped at the keypress; source: exercise
     pipe.send_text("\x03")
     before = time.time()
     r = run("live", journal)
@@ -395,3 +396,20 @@ def test_live_stamps_now_on_enter_and_reports_refusals(run, journal, monkeypatch
 
     assert onset["kind"] == "drift.onset"
     assert before - 1 <= datetime.fromisoformat(onset["at"]).timestamp() <= time.time() + 1
+
+
+def test_live_partner_noticed_incident_detected_as_organic(run, journal, monkeypatch, pipe):
+    # A real incident the partner reports: no safety sign-off is needed once it is marked organic.
+    monkeypatch.setattr("day60.cli._interactive", lambda: True)
+    from day60 import checklist
+
+    labels = [s.label for s in checklist.next_steps([])]
+    new_incident = labels.index("new: incident notified by the partner")
+    pipe.send_text("\x1b[B" * new_incident + "\r" + "I7\r" + "2026-03-04T10:00\r")
+    # Next screen: the first step for I7 is "supplier detected it"; severity 2 (second), organic (second).
+    pipe.send_text("\r" + "2026-03-04T10:20\r" + "\x1b[B\r" + "\x1b[B\r" + "\x03")
+    r = run("live", journal)
+    assert r.exit_code == 0, r.output
+    events = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
+    assert [(e["kind"], e["id"]) for e in events] == [("incident.partner-notice", "I7"), ("incident.detected", "I7")]
+    assert events[1]["data"] == {"severity": 2, "source": "organic"}

@@ -39,7 +39,3 @@ def self_assess(qs: selfassess.QuestionSet, ans: selfassess.Answers, journal_pat
                   ask_supplier_for=selfassess.requests(qs, ans.answers),
                   not_assessed=selfassess.beyond_limit(qs, ans.answers))
     return Assessed(journal, figures, result)
-
-
-SELF_ASSESSMENT_NOTE = ("Self-assessment from the supplier's own records, {cap} at most: injected drift and "
-                        "production rollbacks need a production change and cannot be scored here.")

@@ -556,12 +556,12 @@ def _emit_score(result: dict[str, Any], fmt: str) -> None:
 
 
 def _write_documents(j: Any, figures: Any, result: dict[str, Any], pdf: Path | None, html: Path | None,
-                     **extra: Any) -> None:
+                     title: str = "Day-60 exercise score") -> None:
     if not (pdf or html):
         return
     from day60 import render
 
-    page = render.score_html(j, figures, result, **extra)
+    page = render.score_html(j, figures, result, title)
     if html:
         Path(html).write_text(page, encoding="utf-8")
         typer.echo(f"wrote {html}")
@@ -870,10 +870,7 @@ def _selfassess_result(qs: Any, ans: Any, journal_out: Path | None, fmt: str, pd
                 typer.echo("ask your supplier for:")
                 for item in result["ask_supplier_for"]:
                     typer.echo(f"  - {item}")
-        _write_documents(done.journal, done.figures, result, pdf, html, title="Day-60 self-assessment",
-                         extra_note=assess.SELF_ASSESSMENT_NOTE.format(cap=qs.tier_cap),
-                         asks=result["ask_supplier_for"],
-                         extra_hashes={"Answers SHA-256": ans.sha256, "Question set": f"{qs.id} {qs.version}"})
+        _write_documents(done.journal, done.figures, result, pdf, html, title="Day-60 self-assessment")
 
 
 @voice_app.command("drills")

@@ -142,7 +142,5 @@ def _self_assessment(out: Path, pdf: Path) -> None:
     ans = selfassess.load_answers(data_dir("selfassess") / "examples" / "synthetic-answers.json", qs)
     done = assess.self_assess(qs, ans, out / "selfassess.jsonl")
     html = render.score_html(done.journal, done.figures, done.result,
-                             title="Day-60 self-assessment (SYNTHETIC demo)",
-                             extra_note=assess.SELF_ASSESSMENT_NOTE.format(cap=qs.tier_cap),
-                             asks=done.result["ask_supplier_for"])
+                             title="Day-60 self-assessment (SYNTHETIC demo)")
     render.pdf(html, pdf)

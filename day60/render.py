@@ -72,9 +72,7 @@ def pdf(html_text: str, out: str | Path) -> int:
     return len(document.pages)
 
 
-def score_html(journal: Any, figures: Any, score: dict[str, Any], title: str = "Day-60 exercise score",
-               extra_hashes: dict[str, str] | None = None, extra_note: str | None = None,
-               asks: list[str] | None = None) -> str:
+def score_html(journal: Any, figures: Any, score: dict[str, Any], title: str = "Day-60 exercise score") -> str:
     """The score document: cover, timeline, line table, figures, corrections, inputs."""
     from day60.timeline import svg
 
@@ -83,5 +81,5 @@ def score_html(journal: Any, figures: Any, score: dict[str, Any], title: str = "
         "title": title, "header": header, "score": score, "figures": figures.summary,
         "synthetic": bool(header.get("synthetic")),
         "timeline_svg": svg(journal.events, journal.calendar(), header["window"]),
-        "extra_hashes": extra_hashes or {}, "extra_note": extra_note, "asks": asks or [],
+
     })

@@ -177,4 +177,5 @@ def test_pdf_text(run, tmp_path):
     text = " ".join(" ".join(p.extract_text().split()) for p in reader.pages)
     assert "Day-60 self-assessment" in text and "T2 at most" in text and "Tier T2" in text
     assert "Ask your supplier for" in text and "not evidenced" in text
+    assert "Answers SHA-256" in text and "Question set selfassess 1.0.0" in text
     assert all("SYNTHETIC" in p.extract_text() for p in reader.pages)

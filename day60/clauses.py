@@ -291,6 +291,11 @@ def _check(lib: Library, clause: Clause, check: Check, deal: Deal, figure: Any, 
         return row
     if spec.type == "tier":
         threshold = TIERS.index(threshold) + 1
+    if isinstance(figure, dict) and figure.get("breach"):  # broken, whatever the figure (or its absence)
+        value = figure.get("value")
+        row.update(status="not met", reason=figure["breach"], n=figure.get("n"), value=value,
+                   display="not run" if value is None else _display(spec, float(value), deal.deal.get("currency", "")))
+        return row
     if not isinstance(figure, dict) or figure.get("value") is None:
         row["reason"] = (figure or {}).get("reason") if isinstance(figure, dict) else None
         row["reason"] = row["reason"] or f"{source} holds no figure for {check.figure}"
@@ -301,14 +306,11 @@ def _check(lib: Library, clause: Clause, check: Check, deal: Deal, figure: Any, 
         return row
     value = float(figure["value"])
     ok = value >= threshold if check.comparator == "floor" else value <= threshold
-    row.update(value=value, n=n, display=_display(spec, value, str(deal.deal.get("currency", ""))))
-    if figure.get("breach"):
-        row.update(status="not met", reason=figure["breach"])
-    else:
-        row["status"] = "met" if ok else "not met"
-        if not ok:
-            word = "below the floor" if check.comparator == "floor" else "above the ceiling"
-            row["reason"] = f"{value!r} is {word} of {threshold:g} (judged unrounded)"
+    row.update(value=value, n=n, display=_display(spec, value, str(deal.deal.get("currency", ""))),
+               status="met" if ok else "not met")
+    if not ok:
+        word = "below the floor" if check.comparator == "floor" else "above the ceiling"
+        row["reason"] = f"{value!r} is {word} of {threshold:g} (judged unrounded)"
     return row
 
 

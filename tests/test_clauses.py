@@ -244,3 +244,22 @@ def test_score_reads_targets_from_the_same_deal_file(run, tmp_path):
     bad = write_deal(tmp_path, stp_floor_percent=120)
     r = run("score", tmp_path / "demo" / "exercise.jsonl", "--sow", bad)
     assert r.exit_code == 2 and "stp_floor_percent" in r.stderr
+
+
+def test_a_breach_is_not_met_even_with_no_value(tmp_path):
+    # The only drift was never notified and the only severity 1 incident never restored: there
+    # is no lead time or restore time to compare, but the obligation was broken, not untested.
+    from day60 import journal as jr
+    from tests.builders import SIGN_OFF, make_journal
+
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("safety.agreed", "D1", "2026-03-01T10:00", SIGN_OFF), ("drift.onset", "D1", "2026-03-02T09:00"),
+        ("safety.agreed", "I1", "2026-03-01T10:00", SIGN_OFF),
+        ("incident.detected", "I1", "2026-03-03T09:00", {"severity": 1}),
+        ("exercise.close", "x", "2026-03-13T17:30")])
+    deal = clauses.load_deal(SOW, LIB)
+    rows = {r["check"]: r for r in clauses.comply(LIB, deal, clauses.journal_figures(jr.read(path), deal), "j")}
+    assert rows["drift-notice"]["status"] == "not met"
+    assert "not notified within the window" in rows["drift-notice"]["reason"]
+    assert rows["restore-sev1"]["status"] == "not met" and "still open" in rows["restore-sev1"]["reason"]
+    assert rows["restore-sev2"]["status"] == "not run"  # nothing of severity 2 happened at all

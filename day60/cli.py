@@ -601,6 +601,7 @@ def voice_score(
     Example: day60 voice score call.json --max-latency-ms 1000 --require refund --require "30 day"
     """
     from day60 import voice
+    from day60.display import voice_basis
 
     _check_format(fmt)
     result = voice.score_episode(voice.load_json(dialogue, "DIALOGUE"), max_latency_ms, require)
@@ -610,8 +611,9 @@ def voice_score(
     verdict = "pass" if result["pass_fail"]["voice"] else "fail"
     typer.echo(f"{verdict}: scalar {result['scalar']:.3f} (every sub-score must reach 0.75)")
     floors = result["pass_fail"]
-    print_table([{"sub-score": k, "value": f"{v:.3f}", "floor met": "yes" if floors[f"{k}_floor"] else "no"}
-                 for k, v in result["components"].items()])
+    basis = voice_basis(result["raw"])
+    print_table([{"sub-score": k, "value": f"{v:.3f}", "floor met": "yes" if floors[f"{k}_floor"] else "no",
+                  "counted over": basis[k]} for k, v in result["components"].items()])
     raw = result["raw"]
     if raw.get("keywords_missing"):
         typer.echo("missing keywords: " + ", ".join(raw["keywords_missing"]))
@@ -884,7 +886,7 @@ def voice_drills(
     Example: day60 voice drills rubric/voice/examples/synthetic-drills.json --pdf drills.pdf
     """
     from day60 import drills, voice
-    from day60.display import num
+    from day60.display import num, parts
 
     _check_format(fmt)
     result = drills.score_call(voice.load_json(observations, "OBSERVATIONS"))
@@ -895,7 +897,8 @@ def voice_drills(
         mark = "  SYNTHETIC" if result["synthetic"] else ""
         typer.echo(f"call {call.get('id', '?')}: {call.get('agent', '')}{mark}")
         print_table([{"drill": name, "status": d["status"], "score": num(d["score"], 1),
-                      "notes": "; ".join(d["notes"])[:90]} for name, d in result["drills"].items()])
+                      "built from": parts(d["parts"])[:70], "notes": "; ".join(d["notes"])[:70]}
+                     for name, d in result["drills"].items()])
         s = result["summary"]
         typer.echo(f"mean of the {len(s['covers'])} scored drill(s): {num(s['mean_of_scored'], 1)}; "
                    f"not in that mean: {', '.join(s['not_covered']) or 'none'}")

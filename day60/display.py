@@ -83,3 +83,32 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, float) and math.isnan(value):
         return None
     return value
+
+
+def voice_basis(raw: dict[str, Any]) -> dict[str, str]:
+    """What each voice sub-score was counted over, in words."""
+    if not raw.get("turns"):
+        return dict.fromkeys(("latency", "turn_taking", "barge_in", "content"), "empty dialogue")
+    req = raw["keywords_required"]
+    return {
+        "latency": f"{raw['latency_inside']} of {raw['latency_counted']} replies within {raw['budget_ms']:g} ms"
+        if raw["latency_counted"] else "no reply to a caller turn: nothing to count",
+        "turn_taking": f"{raw['harmful_overlaps']} harmful overlap(s) in {raw['agent_turns']} agent turn(s)",
+        "barge_in": f"{raw['barge_in_handled']} of {raw['barge_in_pairs']} interruptions yielded to"
+        if raw["barge_in_pairs"] else "no interruption: nothing to count",
+        "content": f"{req - len(raw['keywords_missing'])} of {req} keywords said" if req
+        else "no keywords required",
+    }
+
+
+def parts(values: dict[str, Any]) -> str:
+    """A drill's parts in one line, e.g. 'correct 5, of 6'; lists are counted (details stay in the JSON)."""
+    shown = []
+    for key, value in values.items():
+        if isinstance(value, bool) or value is None or isinstance(value, str):
+            shown.append(f"{key.replace('_', ' ')} {value if value is not None else 'none'}")
+        elif isinstance(value, int | float):
+            shown.append(f"{key.replace('_', ' ')} {value:,.6g}")
+        elif isinstance(value, list) and not all(isinstance(v, bool) for v in value):
+            shown.append(f"{len(value)} {key.replace('_', ' ')}")  # per-round detail is in the JSON
+    return ", ".join(shown)

@@ -29,7 +29,7 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(num=display.num, stat=display.stat, percent=display.percent)
+    env.filters.update(num=display.num, stat=display.stat, percent=display.percent, parts=display.parts)
     env.globals.update(toolkit_version=__version__, line_figure=display.line_figure,
                        line_target=display.line_target)
     return env

@@ -99,7 +99,7 @@ def score_episode(dialogue: Any, max_latency_ms: float = DEFAULT_MAX_LATENCY_MS,
     raw_info = {"turns": len(turns), "budget_ms": max_latency_ms, "agent_turns": len(agents),
                 "latency_counted": counted, "latency_inside": inside, "harmful_overlaps": harmful,
                 "barge_in_pairs": pairs, "barge_in_handled": handled,
-                "keywords_missing": [k for k in keywords if k not in said]}
+                "keywords_required": len(keywords), "keywords_missing": [k for k in keywords if k not in said]}
     return _result(components, None, raw_info)
 
 

@@ -285,3 +285,11 @@ def test_shipped_example_is_complete_and_cli(run, tmp_path):
     assert r.exit_code == 2 and "drills.mute" in r.stderr
     schema = json.loads(run("schema", "drills").stdout)
     assert "drills" in schema["properties"]
+
+
+def test_table_and_pdf_say_what_each_score_was_built_from(run, tmp_path):
+    r = run("voice", "drills", EXAMPLE, "--pdf", tmp_path / "d.pdf")
+    read_back = next(line for line in r.stdout.splitlines() if line.startswith("read_back"))
+    assert "correct 5, of 6" in read_back and "in place" not in read_back
+    assert "held ms 8,000, silence ms 16,000" in r.stdout
+    assert "correct 5, of 6" in " ".join(PdfReader(tmp_path / "d.pdf").pages[0].extract_text().split())

@@ -231,3 +231,13 @@ def test_ttft_cli(run, tmp_path):
     assert r.exit_code == 0 and json.loads(r.stdout)["opening_turns"][0]["ms"] == 300
     table = run("voice", "ttft", path)
     assert "not stated" in table.stdout and "not run" in table.stdout  # no tool calls: not run, not zero
+
+
+def test_score_table_states_what_each_sub_score_counted(run, tmp_path):
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps([c(0, 1000), a(1300, 2000, "your refund"), c(1500, 1600, interrupt=True)]))
+    r = run("voice", "score", path, "--require", "refund", "--require", "cancel")
+    assert "1 of 1 replies within 1200 ms" in r.stdout
+    assert "0 harmful overlap(s) in 1 agent turn(s)" in r.stdout
+    assert "1 of 1 interruptions yielded to" in r.stdout  # the agent ends 2000 - 1500 = 500 ms after it
+    assert "1 of 2 keywords said" in r.stdout

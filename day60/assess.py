@@ -20,11 +20,14 @@ class Assessed:
     result: dict[str, Any]
 
 
-def score_journal(journal: jr.Journal, targets: dict[str, Any] | None = None,
-                  rubric_file: str | Path | None = None) -> Assessed:
-    """An auditor's exercise: its figures and its score against the rubric at its own tier."""
+def score_journal(journal: jr.Journal, published: rubric.Rubric | None = None,
+                  deal_parameters: dict[str, Any] | None = None) -> Assessed:
+    """An auditor's exercise: its figures and its score against the rubric at its own tier, with
+    targets from the deal's parameters where it sets them."""
+    published = published or rubric.load()
     figures = metrics.compute(journal)
-    return Assessed(journal, figures, rubric.score(figures, journal.header, rubric.load(rubric_file), targets))
+    result = rubric.score(figures, journal.header, published, rubric.targets(published, deal_parameters))
+    return Assessed(journal, figures, result)
 
 
 def self_assess(qs: selfassess.QuestionSet, ans: selfassess.Answers, journal_path: str | Path) -> Assessed:

@@ -336,10 +336,9 @@ def load_figures(path: str | Path) -> dict[str, Any]:
 
 def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
     """The Day-60 figures a journal can supply, keyed by check figure id."""
-    from day60 import assess, rubric
+    from day60 import assess
 
-    targets = {k: v for k, v in deal.parameters.items() if k in rubric.parameter_ids(rubric.load())}
-    done = assess.score_journal(journal, targets)
+    done = assess.score_journal(journal, deal_parameters=deal.parameters)
     s = done.figures.summary
     out: dict[str, Any] = {}
     drift = s["drift"]

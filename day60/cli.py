@@ -516,27 +516,18 @@ def score(
 
     Example: day60 score ex.jsonl --pdf score.pdf
     """
+    from day60 import assess, clauses, rubric
     from day60 import journal as jr
-    from day60 import metrics as mx
-    from day60 import rubric
 
     _check_format(fmt)
-    j = jr.read(journal)
-    figures = mx.compute(j)
     published = rubric.load(rubric_file)
-    result = rubric.score(figures, j.header, published, _deal_targets(sow, rubric.parameter_ids(published)))
-    _emit_score(result, fmt)
-    _write_documents(j, figures, result, pdf, html)
-
-
-def _deal_targets(sow: Path | None, wanted: set[str]) -> dict[str, Any]:
-    """The deal file's parameters that the rubric reads, after the deal file is checked whole."""
-    if sow is None:
-        return {}
-    from day60 import clauses
-
-    deal = clauses.load_deal(sow, clauses.load_library(), extra_parameters=wanted, draft=True)
-    return {k: v for k, v in deal.parameters.items() if k in wanted}
+    parameters = None
+    if sow:  # the deal file is checked whole, then the rubric takes the targets it reads
+        parameters = clauses.load_deal(sow, clauses.load_library(), rubric.parameter_ids(published),
+                                       draft=True).parameters
+    done = assess.score_journal(jr.read(journal), published, parameters)
+    _emit_score(done.result, fmt)
+    _write_documents(done.journal, done.figures, done.result, pdf, html)
 
 
 def _emit_score(result: dict[str, Any], fmt: str) -> None:

@@ -136,6 +136,12 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
     }
 
 
+def targets(rubric: Rubric, parameters: dict[str, Any] | None) -> dict[str, Any]:
+    """The deal parameters this rubric reads its targets from (the rest are the clauses')."""
+    wanted = parameter_ids(rubric)
+    return {k: v for k, v in (parameters or {}).items() if k in wanted}
+
+
 def parameter_ids(rubric: Rubric) -> set[str]:
     """Every deal parameter id the rubric reads a target from."""
     names = {line.parameter for line in rubric.lines if line.parameter}

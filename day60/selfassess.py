@@ -24,7 +24,7 @@ from day60 import timeparse
 from day60.clock import BusinessCalendar
 from day60.errors import InputError
 from day60.files import read_json
-from day60.resources import data_dir, example, load_yaml
+from day60.resources import example, load_yaml
 
 FORMAT = "day60.selfassess-answers/1"
 QUESTIONS = "questions-v1.yaml"
@@ -63,14 +63,11 @@ class QuestionSet:
     version: str
     tier_cap: str
     sections: list[dict[str, Any]]
-    sha256: str = ""
 
     @classmethod
     def load(cls) -> QuestionSet:
-        raw = (data_dir("selfassess") / QUESTIONS).read_bytes()
         data = load_yaml("selfassess", QUESTIONS)
-        return cls(data["id"], str(data["version"]), data["tier_cap"], data["sections"],
-                   hashlib.sha256(raw).hexdigest())
+        return cls(data["id"], str(data["version"]), data["tier_cap"], data["sections"])
 
 
 def walk(qs: QuestionSet, answers: dict[str, Any]) -> list[Question]:

@@ -18,14 +18,67 @@ from day60.errors import Day60Error
 
 
 class _Day60Group(TyperGroup):
-    """Turns the project's own errors into one line on stderr and an exit code, in one place."""
+    """Turns every failure into one line on stderr and an exit code, in one place.
 
-    def invoke(self, ctx: typer.Context) -> Any:
+    The project's own errors carry their exit code (2 bad input, 1 a check failed). A usage
+    error (a wrong option type, a missing argument) is bad input too: one line, exit 2, not a
+    boxed panel. Anything else is a defect of the toolkit; it still gets one line, never a
+    traceback, and exit 2 since no result was produced.
+    """
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _name_metavars(command)
+        return command
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        from typer.exceptions import TyperException
+
         try:
-            return super().invoke(ctx)
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except Day60Error as exc:
             typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(exc.exit_code) from None
+            code = exc.exit_code
+        except TyperException as exc:  # typer's own click: usage errors and bad option values
+            message = exc.format_message().replace("\n", " ").rstrip(".")
+            typer.echo(f"error: {message}; see '{prog_name or 'day60'} --help'", err=True)
+            code = exc.exit_code
+        except (typer.Abort, KeyboardInterrupt, EOFError):
+            typer.echo("stopped: nothing more was written", err=True)
+            code = 130
+        except Exception as exc:  # a defect: still one line, and no traceback for the user
+            typer.echo(f"error: internal fault ({type(exc).__name__}: {str(exc)[:200]}); nothing more was "
+                       "written; please report it with the command line", err=True)
+            code = 2
+        code = code if isinstance(code, int) else 0
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+# Help shows each value as a word a person understands, not as a Python type.
+_METAVARS = {"--at": "TIME", "--set": "KEY=VALUE", "--pause": "START/END", "--format": "table|json",
+             "--window-start": "TIME", "--window-end": "TIME", "--tier": "T1..T5", "--expect": "SEQ:HASH",
+             "--from": "YYYY-MM-DD", "--to": "YYYY-MM-DD", "--id": "ID", "--seq": "SEQ", "--require": "WORD"}
+_BY_TYPE = {"str": "TEXT", "path": "FILE", "int": "N", "float": "NUMBER"}
+
+
+def _name_metavars(command: Any) -> None:
+    for param in getattr(command, "params", []):
+        if param.metavar is not None or getattr(param, "is_flag", False):
+            continue
+        if param.param_type_name == "argument":
+            word = param.name.upper() + ("..." if param.nargs != 1 else "")
+            param.metavar = word
+            # typer would print "{WORD}" in the usage line and "WORD <str>" in the list
+            param._usage_display_name = lambda word=word, required=param.required: word if required else f"[{word}]"
+            param.display_type_rich = lambda ctx: None
+        else:
+            primary = max(param.opts, key=len)
+            bare = param.bare_type().removeprefix("list[").removesuffix("]")
+            param.metavar = _METAVARS.get(primary) or _BY_TYPE.get(bare, bare.upper())
 
 
 def _app(help_text: str) -> typer.Typer:
@@ -33,7 +86,8 @@ def _app(help_text: str) -> typer.Typer:
         cls=_Day60Group,
         help=help_text,
         no_args_is_help=True,
-        pretty_exceptions_show_locals=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,  # help is plain text: "[parameters]" must print as written
         add_completion=False,
     )
 
@@ -58,7 +112,10 @@ def _check_format(fmt: str, allowed: tuple[str, ...] = ("table", "json")) -> str
 
 
 def print_json(data: Any) -> None:
-    typer.echo(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False))
+    """Valid JSON only: a missing figure is null, never NaN or Infinity."""
+    from day60.display import jsonable
+
+    typer.echo(json.dumps(jsonable(data), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False))
 
 
 def print_table(rows: list[dict[str, Any]], columns: list[str] | None = None) -> None:
@@ -217,8 +274,9 @@ def new(
               "window_end": window_end, "runner": runner}
     missing = [k for k, v in values.items() if not v]
     if missing and not _interactive():
-        raise InputError(f"--{missing[0].replace('_', '-')}", "is missing and there is no terminal to ask on",
-                         "pass it as an option")
+        names = ", ".join(f"--{k.replace('_', '-')}" for k in missing)
+        raise InputError(names, f"{'is' if len(missing) == 1 else 'are'} missing and there is no terminal to ask on",
+                         "pass every one as an option (see 'day60 new --help')")
     if Path(journal).exists():
         raise InputError("JOURNAL", f"{journal} already exists",
                          "choose a new file name; journals are never overwritten")
@@ -307,25 +365,34 @@ def reveal(
     """
     from day60 import journal as jr
 
-    written = jr.reveal(journal, held)
-    typer.echo(f"revealed {len(written)} sealed onset(s)")
+    done = jr.reveal(journal, held)
+    typer.echo(f"revealed {len(done.events)} sealed onset(s)")
+    for entry in done.stray:
+        typer.echo(f"note: the held file has an entry the journal never received: {entry}", err=True)
+    for onset in done.unheld:
+        typer.echo(f"note: this held file cannot open the sealed onset {onset}", err=True)
 
 
 @app.command()
 def verify(
     journal: Path = typer.Argument(..., help="The exercise journal."),
     repair: bool = typer.Option(False, "--repair", help="Move a partial last line to JOURNAL.partial."),
+    expect: str = typer.Option(None, "--expect",
+                               help="The journal head an earlier report printed; catches a journal cut short "
+                                    "or rewritten since."),
 ) -> None:
-    """Check every line's schema and the hash chain; exit 1 naming the first bad line.
+    """Check every line's schema, the hash chain and the rules of fact; exit 1 naming the first bad line.
 
-    Example: day60 verify ex.jsonl
+    Example: day60 verify ex.jsonl --expect 14:9c1f...(the head a score report printed)
     """
     from day60 import journal as jr
 
+    if expect:
+        jr.parse_head(expect)  # a malformed anchor is bad input (2), not a failed check
     if repair:
         moved = jr.repair(journal)
         typer.echo(f"moved the partial last line to {moved}" if moved else "no partial line to repair")
-    report = jr.verify(journal)
+    report = jr.verify(journal, expect)
     if report.partial:
         typer.echo(f"{journal}: the last line is partial (an interrupted write); "
                    f"run 'day60 verify --repair {journal}'", err=True)
@@ -335,6 +402,8 @@ def verify(
         raise typer.Exit(1)
     typer.echo(f"{journal}: ok, {report.events} events chained; {report.corrections} correction(s), "
                f"{report.sealed} sealed, {report.revealed} revealed")
+    typer.echo(f"journal head {report.head['seq']}:{report.head['hash']}"
+               + (" (matches --expect)" if expect else ""))
 
 
 @app.command()
@@ -360,7 +429,7 @@ def show(
         rows.append({"seq": e.seq, "at": e.at.astimezone(j.tz).isoformat() if e.at else None, "kind": e.kind,
                      "id": e.id, "data": e.data, "mark": mark})
     if fmt == "json":
-        print_json({"header": j.header, "timeline": rows, "partial_line": j.partial})
+        print_json({"header": j.header, "timeline": rows, "partial_line": j.partial, "head": j.head})
         return
     h = j.header
     typer.echo(f"{h['partner']} / {h['supplier']} / {h['deployment']}  tier {h['tier']}"
@@ -373,10 +442,12 @@ def show(
 
 
 @app.command()
-def schema(kind: str = typer.Argument(None, help="One kind, 'header' or 'drills'; all when omitted.")) -> None:
-    """Print the JSON Schema of the journal header, every event kind, and drill observations.
+def schema(
+    kind: str = typer.Argument(None, help="One kind, 'header', 'drills' or 'all'; lists the names when omitted."),
+) -> None:
+    """Print the JSON Schema of the journal header, an event kind, or drill observations.
 
-    Example: day60 schema drift.notice
+    Example: day60 schema drift.notice   (day60 schema all prints every schema at once)
     """
     from day60.drills import json_schema as drills_schema
     from day60.errors import InputError
@@ -384,11 +455,32 @@ def schema(kind: str = typer.Argument(None, help="One kind, 'header' or 'drills'
 
     schemas = {**json_schemas(), "drills": drills_schema()}
     if kind is None:
+        typer.echo("schemas: " + ", ".join(schemas))
+        typer.echo("print one with 'day60 schema NAME', or every one with 'day60 schema all'")
+    elif kind == "all":
         print_json(schemas)
     elif kind in schemas:
         print_json(schemas[kind])
     else:
-        raise InputError("KIND", f"{kind!r} has no schema", f"use one of: {', '.join(schemas)}")
+        raise InputError("KIND", f"{kind!r} has no schema", f"use one of: {', '.join(schemas)}, all")
+
+
+@app.command()
+def kinds(fmt: str = typer.Option("table", "--format", help=FORMAT_HELP)) -> None:
+    """Every event kind with the --set fields it takes: type, allowed values, required or not.
+
+    Example: day60 kinds
+    """
+    from day60.events import set_fields
+
+    _check_format(fmt)
+    table = set_fields()
+    if fmt == "json":
+        print_json(table)
+        return
+    for kind, fields in table.items():
+        shown = "; ".join(f"{f['name']} ({f['type']}{', required' if f['required'] else ''})" for f in fields)
+        typer.echo(f"{kind:30} {shown or '-'}")
 
 
 @app.command()
@@ -414,31 +506,48 @@ def live(journal: Path = typer.Argument(..., help="The exercise journal to recor
 @app.command()
 def metrics(
     journal: Path = typer.Argument(..., help="The exercise journal."),
-    fmt: str = typer.Option("table", "--format", help="table (rounded), json (unrounded) or csv (one file a table)."),
-    out: Path = typer.Option(None, "--out", help="Folder for csv files (default: the current folder)."),
+    fmt: str = typer.Option("table", "--format", metavar="table|json|csv",
+                            help="table (rounded), json (unrounded) or csv (one file a table)."),
+    out: Path = typer.Option(None, "--out", metavar="FOLDER",
+                             help="Existing folder for the csv files (default: the current folder)."),
 ) -> None:
     """Charter figures from a journal: drift lead time, time to restore, rollback, report completeness.
 
     Example: day60 metrics ex.jsonl --format json
     """
+    from day60 import files
     from day60 import journal as jr
     from day60 import metrics as mx
+    from day60.errors import InputError
 
     _check_format(fmt, ("table", "json", "csv"))
-    figures = mx.compute(jr.read(journal))
-    if fmt == "json":
-        from day60.display import jsonable
-
-        print_json(jsonable(figures.summary))
-    elif fmt == "csv":
+    targets: dict[str, Path] = {}
+    if fmt == "csv":
         folder = out or Path(".")
-        folder.mkdir(parents=True, exist_ok=True)
+        if not folder.is_dir():
+            raise InputError("--out", f"{folder} is not an existing folder", "create the folder first, or name one")
+        targets = {name: folder / f"{Path(journal).stem}-{name}.csv" for name in mx.TABLES}
+        files.check_outputs({f"--out ({t.name})": t for t in targets.values()}, [("JOURNAL", journal)])
+    elif out:
+        raise InputError("--out", "is only for --format csv", "drop --out, or add --format csv")
+    j = jr.read(journal)
+    _warn_partial(j)
+    figures = mx.compute(j)
+    if fmt == "json":
+        print_json({**figures.summary, "head": j.head})
+    elif fmt == "csv":
         for name, table in figures.tables.items():
-            target = folder / f"{Path(journal).stem}-{name}.csv"
-            table.to_csv(target, index=False)
-            typer.echo(f"wrote {target} ({len(table)} rows)")
+            files.write_atomic(targets[name], table.to_csv(index=False), "--out")
+            typer.echo(f"wrote {targets[name]} ({len(table)} rows)")
     else:
         _print_metrics(figures.summary)
+        typer.echo(f"\njournal {j.sha256[:16]}..., head {j.head['seq']}:{j.head['hash']}")
+
+
+def _warn_partial(j: Any) -> None:
+    if j.partial is not None:
+        typer.echo(f"note: {j.path} ends with a partial line (an interrupted write), which was left out; "
+                   f"run 'day60 verify --repair {j.path}'", err=True)
 
 
 def _print_metrics(s: dict[str, Any]) -> None:
@@ -516,25 +625,29 @@ def score(
 
     Example: day60 score ex.jsonl --pdf score.pdf
     """
-    from day60 import assess, clauses, rubric
+    from day60 import assess, clauses, files, rubric
     from day60 import journal as jr
 
     _check_format(fmt)
+    files.check_outputs({"--pdf": pdf, "--html": html},
+                        [("JOURNAL", journal), ("--rubric", rubric_file), ("--sow", sow)])
     published = rubric.load(rubric_file)
     parameters = None
     if sow:  # the deal file is checked whole, then the rubric takes the targets it reads
         parameters = clauses.load_deal(sow, clauses.load_library(), rubric.parameter_ids(published),
                                        draft=True).parameters
-    done = assess.score_journal(jr.read(journal), published, parameters)
+    j = jr.read(journal)
+    _warn_partial(j)
+    done = assess.score_journal(j, published, parameters)
     _emit_score(done.result, fmt)
     _write_documents(done.journal, done.figures, done.result, pdf, html)
 
 
 def _emit_score(result: dict[str, Any], fmt: str) -> None:
-    from day60.display import jsonable, line_figure, num
+    from day60.display import line_figure, num
 
     if fmt == "json":
-        print_json(jsonable(result))
+        print_json(result)
         return
     mark = "  SYNTHETIC" if result["synthetic"] else ""
     typer.echo(f"score {num(result['score'], 1)} of 100, tier {result['tier']} ({result['tier_name']}){mark}")
@@ -544,17 +657,20 @@ def _emit_score(result: dict[str, Any], fmt: str) -> None:
     print_table([{"line": line["id"], "points": num(line["points"], 0), "earned": num(line["earned"], 2),
                   "status": line["status"], "figure": line_figure(line)[:70], "reason": line["reason"] or ""}
                  for line in result["lines"]])
+    head = result.get("journal_head")
+    if head:
+        typer.echo(f"journal head {head['seq']}:{head['hash']} (check later with 'day60 verify --expect')")
 
 
 def _write_documents(j: Any, figures: Any, result: dict[str, Any], pdf: Path | None, html: Path | None,
                      title: str = "Day-60 exercise score") -> None:
     if not (pdf or html):
         return
-    from day60 import render
+    from day60 import files, render
 
     page = render.score_html(j, figures, result, title)
     if html:
-        Path(html).write_text(page, encoding="utf-8")
+        files.write_atomic(html, page, "--html")
         typer.echo(f"wrote {html}")
     if pdf:
         pages = render.pdf(page, pdf)
@@ -621,15 +737,17 @@ def voice_bench(
 
     Example: day60 voice bench rubric/voice/voice_starter.json --reference --out bench-voice.json
     """
-    from day60 import voice
+    from day60 import display, files, voice
     from day60.errors import InputError
 
+    files.check_outputs({"--out": out}, [("SUITE", suite), ("--submission", submission)])
     if bool(submission) == reference:
         raise InputError("--submission", "give exactly one of --submission or --reference",
                          "pass a submission file, or --reference to score the suite's own dialogues")
     sub = voice.load_json(submission, "--submission") if submission else None
     artifact = voice.run_suite(voice.load_json(suite, "SUITE"), sub, reference)
-    Path(out).write_text(json.dumps(artifact, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    files.write_atomic(out, json.dumps(display.jsonable(artifact), indent=2, sort_keys=True, allow_nan=False) + "\n",
+                       "--out")
     a = artifact["aggregate"]
     typer.echo(f"{a['passed']} of {a['scored']} scored task(s) passed; {a['void']} void; wrote {out}")
     for row in artifact["per_task"]:
@@ -727,19 +845,20 @@ def clauses_export(
 
     Example: day60 clauses export --sow clauses/examples/synthetic-sow.toml --pdf schedule.pdf
     """
-    from day60 import clauses, render
+    from day60 import clauses, files, render
 
+    files.check_outputs({"--pdf": pdf, "--md": md, "--html": html}, [("--sow", sow)])
     lib = clauses.load_library()
     s = clauses.schedule(lib, clauses.load_deal(sow, lib, _rubric_ids(), draft=draft), draft=draft)
     if not (pdf or md or html):
         typer.echo(render.html("schedule.md.j2", {"s": s}))
         return
     if md:
-        Path(md).write_text(render.html("schedule.md.j2", {"s": s}), encoding="utf-8")
+        files.write_atomic(md, render.html("schedule.md.j2", {"s": s}), "--md")
         typer.echo(f"wrote {md}")
     page = render.html("schedule.html.j2", {"s": s})
     if html:
-        Path(html).write_text(page, encoding="utf-8")
+        files.write_atomic(html, page, "--html")
         typer.echo(f"wrote {html}")
     if pdf:
         typer.echo(f"wrote {pdf} ({render.pdf(page, pdf)} pages)")
@@ -775,7 +894,9 @@ def comply(
     else:
         from day60 import journal as jr
 
-        measured, source = clauses.journal_figures(jr.read(journal), deal), str(journal)
+        j = jr.read(journal)
+        _warn_partial(j)
+        measured, source = clauses.journal_figures(j, deal), str(journal)
     rows = clauses.comply(lib, deal, measured, source)
     if fmt == "json":
         print_json([{k: r[k] for k in ("clause", "check", "status", "value", "display", "threshold", "n", "reason")}
@@ -810,10 +931,13 @@ def selfassess(
 
     Example: day60 selfassess --answers selfassess/examples/synthetic-answers.json --pdf self.pdf
     """
+    from day60 import files
     from day60 import selfassess as sa
     from day60.errors import InputError
 
     _check_format(fmt)
+    files.check_outputs({"--pdf": pdf, "--html": html, "--journal": journal_out},
+                        [("--answers", answers), ("--resume", resume), ("--save", save)])
     qs = sa.QuestionSet.load()
     if answers and (save or resume):
         raise InputError("--answers", "cannot be combined with --save or --resume", "use one way in")
@@ -850,9 +974,7 @@ def _selfassess_result(qs: Any, ans: Any, journal_out: Path | None, fmt: str, pd
         done = assess.self_assess(qs, ans, journal_out or Path(tmp) / "selfassess.jsonl")
         result = done.result
         if fmt == "json":
-            from day60.display import jsonable
-
-            print_json(jsonable(result))
+            print_json(result)
         else:
             _emit_score(result, fmt)
             typer.echo(f"({result['tier_note']}: injected drift and production rollbacks need a production "
@@ -876,10 +998,11 @@ def voice_drills(
 
     Example: day60 voice drills rubric/voice/examples/synthetic-drills.json --pdf drills.pdf
     """
-    from day60 import drills, voice
+    from day60 import drills, files, voice
     from day60.display import num, parts
 
     _check_format(fmt)
+    files.check_outputs({"--pdf": pdf}, [("OBSERVATIONS", observations)])
     result = drills.score_call(voice.load_json(observations, "OBSERVATIONS"))
     if fmt == "json":
         print_json(result)

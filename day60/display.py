@@ -71,7 +71,8 @@ def line_target(line: dict[str, Any]) -> str:
 
 
 def jsonable(value: Any) -> Any:
-    """Plain JSON values, unrounded: numpy scalars become numbers and NaN (no figure) becomes null."""
+    """Plain JSON values, unrounded: numpy scalars become numbers, and NaN or an infinity (no
+    figure) becomes null, so the output is always valid JSON."""
     import math
 
     if isinstance(value, dict):
@@ -80,7 +81,7 @@ def jsonable(value: Any) -> Any:
         return [jsonable(v) for v in value]
     if hasattr(value, "item"):
         value = value.item()
-    if isinstance(value, float) and math.isnan(value):
+    if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
 

@@ -29,7 +29,19 @@ class CheckFailed(Day60Error):
 
 
 def pydantic_problem(exc: Any, prefix: str = "") -> tuple[str, str]:
-    """The first error of a pydantic ValidationError as (field path, message)."""
+    """The first error of a pydantic ValidationError as (field path, message), the message in words."""
     err = exc.errors()[0]
     loc = ".".join(str(p) for p in err["loc"])
-    return (f"{prefix}{loc}" if loc else prefix.rstrip(".") or "value"), err["msg"]
+    msg = err["msg"]
+    if err["type"] == "string_pattern_mismatch":
+        pattern = str((err.get("ctx") or {}).get("pattern", ""))
+        if "Cf" in pattern:
+            msg = ("must hold something visible, and no control, invisible (such as U+200B, U+FEFF) or "
+                   "direction-changing (such as U+202E) characters")
+        elif "{4}-" in pattern:
+            msg = "must be a month written YYYY-MM"
+        elif "{64}" in pattern or "{32}" in pattern:
+            msg = "must be lowercase hexadecimal digits of the right length"
+        else:
+            msg = "is not in the required form"
+    return (f"{prefix}{loc}" if loc else prefix.rstrip(".") or "value"), msg

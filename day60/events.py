@@ -6,30 +6,31 @@ can write journals this toolkit reads.
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
+
+from day60.timeparse import parse_iso
 
 FORMAT = "day60.journal/1"
 
 
 def _aware_iso(value: str) -> str:
-    try:
-        parsed = dt.datetime.fromisoformat(value)
-    except (TypeError, ValueError) as exc:
-        raise ValueError("must be an ISO 8601 date and time") from exc
+    parsed = parse_iso(value)  # ASCII digits, inside the accepted range
     if parsed.tzinfo is None:
         raise ValueError("must carry its UTC offset")
     return value
 
 
-Instant = Annotated[str, AfterValidator(_aware_iso)]
+Instant = Annotated[str, Field(max_length=40), AfterValidator(_aware_iso)]
 # Printable text with at least one visible character; Text may hold tabs and line breaks.
-_VISIBLE = r"[^\s\x00-\x1f\x7f]"
+# Ids also refuse invisible and direction-changing characters (Unicode format characters such
+# as U+200B, U+FEFF, U+202E), so that no look-alike id can pass for another.
+_VISIBLE = r"[^\s\x00-\x1f\x7f\p{Cf}]"
 Text = Annotated[str, Field(min_length=1, max_length=2000,
                             pattern=rf"^[^\x00-\x08\x0b-\x1f\x7f]*{_VISIBLE}[^\x00-\x08\x0b-\x1f\x7f]*$")]
-Ident = Annotated[str, Field(min_length=1, max_length=120, pattern=rf"^[^\x00-\x1f\x7f]*{_VISIBLE}[^\x00-\x1f\x7f]*$")]
+Ident = Annotated[str, Field(min_length=1, max_length=120,
+                             pattern=rf"^[^\x00-\x1f\x7f\p{{Cf}}]*{_VISIBLE}[^\x00-\x1f\x7f\p{{Cf}}]*$")]
 Source = Literal["exercise", "organic"]
 
 
@@ -97,7 +98,7 @@ class ReportElement(_Data):
     covers_period: bool
     supported: bool
     not_applicable: bool = False
-    period: Annotated[str, Field(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")] | None = Field(
+    period: Annotated[str, Field(pattern=r"^[0-9]{4}-(0[1-9]|1[0-2])$")] | None = Field(
         None, description="The report period (YYYY-MM); defaults to the only report received.")
 
 
@@ -202,3 +203,40 @@ def json_schemas() -> dict[str, Any]:
     for kind, model in EVENT_MODELS.items():
         out[kind] = model.model_json_schema()
     return out
+
+
+_INTERNAL = {"commitment"}  # written by the toolkit itself (--seal), never with --set
+
+
+def _field_type(info: Any) -> str:
+    from typing import get_args, get_origin
+
+    ann = info.annotation
+    args = [a for a in get_args(ann) if a is not type(None)] if get_origin(ann) is not Literal else []
+    if len(args) == 1:
+        ann = args[0]
+    if get_origin(ann) is Literal:
+        return "one of " + "|".join(str(v) for v in get_args(ann))
+    if ann is bool:
+        return "true|false"
+    if ann is int:
+        bounds = {type(m).__name__: getattr(m, type(m).__name__.lower(), None) for m in info.metadata}
+        lo, hi = bounds.get("Ge"), bounds.get("Le")
+        return f"whole number {lo}-{hi}" if lo is not None and hi is not None else "whole number"
+    if info.description and "(YYYY-MM)" in info.description:
+        return "YYYY-MM"
+    return "time" if "instant" in (info.description or "").lower() else "text"
+
+
+def set_fields() -> dict[str, list[dict[str, Any]]]:
+    """For each event kind, the ``--set`` fields it takes: name, type, required, description."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for kind, model in DATA_MODELS.items():
+        out[kind] = [{"name": name, "type": _field_type(info), "required": info.is_required(),
+                      "description": info.description or ""}
+                     for name, info in model.model_fields.items() if name not in _INTERNAL]
+    return out
+
+
+def allowed_fields(kind: str) -> list[str]:
+    return [name for name in DATA_MODELS[kind].model_fields if name not in _INTERNAL]

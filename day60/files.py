@@ -1,38 +1,274 @@
-"""Reading a file a person named: JSON or TOML, or one clear refusal naming the option."""
+"""Files a person names: reading inputs safely, and writing outputs without harming them.
+
+Inputs: only regular files are read (a folder, pipe or device is refused before it can hang
+or flood memory), JSON and TOML are parsed with every number checked (no NaN, no infinity,
+nothing beyond ±10^15, no 4,300-digit integers) and nesting bounded.
+
+Outputs: every output a command will write is checked before any work starts (its folder
+exists and takes a file, it is not one of the inputs, not a journal or held file, not a
+device), then written to a temporary file in the same folder and renamed into place, so a
+reader never sees half a file and a failure leaves nothing behind.
+"""
 
 from __future__ import annotations
 
+import errno
 import json
+import math
+import os
+import stat
+import tempfile
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from day60.errors import InputError
 
+MAX_INPUT_BYTES = 64 * 1024 * 1024  # a deal, answers, dialogue or observations file
+MAX_JOURNAL_BYTES = 16 * 1024 * 1024 * 1024
+MAX_NUMBER = 10**15  # larger magnitudes are never a figure, a count or a time here
+MAX_DEPTH = 64  # nesting of JSON and TOML inputs
 
-def read_bytes(path: str | Path, field: str, what: str) -> bytes:
+
+def _os_problem(exc: OSError) -> str:
+    return exc.strerror or exc.__class__.__name__
+
+
+def open_regular(path: str | Path, field: str, what: str, limit: int = MAX_INPUT_BYTES) -> int:
+    """Open ``path`` for reading as a file descriptor, refusing anything but a regular file."""
     try:
-        return Path(path).read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # never blocks on a named pipe
     except FileNotFoundError as exc:
         raise InputError(field, f"no file at {path}", f"give the path of {what}") from exc
     except IsADirectoryError as exc:
         raise InputError(field, f"{path} is a folder", f"give the path of {what}") from exc
+    except OSError as exc:
+        raise InputError(field, f"cannot open {path} ({_os_problem(exc)})", f"give the path of {what}") from exc
+    info = os.fstat(fd)
+    problem = None
+    if stat.S_ISDIR(info.st_mode):
+        problem = f"{path} is a folder"
+    elif not stat.S_ISREG(info.st_mode):
+        problem = f"{path} is not a regular file (a device, pipe or socket)"
+    elif info.st_size > limit:
+        problem = f"{path} holds {info.st_size:,} bytes, more than the {limit:,} this input may have"
+    if problem:
+        os.close(fd)
+        raise InputError(field, problem, f"give the path of {what}")
+    return fd
+
+
+def read_bytes(path: str | Path, field: str, what: str, limit: int = MAX_INPUT_BYTES) -> bytes:
+    fd = open_regular(path, field, what, limit)
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise InputError(field, f"cannot read {path} ({_os_problem(exc)})", f"give the path of {what}") from exc
+    if len(data) > limit:
+        raise InputError(field, f"{path} is larger than the {limit:,} bytes this input may have",
+                         f"give the path of {what}")
+    return data
+
+
+# ----- numbers and nesting ------------------------------------------------------------------
+
+
+class _BadNumber(ValueError):
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+def _parse_int(text: str) -> int:
+    if len(text) > 20:
+        raise _BadNumber(text)
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value) or abs(value) > MAX_NUMBER:
+        raise _BadNumber(text)
+    return value
+
+
+def _refuse_constant(text: str) -> Any:
+    raise _BadNumber(text)
+
+
+def _number_problem(text: str) -> str:
+    shown = text if len(text) <= 24 else text[:12] + "..." + f" ({len(text)} characters)"
+    return f"holds the number {shown}, which is not a finite number within ±10^15"
+
+
+def check_values(value: Any, field: str, source: str) -> Any:
+    """Refuse nesting deeper than MAX_DEPTH and numbers that are not finite or beyond ±10^15."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > MAX_DEPTH:
+                raise InputError(field, f"{source} is nested more than {MAX_DEPTH} levels deep",
+                                 "flatten it; no input of this toolkit nests that far")
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+        elif isinstance(item, bool):
+            continue
+        elif isinstance(item, int) and abs(item) > MAX_NUMBER:
+            raise InputError(field, f"{source} {_number_problem(str(item))}", "give a number in range")
+        elif isinstance(item, float) and (not math.isfinite(item) or abs(item) > MAX_NUMBER):
+            raise InputError(field, f"{source} {_number_problem(repr(item))}", "give a number in range")
+    return value
+
+
+def loads_json(text: str | bytes, field: str, what: str, source: str = "the file") -> Any:
+    """Parse JSON text with every number and the nesting checked; one InputError on any fault."""
+    try:
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+        value = json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_refuse_constant)
+    except _BadNumber as exc:
+        raise InputError(field, f"{source} {_number_problem(exc.text)}", "give finite numbers in range") from exc
+    except RecursionError as exc:
+        raise InputError(field, f"{source} is nested too deeply to read", f"fix it so it is {what}") from exc
+    except json.JSONDecodeError as exc:
+        raise InputError(field, f"{source} is not valid JSON at line {exc.lineno} ({exc.msg})",
+                         f"fix it so it is {what}") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(field, f"{source} is not UTF-8 text", f"fix it so it is {what}") from exc
+    return check_values(value, field, source)
 
 
 def read_json(path: str | Path, field: str, what: str) -> Any:
     """Parse a JSON file; ``what`` says what the file should be, e.g. "a dialogue file"."""
-    raw = read_bytes(path, field, what)
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        where = f" at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
-        raise InputError(field, f"{path} is not valid JSON{where}", f"fix it so it is {what}") from exc
+    return loads_json(read_bytes(path, field, what), field, what, str(path))
 
 
 def read_toml(path: str | Path, field: str, what: str) -> tuple[dict[str, Any], bytes]:
     """Parse a TOML file; returns the table and the raw bytes (for hashing)."""
     raw = read_bytes(path, field, what)
     try:
-        return tomllib.loads(raw.decode("utf-8")), raw
+        data = tomllib.loads(raw.decode("utf-8"), parse_float=_parse_float)
+    except _BadNumber as exc:
+        raise InputError(field, f"{path} {_number_problem(exc.text)}", "give finite numbers in range") from exc
+    except RecursionError as exc:
+        raise InputError(field, f"{path} is nested too deeply to read", f"fix it so it is {what}") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(field, f"{path} is not valid TOML ({exc})", f"fix it so it is {what}") from exc
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise InputError(field, f"{path} holds a number too long to read", "give numbers in range") from exc
+    return check_values(data, field, str(path)), raw
+
+
+# ----- outputs ------------------------------------------------------------------------------
+
+_PROTECTED = (b'"format":"day60.journal/1"', b'"format": "day60.held/1"', b'"format":"day60.held/1"')
+
+
+def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _protected(path: Path) -> bool:
+    """True for a day60 journal or held file: never written over."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        head = os.read(fd, 4096)
+    finally:
+        os.close(fd)
+    return any(mark in head for mark in _PROTECTED)
+
+
+def check_output(field: str, path: str | Path, inputs: Iterable[tuple[str, str | Path | None]] = ()) -> Path:
+    """Refuse an output that cannot be written, or whose writing would destroy something.
+
+    Checked before any work: the folder exists and takes a new file, the name fits, and the
+    path is not an input, a journal, a held file, a folder or a device.
+    """
+    path = Path(path)
+    fix = "choose another output path"
+    if not path.name or path.name in (".", ".."):
+        raise InputError(field, f"{path} names a folder, not a file", fix)
+    if len(os.fsencode(path.name)) > 255:
+        raise InputError(field, f"the file name is {len(os.fsencode(path.name))} bytes long, more than 255", fix)
+    parent = path.parent
+    try:
+        if not stat.S_ISDIR(os.stat(parent).st_mode):
+            raise InputError(field, f"{parent} is not a folder", fix)
+    except FileNotFoundError as exc:
+        raise InputError(field, f"the folder {parent} does not exist", "create it first, or " + fix) from exc
+    except OSError as exc:
+        raise InputError(field, f"cannot use the folder {parent} ({_os_problem(exc)})", fix) from exc
+    try:
+        target = os.stat(path)
+    except FileNotFoundError:
+        target = None
+    except OSError as exc:
+        raise InputError(field, f"cannot use {path} ({_os_problem(exc)})", fix) from exc
+    if target is not None:
+        if stat.S_ISDIR(target.st_mode):
+            raise InputError(field, f"{path} is a folder", fix)
+        if not stat.S_ISREG(target.st_mode):
+            raise InputError(field, f"{path} is not a regular file (a device, pipe or socket)", fix)
+        for name, source in inputs:
+            if source is None:
+                continue
+            try:
+                if _same_file(target, os.stat(source)):
+                    raise InputError(field, f"{path} is also the input {name}; writing it would destroy it", fix)
+            except OSError:
+                continue
+        if _protected(path):
+            raise InputError(field, f"{path} is a day60 journal or held file; those are never overwritten", fix)
+    try:  # prove the folder takes a new file
+        fd, probe = tempfile.mkstemp(dir=parent, prefix=".day60-", suffix=".probe")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise InputError(field, f"cannot write in {parent} ({_os_problem(exc)})", fix) from exc
+    return path
+
+
+def check_outputs(outputs: dict[str, str | Path | None],
+                  inputs: Iterable[tuple[str, str | Path | None]] = ()) -> None:
+    """Check every named output (None = not asked for) before any is written."""
+    inputs = list(inputs)
+    seen: dict[str, str] = {}
+    for field, path in outputs.items():
+        if path is None:
+            continue
+        check_output(field, path, inputs)
+        key = os.path.abspath(path)
+        if key in seen:
+            raise InputError(field, f"names the same file as {seen[key]}", "give each output its own path")
+        seen[key] = field
+
+
+def write_atomic(path: str | Path, data: str | bytes, field: str = "output", mode: int = 0o644) -> None:
+    """Write ``data`` to a temporary file beside ``path``, fsync it, then rename it into place."""
+    path = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".tmp")
+        try:
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+            os.fchmod(fd, mode)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        problem = "the disk is full" if exc.errno == errno.ENOSPC else _os_problem(exc)
+        raise InputError(field, f"could not write {path} ({problem}); nothing was written",
+                         "free some space or choose another output path") from exc
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)

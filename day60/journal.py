@@ -13,18 +13,20 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from day60 import __version__
-from day60.errors import CheckFailed, InputError, pydantic_problem
-from day60.events import EVENT_MODELS, KINDS, Header
+from day60.errors import InputError, pydantic_problem
+from day60.events import EVENT_MODELS, FORMAT, KINDS, Header
+from day60.timeparse import RANGE_TEXT
 
 GENESIS = "0" * 64
 _SAFETY_REASON = ("every injection needs a written agreement, a named stop owner, a stop condition and a "
@@ -72,65 +74,159 @@ class Journal:
 
         return BusinessCalendar.from_dict(self.header["calendar"])
 
+    @property
+    def head(self) -> dict[str, Any]:
+        """The chain's head: the last event's seq and hash (seq 0 and the header's hash when empty).
+        Printed by every report, it anchors the chain: ``verify --expect SEQ:HASH`` then detects a
+        journal cut short or rewritten after it."""
+        last = self.events[-1] if self.events else self.header
+        return {"seq": len(self.events), "hash": last["hash"]}
+
+
+def _loads_line(line: str) -> Any:
+    """One line of JSON; NaN, Infinity and over-long integers are refused (ValueError)."""
+    return json.loads(line, parse_constant=_no_constant)
+
+
+def _no_constant(text: str) -> Any:
+    raise ValueError(f"{text} is not a number JSON allows")
+
 
 def _split(raw: bytes, path: Path) -> tuple[list[str], str | None]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise CheckFailed(f"{path}: byte {exc.start} is not UTF-8; the journal has been damaged") from exc
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise InputError("JOURNAL", f"{path}: line {line} is not UTF-8 text; the journal has been damaged",
+                         f"run 'day60 verify {path}'") from exc
     parts = text.split("\n")
     del text
     partial = parts.pop() or None  # text after the last newline
     return parts, partial
 
 
+def _damaged(path: Path, line: int, problem: str) -> InputError:
+    return InputError("JOURNAL", f"{path}: line {line}: {problem}",
+                      f"run 'day60 verify {path}'; a journal is read only as 'day60' wrote it")
+
+
+def _parse_line(n: int, line: str) -> tuple[Any, str | None]:
+    try:
+        return _loads_line(line), None
+    except RecursionError:
+        return None, "is nested too deeply to be an event"
+    except json.JSONDecodeError as exc:
+        return None, f"is not valid JSON ({exc.msg})"
+    except ValueError as exc:
+        return None, f"holds a number that cannot be read ({str(exc)[:60]})"
+
+
+def check_header(header: Any) -> str | None:
+    """What is wrong with a header line, or None: its schema, window and calendar."""
+    from day60.clock import BusinessCalendar
+
+    if not isinstance(header, dict):
+        return "is not a JSON object"
+    try:
+        Header.model_validate(header)
+    except ValidationError as exc:
+        name, msg = pydantic_problem(exc)
+        return f"header field {name}: {msg}"
+    w = header["window"]
+    if dt.datetime.fromisoformat(w["end"]) <= dt.datetime.fromisoformat(w["start"]):
+        return "header field window: the end is not after the start"
+    try:
+        BusinessCalendar.from_dict(header["calendar"])
+    except InputError as exc:
+        return f"header field {exc}"
+    return None
+
+
+def check_event(n: int, obj: Any, previous: str) -> str | None:
+    """What is wrong with event line ``n`` (chain, seq, schema), or None. Cheap enough for every read."""
+    if not isinstance(obj, dict):
+        return "is not a JSON object"
+    if obj.get("seq") != n - 1:
+        return f"seq is {str(obj.get('seq'))[:20]!r}, expected {n - 1} (lines removed or reordered)"
+    if obj.get("prev") != sha256_hex(previous):
+        return "does not chain to the line before (a line was changed, removed or reordered)"
+    model = EVENT_MODELS.get(obj.get("kind")) if isinstance(obj.get("kind"), str) else None
+    if model is None:
+        return f"unknown kind {str(obj.get('kind'))[:40]!r}"
+    try:
+        model.model_validate(obj)
+    except ValidationError as exc:
+        name, msg = pydantic_problem(exc)
+        return f"{name}: {msg}"
+    return None
+
+
 def read(path: str | Path) -> Journal:
-    """Read a journal and check its chain (cheaply); refuses a damaged file.
+    """Read a journal, checking every line as ``verify`` does (schema, chain, rules of fact), and
+    refuse a damaged one naming its first bad line (exit 2): no figure comes from a bad journal.
 
     A partial last line is kept aside in ``Journal.partial`` and everything before it is used.
     """
+    from day60.files import MAX_JOURNAL_BYTES, read_bytes
+
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise InputError("JOURNAL", f"no journal at {path}", "create one with 'day60 new'") from exc
+    raw = read_bytes(path, "JOURNAL", "a journal made by 'day60 new'", MAX_JOURNAL_BYTES)
     complete_digest = sha256_hex(raw[: raw.rfind(b"\n") + 1])
     lines, partial = _split(raw, path)
     del raw  # large journals: keep one copy of the text at a time
     if not lines:
         raise InputError("JOURNAL", f"{path} has no complete header line", "create the journal with 'day60 new'")
-    try:
-        header = json.loads(lines[0])
-        # One parse for all events: the decoder then shares key strings between them.
-        events = json.loads("[" + ",".join(lines[1:]) + "]")
-    except json.JSONDecodeError as exc:
-        raise CheckFailed(f"{path}: a line is not valid JSON ({exc.msg}); run 'day60 verify {path}'") from exc
-    if not isinstance(header, dict) or header.get("format") != "day60.journal/1":
+    header, problem = _parse_line(1, lines[0])
+    if problem is None and (not isinstance(header, dict) or header.get("format") != FORMAT):
         raise InputError("JOURNAL", f"{path} is not a day60 journal", "give a file made by 'day60 new'")
-    if len(events) != len(lines) - 1:
-        raise CheckFailed(f"{path}: a line holds more or less than one event; run 'day60 verify {path}'")
-    for i, event in enumerate(events):
-        if not isinstance(event, dict) or event.get("prev") != sha256_hex(lines[i]):
-            raise CheckFailed(f"{path}: line {i + 2} does not chain to line {i + 1}; run 'day60 verify {path}'")
+    problem = problem or check_header(header)
+    if problem:
+        raise _damaged(path, 1, problem)
+    try:  # one parse for all events: the decoder then shares key strings between them
+        events = _loads_line("[" + ",".join(lines[1:]) + "]")
+        if len(events) != len(lines) - 1:
+            raise ValueError("a line holds more or less than one value")
+    except (ValueError, RecursionError):
+        events = []
+        for n, line in enumerate(lines[1:], start=2):
+            obj, problem = _parse_line(n, line)
+            if problem:
+                raise _damaged(path, n, problem) from None
+            events.append(obj)
+    for n, event in enumerate(events, start=2):
+        problem = check_event(n, event, lines[n - 2])
+        if problem:
+            before = header if n == 2 else events[n - 3]
+            if problem.startswith("does not chain") and _with_hash(before)["hash"] != before.get("hash"):
+                raise _damaged(path, n - 1, "its hash does not match its content (the line was edited)")
+            raise _damaged(path, n, problem)
     last = events[-1] if events else header
     if _with_hash(last)["hash"] != last.get("hash"):
-        raise CheckFailed(f"{path}: line {len(lines)} has been altered; run 'day60 verify {path}'")
+        raise _damaged(path, len(lines), "its hash does not match its content (the line was edited)")
+    try:
+        check_rules(events)
+    except InputError as exc:
+        raise _damaged(path, getattr(exc, "seq", 0) + 1, f"breaks a rule of fact: {exc.problem}") from None
     return Journal(path, header, events, lines[-1], complete_digest, partial)
 
 
 def read_header(path: str | Path) -> dict[str, Any]:
-    """Only line 1, for commands that need the timezone before anything else."""
+    """Only line 1, checked, for commands that need the timezone before anything else."""
+    from day60.files import MAX_JOURNAL_BYTES, open_regular
+
     path = Path(path)
+    fd = open_regular(path, "JOURNAL", "a journal made by 'day60 new'", MAX_JOURNAL_BYTES)
+    with os.fdopen(fd, "rb") as fh:
+        first = fh.readline(1_000_000)
     try:
-        with path.open("rb") as fh:
-            first = fh.readline()
-        header = json.loads(first)
-    except FileNotFoundError as exc:
-        raise InputError("JOURNAL", f"no journal at {path}", "create one with 'day60 new'") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError("JOURNAL", f"{path} does not start with a day60 header", "check the path") from exc
-    if not isinstance(header, dict) or header.get("format") != "day60.journal/1":
+        header, problem = _parse_line(1, first.decode("utf-8"))
+    except UnicodeDecodeError:
+        header, problem = None, "is not UTF-8 text"
+    if problem is None and (not isinstance(header, dict) or header.get("format") != FORMAT):
         raise InputError("JOURNAL", f"{path} is not a day60 journal", "give a file made by 'day60 new'")
+    problem = problem or check_header(header)
+    if problem:
+        raise _damaged(path, 1, problem)
     return header
 
 
@@ -196,23 +292,36 @@ def check_rules(events: list[dict[str, Any]]) -> None:
     """
     raw_by_seq = {e["seq"]: e for e in events}
     for e in events:
-        if e["kind"] == "correction":
-            t = raw_by_seq.get(e["data"]["target"])
-            if t is None or t["kind"] in ("correction", "reveal") or t["seq"] >= e["seq"]:
-                _refuse("--seq", f"{e['data']['target']} is not an earlier event that carries a time",
-                        "name the seq of the event to correct (see 'day60 show')")
-            if t["at"] is None:
-                _refuse("--seq", f"event {t['seq']} is sealed", "reveal it before correcting it")
-        if e["kind"] == "reveal":
-            t = raw_by_seq.get(e["data"]["target"])
-            if t is None or t["kind"] != "drift.onset" or t["at"] is not None:
-                _refuse("reveal", f"event {e['data']['target']} is not a sealed onset", "check the held file")
-            if commitment(e["data"]["salt"], t["id"], e["data"]["at"]) != t["data"]["commitment"]:
-                _refuse("reveal", f"the held instant for {t['id']} does not open its commitment",
-                        "use the held file written when the onset was sealed")
+        try:
+            _check_target(e, raw_by_seq)
+        except InputError as exc:
+            exc.seq = e["seq"]  # type: ignore[attr-defined]
+            raise
     state = _State()
     for ev in effective(events):
-        state.apply(ev)
+        try:
+            state.apply(ev)
+        except InputError as exc:
+            exc.seq = ev.seq  # type: ignore[attr-defined]
+            raise
+
+
+def _check_target(e: dict[str, Any], raw_by_seq: dict[int, dict[str, Any]]) -> None:
+    """A correction names an earlier timed event; a reveal opens a sealed onset's commitment."""
+    if e["kind"] == "correction":
+        t = raw_by_seq.get(e["data"]["target"])
+        if t is None or t["kind"] in ("correction", "reveal") or t["seq"] >= e["seq"]:
+            _refuse("--seq", f"{e['data']['target']} is not an earlier event that carries a time",
+                    "name the seq of the event to correct (see 'day60 show')")
+        if t["at"] is None:
+            _refuse("--seq", f"event {t['seq']} is sealed", "reveal it before correcting it")
+    if e["kind"] == "reveal":
+        t = raw_by_seq.get(e["data"]["target"])
+        if t is None or t["kind"] != "drift.onset" or t["at"] is not None:
+            _refuse("reveal", f"event {e['data']['target']} is not a sealed onset", "check the held file")
+        if commitment(e["data"]["salt"], t["id"], e["data"]["at"]) != t["data"]["commitment"]:
+            _refuse("reveal", f"the held instant for {t['id']} does not open its commitment",
+                    "use the held file written when the onset was sealed")
 
 
 class _State:
@@ -236,8 +345,12 @@ class _State:
         needs_sign_off = injected and (kind in ("drift.onset", "incident.detected") or (
             kind == "rollback.criterion-met" and data["kind"] == "production"))
         if needs_sign_off and ident not in self.safety:
+            organic = " (a real incident, not one the exercise raised, is logged with --set source=organic)" \
+                if kind == "incident.detected" else " (a real drift is logged with --set source=organic)" \
+                if kind == "drift.onset" else ""
             _refuse("id", f"{where} has no safety sign-off: {_SAFETY_REASON}",
-                    f"log safety.agreed for {ident} first; until then its rubric lines read 'not exercised'")
+                    f"log safety.agreed for {ident} first; until then its rubric lines read 'not exercised'"
+                    + organic)
         if kind == "safety.agreed":
             self.safety.add(ident)
         elif kind == "drift.onset":
@@ -315,8 +428,19 @@ class _State:
 
 @contextmanager
 def _locked(path: Path) -> Iterator[int]:
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    """The journal opened for appending under an exclusive lock (regular files only)."""
+    import stat
+
     try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK)
+    except FileNotFoundError as exc:
+        raise InputError("JOURNAL", f"no journal at {path}", "create one with 'day60 new'") from exc
+    except OSError as exc:
+        raise InputError("JOURNAL", f"cannot open {path} for appending ({exc.strerror})",
+                         "give the path of a journal made by 'day60 new'") from exc
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InputError("JOURNAL", f"{path} is not a regular file", "give the path of a journal")
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield fd
     finally:
@@ -324,12 +448,15 @@ def _locked(path: Path) -> Iterator[int]:
         os.close(fd)
 
 
-def _write_line(fd: int, line: str) -> None:
-    data = (line + "\n").encode("utf-8")
-    written = os.write(fd, data)
-    if written != len(data):  # pragma: no cover - a short write on a regular file means a full disk
-        raise OSError("short write to the journal")
-    os.fsync(fd)
+def _write_line(fd: int, line: str, path: Path | str = "the journal") -> None:
+    data = memoryview((line + "\n").encode("utf-8"))
+    try:
+        while data:
+            data = data[os.write(fd, data):]
+        os.fsync(fd)
+    except OSError as exc:
+        raise InputError("JOURNAL", f"could not append to {path} ({exc.strerror}); it may now end with a "
+                         "partial line", f"free some space, then run 'day60 verify --repair {path}'") from exc
 
 
 def now_iso() -> str:
@@ -337,15 +464,18 @@ def now_iso() -> str:
 
 
 def create(path: str | Path, fields: dict[str, Any]) -> dict[str, Any]:
-    """Write the header line of a new journal; refuses to overwrite."""
+    """Write the header line of a new journal; refuses to overwrite, even when racing another
+    writer for the same name (the header is written aside, then linked into place)."""
     from day60.clock import BusinessCalendar, to_utc_us
+    from day60.files import check_output, write_atomic
 
     path = Path(path)
-    if path.exists():
+    if os.path.lexists(path):
         raise InputError("JOURNAL", f"{path} already exists", "choose a new file name; journals are never overwritten")
+    check_output("JOURNAL", path)
     calendar = fields.get("calendar")
     BusinessCalendar.from_dict(calendar or {})  # refuses a bad calendar with its field named
-    header = {"format": "day60.journal/1", "toolkit": __version__, "created_at": now_iso(), **fields}
+    header = {"format": FORMAT, "toolkit": __version__, "created_at": now_iso(), **fields}
     try:  # validated with defaults filled in, so every header states them
         header = _with_hash(Header.model_validate({**header, "hash": GENESIS}).model_dump(exclude={"hash"}))
     except ValidationError as exc:
@@ -354,11 +484,17 @@ def create(path: str | Path, fields: dict[str, Any]) -> dict[str, Any]:
     w = header["window"]
     if to_utc_us(dt.datetime.fromisoformat(w["end"])) <= to_utc_us(dt.datetime.fromisoformat(w["start"])):
         raise InputError("--window-end", "is not after --window-start", "give a window that ends after it starts")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    aside = path.with_name(f".{path.name[:60]}.{secrets.token_hex(6)}.new")
+    write_atomic(aside, canonical(header) + "\n", "JOURNAL")
     try:
-        _write_line(fd, canonical(header))
+        os.link(aside, path)  # fails if the name was taken meanwhile: never overwrites
+    except FileExistsError as exc:
+        raise InputError("JOURNAL", f"{path} already exists",
+                         "choose a new file name; journals are never overwritten") from exc
+    except OSError as exc:
+        raise InputError("JOURNAL", f"cannot create {path} ({exc.strerror})", "choose another path") from exc
     finally:
-        os.close(fd)
+        os.unlink(aside)
     return header
 
 
@@ -381,13 +517,14 @@ def build(path: str | Path, fields: dict[str, Any],
             journal.last_line = canonical(event)
             lines.append(journal.last_line)
         check_rules(journal.events)
-        if path.exists():
-            raise InputError("JOURNAL", f"{path} already exists", "choose a new file name")
         with tmp.open("a", encoding="utf-8") as fh:
             fh.writelines(line + "\n" for line in lines)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        try:
+            os.link(tmp, path)  # never over an existing file
+        except FileExistsError as exc:
+            raise InputError("JOURNAL", f"{path} already exists", "choose a new file name") from exc
     finally:
         if tmp.exists():
             tmp.unlink()
@@ -396,21 +533,42 @@ def build(path: str | Path, fields: dict[str, Any],
 
 def _event(journal: Journal, kind: str, ident: str, at: str | None, by: str, data: dict[str, Any]) -> dict[str, Any]:
     if kind not in KINDS:
-        raise InputError("KIND", f"{kind!r} is not an event kind", "see 'day60 schema' for the list")
+        raise InputError("KIND", f"{kind!r} is not an event kind", "see 'day60 kinds' for the list")
     event = {"seq": len(journal.events) + 1, "kind": kind, "id": ident, "at": at, "recorded_at": now_iso(),
              "by": by, "data": data, "prev": sha256_hex(journal.last_line)}
     event = _with_hash(event)
     try:
         validated = EVENT_MODELS[kind].model_validate(event)
     except ValidationError as exc:
-        name, msg = pydantic_problem(exc)
-        fix = "pass it with --set key=value" if name.startswith("data.") else "see 'day60 schema " + kind + "'"
-        if name == "id":
-            fix = "use printable characters only"
-        raise InputError(name.replace("data.", "--set "), msg, fix) from exc
+        raise _event_problem(kind, exc) from exc
     # Store the validated, typed data ("yes" becomes true, "2" becomes 2), then re-hash.
     event["data"] = validated.model_dump(mode="json", include={"data"}, exclude_none=True)["data"]
     return _with_hash(event)
+
+
+def _event_problem(kind: str, exc: ValidationError) -> InputError:
+    """Every missing and unknown --set field at once; otherwise the first fault, named."""
+    from day60.events import allowed_fields
+
+    errors = exc.errors()
+    missing = [e["loc"][1] for e in errors if e["type"] == "missing" and e["loc"][:1] == ("data",)]
+    unknown = [e["loc"][1] for e in errors if e["type"] == "extra_forbidden" and e["loc"][:1] == ("data",)]
+    allowed = ", ".join(allowed_fields(kind))
+    if missing or unknown:
+        parts = []
+        if missing:
+            parts.append(f"{kind} needs {', '.join(f'--set {m}=...' for m in missing)}")
+        if unknown:
+            parts.append(f"{', '.join(str(u) for u in unknown)} {'is' if len(unknown) == 1 else 'are'} "
+                         f"not a field of {kind}")
+        names = ", ".join(f"--set {n}" for n in [*missing, *unknown])
+        return InputError(names, "; ".join(parts), f"{kind} takes: {allowed} (see 'day60 kinds')")
+    name, msg = pydantic_problem(exc)
+    if name == "id":
+        return InputError("--id", msg, "use visible characters only (no control, invisible or direction marks)")
+    if name == "at":
+        return InputError("--at", msg, "give a time " + RANGE_TEXT)
+    return InputError(name.replace("data.", "--set "), msg, f"{kind} takes: {allowed} (see 'day60 kinds')")
 
 
 def append(
@@ -449,61 +607,106 @@ def append(
         check_rules([*journal.events, event])
         if held_entry is not None:
             _add_held(Path(seal), journal.header["hash"], {**held_entry, "seq": event["seq"]})
-        _write_line(fd, canonical(event))
+        _write_line(fd, canonical(event), path)
     return event
 
 
 def correct(path: str | Path, target: int, at: dt.datetime, reason: str, by: str | None = None) -> dict[str, Any]:
     """Append a correction of event ``target``'s instant; the original line stays."""
-    return append(path, "correction", str(target), dt.datetime.now(dt.UTC),
-                  {"target": target, "at": at.isoformat(), "reason": reason}, by)
+    try:
+        return append(path, "correction", str(target), dt.datetime.now(dt.UTC),
+                      {"target": target, "at": at.isoformat(), "reason": reason}, by)
+    except InputError as exc:  # name the options a person typed, not the event's data fields
+        names = {"--set target": "--seq", "--set reason": "--reason", "--set at": "--at", "--id": "--seq"}
+        if exc.field in names:
+            raise InputError(names[exc.field], exc.problem, exc.fix) from None
+        raise
 
 
 # ----- held (sealed) instants ---------------------------------------------------------------
 
 
+class _HeldOnset(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    at: str
+    salt: str = Field(pattern=r"^[0-9a-f]{32}$")
+    commitment: str = Field(pattern=r"^[0-9a-f]{64}$")
+    seq: int = Field(ge=1, le=10**12)
+
+
+class _Held(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    format: Literal["day60.held/1"]
+    journal: str = Field(pattern=r"^[0-9a-f]{64}$")
+    onsets: list[_HeldOnset]
+
+
 def _add_held(path: Path, journal_hash: str, entry: dict[str, Any]) -> None:
-    if path.exists():
-        held = load_held(path)
+    """Keep a sealed onset's clear instant in the runner's held file (mode 0600).
+
+    Written before the journal line: a crash between the two leaves a held entry whose
+    commitment the journal never received, which ``reveal`` reports as stray and skips; the
+    other order could lose the instant itself.
+    """
+    from day60.files import write_atomic
+
+    if os.path.lexists(path):
+        held = load_held(path, "--seal")
         if held["journal"] != journal_hash:
             raise InputError("--seal", f"{path} holds instants for another journal", "use a new held file")
     else:
         held = {"format": "day60.held/1", "journal": journal_hash, "onsets": []}
     held["onsets"].append(entry)
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(held, fh, indent=2)
-        fh.write("\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(held, indent=2) + "\n", "--seal", mode=0o600)
 
 
-def load_held(path: str | Path) -> dict[str, Any]:
+def load_held(path: str | Path, field: str = "--held") -> dict[str, Any]:
     from day60.files import read_json
 
-    held = read_json(path, "--held", "the held file written by --seal")
-    if not isinstance(held, dict) or held.get("format") != "day60.held/1":
-        raise InputError("--held", f"{path} is not a day60 held file", "give the file named with --seal")
-    return held
+    held = read_json(path, field, "the held file written by --seal")
+    try:
+        return _Held.model_validate(held).model_dump()
+    except ValidationError as exc:
+        name, msg = pydantic_problem(exc)
+        raise InputError(field, f"{path} is not a day60 held file ({name}: {msg})",
+                         "give the file named with --seal when the onsets were logged") from exc
 
 
-def reveal(path: str | Path, held_path: str | Path, by: str | None = None) -> list[dict[str, Any]]:
-    """Append a reveal event for every sealed onset the held file can open."""
+@dataclass
+class Revealed:
+    events: list[dict[str, Any]]  # the reveal events appended
+    stray: list[str]  # held entries whose commitment the journal never received (a crash mid-seal)
+    unheld: list[str]  # sealed onsets this held file cannot open
+
+
+def reveal(path: str | Path, held_path: str | Path, by: str | None = None) -> Revealed:
+    """Append a reveal event for every sealed onset the held file can open.
+
+    Entries are matched to onsets by their commitment, not by seq, so a held entry left by a
+    crash between the held file and the journal never blocks the others.
+    """
     held = load_held(held_path)
     journal = read(path)
     if held["journal"] != journal.header["hash"]:
         raise InputError("--held", "holds instants for another journal", "give this journal's held file")
     opened = {e["data"]["target"] for e in journal.events if e["kind"] == "reveal"}
-    written = []
+    sealed = {e["data"]["commitment"]: e for e in journal.events
+              if e["kind"] == "drift.onset" and e["at"] is None and e["seq"] not in opened}
+    result = Revealed([], [], [])
+    matched = set()
     for entry in held["onsets"]:
-        if entry["seq"] in opened:
+        onset = sealed.get(entry["commitment"])
+        if onset is None:
+            if not any(e["kind"] == "drift.onset" and e["data"].get("commitment") == entry["commitment"]
+                       for e in journal.events):
+                result.stray.append(f"{entry['id']} (held for seq {entry['seq']}, never written to the journal)")
             continue
-        written.append(append(path, "reveal", entry["id"], dt.datetime.now(dt.UTC),
-                              {"target": entry["seq"], "at": entry["at"], "salt": entry["salt"]}, by))
-    return written
+        matched.add(entry["commitment"])
+        result.events.append(append(path, "reveal", onset["id"], dt.datetime.now(dt.UTC),
+                                    {"target": onset["seq"], "at": entry["at"], "salt": entry["salt"]}, by))
+    result.unheld = [f"{e['id']} (seq {e['seq']})" for c, e in sealed.items() if c not in matched]
+    return result
 
 
 # ----- verification -------------------------------------------------------------------------
@@ -519,24 +722,32 @@ class VerifyReport:
     sealed: int
     revealed: int
     corrections: int
+    head: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
         return self.problem is None and not self.partial
 
 
-def verify(path: str | Path) -> VerifyReport:
-    """Check every line: canonical JSON, schema, hash, chain, reveals and rules of fact."""
+def verify(path: str | Path, expect: str | None = None) -> VerifyReport:
+    """Check every line: canonical JSON, schema, hash, chain, reveals and rules of fact.
+
+    ``expect`` ("SEQ:HASH", a head printed by an earlier report) also catches a journal cut
+    short or rewritten after that report: the chain alone cannot, having no outside anchor.
+    """
+    from day60.files import MAX_JOURNAL_BYTES, read_bytes
+
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise InputError("JOURNAL", f"no journal at {path}", "check the path") from exc
+    anchor = parse_head(expect) if expect else None
+    raw = read_bytes(path, "JOURNAL", "a journal made by 'day60 new'", MAX_JOURNAL_BYTES)
     try:
         lines, partial = _split(raw, path)
-    except CheckFailed as exc:
-        return VerifyReport(path, 0, 0, str(exc), False, 0, 0, 0)
+    except InputError as exc:
+        return VerifyReport(path, 0, 0, exc.problem, False, 0, 0, 0)
     report = VerifyReport(path, len(lines), max(len(lines) - 1, 0), None, partial is not None, 0, 0, 0)
+    if not lines:
+        report.problem = "line 1: missing header"
+        return report
     events: list[dict[str, Any]] = []
     for n, line in enumerate(lines, start=1):
         problem = _check_line(n, line, lines[n - 2] if n > 1 else None)
@@ -544,26 +755,44 @@ def verify(path: str | Path) -> VerifyReport:
             report.problem = f"line {n}: {problem}"
             return report
         if n > 1:
-            events.append(json.loads(line))
-    if not lines:
-        report.problem = "line 1: missing header"
-        return report
+            events.append(_loads_line(line))
     try:
         check_rules(events)
     except InputError as exc:
-        report.problem = f"rules: {exc}"
+        report.problem = f"line {getattr(exc, 'seq', 0) + 1}: breaks a rule of fact: {exc.problem}"
         return report
+    report.head = {"seq": len(events), "hash": (events[-1] if events else _loads_line(lines[0]))["hash"]}
+    if anchor is not None:
+        seq, digest = anchor
+        if seq > len(events):
+            report.problem = (f"the journal ends at seq {len(events)}, but a report saw it reach seq {seq}: "
+                              "events were removed since")
+            return report
+        actual = (events[seq - 1] if seq else _loads_line(lines[0]))["hash"]
+        if actual != digest:
+            report.problem = (f"seq {seq} has hash {actual[:12]}..., but a report recorded {digest[:12]}...: "
+                              "the journal was rewritten since")
+            return report
     report.sealed = sum(1 for e in effective(events) if e.sealed)
     report.revealed = sum(1 for e in events if e["kind"] == "reveal")
     report.corrections = sum(1 for e in events if e["kind"] == "correction")
     return report
 
 
+def parse_head(text: str) -> tuple[int, str]:
+    """Read "SEQ:HASH" as printed by a report; InputError naming --expect otherwise."""
+    seq, sep, digest = (text or "").strip().partition(":")
+    if not sep or not seq.isascii() or not seq.isdigit() or len(seq) > 12 \
+            or not re.fullmatch(r"[0-9a-f]{64}", digest):
+        raise InputError("--expect", f"{text[:80]!r} is not SEQ:HASH",
+                         "copy the journal head a report printed, e.g. 12:3f5c...(64 hex digits)")
+    return int(seq), digest
+
+
 def _check_line(n: int, line: str, previous: str | None) -> str | None:
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as exc:
-        return f"not valid JSON ({exc.msg})"
+    obj, problem = _parse_line(n, line)
+    if problem:
+        return problem
     if not isinstance(obj, dict):
         return "not a JSON object"
     if canonical(obj) != line:
@@ -571,32 +800,16 @@ def _check_line(n: int, line: str, previous: str | None) -> str | None:
     if _with_hash(obj)["hash"] != obj.get("hash"):
         return "its hash does not match its content (the line was edited)"
     if previous is None:
-        try:
-            Header.model_validate(obj)
-        except ValidationError as exc:
-            name, msg = pydantic_problem(exc)
-            return f"header field {name}: {msg}"
-        return None
-    if obj.get("seq") != n - 1:
-        return f"seq is {obj.get('seq')!r}, expected {n - 1} (lines removed or reordered)"
-    if obj.get("prev") != sha256_hex(previous):
-        return "does not chain to the line before (a line was changed, removed or reordered)"
-    model = EVENT_MODELS.get(obj.get("kind"))
-    if model is None:
-        return f"unknown kind {obj.get('kind')!r}"
-    try:
-        model.model_validate(obj)
-    except ValidationError as exc:
-        name, msg = pydantic_problem(exc)
-        return f"{name}: {msg}"
-    return None
+        return check_header(obj)
+    return check_event(n, obj, previous)
 
 
 def repair(path: str | Path) -> Path | None:
     """Move a partial last line to ``<journal>.partial``; returns that file, or None if none."""
     path = Path(path)
     with _locked(path):
-        raw = path.read_bytes()
+        with path.open("rb") as fh:
+            raw = fh.read()
         cut = raw.rfind(b"\n") + 1
         if cut == len(raw):
             return None

@@ -23,6 +23,7 @@ from day60.stats import nearest_rank
 US_PER_HOUR = 3_600_000_000
 US_PER_MIN = 60_000_000
 SEVERITIES = (1, 2, 3, 4)
+TABLES = ("drift", "incidents", "rollbacks", "report_elements")  # the per-item tables, one csv each
 
 
 @dataclass
@@ -63,6 +64,7 @@ def compute(journal: Journal) -> Figures:
                     "now": c["at"], "reason": c["reason"]} for e in events for c in e.corrections]
     summary = {
         "journal_sha256": journal.sha256,
+        "journal_head": journal.head,
         "window": {"start": window["start"], "end": window["end"], "hours": (w1 - w0) / US_PER_HOUR,
                    "business_hours": float(cal.business_us_many(np.array([w0]), np.array([w1]))[0]) / US_PER_HOUR,
                    "closed": closed},
@@ -72,8 +74,8 @@ def compute(journal: Journal) -> Figures:
         "report": report,
         "corrections": corrections,
     }
-    return Figures(summary, {"drift": drift_table, "incidents": incident_table, "rollbacks": rollback_table,
-                             "report_elements": report_table})
+    return Figures(summary, dict(zip(TABLES, (drift_table, incident_table, rollback_table, report_table),
+                                     strict=True)))
 
 
 # ----- drift (3.18) -------------------------------------------------------------------------

@@ -60,15 +60,17 @@ def _fetcher() -> Any:
     return OwnAssets()
 
 
-def pdf(html_text: str, out: str | Path) -> int:
-    """Write ``html_text`` as a PDF; returns the page count."""
+def pdf(html_text: str, out: str | Path, field: str = "--pdf") -> int:
+    """Write ``html_text`` as a PDF (to a temporary file, then renamed); returns the page count."""
     import logging
 
     from weasyprint import HTML
 
+    from day60.files import write_atomic
+
     logging.getLogger("weasyprint").setLevel(logging.ERROR)  # refused fetches are expected, not news
     document = HTML(string=html_text, base_url=ASSET_SCHEME + "/", url_fetcher=_fetcher()).render()
-    document.write_pdf(str(out))
+    write_atomic(out, document.write_pdf(), field)
     return len(document.pages)
 
 

@@ -130,6 +130,7 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
         "capped_from": header["tier"] if cap and tier_id != header["tier"] else None,
         "rubric": {"id": rubric.id, "version": rubric.version, "sha256": rubric.sha256},
         "journal_sha256": figures.summary["journal_sha256"],
+        "journal_head": figures.summary.get("journal_head"),
         "targets": "deal file" if deal else "rubric defaults (no deal file given)",
         "synthetic": bool(header.get("synthetic")),
         "lines": lines,

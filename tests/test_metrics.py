@@ -247,6 +247,8 @@ def test_metrics_cli_table_and_csv(worked, run, tmp_path):
     r = run("metrics", worked)
     assert r.exit_code == 0
     assert "283.00 h" in r.stdout and "9 of 11 required elements" in r.stdout and "late" in r.stdout
+    assert run("metrics", worked, "--format", "csv", "--out", tmp_path / "csv").exit_code == 2  # no such folder
+    (tmp_path / "csv").mkdir()
     r = run("metrics", worked, "--format", "csv", "--out", tmp_path / "csv")
     assert r.exit_code == 0
     assert (tmp_path / "csv" / "worked-incidents.csv").read_text().count("\n") == 7  # header + 6

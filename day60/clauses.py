@@ -138,17 +138,29 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
     for key in sorted(set(deal) - DEAL_KEYS - {"calendar", "synthetic"}):
         problems.append(f"deal.{key} is not a deal setting")
     if "currency" in deal and not re.fullmatch(r"[A-Z]{3}", str(deal["currency"])):
-        problems.append(f"deal.currency {deal['currency']!r} is not a three-letter code such as GBP")
+        problems.append(f"deal.currency {str(deal['currency'])[:40]!r} is not a three-letter code such as GBP")
     if "effective_date" in deal and not isinstance(deal["effective_date"], dt.date):
         try:
             dt.date.fromisoformat(str(deal["effective_date"]))
         except ValueError:
             problems.append("deal.effective_date is not a date (YYYY-MM-DD)")
-    include = (data.get("clauses") or {}).get("include", list(lib.order))
+    for key in sorted(DEAL_KEYS & set(deal)):
+        if key != "effective_date" and not isinstance(deal[key], str):
+            problems.append(f"deal.{key} is {str(deal[key])[:40]!r}, not text")
+    for key in sorted(set(data) - {"deal", "clauses", "parameters"}):
+        problems.append(f"{key} is not a table of a deal file (use [deal], [clauses], [parameters])")
+    section = data.get("clauses", {})
+    include = section.get("include", list(lib.order)) if isinstance(section, dict) else None
+    if not isinstance(include, list) or not all(isinstance(c, str) for c in include):
+        problems.append("clauses.include is not a list of clause ids (e.g. include = [\"restore\", \"rollback\"])")
+        include = []
     for cid in include:
         if cid not in lib.clauses:
-            problems.append(f"clauses.include names unknown clause {cid!r}")
-    params = data.get("parameters") or {}
+            problems.append(f"clauses.include names unknown clause {cid[:60]!r}")
+    params = data.get("parameters", {})
+    if not isinstance(params, dict):
+        problems.append("parameters is not a table (write [parameters] with one id = value a line)")
+        params = {}
     for pid, value in params.items():
         spec = lib.parameter(pid)
         if spec is None:
@@ -171,9 +183,10 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
 
 def _check_value(spec: Parameter, value: Any) -> str | None:
     if spec.type == "tier":
-        return None if value in TIERS else f"is {value!r}, not one of {', '.join(TIERS)}"
+        return None if isinstance(value, str) and value in TIERS else \
+            f"is {str(value)[:40]!r}, not one of {', '.join(TIERS)}"
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return f"is {value!r}, not a number of {spec.unit}"
+        return f"is {str(value)[:40]!r}, not a number of {spec.unit}"
     if spec.type in ("count", "ordinal_business_day", "business_days", "days") and value != int(value):
         return f"is {value!r}, not a whole number of {spec.unit}"
     if spec.min is not None and value < spec.min:
@@ -329,8 +342,29 @@ def _display(spec: Parameter, value: float, currency: str) -> str:
 def load_figures(path: str | Path) -> dict[str, Any]:
     """A figures file: ``{"<check figure id>": {"value": number, "n": sample size}}``."""
     data = read_json(path, "--figures", "a JSON figures file")
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise InputError("--figures", 'is not {"<id>": {"value": number, "n": count}}', "fix the file")
+    shape = 'is not {"<id>": {"value": number, "n": count}}'
+    if not isinstance(data, dict):
+        raise InputError("--figures", shape, "fix the file")
+    problems = []
+    for fid, fig in data.items():
+        if not isinstance(fig, dict):
+            problems.append(f"{fid[:40]} is not an object")
+            continue
+        for key in sorted(set(fig) - {"value", "n", "reason", "note"}):
+            problems.append(f"{fid[:40]}.{key[:40]} is not a figure field (value, n, reason, note)")
+        for key in ("value", "n"):
+            v = fig.get(key)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)):
+                problems.append(f"{fid[:40]}.{key} is {str(v)[:30]!r}, not a number")
+        n = fig.get("n")
+        if isinstance(n, int | float) and not isinstance(n, bool) and (n < 0 or n != int(n)):
+            problems.append(f"{fid[:40]}.n is {n!r}, not a whole count")
+        for key in ("reason", "note"):
+            if fig.get(key) is not None and not isinstance(fig[key], str):
+                problems.append(f"{fid[:40]}.{key} is not text")
+    if problems:
+        raise InputError("--figures", f"{len(problems)} problem(s): " + "; ".join(problems[:10]),
+                         'write each figure as {"value": number, "n": count}')
     return data
 
 

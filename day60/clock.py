@@ -24,7 +24,7 @@ UTC = dt.UTC
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=UTC)
 _US = dt.timedelta(microseconds=1)
-_SPAN = re.compile(r"^(\d{2}):(\d{2})-(\d{2}):(\d{2})$")
+_SPAN = re.compile(r"^([0-9]{2}):([0-9]{2})-([0-9]{2}):([0-9]{2})$")  # ASCII digits only
 _DATE_MARGIN = 2  # local days of intervals kept either side of a requested range
 
 
@@ -51,7 +51,7 @@ def parse_span(text: str, field: str) -> Span:
     """Parse ``"HH:MM-HH:MM"``; ``24:00`` may only end a span."""
     m = _SPAN.match(text.strip()) if isinstance(text, str) else None
     if not m:
-        raise InputError(field, f"span {text!r} is not HH:MM-HH:MM", 'write it like "09:00-17:30"')
+        raise InputError(field, f"span {str(text)[:40]!r} is not HH:MM-HH:MM", 'write it like "09:00-17:30"')
     h1, m1, h2, m2 = (int(g) for g in m.groups())
     if h1 > 23 or m1 > 59:
         raise InputError(field, f"span {text!r} starts at an impossible time", "use 00:00 to 23:59")
@@ -172,6 +172,10 @@ class BusinessCalendar:
                              "use timezone, hours, holidays, closures")
         if "timezone" not in table:
             raise InputError("calendar.timezone", "is missing", 'add timezone = "Europe/London" or similar')
+        tz = table["timezone"]
+        if not isinstance(tz, str) or not re.fullmatch(r"[A-Za-z0-9_+\-]+(/[A-Za-z0-9_+\-]+){0,3}", tz) or len(tz) > 64:
+            raise InputError("calendar.timezone", f"{str(tz)[:40]!r} is not an IANA timezone name",
+                             'use a name such as "Europe/London"')
         hours = _parse_hours(table.get("hours"))
         holidays_cfg = table.get("holidays")
         country = subdivision = None
@@ -179,19 +183,27 @@ class BusinessCalendar:
             if not isinstance(holidays_cfg, Mapping) or "country" not in holidays_cfg:
                 raise InputError("calendar.holidays", "needs a country",
                                  'write { country = "GB", subdivision = "ENG" }')
-            country = str(holidays_cfg["country"])
-            subdivision = holidays_cfg.get("subdivision")
+            country, subdivision = holidays_cfg["country"], holidays_cfg.get("subdivision")
+            for key, value in (("country", country), ("subdivision", subdivision)):
+                if value is not None and not (isinstance(value, str) and re.fullmatch(r"[A-Za-z0-9\-]{1,10}", value)):
+                    raise InputError(f"calendar.holidays.{key}", f"{str(value)[:40]!r} is not a code",
+                                     'write a code such as "GB" or "ENG"')
             extra = set(holidays_cfg) - {"country", "subdivision"}
             if extra:
                 raise InputError(f"calendar.holidays.{sorted(extra)[0]}", "is not a holidays setting",
                                  "use country and subdivision")
         closures = []
-        for i, raw in enumerate(table.get("closures", ())):
+        listed = table.get("closures", ())
+        if not isinstance(listed, list | tuple):
+            raise InputError("calendar.closures", f"{str(listed)[:40]!r} is not a list of dates",
+                             'write closures = ["2026-12-24"]')
+        for i, raw in enumerate(listed):
             try:
                 closures.append(raw if isinstance(raw, dt.date) else dt.date.fromisoformat(str(raw)))
             except ValueError as exc:
-                raise InputError(f"calendar.closures[{i}]", f"{raw!r} is not a date", "write YYYY-MM-DD") from exc
-        return cls(str(table["timezone"]), hours, country, subdivision, closures, source=_plain(table))
+                raise InputError(f"calendar.closures[{i}]", f"{str(raw)[:40]!r} is not a date",
+                                 "write YYYY-MM-DD") from exc
+        return cls(tz, hours, country, subdivision, closures, source=_plain(table))
 
     def to_dict(self) -> dict[str, Any]:
         """The calendar as a plain table, enough to rebuild it (stored in journal headers)."""
@@ -377,7 +389,7 @@ def instants_us(values: Any, field: str) -> np.ndarray:
 def _parse_hours(raw: Any) -> dict[str, tuple[Span, ...]]:
     if raw is None:
         raise InputError("calendar.hours", "is missing", 'add a [calendar.hours] table or hours = "24x7"')
-    if raw == "24x7":
+    if isinstance(raw, str) and raw == "24x7":
         return {d: (Span(0, 24 * 60),) for d in WEEKDAYS}
     if not isinstance(raw, Mapping):
         raise InputError("calendar.hours", f"{raw!r} is neither a table nor \"24x7\"", "see the README")
@@ -388,6 +400,9 @@ def _parse_hours(raw: Any) -> dict[str, tuple[Span, ...]]:
             raise InputError(f"calendar.hours.{day}", "is not a weekday", "use mon, tue, wed, thu, fri, sat, sun")
         if isinstance(spans, str):
             spans = [spans]
+        if not isinstance(spans, list | tuple):
+            raise InputError(f"calendar.hours.{day}", f"{str(spans)[:40]!r} is not a list of spans",
+                             'write e.g. mon = ["09:00-17:30"], or [] for a closed day')
         out[key] = tuple(parse_span(s, f"calendar.hours.{day}") for s in spans)
     return out
 

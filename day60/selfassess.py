@@ -69,6 +69,10 @@ class QuestionSet:
         data = load_yaml("selfassess", QUESTIONS)
         return cls(data["id"], str(data["version"]), data["tier_cap"], data["sections"])
 
+    def question(self, key: str) -> Question:
+        """A top-level question by key, e.g. "drift.false_alerts"."""
+        return next(q for q in walk(self, {}) if q.key == key)
+
 
 def walk(qs: QuestionSet, answers: dict[str, Any]) -> list[Question]:
     """Every question that applies, in order, given the answers so far."""
@@ -151,7 +155,7 @@ def parse_answer(q: Question, raw: Any, tz: ZoneInfo | None) -> Any:
             return False
         raise InputError(field_name, f"{text!r} is not yes or no", "answer yes, no, or don't know")
     if q.type == "count":
-        if isinstance(raw, bool) or not re.fullmatch(r"\d+", text):
+        if isinstance(raw, bool) or not re.fullmatch(r"[0-9]{1,9}", text):
             raise InputError(field_name, f"{text!r} is not a whole number", "answer 0 or more, or don't know")
         return int(text)
     if q.type == "choice":
@@ -203,9 +207,13 @@ def load_answers(path: str | Path, qs: QuestionSet, field_name: str = "--answers
     doc = read_json(path, field_name, "a day60 answers file")
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("answers"), dict):
         raise InputError(field_name, f"{path} is not a day60 answers file", f'it needs "format": "{FORMAT}"')
-    version = (doc.get("question_set") or {}).get("version")
+    qset = doc.get("question_set")
+    version = qset.get("version") if isinstance(qset, dict) else None
+    if not isinstance(qset, dict) or not isinstance(version, str):
+        raise InputError(f"{field_name} question_set", "is not {\"id\": ..., \"version\": ...}",
+                         f'write "question_set": {{"id": "{qs.id}", "version": "{qs.version}"}}')
     if version != qs.version:
-        raise InputError(field_name, f"answers are for question set {version}, not {qs.version}",
+        raise InputError(field_name, f"answers are for question set {version[:20]!r}, not {qs.version}",
                          "answer the current question set")
     raw = doc["answers"]
     checked: dict[str, Any] = {}
@@ -285,7 +293,10 @@ def to_journal(qs: QuestionSet, ans: Answers, path: str | Path) -> jr.Journal:
             events.append(("drift.notice", ident, at(f"{p}.notice"),
                            {"affected_class": text(f"{p}.affected_class"), "evidence": text(f"{p}.evidence")}))
     end = at("deal.end")
-    for i in range(1, (a.get("drift.false_alerts") or 0) + 1):
+    if end <= at("deal.start"):
+        raise InputError("deal.end", f"{a['deal.end']} is not after deal.start {a['deal.start']}",
+                         "give the end of the period your records cover, after its start")
+    for i in range(1, min(a.get("drift.false_alerts") or 0, qs.question("drift.false_alerts").max or 0) + 1):
         events.append(("drift.false-alert", f"false-alert-{i}", end,
                        {"note": "counted from the supplier's records; its time was not asked and is not used"}))
     for i in range(1, min(a.get("incidents.count") or 0, 6) + 1):

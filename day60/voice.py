@@ -8,6 +8,7 @@ count as 0, sub-scores are rounded to six decimals and the pass floor is judged 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -51,15 +52,64 @@ def turns_of(dialogue: Any, where: str = "dialogue") -> list[dict[str, Any]]:
     return out
 
 
-def _overlaps(c: dict[str, Any], a: dict[str, Any]) -> bool:
-    return c["start_ms"] < a["end_ms"] and c["end_ms"] > a["start_ms"]  # touching is not overlap
+class _Counter:
+    """Counts of inserted points at or below a rank (a Fenwick tree): log-time insert and query."""
+
+    def __init__(self, size: int) -> None:
+        self.tree = [0] * (size + 1)
+
+    def add(self, rank: int) -> None:
+        rank += 1
+        while rank < len(self.tree):
+            self.tree[rank] += 1
+            rank += rank & -rank
+
+    def below(self, rank: int) -> int:
+        """How many inserted ranks are < ``rank``."""
+        total = 0
+        while rank > 0:
+            total += self.tree[rank]
+            rank -= rank & -rank
+        return total
+
+
+def _overlap_counts(callers: list[dict[str, Any]], agents: list[dict[str, Any]]) -> list[tuple[int, int, int]]:
+    """For each agent turn: how many caller turns overlap it (touching is not overlap), how many of
+    those are interruptions, and how many of those the agent yielded to within the yield window.
+
+    A caller turn c overlaps agent turn a when c.start < a.end and c.end > a.start. Agent turns
+    are taken in falling order of start while caller turns are added in falling order of end,
+    so each query counts, among callers already added (c.end > a.start), those whose start lies
+    in a range: n log n overall, where comparing every pair took a minute at 40,000 turns.
+    """
+    import bisect
+
+    starts = sorted({c["start_ms"] for c in callers})
+    every, interrupts = _Counter(len(starts)), _Counter(len(starts))
+    by_end = sorted(callers, key=lambda c: c["end_ms"], reverse=True)
+    out: list[tuple[int, int, int]] = [(0, 0, 0)] * len(agents)
+    k = 0
+    for i in sorted(range(len(agents)), key=lambda i: agents[i]["start_ms"], reverse=True):
+        a = agents[i]
+        while k < len(by_end) and by_end[k]["end_ms"] > a["start_ms"]:
+            rank = bisect.bisect_left(starts, by_end[k]["start_ms"])
+            every.add(rank)
+            if by_end[k].get("interrupt"):
+                interrupts.add(rank)
+            k += 1
+        before_end = bisect.bisect_left(starts, a["end_ms"])  # ranks of starts < a.end
+        window = bisect.bisect_left(starts, a["end_ms"] - YIELD_WINDOW_MS)  # starts < a.end - window
+        n_int = interrupts.below(before_end)
+        out[i] = (every.below(before_end), n_int, n_int - interrupts.below(window))
+    return out
 
 
 def score_episode(dialogue: Any, max_latency_ms: float = DEFAULT_MAX_LATENCY_MS,
-                  required_content: Iterable[str] = ()) -> dict[str, Any]:
+                  required_content: Iterable[str] = (), where: str = "DIALOGUE") -> dict[str, Any]:
     """Four sub-scores in [0, 1], their mean, and the all-or-nothing verdict."""
+    max_latency_ms = check_budget(max_latency_ms, "--max-latency-ms")
     raw = dialogue["turns"] if isinstance(dialogue, dict) and "turns" in dialogue else dialogue
-    turns = turns_of(dialogue)
+    turns = turns_of(dialogue, where)
     keywords = [k.lower() for k in required_content]
     if isinstance(raw, list) and not raw:
         components = dict.fromkeys(COMPONENTS, 0.0)
@@ -80,14 +130,11 @@ def score_episode(dialogue: Any, max_latency_ms: float = DEFAULT_MAX_LATENCY_MS,
 
     harmful = 0
     pairs = handled = 0
-    for a in agents:
-        over = [c for c in callers if _overlaps(c, a)]
-        if over and not any(c.get("interrupt") for c in over):
+    for n_over, n_interrupts, n_handled in _overlap_counts(callers, agents):
+        if n_over and not n_interrupts:
             harmful += 1
-        for c in over:
-            if c.get("interrupt"):
-                pairs += 1
-                handled += a["end_ms"] - c["start_ms"] <= YIELD_WINDOW_MS
+        pairs += n_interrupts
+        handled += n_handled
     turn_taking = 1 - harmful / len(agents) if agents else 1.0
     barge_in = handled / pairs if pairs else 1.0
 
@@ -129,12 +176,45 @@ def check_suite(suite: Any) -> list[dict[str, Any]]:
         raise InputError("SUITE.tasks", "is missing or empty", "list the tasks")
     seen = set()
     for i, task in enumerate(tasks):
-        if not isinstance(task, dict) or not task.get("id"):
-            raise InputError(f"SUITE.tasks[{i}].id", "is missing", "give every task an id")
-        if task["id"] in seen:
-            raise InputError(f"SUITE.tasks[{i}].id", f"{task['id']!r} appears twice", "make task ids unique")
-        seen.add(task["id"])
+        where = f"SUITE.tasks[{i}]"
+        if not isinstance(task, dict):
+            raise InputError(where, "is not a task object", "give id, budgets, required_content, reference_dialogue")
+        ident = task.get("id")
+        if isinstance(ident, bool) or not isinstance(ident, str | int) or ident == "":
+            raise InputError(f"{where}.id", f"{str(ident)[:40]!r} is not a task id", "give every task a text id")
+        if ident in seen:
+            raise InputError(f"{where}.id", f"{str(ident)[:40]!r} appears twice", "make task ids unique")
+        seen.add(ident)
+        budget_of(task, where)
+        keywords_of(task, where)
     return tasks
+
+
+def budget_of(task: dict[str, Any], where: str) -> float:
+    """The task's reply budget in milliseconds: a finite number, not negative."""
+    budgets = task.get("budgets")
+    if budgets is None:
+        return DEFAULT_MAX_LATENCY_MS
+    if not isinstance(budgets, dict):
+        raise InputError(f"{where}.budgets", "is not an object", 'write {"max_latency_ms": 1200}')
+    return check_budget(budgets.get("max_latency_ms", DEFAULT_MAX_LATENCY_MS), f"{where}.budgets.max_latency_ms")
+
+
+def check_budget(value: Any, field: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        raise InputError(field, f"{str(value)[:40]!r} is not a number of milliseconds of 0 or more",
+                         "give a whole or decimal number such as 1200")
+    return float(value)
+
+
+def keywords_of(task: dict[str, Any], where: str) -> list[str]:
+    words = task.get("required_content")
+    if words is None:
+        return []
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+        raise InputError(f"{where}.required_content", "is not a list of text keywords",
+                         'write e.g. ["refund", "30 day"]')
+    return words
 
 
 def run_suite(suite: dict[str, Any], submission: dict[str, Any] | None, reference: bool = False) -> dict[str, Any]:
@@ -145,7 +225,8 @@ def run_suite(suite: dict[str, Any], submission: dict[str, Any] | None, referenc
     submission = submission or {}
     rows = []
     for task in tasks:
-        budget = (task.get("budgets") or {}).get("max_latency_ms", DEFAULT_MAX_LATENCY_MS)
+        where = f"SUITE.tasks[{tasks.index(task)}]"
+        budget = budget_of(task, where)
         dialogue = task.get("reference_dialogue") if reference else submission.get(task["id"])
         row: dict[str, Any] = {"task_id": task["id"], "world_kind": _world_kind(task, suite),
                                "execution_class": "artifact_in"}
@@ -153,7 +234,8 @@ def run_suite(suite: dict[str, Any], submission: dict[str, Any] | None, referenc
             row.update(verdict="void", result=None,
                        reason="no reference dialogue in the task" if reference else "no dialogue in the submission")
         else:
-            result = score_episode(dialogue, budget, task.get("required_content") or [])
+            result = score_episode(dialogue, budget, keywords_of(task, where), f"{where}.reference_dialogue"
+                                   if reference else f"--submission.{str(task['id'])[:40]}")
             row.update(verdict="pass" if result["pass_fail"]["voice"] else "fail", result=result)
         rows.append(row)
     scored = [r for r in rows if r["verdict"] != "void"]

@@ -133,7 +133,7 @@ def test_other_speakers_ignored_and_missing_times_are_zero():
 def test_reversed_turn_refused_with_its_index():
     with pytest.raises(InputError) as err:
         voice.score_episode([c(0, 500), a(900, 600)])
-    assert err.value.field == "dialogue[1].end_ms"
+    assert err.value.field == "DIALOGUE[1].end_ms"
 
 
 # ----- suite runner --------------------------------------------------------------------------

@@ -7,6 +7,7 @@ them, so ``day60 --help`` and ``day60 log`` start quickly.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -277,7 +278,7 @@ def new(
         names = ", ".join(f"--{k.replace('_', '-')}" for k in missing)
         raise InputError(names, f"{'is' if len(missing) == 1 else 'are'} missing and there is no terminal to ask on",
                          "pass every one as an option (see 'day60 new --help')")
-    if Path(journal).exists():
+    if os.path.lexists(journal):
         raise InputError("JOURNAL", f"{journal} already exists",
                          "choose a new file name; journals are never overwritten")
     if missing:
@@ -524,7 +525,7 @@ def metrics(
     targets: dict[str, Path] = {}
     if fmt == "csv":
         folder = out or Path(".")
-        if not folder.is_dir():
+        if not os.path.isdir(folder):
             raise InputError("--out", f"{folder} is not an existing folder", "create the folder first, or name one")
         targets = {name: folder / f"{Path(journal).stem}-{name}.csv" for name in mx.TABLES}
         files.check_outputs({f"--out ({t.name})": t for t in targets.values()}, [("JOURNAL", journal)])
@@ -951,7 +952,7 @@ def selfassess(
             ans = sa.load_answers(resume, qs, "--resume")
         else:
             target = save or Path("day60-selfassess-answers.json")
-            if target.exists():
+            if os.path.lexists(target):
                 raise InputError("--save", f"{target} already exists", f"continue it with --resume {target}")
             ans = sa.Answers(target)
         from day60.interview import run_interview
@@ -968,7 +969,7 @@ def _selfassess_result(qs: Any, ans: Any, journal_out: Path | None, fmt: str, pd
     from day60 import assess
     from day60.errors import InputError
 
-    if journal_out and Path(journal_out).exists():
+    if journal_out and os.path.lexists(journal_out):
         raise InputError("--journal", f"{journal_out} already exists", "journals are never overwritten")
     with tempfile.TemporaryDirectory() as tmp:
         done = assess.self_assess(qs, ans, journal_out or Path(tmp) / "selfassess.jsonl")

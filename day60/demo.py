@@ -94,10 +94,17 @@ def build_journal(path: Path) -> jr.Journal:
 
 def prepare(out: Path) -> None:
     """Use ``out`` only if it is new, empty, or an earlier demo's folder (never a user's files)."""
-    if out.exists() and any(out.iterdir()) and not (out / MARKER).exists():
-        raise InputError("--out", f"{out} holds files that are not an earlier demo's",
-                         "choose a new or empty folder")
-    out.mkdir(parents=True, exist_ok=True)
+    import os
+
+    if os.path.lexists(out) and not os.path.isdir(out):
+        raise InputError("--out", f"{out} is not a folder", "choose a new or empty folder")
+    try:
+        if os.path.isdir(out) and any(out.iterdir()) and not (out / MARKER).exists():
+            raise InputError("--out", f"{out} holds files that are not an earlier demo's",
+                             "choose a new or empty folder")
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError("--out", f"cannot use {out} ({exc.strerror})", "choose a new or empty folder") from exc
     for name in ("exercise.jsonl", "metrics.json", "score.json", "score.pdf", "score.html", "schedule.pdf",
                  "selfassess.jsonl", "selfassess.pdf", "voice-bench.json", "drills.pdf"):
         (out / name).unlink(missing_ok=True)

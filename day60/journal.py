@@ -158,6 +158,8 @@ def check_event(n: int, obj: Any, previous: str) -> str | None:
     except ValidationError as exc:
         name, msg = pydantic_problem(exc)
         return f"{name}: {msg}"
+    if obj["at"] is None and not (obj["kind"] == "drift.onset" and obj["data"].get("commitment")):
+        return "at is null, which only a sealed drift.onset may be"
     return None
 
 
@@ -541,6 +543,8 @@ def _event(journal: Journal, kind: str, ident: str, at: str | None, by: str, dat
         validated = EVENT_MODELS[kind].model_validate(event)
     except ValidationError as exc:
         raise _event_problem(kind, exc) from exc
+    if at is None and not (kind == "drift.onset" and data.get("commitment")):
+        raise InputError("--at", "is missing", "give the instant; only a sealed drift.onset is logged without one")
     # Store the validated, typed data ("yes" becomes true, "2" becomes 2), then re-hash.
     event["data"] = validated.model_dump(mode="json", include={"data"}, exclude_none=True)["data"]
     return _with_hash(event)
@@ -587,8 +591,6 @@ def append(
     """
     path = Path(path)
     data = dict(data or {})
-    if not path.exists():
-        raise InputError("JOURNAL", f"no journal at {path}", "create one with 'day60 new'")
     with _locked(path) as fd:
         journal = read(path)
         if journal.partial is not None:

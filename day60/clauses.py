@@ -381,12 +381,17 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
                            "reason": "no drift observation was notified" if not notices else None,
                            "breach": f"{drift['not_detected']} drift observation(s) not notified within the window"
                            if drift["not_detected"] else None}
-    for sev, b in s["incidents"]["by_severity"].items():
+    by_sev = s["incidents"]["by_severity"]
+    # Open incidents nobody classified are held to the strictest severity: none may vanish.
+    unclassified_open = s["incidents"]["open"] - sum(b["open"] for b in by_sev.values())
+    for sev, b in by_sev.items():
         business = sev in ("3", "4")
         value = b["max_business_hours"] if business else b["max_hours"]
+        breaches = [f"{b['open']} severity {sev} incident(s) still open at the close"] if b["open"] else []
+        if sev == "1" and unclassified_open:
+            breaches.append(f"{unclassified_open} incident(s) with no severity still open at the close")
         out[f"restore-sev{sev}"] = {"value": value, "n": b["count"], "reason": b["reason"],
-                                    "breach": f"{b['open']} severity {sev} incident(s) still open at the close"
-                                    if b["open"] else None}
+                                    "breach": "; ".join(breaches) or None}
     prod = s["rollbacks"]["production"]
     out["rollback"] = {"value": prod["rollback_minutes"]["max"], "n": prod["rollback_minutes"]["count"],
                        "reason": prod["rollback_minutes"].get("reason")}

@@ -203,7 +203,7 @@ def _incidents(events: list[dict[str, Any]], cal: BusinessCalendar, w1: int) -> 
     inc.loc[(inc["status"] == "restored") & inc["severity"].isna(), "status"] = "unclassified"
     inc["first_seq"] = ev.groupby("id")["seq"].min().reindex(inc.index)
 
-    restored = inc[inc["status"] == "restored"]
+    restored = inc[inc["status"].isin(["restored", "unclassified"])]  # unclassified: restored, no severity
     pauses = _pause_intervals(ev, restored)
     wall = (restored["restored"] - restored["start"]).astype(np.int64)
     business = cal.business_us_many(restored["start"].to_numpy(np.int64), restored["restored"].to_numpy(np.int64))

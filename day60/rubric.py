@@ -225,8 +225,8 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
     table = figures.tables["incidents"]
     if not table.empty:
         table = table[table["source"].fillna("organic").isin(tier.sources)]
-    judged = table[table["status"].isin(["restored", "open"])] if not table.empty else table
-    apart = {k: int((table["status"] == k).sum()) for k in ("withdrawn", "excluded", "unclassified")} \
+    judged = table[table["status"].isin(["restored", "open", "unclassified"])] if not table.empty else table
+    apart = {k: int((table["status"] == k).sum()) for k in ("withdrawn", "excluded")} \
         if not table.empty else {}
     if judged.empty:
         return _result(line, NOT_EXERCISED, 0.0, "no incident in the journal was restored or left open in the "
@@ -236,15 +236,20 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
     if line.by_severity:
         targets = {}
         for row in judged.itertuples():
-            band = line.by_severity[str(int(row.severity))]
+            # An incident nobody classified is held to the strictest severity's target, never left out.
+            unclassified = pd.isna(row.severity)
+            severity = min(int(k) for k in line.by_severity) if unclassified else int(row.severity)
+            band = line.by_severity[str(severity)]
             target, source = _target(deal, band.parameter, band.target)
-            targets[str(int(row.severity))] = {"target": target, "slide_end": band.slide_end,
-                                               "cutoff": band.cutoff, "unit": band.unit, "source": source}
+            targets[str(severity)] = {"target": target, "slide_end": band.slide_end,
+                                      "cutoff": band.cutoff, "unit": band.unit, "source": source}
             value = row.restore_hours if band.clock == "elapsed" else row.restore_business_hours
-            value = None if row.status == "open" or math.isnan(value) else float(value)
-            obs.append({"id": row.id, "severity": int(row.severity), "value": value, "unit": band.unit,
-                        "share": slide(value, target, band.slide_end, band.cutoff),
-                        "note": "still open at the window's close" if value is None else None})
+            value = None if row.status == "open" or pd.isna(value) else float(value)
+            note = "still open at the window's close" if value is None else None
+            if unclassified:
+                note = "; ".join(filter(None, [note, f"no severity recorded: judged at severity {severity}'s target"]))
+            obs.append({"id": row.id, "severity": severity, "value": value, "unit": band.unit,
+                        "share": slide(value, target, band.slide_end, band.cutoff), "note": note})
         result = _curve_result(line, obs, {"by_severity": targets}, evidence)
         result["figure"]["mean"] = result["figure"]["max"] = None  # mixed units: see each observation
     else:

@@ -258,6 +258,9 @@ def new(
     window_end: str = typer.Option(None, help="Exercise window end."),
     runner: str = typer.Option(None, help="Who runs the exercise and holds the injection times."),
     synthetic: bool = typer.Option(False, help="Mark the journal as invented data."),
+    report_element: list[str] = typer.Option([], "--report-element", metavar="ID",
+                                             help="A monthly-report element this deal adds to the published "
+                                                  "list; repeatable."),
 ) -> None:
     """Create an exercise journal: writes its header line; never overwrites.
 
@@ -299,6 +302,7 @@ def new(
         "partner": values["partner"], "supplier": values["supplier"], "deployment": values["deployment"],
         "tier": values["tier"], "runner": values["runner"], "calendar": cal.to_dict(),
         "window": {"start": start.isoformat(), "end": end.isoformat()}, "synthetic": synthetic,
+        "report_elements": report_element,
     })
     typer.echo(f"created {journal} ({header['tier']}, {header['partner']} / {header['supplier']})")
 

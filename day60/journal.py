@@ -606,11 +606,27 @@ def append(
             held_entry = {"id": ident, "at": at_iso, "salt": salt, "commitment": data["commitment"]}
             at_iso = None
         event = _event(journal, kind, ident, at_iso, by or journal.header["runner"], data)
+        if kind == "report.element":
+            _check_element(ident, journal.header)
         check_rules([*journal.events, event])
         if held_entry is not None:
             _add_held(Path(seal), journal.header["hash"], {**held_entry, "seq": event["seq"]})
         _write_line(fd, canonical(event), path)
     return event
+
+
+def _check_element(ident: str, header: dict[str, Any]) -> None:
+    """A report element is one of the published list or one the exercise's header adds."""
+    import difflib
+
+    from day60.resources import report_elements
+
+    known = [el["id"] for el in report_elements()] + list(header.get("report_elements", []))
+    if ident not in known:
+        close = difflib.get_close_matches(ident, known, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise InputError("--id", f"{ident[:60]!r} is not a report element of this exercise",
+                         f"{hint}elements are: {', '.join(known)} (an exercise adds its own at 'day60 new')")
 
 
 def correct(path: str | Path, target: int, at: dt.datetime, reason: str, by: str | None = None) -> dict[str, Any]:

@@ -5,14 +5,18 @@ Every answer is appended at once, so Ctrl-C (or a crash) loses nothing already r
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
+from typing import Annotated
 from zoneinfo import ZoneInfo
 
 import questionary
+from pydantic import TypeAdapter, ValidationError
 
 from day60 import checklist, journal, timeparse
-from day60.errors import InputError
+from day60.errors import InputError, pydantic_problem
+from day60.events import DATA_MODELS, Ident
 
 
 class _Stop(Exception):
@@ -51,7 +55,8 @@ def run_checklist(path: Path, echo: Callable[[str], None]) -> int:
                 echo(f"not recorded: {exc}")
                 continue
             written += 1
-            echo(f"recorded seq {event['seq']}: {event['kind']} {event['id']} at {event['at']}")
+            shown = dt.datetime.fromisoformat(event["at"]).astimezone(tz).isoformat() if event["at"] else "sealed"
+            echo(f"recorded seq {event['seq']}: {event['kind']} {event['id']} at {shown}")
             if step.kind == "exercise.close":
                 break
     except (_Stop, KeyboardInterrupt):
@@ -59,12 +64,42 @@ def run_checklist(path: Path, echo: Callable[[str], None]) -> int:
     return written
 
 
-def _record(path: Path, step: checklist.Step, stamp, tz: ZoneInfo) -> dict:
-    ident = step.id or _ask(questionary.text("Id (injection, incident, rollback, period or element)"))
+def _checker(check: Callable[[str], object]) -> Callable[[str], bool | str]:
+    """A questionary validator: True, or the refusal shown under the prompt while it stays open."""
+
+    def validate(text: str) -> bool | str:
+        try:
+            check(text)
+        except InputError as exc:
+            return f"{exc.problem}; {exc.fix}" if exc.fix else exc.problem
+        except ValidationError as exc:
+            return pydantic_problem(exc)[1]
+        return True
+
+    return validate
+
+
+def _field_adapter(kind: str, name: str) -> TypeAdapter:
+    info = DATA_MODELS[kind].model_fields[name]
+    return TypeAdapter(Annotated[info.annotation, *info.metadata]) if info.metadata else TypeAdapter(info.annotation)
+
+
+def _record(path: Path, step: checklist.Step, stamp: dt.datetime, tz: ZoneInfo) -> dict:
+    ident = step.id or _ask(questionary.text("Id (injection, incident, rollback, period or element)",
+                                             validate=_checker(TypeAdapter(Ident).validate_python)))
+    pressed: list[dt.datetime] = []
+
+    def when_check(text: str) -> None:
+        if not text.strip():
+            pressed.append(timeparse.now())  # the instant Enter was pressed on an empty answer
+        else:
+            timeparse.parse_instant(text, tz, "when")
+
     when_text = _ask(questionary.text(
-        f"When? Enter for the keypress ({stamp.astimezone(tz).strftime('%H:%M:%S')}), or type a time",
-        default=""))
-    when = stamp if not when_text.strip() else timeparse.parse_instant(when_text, tz, "when")
+        f"When? Enter stamps the moment you press it (now {stamp.astimezone(tz).strftime('%H:%M:%S')}), "
+        "or type a time", default="", validate=_checker(when_check)))
+    when = (pressed[-1] if pressed else timeparse.now()) if not when_text.strip() \
+        else timeparse.parse_instant(when_text, tz, "when")
     data: dict[str, object] = {}
     for ask in checklist.fields_for(step.kind):
         label = ask.name.replace("_", " ") + (f" ({ask.help})" if ask.help else "")
@@ -73,5 +108,6 @@ def _record(path: Path, step: checklist.Step, stamp, tz: ZoneInfo) -> dict:
         elif ask.kind == "choice":
             data[ask.name] = _ask(questionary.select(label, choices=list(ask.choices)))
         else:
-            data[ask.name] = _ask(questionary.text(label))
+            adapter = _field_adapter(step.kind, ask.name)
+            data[ask.name] = _ask(questionary.text(label, validate=_checker(adapter.validate_python)))
     return journal.append(path, step.kind, ident, when, data)

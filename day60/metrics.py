@@ -17,7 +17,7 @@ import pandas as pd
 
 from day60.clock import BusinessCalendar, to_utc_us
 from day60.journal import Journal, effective
-from day60.resources import load_yaml
+from day60.resources import report_elements
 from day60.stats import nearest_rank
 
 US_PER_HOUR = 3_600_000_000
@@ -351,8 +351,7 @@ def _rollbacks(events) -> tuple[dict, pd.DataFrame]:
 # ----- report completeness (3.21) -----------------------------------------------------------
 
 
-def default_report_elements() -> list[dict[str, str]]:
-    return load_yaml("rubric", "report-elements-v1.yaml")["elements"]
+default_report_elements = report_elements
 
 
 def _report(events, cal: BusinessCalendar, added: list[str]) -> tuple[dict, pd.DataFrame]:

@@ -29,3 +29,8 @@ def load_yaml(folder: str, name: str) -> Any:
 
     with (data_dir(folder) / name).open(encoding="utf-8") as fh:
         return yaml.safe_load(fh)
+
+
+def report_elements() -> list[dict[str, str]]:
+    """The default monthly-report elements (rubric/report-elements-v1.yaml), in order."""
+    return load_yaml("rubric", "report-elements-v1.yaml")["elements"]

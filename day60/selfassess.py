@@ -87,9 +87,9 @@ def _expand(out: list[Question], prefix: str, questions: list[dict[str, Any]], b
     for q in questions:
         key = f"{prefix}.{q['id']}"
         if q["type"] == "elements":
-            from day60.metrics import default_report_elements
+            from day60.resources import report_elements
 
-            for el in default_report_elements():
+            for el in report_elements():
                 out.append(Question(f"{key}.{el['id']}", section["id"], section["title"], "choice",
                                     f"{el['id']}: {el['what']}", q.get("help", ""), tuple(ELEMENT_CHOICES),
                                     needed_by=tuple(q.get("needed_by", ())), request=q.get("request", ""),

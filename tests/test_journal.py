@@ -385,20 +385,64 @@ def test_live_records_a_drift_and_survives_ctrl_c(run, journal, monkeypatch, pip
     assert notice["at"] == "2026-03-04T15:30:00+00:00"
 
 
-def test_live_stamps_now_on_enter_and_reports_refusals(run, journal, monkeypatch, pipe):
+def test_live_refuses_a_bad_time_at_the_prompt_and_stamps_enter(run, journal, monkeypatch, pipe):
     run("log", journal, "safety.agreed", "--id", "D1", "--at", "2026-02-27T10:00", *SAFETY)
     monkeypatch.setattr("day60.cli._interactive", lambda: True)
-    pipe.send_text("\r" + "2026-03-29T01:30\r")  # DST gap: refused, nothing written
-    pipe.send_text("\r" + "\r" + "\r")  # onset stamped at the keypress; source: exercise
+    # A time in the spring-forward gap is refused while the prompt stays open; it is cleared
+    # with backspaces and Enter on the empty answer stamps the moment it is pressed.
+    pipe.send_text("\r" + "2026-03-29T01:30\r" + "\x7f" * 16 + "\r" + "\r")
     pipe.send_text("\x03")
     before = time.time()
     r = run("live", journal)
-    assert "not recorded: when: 2026-03-29T01:30 does not exist" in r.stdout
-    onset = json.loads(journal.read_text().splitlines()[-1])
+    assert r.exit_code == 0, r.output
+    events = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
+    assert [e["kind"] for e in events] == ["safety.agreed", "drift.onset"]  # the gap time was never written
     from datetime import datetime
 
-    assert onset["kind"] == "drift.onset"
-    assert before - 1 <= datetime.fromisoformat(onset["at"]).timestamp() <= time.time() + 1
+    assert before - 1 <= datetime.fromisoformat(events[-1]["at"]).timestamp() <= time.time() + 1
+
+
+def test_live_stamps_the_moment_enter_is_pressed_not_when_the_prompt_appeared(run, journal, monkeypatch, pipe):
+    """The auditor opens the "When?" prompt and waits for the moment: the stamp is that Enter."""
+    import threading
+    from datetime import datetime
+
+    run("log", journal, "safety.agreed", "--id", "D1", "--at", "2026-02-27T10:00", *SAFETY)
+    monkeypatch.setattr("day60.cli._interactive", lambda: True)
+    pressed = []
+
+    def auditor() -> None:
+        time.sleep(1.5)  # the prompt has long been drawn; the auditor waits for the injection
+        pressed.append(time.time())
+        pipe.send_text("\r" + "\r" + "\x03")  # Enter on "When?", source exercise, then stop
+
+    pipe.send_text("\r")  # choose "D1: start the drift injection (onset)"
+    started = time.time()
+    worker = threading.Thread(target=auditor)
+    worker.start()
+    r = run("live", journal)
+    worker.join()
+    assert r.exit_code == 0, r.output
+    onset = json.loads(journal.read_text().splitlines()[-1])
+    stamped = datetime.fromisoformat(onset["at"]).timestamp()
+    assert stamped >= started + 1.4  # not the moment the prompt appeared
+    assert pressed[0] - 0.05 <= stamped <= pressed[0] + 1.0
+    assert "recorded seq 2: drift.onset D1 at 20" in r.stdout  # the stamped time is shown
+
+
+def test_live_refuses_an_empty_id_at_once(run, journal, monkeypatch, pipe):
+    monkeypatch.setattr("day60.cli._interactive", lambda: True)
+    from day60 import checklist
+
+    labels = [s.label for s in checklist.next_steps([])]
+    report = labels.index("new: monthly report received")
+    # An empty id and one with a zero-width space are refused at the id prompt itself.
+    pipe.send_text("\x1b[B" * report + "\r" + "\r" + "2026\u200b-03\r" + "\x7f" * 8 + "2026-03\r")
+    pipe.send_text("2026-04-02T10:00\r" + "\x03")
+    r = run("live", journal)
+    assert r.exit_code == 0, r.output
+    events = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
+    assert [(e["kind"], e["id"]) for e in events] == [("report.received", "2026-03")]
 
 
 def test_live_partner_noticed_incident_detected_as_organic(run, journal, monkeypatch, pipe):

@@ -69,7 +69,7 @@ def test_completeness_charter_3_21_7(tmp_path):
         events.append(("report.element", el, "2026-03-05T11:00", PASS))
     events.append(("report.element", "added-one", "2026-03-05T11:05", {**PASS, "supported": False}))
     events.append(("report.element", "added-two", "2026-03-05T11:10", {**PASS, "present": False}))
-    rep = figures(make_journal(tmp_path / "j.jsonl", events))["report"]
+    rep = figures(make_journal(tmp_path / "j.jsonl", events, report_elements=["added-one", "added-two"]))["report"]
     assert (rep["passing"], rep["required"]) == (10, 12)
     assert rep["completeness_percent"] == pytest.approx(100 * 10 / 12)
     assert {f["element"] for f in rep["failing"]} == {"added-one", "added-two"}

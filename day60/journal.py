@@ -591,6 +591,13 @@ def append(
     """
     path = Path(path)
     data = dict(data or {})
+    if seal is not None:  # checked before anything: an existing held file, or a place for a new one
+        from day60.files import check_output
+
+        if os.path.lexists(seal):
+            load_held(seal, "--seal")
+        else:
+            check_output("--seal", seal, [("JOURNAL", path)])
     with _locked(path) as fd:
         journal = read(path)
         if journal.partial is not None:

@@ -19,12 +19,20 @@ from day60.resources import data_dir
 ASSET_SCHEME = "day60-asset:"
 
 
-def environment() -> jinja2.Environment:
+def _markdown_text(value: Any) -> Any:
+    """Markdown passes raw HTML through, so text printed into it has &, < and > as entities:
+    a deal field holding a tag prints as that text, in Markdown as in HTML."""
+    if isinstance(value, str):
+        return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return value
+
+
+def environment(markdown: bool = False) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(data_dir("templates")),
-        # HTML is always escaped; Markdown is not HTML, so escaping would corrupt it.
-        autoescape=jinja2.select_autoescape(enabled_extensions=("html", "html.j2"),
-                                            disabled_extensions=("md.j2",), default=True),
+        # HTML is always autoescaped; Markdown gets its own escaping of every printed value.
+        autoescape=not markdown,
+        finalize=_markdown_text if markdown else None,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -36,8 +44,8 @@ def environment() -> jinja2.Environment:
 
 
 def html(template: str, context: dict[str, Any]) -> str:
-    """Render a template to an HTML string."""
-    return environment().get_template(template).render(**context)
+    """Render a template (HTML, or Markdown for ``*.md.j2``) to a string."""
+    return environment(markdown=template.endswith(".md.j2")).get_template(template).render(**context)
 
 
 def _fetcher() -> Any:

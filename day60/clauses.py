@@ -144,9 +144,11 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
             dt.date.fromisoformat(str(deal["effective_date"]))
         except ValueError:
             problems.append("deal.effective_date is not a date (YYYY-MM-DD)")
-    for key in sorted(DEAL_KEYS & set(deal)):
+    for key in sorted((DEAL_KEYS | {"calendar"}) & set(deal)):
         if key != "effective_date" and not isinstance(deal[key], str):
             problems.append(f"deal.{key} is {str(deal[key])[:40]!r}, not text")
+    if not isinstance(deal.get("synthetic", False), bool):
+        problems.append("deal.synthetic is not true or false")
     for key in sorted(set(data) - {"deal", "clauses", "parameters"}):
         problems.append(f"{key} is not a table of a deal file (use [deal], [clauses], [parameters])")
     section = data.get("clauses", {})
@@ -258,7 +260,7 @@ def schedule(lib: Library, deal: Deal, draft: bool = False) -> dict[str, Any]:
                         "text": clause_text(lib, clause, values, numbers)})
     if unfilled and not draft:
         raise InputError("--sow", f"unfilled parameters: {', '.join(unfilled)}", "fill them or export with --draft")
-    return {"deal": {k: str(v) for k, v in deal.deal.items()}, "definitions": lib.definitions,
+    return {"deal": {"calendar": "", **{k: str(v) for k, v in deal.deal.items()}}, "definitions": lib.definitions,
             "clauses": clauses, "parameters": table, "unfilled": unfilled, "draft": draft,
             "synthetic": bool(deal.deal.get("synthetic")),
             "library": {"id": lib.id, "version": lib.version, "charter": lib.charter},

@@ -543,7 +543,7 @@ def metrics(
     elif fmt == "csv":
         for name, table in figures.tables.items():
             files.write_atomic(targets[name], table.to_csv(index=False), "--out")
-            typer.echo(f"wrote {targets[name]} ({len(table)} rows)")
+            typer.echo(f"wrote {targets[name]} ({len(table)} rows)", err=True)
     else:
         _print_metrics(figures.summary)
         typer.echo(f"\njournal {j.sha256[:16]}..., head {j.head['seq']}:{j.head['hash']}")
@@ -676,10 +676,10 @@ def _write_documents(j: Any, figures: Any, result: dict[str, Any], pdf: Path | N
     page = render.score_html(j, figures, result, title)
     if html:
         files.write_atomic(html, page, "--html")
-        typer.echo(f"wrote {html}")
+        typer.echo(f"wrote {html}", err=True)
     if pdf:
         pages = render.pdf(page, pdf)
-        typer.echo(f"wrote {pdf} ({pages} pages)")
+        typer.echo(f"wrote {pdf} ({pages} pages)", err=True)
 
 
 @app.command()
@@ -860,13 +860,13 @@ def clauses_export(
         return
     if md:
         files.write_atomic(md, render.html("schedule.md.j2", {"s": s}), "--md")
-        typer.echo(f"wrote {md}")
+        typer.echo(f"wrote {md}", err=True)
     page = render.html("schedule.html.j2", {"s": s})
     if html:
         files.write_atomic(html, page, "--html")
-        typer.echo(f"wrote {html}")
+        typer.echo(f"wrote {html}", err=True)
     if pdf:
-        typer.echo(f"wrote {pdf} ({render.pdf(page, pdf)} pages)")
+        typer.echo(f"wrote {pdf} ({render.pdf(page, pdf)} pages)", err=True)
 
 
 def _rubric_ids() -> set[str]:
@@ -1025,7 +1025,7 @@ def voice_drills(
         from day60 import render
 
         page = render.html("drills.html.j2", {"r": result})
-        typer.echo(f"wrote {pdf} ({render.pdf(page, pdf)} pages)")
+        typer.echo(f"wrote {pdf} ({render.pdf(page, pdf)} pages)", err=True)
 
 
 def main() -> None:

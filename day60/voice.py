@@ -44,6 +44,12 @@ def turns_of(dialogue: Any, where: str = "dialogue") -> list[dict[str, Any]]:
         here = f"{where}[{i}]"
         if not isinstance(turn, dict):
             raise InputError(here, "is not a turn object", "give speaker, start_ms, end_ms, text")
+        for key, kinds, what in (("speaker", str, "text such as caller or agent"), ("text", str, "text"),
+                                 ("interrupt", bool, "true or false"), ("filler", bool, "true or false")):
+            if turn.get(key) is not None and not isinstance(turn[key], kinds):
+                raise InputError(f"{here}.{key}", f"{str(turn[key])[:40]!r} is not {what}", f"give {what}")
+        if turn.get("tool_ms") is not None:
+            check_budget(turn["tool_ms"], f"{here}.tool_ms")
         start, end = _ms(turn, "start_ms", here), _ms(turn, "end_ms", here)
         if end < start:
             raise InputError(f"{here}.end_ms", f"{end:g} is before start_ms {start:g}", "fix the turn's times")
@@ -295,7 +301,11 @@ def ttft(dialogues: list[tuple[str, Any]]) -> dict[str, Any]:
     continuations = 0
     for name, dialogue in dialogues:
         if isinstance(dialogue, dict):
-            endpointing.add(dialogue.get("endpointing", "not stated"))
+            stated = dialogue.get("endpointing", "not stated")
+            if stated not in ("platform", "vad", "not stated"):
+                raise InputError(f"{name}.endpointing", f"{str(stated)[:40]!r} is not platform or vad",
+                                 'write "endpointing": "platform" or "vad", or leave it out')
+            endpointing.add(stated)
         else:
             endpointing.add("not stated")
         turns = turns_of(dialogue, name)

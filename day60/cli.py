@@ -489,12 +489,15 @@ def kinds(fmt: str = typer.Option("table", "--format", help=FORMAT_HELP)) -> Non
 
 
 @app.command()
-def live(journal: Path = typer.Argument(..., help="The exercise journal to record into.")) -> None:
+def live(
+    journal: Path = typer.Argument(..., help="The exercise journal to record into."),
+    held: Path = typer.Option(None, "--held", help="The runner's held file: injected onsets are sealed into it."),
+) -> None:
     """Interactive checklist: shows what is open, stamps each event at the keypress, appends at once.
 
     Needs a terminal; its non-interactive twin is 'day60 log'.
 
-    Example: day60 live ex.jsonl
+    Example: day60 live ex.jsonl --held runner-held.json
     """
     from day60.errors import InputError
 
@@ -502,7 +505,7 @@ def live(journal: Path = typer.Argument(..., help="The exercise journal to recor
         raise InputError("live", "needs a terminal", "use 'day60 log JOURNAL KIND --id ID --at T' instead")
     from day60.live import run_checklist
 
-    run_checklist(journal, typer.echo)
+    run_checklist(journal, typer.echo, held)
 
 
 # ----- figures ------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ MARKER = ".day60-demo"
 SOW = data_dir("clauses") / "examples" / "synthetic-sow.toml"
 SIGN_OFF = {"agreement": "SYNTHETIC exercise plan v2, signed 2026-09-24", "stop_owner": "Priya Raman (partner ops)",
             "stop_condition": "any misrouted item reaching a customer, or intake error rate above 5%",
-            "rollback_owner": "Tom Okafor (supplier on-call)"}
+            "rollback_owner": "Tom Okafor (supplier on-call)", "no_live_personal_data": True}
 SMOKE = {"model_pin": "extract-model 2026-07-14", "prompt_version": "claims-prompts v31",
          "threshold_set": "thresholds 2026-08 (auto 0.92 / review 0.60)"}
 OK = {"present": True, "covers_period": True, "supported": True}
@@ -42,19 +42,22 @@ def _script() -> list[tuple[str, str, str, dict[str, Any]]]:
         ("safety.agreed", "DRIFT-2", "2026-09-25T11:00", SIGN_OFF),
         ("safety.agreed", "INC-1", "2026-09-25T11:00", SIGN_OFF),
         ("safety.agreed", "RB-1", "2026-09-25T11:00", SIGN_OFF),
-        ("drift.onset", "DRIFT-1", "2026-09-29T10:12", {}),
+        ("drift.onset", "DRIFT-1", "2026-09-29T10:12",
+         {"affected_class": "handwritten repair estimates (new garage template)"}),
         ("drift.detected", "DRIFT-1", "2026-09-30T09:40", {}),
         ("drift.notice", "DRIFT-1", "2026-09-30T15:05",
          {"affected_class": "handwritten repair estimates (new garage template)",
           "evidence": "field accuracy on the class fell from 96% to 81% over 412 items; dashboard export attached"}),
         ("drift.false-alert", "ALERT-77", "2026-10-01T11:20", {"note": "latency alert withdrawn after 20 minutes"}),
+        ("incident.raised", "INC-1", "2026-10-01T09:50", {"note": "intake connector credentials revoked"}),
         ("incident.detected", "INC-1", "2026-10-01T10:07", {"severity": 2}),
         ("incident.communicated", "INC-1", "2026-10-01T10:31", {}),
         ("incident.wait-start", "INC-1", "2026-10-01T11:15", {"note": "waiting on partner to rotate an API key"}),
         ("incident.wait-end", "INC-1", "2026-10-01T13:40", {}),
         ("incident.restored", "INC-1", "2026-10-01T15:20", {"check": "intake canary passed three runs in a row"}),
-        ("drift.onset", "DRIFT-2", "2026-10-05T14:00", {}),
-        ("incident.partner-notice", "INC-2", "2026-10-06T01:58", {"note": "partner night desk saw the queue stall"}),
+        ("drift.onset", "DRIFT-2", "2026-10-05T14:00", {"affected_class": "claim forms photographed on phones"}),
+        ("incident.partner-notice", "INC-2", "2026-10-06T01:58",
+         {"severity": 1, "note": "partner night desk saw the queue stall"}),
         ("incident.detected", "INC-2", "2026-10-06T02:14", {"severity": 1, "source": "organic"}),
         ("incident.communicated", "INC-2", "2026-10-06T02:40", {}),
         ("incident.change-window-start", "INC-2", "2026-10-06T03:00", {"note": "agreed database failover window"}),
@@ -79,7 +82,9 @@ def _script() -> list[tuple[str, str, str, dict[str, Any]]]:
     ]
 
 
-def build_journal(path: Path) -> jr.Journal:
+def build_journal(path: Path, held: Path | None = None) -> jr.Journal:
+    """The SYNTHETIC exercise; its injected onsets sealed into ``held`` (a temporary file when
+    none is named) and revealed at the close."""
     cal = BusinessCalendar.load(example("uk-office.toml"))
 
     def at(text: str) -> dt.datetime:
@@ -89,7 +94,13 @@ def build_journal(path: Path) -> jr.Journal:
               "deployment": "motor claims intake (SYNTHETIC)", "tier": "T3", "runner": "A. Auditor (SYNTHETIC)",
               "calendar": cal.to_dict(), "synthetic": True,
               "window": {"start": at("2026-09-28T09:00").isoformat(), "end": at("2026-10-09T17:30").isoformat()}}
-    return jr.build(path, fields, [(k, i, at(t), d) for k, i, t, d in _script()])
+    script = [(k, i, at(t), d) for k, i, t, d in _script()]
+    if held is not None:
+        return jr.build(path, fields, script, held=held)
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        return jr.build(path, fields, script, held=Path(tmp) / "runner-held.json")
 
 
 def prepare(out: Path) -> None:
@@ -105,7 +116,8 @@ def prepare(out: Path) -> None:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError("--out", f"cannot use {out} ({exc.strerror})", "choose a new or empty folder") from exc
-    for name in ("exercise.jsonl", "metrics.json", "score.json", "score.pdf", "score.html", "schedule.pdf",
+    for name in ("exercise.jsonl", "runner-held.json", "metrics.json", "score.json", "score.pdf", "score.html",
+                 "schedule.pdf",
                  "selfassess.jsonl", "selfassess.pdf", "voice-bench.json", "drills.pdf"):
         (out / name).unlink(missing_ok=True)
     (out / MARKER).write_text("written by day60 demo; its contents are SYNTHETIC and replaced on each run\n")
@@ -114,9 +126,10 @@ def prepare(out: Path) -> None:
 def run(out: Path) -> dict[str, Path]:
     """Write the synthetic exercise and everything computed from it; returns the files."""
     prepare(out)
-    done = assess.score_journal(build_journal(out / "exercise.jsonl"))
+    done = assess.score_journal(build_journal(out / "exercise.jsonl", out / "runner-held.json"))
     journal, figures, result = done.journal, done.figures, done.result
-    files = {"journal": out / "exercise.jsonl", "metrics": out / "metrics.json", "score": out / "score.json",
+    files = {"journal": out / "exercise.jsonl", "held": out / "runner-held.json", "metrics": out / "metrics.json",
+             "score": out / "score.json",
              "pdf": out / "score.pdf", "html": out / "score.html", "schedule": out / "schedule.pdf",
              "selfassess": out / "selfassess.pdf", "voice": out / "voice-bench.json", "drills": out / "drills.pdf"}
     note = {"synthetic": "SYNTHETIC: invented data demonstrating the toolkit; not a result"}

@@ -43,15 +43,27 @@ class Empty(_Data):
     pass
 
 
+def _attested(value: bool) -> bool:
+    if value is not True:
+        raise ValueError("must be true: an injection that could expose live personal data is never run "
+                         "(charter 4.5.1)")
+    return value
+
+
 class SafetyAgreed(_Data):
     agreement: Text = Field(description="Reference of the written agreement to run the injection.")
     stop_owner: Text = Field(description="The named person who can stop the injection.")
-    stop_condition: Text = Field(description="The condition on which the injection is stopped.")
+    stop_condition: Text = Field(description="The stop owner's condition on which the injection is stopped.")
     rollback_owner: Text = Field(description="The named person on call to roll back while it runs.")
+    no_live_personal_data: Annotated[bool, AfterValidator(_attested)] | None = Field(
+        None, description="Attests (true) that the injection exposes, exfiltrates or breaches no live personal "
+                          "data; required for every new sign-off.")
 
 
 class DriftOnset(_Data):
     source: Source = Field("exercise", description="exercise: injected by the runner; organic: a real drift.")
+    affected_class: Text | None = Field(None, description="The input class the injection shifts; a notice must "
+                                                          "name it to count (required for an injected onset).")
     commitment: str | None = Field(None, pattern=r"^[0-9a-f]{64}$",
                                    description="Sealed onsets only: salted SHA-256 of the held instant.")
 
@@ -66,8 +78,21 @@ class DriftExclusion(_Data):
 
 
 class IncidentDetected(_Data):
-    severity: int = Field(ge=1, le=4, description="Severity 1 (worst) to 4.")
-    source: Source = Field("exercise", description="exercise: raised by the runner; organic: a real incident.")
+    severity: int = Field(ge=1, le=4, description="Severity 1 (worst) to 4, as the supplier classed it.")
+    source: Source = Field("exercise", description="exercise: an incident the exercise created; organic: a real "
+                                                   "incident.")
+
+
+class PartnerNotice(_Data):
+    severity: int | None = Field(None, ge=1, le=4, description="Severity 1 (worst) to 4, where the notice states "
+                                                               "it.")
+    source: Source = Field("organic", description="exercise: an incident the exercise created; organic: a real "
+                                                  "incident.")
+
+
+class Classified(_Data):
+    severity: int = Field(ge=1, le=4, description="The severity the incident is now classed at.")
+    reason: Text = Field(description="Why it is set or changed, and on whose word.")
 
 
 class IncidentRestored(_Data):
@@ -116,14 +141,18 @@ class Reveal(_Data):
 
 DATA_MODELS: dict[str, type[_Data]] = {
     "safety.agreed": SafetyAgreed,
+    "injection.stopped": Reasoned,
+    "injection.not-run": Reasoned,
     "drift.onset": DriftOnset,
     "drift.detected": Empty,
     "drift.notice": DriftNotice,
     "drift.false-alert": Empty,
     "drift.announced": DriftExclusion,
     "drift.told": DriftExclusion,
+    "incident.raised": Empty,
     "incident.detected": IncidentDetected,
-    "incident.partner-notice": Empty,
+    "incident.partner-notice": PartnerNotice,
+    "incident.classified": Classified,
     "incident.communicated": Empty,
     "incident.wait-start": Empty,
     "incident.wait-end": Empty,
@@ -189,6 +218,8 @@ class Header(BaseModel):
     runner: Text
     records: Literal["auditor-held", "supplier-reported"] = Field(
         "auditor-held", description="supplier-reported: built from the supplier's own records.")
+    window_announced: bool = Field(True, description="Whether the supplier was told the exercise window (T3); "
+                                                     "T4 and T5 run unannounced.")
     synthetic: bool = Field(False, description="True when the data is invented, e.g. the demo.")
     report_elements: list[Ident] = Field(default_factory=list,
                                          description="Report elements this exercise adds to the default list.")

@@ -326,35 +326,70 @@ def _check_target(e: dict[str, Any], raw_by_seq: dict[int, dict[str, Any]]) -> N
                     "use the held file written when the onset was sealed")
 
 
+_INJECTIONS = ("drift.onset", "incident.raised", "rollback.criterion-met")
+
+
 class _State:
     def __init__(self) -> None:
-        self.safety: set[str] = set()
+        self.safety: dict[str, dt.datetime] = {}
+        self.started: set[str] = set()  # injections begun (onset, raised incident, production criterion)
+        self.not_run: set[str] = set()
         self.onsets: dict[str, Effective] = {}
+        self.raised: dict[str, dt.datetime | None] = {}
         self.incidents: dict[str, dt.datetime] = {}
+        self.known_incidents: set[str] = set()
         self.detected: set[str] = set()
         self.open_windows: dict[tuple[str, str], dt.datetime] = {}
-        self.criteria: set[str] = set()
+        self.criteria: dict[str, dt.datetime] = {}
         self.decisions: dict[str, dt.datetime] = {}
         self.reports: set[str] = set()
         self.closed = False
+
+    def _gate(self, ev: Effective, where: str) -> None:
+        """Charter 4.5.1: an injection runs only under a written sign-off made before it."""
+        kind, ident, at, data = ev.kind, ev.id, ev.at, ev.data
+        injected = data.get("source", "exercise") == "exercise"
+        gated = kind == "incident.raised" or (injected and (
+            kind == "drift.onset"
+            or (kind in ("incident.detected", "incident.partner-notice") and ident not in self.raised)
+            or (kind == "rollback.criterion-met" and data["kind"] == "production")))
+        if not gated:
+            return
+        if ident in self.not_run:
+            _refuse("id", f"{where}: injection {ident} was recorded as not run", "use a new id for a new injection")
+        signed = self.safety.get(ident)
+        if signed is None:
+            organic = " (a real incident, not one the exercise raised, is logged with --set source=organic)" \
+                if kind.startswith("incident.") else " (a real drift is logged with --set source=organic)" \
+                if kind == "drift.onset" else ""
+            _refuse("id", f"{where} has no safety sign-off: {_SAFETY_REASON}",
+                    f"log safety.agreed for {ident} first; until then its rubric lines read 'not exercised'"
+                    + organic)
+        if at is not None and not signed < at:
+            _refuse("--at", f"{where} is not after its safety sign-off ({signed.isoformat()}): the written "
+                            "agreement must come before the injection (charter 4.5.1)",
+                    "check the instant of the injection or of the sign-off")
+        if kind in _INJECTIONS:
+            self.started.add(ident)
 
     def apply(self, ev: Effective) -> None:
         kind, ident, at, data = ev.kind, ev.id, ev.at, ev.data
         where = f"event {ev.seq} ({kind} {ident})"
         if self.closed:
             _refuse("KIND", f"{where} comes after exercise.close", "record it as a correction, or not at all")
-        injected = data.get("source", "exercise") == "exercise"
-        needs_sign_off = injected and (kind in ("drift.onset", "incident.detected") or (
-            kind == "rollback.criterion-met" and data["kind"] == "production"))
-        if needs_sign_off and ident not in self.safety:
-            organic = " (a real incident, not one the exercise raised, is logged with --set source=organic)" \
-                if kind == "incident.detected" else " (a real drift is logged with --set source=organic)" \
-                if kind == "drift.onset" else ""
-            _refuse("id", f"{where} has no safety sign-off: {_SAFETY_REASON}",
-                    f"log safety.agreed for {ident} first; until then its rubric lines read 'not exercised'"
-                    + organic)
+        self._gate(ev, where)
         if kind == "safety.agreed":
-            self.safety.add(ident)
+            self.safety[ident] = at
+        elif kind == "injection.not-run":
+            if ident not in self.safety:
+                _refuse("id", f"no safety.agreed for {ident}", "an injection not run is one that was planned: "
+                                                                "log its safety.agreed first")
+            if ident in self.started:
+                _refuse("id", f"injection {ident} has already begun", "log injection.stopped instead")
+            self.not_run.add(ident)
+        elif kind == "injection.stopped":
+            if ident not in self.started:
+                _refuse("id", f"injection {ident} has not begun", "log injection.not-run for one never started")
         elif kind == "drift.onset":
             if ident in self.onsets:
                 _refuse("id", f"drift {ident} already has an onset (event {self.onsets[ident].seq})",
@@ -364,19 +399,36 @@ class _State:
             onset = self.onsets.get(ident)
             if onset is None:
                 _refuse("id", f"no drift.onset for {ident}", "log the onset first, or use drift.false-alert")
-            if onset.at is not None and at is not None and at < onset.at:
+            # A sealed onset's instant is the runner's secret: a notice logged before it cannot be
+            # refused without revealing it, so metrics set such a notice aside instead.
+            sealed = onset.sealed or onset.revealed
+            if not sealed and onset.at is not None and at is not None and at < onset.at:
                 _refuse("--at", f"{where} is before its onset ({onset.at.isoformat()})", "check the instant")
-        elif kind == "incident.detected":
-            if ident in self.detected:
-                _refuse("id", f"incident {ident} is already detected", "use a new id or 'day60 correct'")
-            self.detected.add(ident)
-            self._start_incident(ident, at)
-        elif kind == "incident.partner-notice":
+        elif kind == "incident.raised":
+            if ident in self.known_incidents:
+                _refuse("id", f"incident {ident} already exists", "raise a new incident under a new id")
+            self.raised[ident] = at
+            self.known_incidents.add(ident)
+        elif kind in ("incident.detected", "incident.partner-notice"):
+            if kind == "incident.detected":
+                if ident in self.detected:
+                    _refuse("id", f"incident {ident} is already detected", "use a new id or 'day60 correct'")
+                self.detected.add(ident)
+            raised = self.raised.get(ident)
+            if raised is not None and at is not None and at < raised:
+                _refuse("--at", f"{where} is before the incident was raised ({raised.isoformat()})",
+                        "check the instant")
+            self.known_incidents.add(ident)
             self._start_incident(ident, at)
         elif kind.startswith("incident."):
+            if ident not in self.known_incidents:
+                _refuse("id", f"no incident {ident} has been raised, detected or notified",
+                        "log incident.raised, incident.detected or incident.partner-notice first")
+            if kind == "incident.classified":
+                return
             start = self.incidents.get(ident)
             if start is None:
-                _refuse("id", f"no incident {ident} has been detected or notified",
+                _refuse("id", f"incident {ident} has no clock yet: neither detected nor notified",
                         "log incident.detected or incident.partner-notice first")
             if kind == "incident.restored" and at < start:
                 _refuse("--at", f"{where} is before the incident's clock started ({start.isoformat()})",
@@ -397,12 +449,15 @@ class _State:
         elif kind == "rollback.criterion-met":
             if ident in self.criteria:
                 _refuse("id", f"rollback {ident} already met its criterion", "use a new id")
-            self.criteria.add(ident)
+            self.criteria[ident] = at
         elif kind == "rollback.decision":
             if ident not in self.criteria:
                 _refuse("id", f"rollback {ident} has no criterion-met", "log rollback.criterion-met first")
             if ident in self.decisions:
                 _refuse("id", f"rollback {ident} already has a decision", "use 'day60 correct' to change it")
+            if at < self.criteria[ident]:
+                _refuse("--at", f"{where} is before its criterion was met ({self.criteria[ident].isoformat()})",
+                        "check the instant")
             self.decisions[ident] = at
         elif kind.startswith("rollback."):
             decided = self.decisions.get(ident)
@@ -423,6 +478,27 @@ class _State:
     def _start_incident(self, ident: str, at: dt.datetime | None) -> None:
         if at is not None:
             self.incidents[ident] = min(at, self.incidents.get(ident, at))
+
+
+def check_new(kind: str, data: dict[str, Any], sealed: bool) -> None:
+    """Requirements on an event being written now (older journals are still read as they are).
+
+    An injected onset is held by the runner (charter 3.18.3), so it must be sealed, and it names
+    the class it shifts so a notice can be checked against it (3.18.7); a new safety sign-off
+    attests that no live personal data is exposed (4.5.1).
+    """
+    if kind == "drift.onset" and data.get("source", "exercise") == "exercise":
+        if not sealed:
+            _refuse("--seal", "an injected onset must be sealed: the runner holds the injection time, not the "
+                              "shared journal (charter 3.18.3)",
+                    "add --seal HELD.json (a real drift found in the records is logged with --set source=organic)")
+        if not data.get("affected_class"):
+            _refuse("--set affected_class", "an injected onset must name the input class it shifts",
+                    "add --set affected_class=... (a notice counts only if it names this class)")
+    if kind == "safety.agreed" and data.get("no_live_personal_data") is not True:
+        _refuse("--set no_live_personal_data", "a sign-off must attest that no live personal data is exposed, "
+                                               "exfiltrated or breached (charter 4.5.1)",
+                "add --set no_live_personal_data=true, or do not run the injection")
 
 
 # ----- writing ------------------------------------------------------------------------------
@@ -501,24 +577,51 @@ def create(path: str | Path, fields: dict[str, Any]) -> dict[str, Any]:
 
 
 def build(path: str | Path, fields: dict[str, Any],
-          events: list[tuple[str, str, dt.datetime | None, dict[str, Any]]], by: str | None = None) -> Journal:
+          events: list[tuple[str, str, dt.datetime | None, dict[str, Any]]], by: str | None = None,
+          held: str | Path | None = None) -> Journal:
     """Write a whole journal at once (header and chained events), checking every event and
-    the rules of fact before anything is written. For journals made from records, not live."""
+    the rules of fact before anything is written. For journals made from records, not live.
+
+    With ``held``, every injected onset is sealed into that held file, as ``log --seal`` does,
+    and revealed at the end, as ``reveal`` does at the close.
+    """
+    from day60.files import check_output, write_atomic
+
     path = Path(path)
+    if held is not None:
+        check_output("--seal", held, [("JOURNAL", path)])
     tmp = path.with_name(path.name + ".building")
     if tmp.exists():
         tmp.unlink()
     create(tmp, fields)
     try:
         journal = read(tmp)
-        lines = []
-        for kind, ident, at, data in events:
-            event = _event(journal, kind, ident, at.isoformat() if at else None, by or journal.header["runner"],
-                           dict(data))
+        lines, entries = [], []
+
+        def add(kind: str, ident: str, at_iso: str | None, data: dict[str, Any]) -> dict[str, Any]:
+            event = _event(journal, kind, ident, at_iso, by or journal.header["runner"], data)
             journal.events.append(event)
             journal.last_line = canonical(event)
             lines.append(journal.last_line)
+            return event
+
+        for kind, ident, at, data in events:
+            data, at_iso = dict(data), at.isoformat() if at else None
+            seal = held is not None and kind == "drift.onset" and data.get("source", "exercise") == "exercise"
+            check_new(kind, data, seal)
+            if seal:
+                salt = secrets.token_hex(16)
+                data["commitment"] = commitment(salt, ident, at_iso)
+                entries.append({"id": ident, "at": at_iso, "salt": salt, "commitment": data["commitment"],
+                                "seq": add(kind, ident, None, data)["seq"]})
+            else:
+                add(kind, ident, at_iso, data)
+        for entry in entries:  # opened at the close, as the runner would
+            add("reveal", entry["id"], now_iso(), {"target": entry["seq"], "at": entry["at"], "salt": entry["salt"]})
         check_rules(journal.events)
+        if held is not None:
+            write_atomic(held, json.dumps({"format": "day60.held/1", "journal": journal.header["hash"],
+                                           "onsets": entries}, indent=2) + "\n", "--seal", mode=0o600)
         with tmp.open("a", encoding="utf-8") as fh:
             fh.writelines(line + "\n" for line in lines)
             fh.flush()
@@ -615,7 +718,9 @@ def append(
         event = _event(journal, kind, ident, at_iso, by or journal.header["runner"], data)
         if kind == "report.element":
             _check_element(ident, journal.header)
-        check_rules([*journal.events, event])
+        # A sealed onset is checked against the rules with its clear instant, which only the runner sees.
+        check_rules([*journal.events, event if held_entry is None else {**event, "at": held_entry["at"]}])
+        check_new(kind, event["data"], held_entry is not None)
         if held_entry is not None:
             _add_held(Path(seal), journal.header["hash"], {**held_entry, "seq": event["seq"]})
         _write_line(fd, canonical(event), path)

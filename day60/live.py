@@ -30,7 +30,7 @@ def _ask(question: questionary.Question) -> str:
     return answer
 
 
-def run_checklist(path: Path, echo: Callable[[str], None]) -> int:
+def run_checklist(path: Path, echo: Callable[[str], None], held: Path | None = None) -> int:
     """Loop: show open items, offer next steps, record one event per choice. Returns events written."""
     written = 0
     try:
@@ -50,12 +50,12 @@ def run_checklist(path: Path, echo: Callable[[str], None]) -> int:
                 break
             step = steps[picked]
             try:
-                event = _record(path, step, stamp, tz)
+                event, when = _record(path, step, stamp, tz, held)
             except InputError as exc:
                 echo(f"not recorded: {exc}")
                 continue
             written += 1
-            shown = dt.datetime.fromisoformat(event["at"]).astimezone(tz).isoformat() if event["at"] else "sealed"
+            shown = when.astimezone(tz).isoformat() + ("" if event["at"] else f" (sealed: only {held} holds it)")
             echo(f"recorded seq {event['seq']}: {event['kind']} {event['id']} at {shown}")
             if step.kind == "exercise.close":
                 break
@@ -84,7 +84,8 @@ def _field_adapter(kind: str, name: str) -> TypeAdapter:
     return TypeAdapter(Annotated[info.annotation, *info.metadata]) if info.metadata else TypeAdapter(info.annotation)
 
 
-def _record(path: Path, step: checklist.Step, stamp: dt.datetime, tz: ZoneInfo) -> dict:
+def _record(path: Path, step: checklist.Step, stamp: dt.datetime, tz: ZoneInfo,
+            held: Path | None = None) -> tuple[dict, dt.datetime]:
     ident = step.id or _ask(questionary.text("Id (injection, incident, rollback, period or element)",
                                              validate=_checker(TypeAdapter(Ident).validate_python)))
     pressed: list[dt.datetime] = []
@@ -106,8 +107,23 @@ def _record(path: Path, step: checklist.Step, stamp: dt.datetime, tz: ZoneInfo) 
         if ask.kind == "bool":
             data[ask.name] = _ask(questionary.confirm(label, default=True))
         elif ask.kind == "choice":
-            data[ask.name] = _ask(questionary.select(label, choices=list(ask.choices)))
+            picked = _ask(questionary.select(label, choices=list(ask.choices)))
+            if picked != checklist.NOT_STATED:
+                data[ask.name] = picked
         else:
             adapter = _field_adapter(step.kind, ask.name)
-            data[ask.name] = _ask(questionary.text(label, validate=_checker(adapter.validate_python)))
-    return journal.append(path, step.kind, ident, when, data)
+
+            def check(text: str, adapter: TypeAdapter = adapter, required: bool = ask.required) -> object:
+                return adapter.validate_python(text) if text.strip() or required else None
+
+            label += "" if ask.required else " (Enter to leave it out)"
+            answer = _ask(questionary.text(label, validate=_checker(check)))
+            if answer.strip():
+                data[ask.name] = answer
+    seal = None
+    if step.kind == "drift.onset" and data.get("source", "exercise") == "exercise":
+        if held is None:
+            raise InputError("--held", "an injected onset is sealed into the runner's held file",
+                             "restart with 'day60 live JOURNAL --held FILE' (or record a real drift as organic)")
+        seal = held
+    return journal.append(path, step.kind, ident, when, data, seal=seal), when

@@ -9,7 +9,7 @@ from day60.resources import example
 from day60.timeparse import localize
 
 SIGN_OFF = {"agreement": "SOW-7 annex B", "stop_owner": "Kim Ode", "stop_condition": "error rate above 5%",
-            "rollback_owner": "Lee Park"}
+            "rollback_owner": "Lee Park", "no_live_personal_data": True}
 
 
 def at(text: str, tz) -> dt.datetime:
@@ -18,12 +18,23 @@ def at(text: str, tz) -> dt.datetime:
 
 
 def make_journal(path: Path, events, calendar: str = "uk-office.toml", window=("2026-03-02T09:00", "2026-03-13T17:30"),
-                 tier: str = "T3", **header) -> Path:
+                 tier: str = "T3", reveal: bool = True, **header) -> Path:
     cal = BusinessCalendar.load(example(calendar))
     jr.create(path, {"partner": "Test partner", "supplier": "Test supplier", "deployment": "test deployment",
                      "tier": tier, "runner": "Test runner", "calendar": cal.to_dict(),
                      "window": {"start": at(window[0], cal.tz).isoformat(), "end": at(window[1], cal.tz).isoformat()},
                      **header})
+    held = path.with_name(path.name + ".held.json")
+    notices = {i: d[0]["affected_class"] for k, i, _, *d in events if k == "drift.notice" and d}
     for kind, ident, when, *data in events:
-        jr.append(path, kind, ident, at(when, cal.tz) if when else None, data[0] if data else {})
+        data = dict(data[0]) if data else {}
+        seal = None
+        if kind == "drift.onset" and data.get("source", "exercise") == "exercise":
+            # An injected onset is sealed and names its class; tests of drift lead time take the
+            # class the notice names, unless they state one.
+            data.setdefault("affected_class", notices.get(ident, "test class"))
+            seal = held
+        jr.append(path, kind, ident, at(when, cal.tz) if when else None, data, seal=seal)
+    if reveal and held.exists():
+        jr.reveal(path, held)
     return path

@@ -26,7 +26,7 @@ ANSWERS = data_dir("selfassess") / "examples" / "synthetic-answers.json"
 SUITE = data_dir("rubric") / "voice" / "voice_starter.json"
 DRILLS = data_dir("rubric") / "voice" / "examples" / "synthetic-drills.json"
 SAFETY = ["--set", "agreement=SOW-7 annex B", "--set", "stop_owner=Kim Ode", "--set", "stop_condition=error rate > 5%",
-          "--set", "rollback_owner=Lee Park"]
+          "--set", "rollback_owner=Lee Park", "--set", "no_live_personal_data=true"]
 
 
 def refused(r, *needles: str) -> str:
@@ -166,10 +166,12 @@ def test_a_crash_between_held_file_and_journal_leaves_reveal_working(run, empty,
 
     monkeypatch.setattr(jr, "_write_line", crash)
     with pytest.raises(KeyboardInterrupt):
-        jr.append(empty, "drift.onset", "D1", jr.dt.datetime(2026, 3, 3, 9, 0, tzinfo=jr.dt.UTC), seal=held)
+        jr.append(empty, "drift.onset", "D1", jr.dt.datetime(2026, 3, 3, 9, 0, tzinfo=jr.dt.UTC),
+                  {"affected_class": "invoices"}, seal=held)
     monkeypatch.undo()
     assert len(json.loads(held.read_text())["onsets"]) == 1  # the instant was kept
-    r = run("log", empty, "drift.onset", "--id", "D2", "--at", "2026-03-03T10:00", "--seal", held)
+    r = run("log", empty, "drift.onset", "--id", "D2", "--at", "2026-03-03T10:00", "--set", "affected_class=x",
+            "--seal", held)
     assert r.exit_code == 0, r.output  # takes the seq the crashed onset would have had
     r = run("reveal", empty, "--held", held)
     assert r.exit_code == 0, r.output

@@ -18,7 +18,8 @@ from day60.resources import example
 
 UK = example("uk-office.toml")
 SAFETY = ["--set", "agreement=SOW-7 annex B", "--set", "stop_owner=Kim Ode", "--set", "stop_condition=error rate > 5%",
-          "--set", "rollback_owner=Lee Park"]
+          "--set", "rollback_owner=Lee Park", "--set", "no_live_personal_data=true"]
+ONSET = ["--set", "affected_class=scanned invoices"]
 
 
 @pytest.fixture
@@ -147,10 +148,13 @@ def test_safety_refusal_cites_the_charter(run, journal):
 def test_ordering_rules_of_fact(run, journal):
     ok = lambda *a: run("log", journal, *a).exit_code == 0  # noqa: E731
     assert ok("safety.agreed", "--id", "D1", "--at", "2026-02-27T10:00", *SAFETY)
-    assert ok("drift.onset", "--id", "D1", "--at", "2026-03-03T09:00")
-    unchanged(run, journal, "log", journal, "drift.onset", "--id", "D1", "--at", "2026-03-04T09:00")  # second onset
-    unchanged(run, journal, "log", journal, "drift.notice", "--id", "D1", "--at", "2026-03-02T09:00",
-              "--set", "affected_class=a", "--set", "evidence=e")  # before onset
+    held = journal.parent / "held.json"
+    assert ok("drift.onset", "--id", "D1", "--at", "2026-03-03T09:00", *ONSET, "--seal", held)
+    unchanged(run, journal, "log", journal, "drift.onset", "--id", "D1", "--at", "2026-03-04T09:00", *ONSET,
+              "--seal", held)  # second onset
+    assert ok("drift.onset", "--id", "D9", "--at", "2026-03-03T09:00", "--set", "source=organic")
+    unchanged(run, journal, "log", journal, "drift.notice", "--id", "D9", "--at", "2026-03-02T09:00",
+              "--set", "affected_class=a", "--set", "evidence=e")  # before a (clear) onset
     assert ok("safety.agreed", "--id", "I1", "--at", "2026-02-27T10:00", *SAFETY)
     assert ok("incident.detected", "--id", "I1", "--at", "2026-03-04T10:00", "--set", "severity=1")
     unchanged(run, journal, "log", journal, "incident.restored", "--id", "I1", "--at", "2026-03-04T09:00",
@@ -212,7 +216,7 @@ def test_schema_lists_every_kind(run):
 def test_sealed_onset_holds_only_a_commitment_until_revealed(run, journal, tmp_path):
     held = tmp_path / "held.json"
     run("log", journal, "safety.agreed", "--id", "D1", "--at", "2026-02-27T10:00", *SAFETY)
-    r = run("log", journal, "drift.onset", "--id", "D1", "--at", "2026-03-03T09:17", "--seal", held)
+    r = run("log", journal, "drift.onset", "--id", "D1", "--at", "2026-03-03T09:17", *ONSET, "--seal", held)
     assert r.exit_code == 0, r.output
     text = journal.read_text()
     assert "09:17" not in text and "2026-03-03" not in text
@@ -229,7 +233,7 @@ def test_sealed_onset_holds_only_a_commitment_until_revealed(run, journal, tmp_p
 def test_reveal_with_a_forged_instant_is_refused(run, journal, tmp_path):
     held = tmp_path / "held.json"
     run("log", journal, "safety.agreed", "--id", "D1", "--at", "2026-02-27T10:00", *SAFETY)
-    run("log", journal, "drift.onset", "--id", "D1", "--at", "2026-03-03T09:17", "--seal", held)
+    run("log", journal, "drift.onset", "--id", "D1", "--at", "2026-03-03T09:17", *ONSET, "--seal", held)
     data = json.loads(held.read_text())
     data["onsets"][0]["at"] = "2026-03-03T08:00:00+00:00"
     held.write_text(json.dumps(data))
@@ -369,17 +373,19 @@ def test_live_refuses_without_a_terminal(run, journal):
 def test_live_records_a_drift_and_survives_ctrl_c(run, journal, monkeypatch, pipe):
     run("log", journal, "safety.agreed", "--id", "D1", "--at", "2026-02-27T10:00", *SAFETY)
     monkeypatch.setattr("day60.cli._interactive", lambda: True)
-    # First screen: choose "D1: start the drift injection (onset)" (first choice), type the
-    # time, source "exercise" (first choice). Second screen: "D1: written notice received" is
-    # the second choice.
-    pipe.send_text("\r" + "2026-03-03T09:00\r" + "\r")
-    pipe.send_text("\x1b[B\r" + "2026-03-04T15:30\r" + "invoices\r" + "alert 4411\r")
+    # First screen: choose "D1: start the drift injection (onset, sealed)" (first choice), type
+    # the time, source "exercise" (first choice), the class it shifts. Second screen: "D1:
+    # written notice received" is the third choice (after "stopped" and "detected").
+    pipe.send_text("\r" + "2026-03-03T09:00\r" + "\r" + "invoices\r")
+    pipe.send_text("\x1b[B\x1b[B\r" + "2026-03-04T15:30\r" + "invoices\r" + "alert 4411\r")
     pipe.send_text("\x03")  # Ctrl-C on the third screen
-    r = run("live", journal)
+    r = run("live", journal, "--held", journal.parent / "held.json")
     assert r.exit_code == 0, r.output
     assert "stopped; everything recorded so far is in the journal" in r.stdout
     kinds = [json.loads(line)["kind"] for line in journal.read_text().splitlines()[1:]]
     assert kinds == ["safety.agreed", "drift.onset", "drift.notice"]
+    onset = json.loads(journal.read_text().splitlines()[-2])
+    assert onset["at"] is None and onset["data"]["affected_class"] == "invoices"  # sealed into the held file
     notice = json.loads(journal.read_text().splitlines()[-1])
     assert notice["data"] == {"affected_class": "invoices", "evidence": "alert 4411"}
     assert notice["at"] == "2026-03-04T15:30:00+00:00"
@@ -390,22 +396,24 @@ def test_live_refuses_a_bad_time_at_the_prompt_and_stamps_enter(run, journal, mo
     monkeypatch.setattr("day60.cli._interactive", lambda: True)
     # A time in the spring-forward gap is refused while the prompt stays open; it is cleared
     # with backspaces and Enter on the empty answer stamps the moment it is pressed.
-    pipe.send_text("\r" + "2026-03-29T01:30\r" + "\x7f" * 16 + "\r" + "\r")
+    pipe.send_text("\r" + "2026-03-29T01:30\r" + "\x7f" * 16 + "\r" + "\r" + "invoices\r")
     pipe.send_text("\x03")
     before = time.time()
-    r = run("live", journal)
+    held = journal.parent / "held.json"
+    r = run("live", journal, "--held", held)
     assert r.exit_code == 0, r.output
     events = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
     assert [e["kind"] for e in events] == ["safety.agreed", "drift.onset"]  # the gap time was never written
     from datetime import datetime
 
-    assert before - 1 <= datetime.fromisoformat(events[-1]["at"]).timestamp() <= time.time() + 1
+    stamped = json.loads(held.read_text())["onsets"][0]["at"]  # the clear instant is the runner's
+    assert before - 1 <= datetime.fromisoformat(stamped).timestamp() <= time.time() + 1
 
 
 def test_live_stamps_the_moment_enter_is_pressed_not_when_the_prompt_appeared(run, journal, monkeypatch, pipe):
     """The auditor opens the "When?" prompt and waits for the moment: the stamp is that Enter."""
     import threading
-    from datetime import datetime
+    from datetime import UTC, datetime
 
     run("log", journal, "safety.agreed", "--id", "D1", "--at", "2026-02-27T10:00", *SAFETY)
     monkeypatch.setattr("day60.cli._interactive", lambda: True)
@@ -414,20 +422,21 @@ def test_live_stamps_the_moment_enter_is_pressed_not_when_the_prompt_appeared(ru
     def auditor() -> None:
         time.sleep(1.5)  # the prompt has long been drawn; the auditor waits for the injection
         pressed.append(time.time())
-        pipe.send_text("\r" + "\r" + "\x03")  # Enter on "When?", source exercise, then stop
+        pipe.send_text("\r" + "\r" + "invoices\r" + "\x03")  # Enter on "When?", source exercise, class, stop
 
     pipe.send_text("\r")  # choose "D1: start the drift injection (onset)"
     started = time.time()
     worker = threading.Thread(target=auditor)
     worker.start()
-    r = run("live", journal)
+    held = journal.parent / "held.json"
+    r = run("live", journal, "--held", held)
     worker.join()
     assert r.exit_code == 0, r.output
-    onset = json.loads(journal.read_text().splitlines()[-1])
-    stamped = datetime.fromisoformat(onset["at"]).timestamp()
+    stamped = datetime.fromisoformat(json.loads(held.read_text())["onsets"][0]["at"]).timestamp()
     assert stamped >= started + 1.4  # not the moment the prompt appeared
     assert pressed[0] - 0.05 <= stamped <= pressed[0] + 1.0
-    assert "recorded seq 2: drift.onset D1 at 20" in r.stdout  # the stamped time is shown
+    assert f"recorded seq 2: drift.onset D1 at {datetime.fromtimestamp(stamped, UTC).isoformat()[:19]}" in r.stdout
+    assert "sealed: only" in r.stdout  # the runner sees the instant; the journal holds only the commitment
 
 
 def test_live_refuses_an_empty_id_at_once(run, journal, monkeypatch, pipe):
@@ -452,7 +461,8 @@ def test_live_partner_noticed_incident_detected_as_organic(run, journal, monkeyp
 
     labels = [s.label for s in checklist.next_steps([])]
     new_incident = labels.index("new: incident notified by the partner")
-    pipe.send_text("\x1b[B" * new_incident + "\r" + "I7\r" + "2026-03-04T10:00\r")
+    # The partner's notice states no severity ("not stated", the fifth choice); organic comes first.
+    pipe.send_text("\x1b[B" * new_incident + "\r" + "I7\r" + "2026-03-04T10:00\r" + "\x1b[B" * 4 + "\r" + "\r")
     # Next screen: the first step for I7 is "supplier detected it"; severity 2 (second), organic (second).
     pipe.send_text("\r" + "2026-03-04T10:20\r" + "\x1b[B\r" + "\x1b[B\r" + "\x03")
     r = run("live", journal)

@@ -220,7 +220,8 @@ def test_sealed_onset_gives_no_number(tmp_path):
     path = make_journal(tmp_path / "j.jsonl", [("safety.agreed", "D1", "2026-03-01T10:00", SIGN_OFF)])
     import datetime as dt
 
-    jr.append(path, "drift.onset", "D1", dt.datetime(2026, 3, 2, 9, tzinfo=dt.UTC), seal=tmp_path / "held.json")
+    jr.append(path, "drift.onset", "D1", dt.datetime(2026, 3, 2, 9, tzinfo=dt.UTC), {"affected_class": "a"},
+              seal=tmp_path / "held.json")
     [obs] = figures(path)["drift"]["observations"]
     assert obs["status"] == "sealed" and obs["notice_hours"] is None and "reveals" in obs["reason"]
 

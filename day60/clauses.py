@@ -378,31 +378,39 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
     s = done.figures.summary
     out: dict[str, Any] = {}
     drift = s["drift"]
-    notices = [o["notice_business_hours"] for o in drift["observations"] if o["status"] == "notified"]
-    out["drift-notice"] = {"value": max(notices) if notices else None, "n": drift["population"],
-                           "reason": "no drift observation was notified" if not notices else None,
-                           "breach": f"{drift['not_detected']} drift observation(s) not notified within the window"
-                           if drift["not_detected"] else None}
-    by_sev = s["incidents"]["by_severity"]
-    # Open incidents nobody classified are held to the strictest severity: none may vanish.
-    unclassified_open = s["incidents"]["open"] - sum(b["open"] for b in by_sev.values())
+    notice = drift["summary"]["notice_business_hours"]
+    out["drift-notice"] = {"value": notice["max_of_detected"], "n": notice["count"],
+                           "reason": notice.get("reason") if not notice["count"] else None,
+                           "breach": f"{notice['not_detected']} of {notice['population']} drift observation(s) not "
+                                     "notified within the window" if notice["not_detected"] else None}
+    inc = s["incidents"]
+    by_sev, unclassified = inc["by_severity"], inc["no_severity"]
     for sev, b in by_sev.items():
         business = sev in ("3", "4")
-        value = b["max_business_hours"] if business else b["max_hours"]
-        breaches = [f"{b['open']} severity {sev} incident(s) still open at the close"] if b["open"] else []
-        if sev == "1" and unclassified_open:
-            breaches.append(f"{unclassified_open} incident(s) with no severity still open at the close")
-        out[f"restore-sev{sev}"] = {"value": value, "n": b["count"], "reason": b["reason"],
+        key = "max_business_hours" if business else "max_hours"
+        value, n, breaches = b[key], b["count"], []
+        if b["open"]:
+            breaches.append(f"{b['open']} severity {sev} incident(s) still open at the close")
+        if sev == "1":  # incidents with no severity, or never detected, are held to the strictest clause
+            if unclassified["count"]:
+                value = max(v for v in (value, unclassified[key]) if v is not None)
+                n += unclassified["count"]
+            if unclassified["open"]:
+                breaches.append(f"{unclassified['open']} incident(s) with no severity still open at the close")
+            if inc["not_detected"]:
+                breaches.append(f"{inc['not_detected']} raised incident(s) never detected or notified by the close")
+        out[f"restore-sev{sev}"] = {"value": value, "n": n, "reason": b["reason"] if value is None else None,
                                     "breach": "; ".join(breaches) or None}
     prod = s["rollbacks"]["production"]
     out["rollback"] = {"value": prod["rollback_minutes"]["max"], "n": prod["rollback_minutes"]["count"],
                        "reason": prod["rollback_minutes"].get("reason")}
     rep = s["report"]
-    out["report-completeness"] = {"value": rep["completeness_percent"], "n": rep["required"],
+    out["report-completeness"] = {"value": rep["lowest_completeness_percent"], "n": rep["count"] or None,
                                   "reason": rep["reason"]}
-    if rep["delivered"]:
-        out["report-timeliness"] = {"value": delivery_business_day(journal.calendar(), rep["period"],
-                                                                   dt.date.fromisoformat(rep["delivered"])), "n": 1}
+    if rep["periods"]:
+        days = [delivery_business_day(journal.calendar(), p["period"], dt.date.fromisoformat(p["delivered"]))
+                for p in rep["periods"]]
+        out["report-timeliness"] = {"value": max(days), "n": len(days)}
     out["day60-score"] = {"value": done.result["score"], "n": 1}
     return out
 

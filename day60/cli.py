@@ -565,21 +565,26 @@ def _print_metrics(s: dict[str, Any]) -> None:
     typer.echo(f"window {w['start']} to {w['end']}: {num(w['hours'])} h, {num(w['business_hours'])} business h"
                + ("" if w["closed"] else " (not closed)"))
     d = s["drift"]
-    typer.echo(f"\nDRIFT LEAD TIME (charter 3.18): {d['population']} observation(s): {d['notified']} notified, "
-               f"{d['not_detected']} not detected within the window, {d['sealed']} sealed, {d['open']} open; "
-               f"excluded: {d['excluded']['announced']} announced, {d['excluded']['told']} told; "
+    typer.echo(f"\nDRIFT LEAD TIME (charter 3.18): {d['population']} observation(s) with the onset in the window: "
+               f"{d['notified']} notified, {d['not_detected']} not detected within the window; counted apart: "
+               f"{d['sealed']} sealed, {d['open']} open, {d['outside_window']} outside the window, {d['stopped']} "
+               f"stopped, {d['excluded']['announced']} announced, {d['excluded']['told']} told; "
                f"false alerts {d['false_alerts']}")
     print_table([{"id": o["id"], "status": o["status"], "detection": num(o["detection_hours"], unit="h"),
                   "detection (business)": num(o["detection_business_hours"], unit="bh"),
                   "notice": num(o["notice_hours"], unit="h"),
-                  "notice (business)": num(o["notice_business_hours"], unit="bh")} for o in d["observations"]])
+                  "notice (business)": num(o["notice_business_hours"], unit="bh"),
+                  "note": o["reason"] or ""} for o in d["observations"]])
     for key, label, unit in (("notice_hours", "notice", "h"), ("notice_business_hours", "notice", "bh"),
                              ("detection_hours", "detection", "h"),
                              ("detection_business_hours", "detection", "bh")):
         typer.echo(f"  {label} lead time: {stat(d['summary'][key], unit)}")
     i = s["incidents"]
-    typer.echo(f"\nTIME TO RESTORE (charter 3.19): {i['population']} incident(s); withdrawn {i['withdrawn']}, "
-               f"excluded {i['excluded']}, open {i['open']}, without severity {i['unclassified']}")
+    typer.echo(f"\nTIME TO RESTORE (charter 3.19): {i['population']} incident(s): {i['restored']} restored, "
+               f"{i['open']} open at the close, {i['unclassified']} without a severity, {i['not_detected']} raised "
+               f"but never detected; counted apart: {i['withdrawn']} withdrawn, {i['excluded']} excluded, "
+               f"{i['outside_the_window']} outside the window")
+    rows = [(sev, b) for sev, b in i["by_severity"].items()] + [("none", i["no_severity"])]
     print_table([{"severity": sev, "restored": b["count"], "mean": num(b["mean_hours"], unit="h"),
                   "median": num(b["median_hours"], unit="h"), "max": num(b["max_hours"], unit="h"),
                   "mean (business)": num(b["mean_business_hours"], unit="bh"),
@@ -588,29 +593,34 @@ def _print_metrics(s: dict[str, Any]) -> None:
                   "first comms mean": num(b["first_communication_mean_hours"], unit="h")
                   + f" (n={b['first_communication_count']})",
                   "withdrawn/excluded/open": f"{b['withdrawn']}/{b['excluded']}/{b['open']}"}
-                 for sev, b in i["by_severity"].items()])
+                 for sev, b in rows])
     r = s["rollbacks"]
     typer.echo("\nROLLBACK (charter 3.20): production and rehearsals never mixed; "
-               f"data restores reported apart: {r['data_restores']['count']}")
+               f"data restores reported apart: {r['data_restores']['count']}; "
+               f"outside the window: {r['outside_window']['count']}")
     for kind in ("production", "rehearsal"):
         typer.echo(f"  {kind}: {r[kind]['count']} rollback(s)")
         for key, label in (("decision_minutes", "decision time"), ("rollback_minutes", "rollback time"),
                            ("requeue_minutes", "re-queue completion")):
             typer.echo(f"    {label}: {stat(r[kind][key], 'min', 1)}")
     rep = s["report"]
-    typer.echo("\nREPORT COMPLETENESS (charter 3.21)")
-    if rep["required"] is None:
+    outside = f"; received outside the window: {', '.join(rep['outside_window'])}" if rep["outside_window"] else ""
+    typer.echo("\nREPORT COMPLETENESS (charter 3.21)" + outside)
+    if not rep["periods"]:
         typer.echo(f"  {rep['reason']}")
-    else:
-        typer.echo(f"  period {rep['period']}: {rep['passing']} of {rep['required']} required elements pass "
-                   f"({rep['not_applicable']} not applicable): "
-                   f"{percent(rep['completeness_percent'], (rep['reason'] or '')[len('not run: '):])}")
-        for f in rep["failing"]:
+    for p in rep["periods"]:
+        typer.echo(f"  period {p['period']}: {p['passing']} of {p['required']} required elements pass "
+                   f"({p['not_applicable']} not applicable): "
+                   f"{percent(p['completeness_percent'], (p['reason'] or '')[len('not run: '):])}")
+        for f in p["failing"]:
             typer.echo(f"    fails: {f['element']}: {f['reason']}")
-        for u in rep["unchecked"]:
+        for u in p["unchecked"]:
             typer.echo(f"    not checked: {u}")
-        typer.echo(f"  timeliness (judged apart): due {rep['due']}, delivered {rep['delivered']}: "
-                   + ("on time" if rep["on_time"] else "late"))
+        typer.echo(f"    timeliness (judged apart): due {p['due']}, delivered {p['delivered']}: "
+                   + ("on time" if p["on_time"] else "late"))
+    for key, label in (("stopped", "stopped by its stop condition"), ("not_run", "not run")):
+        for inj in s["injections"][key]:
+            typer.echo(f"\nINJECTION {inj['id']} {label}: {inj['reason']}")
     if s["corrections"]:
         typer.echo(f"\nCORRECTIONS applied: {len(s['corrections'])}")
         for c in s["corrections"]:
@@ -658,9 +668,9 @@ def _emit_score(result: dict[str, Any], fmt: str) -> None:
         print_json(result)
         return
     mark = "  SYNTHETIC" if result["synthetic"] else ""
-    typer.echo(f"score {num(result['score'], 1)} of 100, tier {result['tier']} ({result['tier_name']}){mark}")
-    if not result["tier_check"]["met"]:
-        typer.echo("tier check: " + "; ".join(result["tier_check"]["problems"]))
+    shown = "" if result["tier_check"]["met"] else ", tier not demonstrated: " + "; ".join(
+        result["tier_check"]["problems"])
+    typer.echo(f"score {num(result['score'], 1)} of 100, tier {result['tier']} ({result['tier_name']}){shown}{mark}")
     typer.echo(f"rubric {result['rubric']['id']} {result['rubric']['version']}; targets: {result['targets']}")
     print_table([{"line": line["id"], "points": num(line["points"], 0), "earned": num(line["earned"], 2),
                   "status": line["status"], "figure": line_figure(line)[:70], "reason": line["reason"] or ""}

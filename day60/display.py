@@ -6,21 +6,33 @@ from typing import Any
 
 
 def num(value: float | None, digits: int = 2, unit: str = "") -> str:
-    """A rounded number with its unit, or 'not run' when there is no figure."""
-    if value is None:
+    """A rounded number with its unit, or 'not run' when there is no figure (None, NaN or infinite)."""
+    import math
+
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "not run"
     text = f"{value:,.{digits}f}"
     return f"{text} {unit}".rstrip()
 
 
 def stat(block: dict[str, Any], unit: str, digits: int = 2) -> str:
-    """'mean 3.50 h (n=3, sum 10.50, max 6.00)' or 'not run: <reason>'."""
+    """'mean 3.50 h (n=3, sum 10.50, max 6.00)' or 'not run: <reason>'. Where the block comes from
+    a population, the population and those not detected are stated, and the maximum of a
+    population with a member never detected reads as the charter's phrase, not a number."""
+    population = block.get("population")
     if not block.get("count") or block.get("mean") is None:
-        return f"not run: {block.get('reason') or 'no observations'}"
-    parts = [f"n={block['count']}", f"sum {num(block['sum'], digits)}"]
+        text = f"not run: {block.get('reason') or 'no observations'}"
+        if population:
+            text = f"{block.get('max_reason') or text} (population {population}, none measured)"
+        return text
+    parts = [f"n={block['count']}" + (f" of {population}" if population is not None else ""),
+             f"sum {num(block['sum'], digits)}"]
     if "median" in block:
         parts.append(f"median {num(block['median'], digits)}")
-    parts.append(f"max {num(block['max'], digits)}")
+    if block.get("max_reason"):
+        parts.append(f"max: {block['max_reason']} (largest measured {num(block['max_of_detected'], digits)})")
+    else:
+        parts.append(f"max {num(block['max'], digits)}")
     return f"mean {num(block['mean'], digits, unit)} ({', '.join(parts)})"
 
 
@@ -43,10 +55,14 @@ def line_figure(line: dict[str, Any]) -> str:
         more = len(fig["observations"]) - 6
         tail = f"; and {more} more" if more > 0 else ""
         return f"n={fig['count']}: " + "; ".join(parts) + tail
-    if "required" in fig:
-        return f"{fig['passing']} of {fig['required']} pass ({fig['not_applicable']} n/a) = {fig['value']:.1f}%"
-    if "due" in fig:
-        return f"delivered {fig['delivered']}, due {fig['due']}: " + ("on time" if fig["value"] else "late")
+    if "periods" in fig and "reports" not in fig:
+        parts = [f"{p['period']}: {p['passing']} of {p['required']} pass ({p['not_applicable']} n/a)"
+                 for p in fig["periods"]]
+        return f"{'; '.join(parts)}; mean {fig['value']:.1f}%"
+    if "reports" in fig:
+        parts = [f"{p['period']} delivered {p['delivered']}, due {p['due']}: " + ("on time" if p["on_time"] else "late")
+                 for p in fig["periods"]]
+        return f"{fig['value']} of {fig['reports']} on time: " + "; ".join(parts)
     if "rollbacks" in fig:
         return f"{sum(1 for r in fig['restored'] if r)} of {fig['rollbacks']} with pin, prompt and thresholds named"
     return str(fig)

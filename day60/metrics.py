@@ -48,8 +48,25 @@ def describe(values: Any, reason: str, median: bool = False) -> dict[str, Any]:
     return out
 
 
+def describe_population(values: Any, population: int, reason: str, median: bool = False) -> dict[str, Any]:
+    """``describe`` over the observations that have a value, beside the population they come from.
+
+    Observations without a value (a drift never detected or notified within the window) are
+    counted as ``not_detected``; while there is one, the worst case is not a number, so ``max``
+    is null and ``max_reason`` says why (charter 3.18.5); ``max_of_detected`` keeps the largest
+    measured value.
+    """
+    out = describe(values, reason, median)
+    missing = population - out["count"]
+    out.update(population=population, not_detected=missing, max_of_detected=out["max"], max_reason=None)
+    if missing:
+        out.update(max=None, max_reason=f"not detected within the window ({missing} of {population})")
+    return out
+
+
 def compute(journal: Journal) -> Figures:
-    """All four figure groups from a journal (corrections and reveals applied)."""
+    """All four figure groups from a journal (corrections and reveals applied), each clipped to
+    the exercise window: what began outside it is counted apart, what came after it never counts."""
     cal = journal.calendar()
     events = effective(journal.events, skip="incident.")
     window = journal.header["window"]
@@ -57,11 +74,9 @@ def compute(journal: Journal) -> Figures:
     w1 = to_utc_us(dt.datetime.fromisoformat(window["end"]))
     closed = any(e.kind == "exercise.close" for e in events)
     drift, drift_table = _drift(events, cal, w0, w1, closed)
-    incidents, incident_table = _incidents(journal.events, cal, w1)
-    rollbacks, rollback_table = _rollbacks(events)
-    report, report_table = _report(events, cal, journal.header.get("report_elements", []))
-    corrections = [{"seq": c["seq"], "corrects": e.seq, "kind": e.kind, "id": e.id, "was": e.original_at,
-                    "now": c["at"], "reason": c["reason"]} for e in events for c in e.corrections]
+    incidents, incident_table = _incidents(journal.events, cal, w0, w1)
+    rollbacks, rollback_table = _rollbacks(events, w0, w1)
+    report, report_table = _report(events, cal, journal.header.get("report_elements", []), incident_table, w0, w1)
     summary = {
         "journal_sha256": journal.sha256,
         "journal_head": journal.head,
@@ -72,55 +87,103 @@ def compute(journal: Journal) -> Figures:
         "incidents": incidents,
         "rollbacks": rollbacks,
         "report": report,
-        "corrections": corrections,
+        "injections": {key: [{"id": e.id, "reason": e.data["reason"], "seq": e.seq} for e in events
+                             if e.kind == kind]
+                       for key, kind in (("stopped", "injection.stopped"), ("not_run", "injection.not-run"))},
+        "corrections": _corrections(journal.events),
     }
     return Figures(summary, dict(zip(TABLES, (drift_table, incident_table, rollback_table, report_table),
                                      strict=True)))
 
 
+def _corrections(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every correction, incidents' included, with the instant it replaced."""
+    by_seq = {e["seq"]: e for e in events}
+    now: dict[int, str] = {}
+    out = []
+    for e in events:
+        if e["kind"] != "correction":
+            continue
+        target = by_seq[e["data"]["target"]]
+        was = now.get(target["seq"], target["at"])
+        now[target["seq"]] = e["data"]["at"]
+        out.append({"seq": e["seq"], "corrects": target["seq"], "kind": target["kind"], "id": target["id"],
+                    "was": was, "now": e["data"]["at"], "reason": e["data"]["reason"]})
+    return out
+
+
 # ----- drift (3.18) -------------------------------------------------------------------------
 
 DRIFT_DURATIONS = ("detection_hours", "detection_business_hours", "notice_hours", "notice_business_hours")
+NOT_DETECTED = "not detected within the window"
+DRIFT_BUCKETS = ("notified", NOT_DETECTED, "sealed", "open", "outside the window", "stopped", "announced", "told")
+
+
+def _same_class(a: str | None, b: str | None) -> bool:
+    return " ".join((a or "").casefold().split()) == " ".join((b or "").casefold().split())
 
 
 def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool) -> tuple[dict, pd.DataFrame]:
+    """One row per drift, in exactly one bucket (DRIFT_BUCKETS).
+
+    Scored ("notified" and "not detected within the window") are drifts whose onset lies in the
+    window. A detection or notice counts only between the onset and the window's end; a notice
+    counts only if it names the class the injection shifted (3.18.7); either one logged before
+    a sealed onset's revealed instant is set aside, not counted.
+    """
     by_id: dict[str, dict[str, Any]] = {}
-    announced, told, false_alerts = set(), set(), []
+    announced, told, stopped, false_alerts = set(), set(), {}, []
     for e in events:
         if e.kind == "drift.announced":
             announced.add(e.id)
         elif e.kind == "drift.told":
             told.add(e.id)
+        elif e.kind == "injection.stopped":
+            stopped[e.id] = e.data["reason"]
         elif e.kind == "drift.false-alert":
             false_alerts.append(e.seq)
         elif e.kind in ("drift.onset", "drift.detected", "drift.notice"):
-            slot = by_id.setdefault(e.id, {"seqs": []})
+            slot = by_id.setdefault(e.id, {"seqs": [], "detected": [], "notice": []})
             slot["seqs"].append(e.seq)
-            key = e.kind.split(".")[1]
-            if key not in slot or (e.at is not None and slot[key].at is not None and e.at < slot[key].at):
-                slot[key] = e
+            if e.kind == "drift.onset":
+                slot["onset"] = e
+            else:
+                slot[e.kind.split(".")[1]].append(e)
     rows = []
     window_hours = (w1 - w0) / US_PER_HOUR
     for ident, slot in by_id.items():
         onset = slot.get("onset")
-        if onset is None or ident in announced or ident in told:
+        if onset is None:
             continue
         row: dict[str, Any] = {"id": ident, "status": None, "reason": None, "onset": None, "detected": None,
                                "notice": None, **dict.fromkeys(DRIFT_DURATIONS), "gap_hours": None,
                                "gap_business_hours": None, "seqs": slot["seqs"],
-                               "source": onset.data.get("source", "exercise"), "held": onset.revealed or onset.sealed}
+                               "source": onset.data.get("source", "exercise"), "held": onset.revealed or onset.sealed,
+                               "injected_class": onset.data.get("affected_class"), "set_aside": []}
+        rows.append(row)
+        if ident in announced or ident in told:
+            which = "announced" if ident in announced else "told"
+            row.update(status=which, reason="the partner announced this drift in advance (excluded, 3.18.4)"
+                       if which == "announced" else "the supplier was told of this injection (excluded, 3.18.4)")
+            continue
+        if ident in stopped:
+            row.update(status="stopped", reason=f"stopped by its stop condition: {stopped[ident]}")
+            continue
         if onset.at is None:
             row.update(status="sealed", reason="the onset is sealed until the runner reveals it at the close")
-            rows.append(row)
             continue
         o = to_utc_us(onset.at)
         row["onset"] = onset.at.isoformat()
-        notice, detected = slot.get("notice"), slot.get("detected")
+        if not w0 <= o <= w1:
+            row.update(status="outside the window", reason="the onset is outside the exercise window")
+            continue
+        detected = _first_inside(slot["detected"], o, w1, row, None)
+        notice = _first_inside(slot["notice"], o, w1, row, row["injected_class"])
         if detected is not None:
             d = to_utc_us(detected.at)
             row.update(detected=detected.at.isoformat(), detection_hours=(d - o) / US_PER_HOUR,
                        detection_business_hours=_bh(cal, o, d))
-        if notice is not None and to_utc_us(notice.at) <= w1:
+        if notice is not None:
             n = to_utc_us(notice.at)
             row.update(status="notified", notice=notice.at.isoformat(), notice_hours=(n - o) / US_PER_HOUR,
                        notice_business_hours=_bh(cal, o, n))
@@ -128,36 +191,67 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool) -> tup
                 d = to_utc_us(detected.at)
                 row.update(gap_hours=(n - d) / US_PER_HOUR,
                            gap_business_hours=_bh(cal, d, n) if n >= d else -_bh(cal, n, d))
-        elif closed or notice is not None:
-            row.update(status="not detected within the window",
-                       reason=f"no written notice by the close of the {window_hours:g}-hour window")
+        elif closed or slot["notice"]:
+            row.update(status=NOT_DETECTED,
+                       reason=f"no written notice naming the affected class by the close of the "
+                              f"{window_hours:g}-hour window")
         else:
             row.update(status="open", reason="no written notice yet and the window has not closed")
-        rows.append(row)
-    table = pd.DataFrame(rows, columns=["id", "status", "reason", "source", "held", "onset", "detected", "notice",
-                                        *DRIFT_DURATIONS, "gap_hours", "gap_business_hours", "seqs"])
-    notified = table[table["status"] == "notified"]
-    if not len(table):
-        no_notice = no_detection = "no drift observation in the journal"
-    elif not len(notified):
-        no_notice = no_detection = "no drift observation was notified in the window"
-    else:
-        no_notice, no_detection = None, "no notified drift observation has a supplier detection time"
-    summary = {d: describe(notified[d].astype(float), no_detection if "detection" in d else no_notice)
-               for d in DRIFT_DURATIONS}
-    summary["gap_hours"] = describe(notified["gap_hours"].astype(float), no_detection)
+        if row["set_aside"]:
+            row["reason"] = "; ".join(filter(None, [row["reason"], *row["set_aside"]]))
+    table = pd.DataFrame(rows, columns=["id", "status", "reason", "source", "held", "injected_class", "onset",
+                                        "detected", "notice", *DRIFT_DURATIONS, "gap_hours", "gap_business_hours",
+                                        "set_aside", "seqs"])
+    scored = table[table["status"].isin(["notified", NOT_DETECTED])]
+    notified = scored[scored["status"] == "notified"]
+    population = len(scored)
+    no_drift = "no drift observation with its onset in the window" if not population else None
+    summary: dict[str, Any] = {}
+    for d in DRIFT_DURATIONS:
+        # Detection is summarised over every scored drift, exactly as notice is: one population.
+        summary[d] = describe_population(scored[d].astype(float), population,
+                                         no_drift or f"no drift in the window has a {d.split('_')[0]} time")
+    summary["gap_hours"] = describe(notified["gap_hours"].astype(float),
+                                    no_drift or "no notified drift has a detection time")
+    counts = table["status"].value_counts()
     return {
-        "observations": table.drop(columns=["seqs"]).to_dict("records"),
-        "population": len(table),
+        "observations": _records(table.drop(columns=["seqs"])),
+        "population": population,
         "notified": len(notified),
-        "not_detected": int((table["status"] == "not detected within the window").sum()),
-        "sealed": int((table["status"] == "sealed").sum()),
-        "open": int((table["status"] == "open").sum()),
+        "not_detected": int(counts.get(NOT_DETECTED, 0)),
+        "sealed": int(counts.get("sealed", 0)),
+        "open": int(counts.get("open", 0)),
+        "outside_window": int(counts.get("outside the window", 0)),
+        "stopped": int(counts.get("stopped", 0)),
         "summary": summary,
         "false_alerts": len(false_alerts),
-        "excluded": {"announced": len(announced), "told": len(told)},
+        "false_alert_seqs": false_alerts,
+        "excluded": {"announced": int(counts.get("announced", 0)), "told": int(counts.get("told", 0))},
         "window_hours": window_hours,
     }, table
+
+
+def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """Rows as plain dicts, a missing value as None (never NaN)."""
+    return table.astype(object).where(table.notna(), None).to_dict("records")
+
+
+def _first_inside(candidates: list, o: int, w1: int, row: dict[str, Any], injected_class: str | None) -> Any:
+    """The earliest detection or notice between the onset and the window's end; the rest are noted."""
+    kept = None
+    for e in sorted(candidates, key=lambda e: to_utc_us(e.at)):
+        t = to_utc_us(e.at)
+        what = e.kind.split(".")[1]
+        if t < o:
+            row["set_aside"].append(f"a {what} logged before the revealed onset (seq {e.seq}) is not counted")
+        elif t > w1:
+            row["set_aside"].append(f"a {what} after the window closed (seq {e.seq}) is not counted (3.18.5)")
+        elif what == "notice" and injected_class and not _same_class(e.data.get("affected_class"), injected_class):
+            row["set_aside"].append(f"a notice naming another class ({e.data.get('affected_class')!r}, seq "
+                                    f"{e.seq}) is not notice of this drift (3.18.7)")
+        elif kept is None:
+            kept = e
+    return kept
 
 
 def _bh(cal: BusinessCalendar, a: int, b: int) -> float:
@@ -171,7 +265,7 @@ _PAUSES = {"incident.wait-start": ("wait", 0), "incident.wait-end": ("wait", 1),
 
 
 def _incident_events(events: list[dict[str, Any]]) -> pd.DataFrame:
-    """Incident events as a table (seq, kind, id, at in epoch microseconds, severity), with
+    """Incident events as a table (seq, kind, id, at in epoch microseconds, severity, source), with
     corrections applied. Built in bulk: an exercise from records may hold many thousands."""
     fixes = {e["data"]["target"]: e["data"]["at"] for e in events if e["kind"] == "correction"}
     rows = [(e["seq"], e["kind"], e["id"], fixes.get(e["seq"], e["at"]), e["data"].get("severity"),
@@ -182,35 +276,57 @@ def _incident_events(events: list[dict[str, Any]]) -> pd.DataFrame:
     return ev
 
 
-def _incidents(events: list[dict[str, Any]], cal: BusinessCalendar, w1: int) -> tuple[dict, pd.DataFrame]:
+INCIDENT_BUCKETS = ("restored", "open", "unclassified", "not detected", "outside the window", "withdrawn", "excluded")
+
+
+def _severity(ev: pd.DataFrame) -> pd.Series:
+    """Per incident: the latest incident.classified, else the supplier's detection, else the
+    partner's notice where it states one."""
+    def pick(kind: str, last: bool) -> pd.Series:
+        mine = ev[(ev["kind"] == kind) & ev["severity"].notna()].sort_values("seq").groupby("id")["severity"]
+        return mine.last() if last else mine.first()
+
+    return pick("incident.classified", True).combine_first(pick("incident.detected", False)) \
+        .combine_first(pick("incident.partner-notice", False))
+
+
+def _incidents(events: list[dict[str, Any]], cal: BusinessCalendar, w0: int, w1: int) -> tuple[dict, pd.DataFrame]:
+    """One row per incident, in exactly one bucket (INCIDENT_BUCKETS).
+
+    The clock starts at the earlier of the supplier's detection and the partner's notice
+    (3.19.3); raising the incident (the exercise creating the fault) does not start it. An
+    incident whose clock starts outside the window is counted apart; one raised but neither
+    detected nor notified by the close is "not detected"; one restored after the close is open.
+    One with no severity by the close is "unclassified": counted, never dropped.
+    """
     ev = _incident_events(events)
     first = ev.groupby(["id", "kind"])["at"].min().unstack() if len(ev) else pd.DataFrame(index=pd.Index([]))
-    for col in ("incident.detected", "incident.partner-notice", "incident.restored", "incident.communicated",
-                "incident.withdrawn", "incident.excluded"):
+    for col in ("incident.raised", "incident.detected", "incident.partner-notice", "incident.restored",
+                "incident.communicated", "incident.withdrawn", "incident.excluded"):
         if col not in first:
             first[col] = np.nan
-    sev = ev.dropna(subset=["severity"]).sort_values("kind").groupby("id")["severity"].first()  # detected first
     inc = pd.DataFrame(index=first.index)
-    inc["severity"] = sev.reindex(inc.index)
-    inc["source"] = ev.dropna(subset=["source"]).groupby("id")["source"].first().reindex(inc.index)
+    inc["severity"] = _severity(ev).reindex(inc.index) if len(ev) else np.nan
+    exercise = ev[(ev["kind"] == "incident.raised") | (ev["source"] == "exercise")]["id"].unique()
+    inc["source"] = np.where(inc.index.isin(exercise), "exercise", "organic")
     inc["start"] = first[["incident.detected", "incident.partner-notice"]].min(axis=1)
     inc["restored"] = first["incident.restored"]
-    inc["communicated"] = first["incident.communicated"]
+    communicated = first["incident.communicated"]
+    inc["communicated"] = communicated.where(communicated <= w1)  # after the close it does not count
     inc["status"] = np.select(
-        [first["incident.withdrawn"].notna(), first["incident.excluded"].notna(),
-         inc["start"].isna(), inc["restored"].notna() & (inc["restored"] <= w1)],
-        ["withdrawn", "excluded", "not started", "restored"], default="open")
-    inc.loc[(inc["status"] == "restored") & inc["severity"].isna(), "status"] = "unclassified"
+        [first["incident.withdrawn"].notna(), first["incident.excluded"].notna(), inc["start"].isna(),
+         (inc["start"] < w0) | (inc["start"] > w1), inc["restored"].notna() & (inc["restored"] <= w1)],
+        ["withdrawn", "excluded", "not detected", "outside the window", "restored"], default="open")
+    inc["restored_in_window"] = inc["status"] == "restored"
+    inc.loc[inc["status"].isin(["restored", "open"]) & inc["severity"].isna(), "status"] = "unclassified"
     inc["first_seq"] = ev.groupby("id")["seq"].min().reindex(inc.index)
 
-    restored = inc[inc["status"].isin(["restored", "unclassified"])]  # unclassified: restored, no severity
+    restored = inc[inc["restored_in_window"]]
     pauses = _pause_intervals(ev, restored)
     wall = (restored["restored"] - restored["start"]).astype(np.int64)
     business = cal.business_us_many(restored["start"].to_numpy(np.int64), restored["restored"].to_numpy(np.int64))
-    inc["restore_hours"] = np.nan
-    inc["restore_business_hours"] = np.nan
-    inc["waiting_on_partner_hours"] = np.nan
-    inc["change_window_hours"] = np.nan
+    for col in ("restore_hours", "restore_business_hours", "waiting_on_partner_hours", "change_window_hours"):
+        inc[col] = np.nan
     if len(restored):
         union = _merge(pauses)
         u_wall, u_bus = _pause_totals(cal, union, restored.index)
@@ -222,42 +338,47 @@ def _incidents(events: list[dict[str, Any]], cal: BusinessCalendar, w1: int) -> 
         inc.loc[restored.index, "change_window_hours"] = c_only / US_PER_HOUR
     inc["first_communication_hours"] = (inc["communicated"] - inc["start"]) / US_PER_HOUR
 
-    by_sev = {}
-    for s in SEVERITIES:
-        mine = inc[inc["severity"] == s]
-        done = mine[mine["status"] == "restored"]
-        reason = f"no severity {s} incident was restored in the window"
-        hours = describe(done["restore_hours"], reason, median=True)
-        bus = describe(done["restore_business_hours"], reason, median=True)
-        comm = describe(mine["first_communication_hours"], f"no severity {s} incident has a communication")
-        by_sev[str(s)] = {
-            "count": hours["count"], "mean_hours": hours["mean"], "median_hours": hours.get("median"),
-            "max_hours": hours["max"], "sum_hours": hours["sum"],
-            "mean_business_hours": bus["mean"], "median_business_hours": bus.get("median"),
-            "max_business_hours": bus["max"],
-            "waiting_on_partner_hours": float(done["waiting_on_partner_hours"].sum()) if len(done) else None,
-            "change_window_hours": float(done["change_window_hours"].sum()) if len(done) else None,
-            "first_communication_mean_hours": comm["mean"], "first_communication_count": comm["count"],
-            "first_communication_max_hours": comm["max"],
-            "withdrawn": int((mine["status"] == "withdrawn").sum()),
-            "excluded": int((mine["status"] == "excluded").sum()),
-            "open": int((mine["status"] == "open").sum()),
-            "reason": hours.get("reason"),
-        }
+    by_sev = {str(s): _severity_block(inc[inc["severity"] == s], f"no severity {s} incident was restored in the "
+                                                                      "window") for s in SEVERITIES}
     counts = inc["status"].value_counts()
+    unclassified = inc[inc["status"] == "unclassified"]
     summary = {
         "by_severity": by_sev,
+        "no_severity": {**_severity_block(unclassified, "no incident without a severity was restored in the window",
+                                           restored_status="unclassified"),
+                         "open": int((~unclassified["restored_in_window"]).sum()),
+                         "note": "no severity by the close: scored at the strictest severity's target"},
         "population": len(inc),
-        "withdrawn": int(counts.get("withdrawn", 0)),
-        "excluded": int(counts.get("excluded", 0)),
-        "open": int(counts.get("open", 0)),
-        "unclassified": int(counts.get("unclassified", 0)),
-        "not_started": int(counts.get("not started", 0)),
+        **{k.replace(" ", "_"): int(counts.get(k, 0)) for k in INCIDENT_BUCKETS},
     }
     table = inc.reset_index().rename(columns={"index": "id"})
     for col in ("start", "restored", "communicated"):
         table[col] = pd.to_datetime(table[col], unit="us", utc=True)
     return summary, table
+
+
+def _severity_block(mine: pd.DataFrame, reason: str, restored_status: str = "restored") -> dict[str, Any]:
+    """Restore figures of one severity's incidents (3.19): count, mean, median, max and the rest."""
+    done = mine[mine["restored_in_window"] & (mine["status"] == restored_status)]
+    hours = describe(done["restore_hours"], reason, median=True)
+    bus = describe(done["restore_business_hours"], reason, median=True)
+    comm = describe(mine["first_communication_hours"], "no communication recorded in the window")
+    return {
+        "count": hours["count"], "mean_hours": hours["mean"], "median_hours": hours.get("median"),
+        "max_hours": hours["max"], "sum_hours": hours["sum"],
+        "mean_business_hours": bus["mean"], "median_business_hours": bus.get("median"),
+        "max_business_hours": bus["max"],
+        "waiting_on_partner_hours": float(done["waiting_on_partner_hours"].sum()) if len(done) else None,
+        "change_window_hours": float(done["change_window_hours"].sum()) if len(done) else None,
+        "first_communication_mean_hours": comm["mean"], "first_communication_count": comm["count"],
+        "first_communication_max_hours": comm["max"],
+        "withdrawn": int((mine["status"] == "withdrawn").sum()),
+        "excluded": int((mine["status"] == "excluded").sum()),
+        "open": int((mine["status"] == "open").sum()),
+        "outside_window": int((mine["status"] == "outside the window").sum()),
+        "not_detected": int((mine["status"] == "not detected").sum()),
+        "reason": hours.get("reason"),
+    }
 
 
 def _pause_intervals(ev: pd.DataFrame, restored: pd.DataFrame) -> pd.DataFrame:
@@ -310,7 +431,9 @@ def _pause_totals(cal: BusinessCalendar, merged: pd.DataFrame, index: pd.Index) 
 ROLLBACK_TIMES = ("decision_minutes", "rollback_minutes", "requeue_minutes")
 
 
-def _rollbacks(events) -> tuple[dict, pd.DataFrame]:
+def _rollbacks(events, w0: int, w1: int) -> tuple[dict, pd.DataFrame]:
+    """Decision, rollback and re-queue times per rollback (3.20). A rollback whose criterion was met
+    outside the window is counted apart; a step recorded after the window's end never counts."""
     by_id: dict[str, dict[str, Any]] = {}
     for e in events:
         if e.kind.startswith("rollback."):
@@ -323,26 +446,34 @@ def _rollbacks(events) -> tuple[dict, pd.DataFrame]:
         smoke, requeue, serving = slot.get("smoke-pass"), slot.get("requeue-complete"), slot.get("serving")
 
         def minutes(a, b):
-            return (to_utc_us(b.at) - to_utc_us(a.at)) / US_PER_MIN if a is not None and b is not None else None
+            if a is None or b is None or to_utc_us(b.at) > w1:
+                return None
+            return (to_utc_us(b.at) - to_utc_us(a.at)) / US_PER_MIN
+
+        inside = crit is not None and w0 <= to_utc_us(crit.at) <= w1
 
         rows.append({
             "id": ident, "kind": crit.data["kind"] if crit else None,
+            "status": "in the window" if inside else "outside the window",
             "decision_minutes": minutes(crit, dec), "serving_minutes": minutes(dec, serving),
             "rollback_minutes": minutes(dec, smoke), "requeue_minutes": minutes(dec, requeue),
             "smoke_restored": {k: smoke.data[k] for k in ("model_pin", "prompt_version", "threshold_set")}
             if smoke else None,
             "data_restore": "data-restore" in slot, "seqs": slot["seqs"],
         })
-    table = pd.DataFrame(rows, columns=["id", "kind", "decision_minutes", "serving_minutes", "rollback_minutes",
+    table = pd.DataFrame(rows, columns=["id", "kind", "status", "decision_minutes", "serving_minutes",
+                                        "rollback_minutes",
                                         "requeue_minutes", "smoke_restored", "data_restore", "seqs"])
     summary: dict[str, Any] = {}
+    outside = table[table["status"] == "outside the window"]
     for kind in ("production", "rehearsal"):
-        mine = table[table["kind"] == kind]
+        mine = table[(table["kind"] == kind) & (table["status"] == "in the window")]
         block: dict[str, Any] = {"count": len(mine)}
         for col in ROLLBACK_TIMES:
             block[col] = describe(mine[col].astype(float), f"no {kind} rollback reached this step")
         summary[kind] = block
     restores = table[table["data_restore"].astype(bool)]
+    summary["outside_window"] = {"count": len(outside), "ids": outside["id"].tolist()}
     summary["data_restores"] = {"count": len(restores), "ids": restores["id"].tolist(),
                                 "note": "reported apart; its time belongs to the backup and recovery policy"}
     return summary, table
@@ -354,34 +485,86 @@ def _rollbacks(events) -> tuple[dict, pd.DataFrame]:
 default_report_elements = report_elements
 
 
-def _report(events, cal: BusinessCalendar, added: list[str]) -> tuple[dict, pd.DataFrame]:
-    received = [e for e in events if e.kind == "report.received"]
-    columns = ["element", "status", "reason", "seq"]
-    if not received:
-        return {"required": None, "passing": None, "not_applicable": None, "completeness_percent": None,
-                "failing": [], "due": None, "delivered": None, "on_time": None,
-                "reason": "not run: no monthly report was received in the exercise"}, pd.DataFrame(columns=columns)
-    report = max(received, key=lambda e: e.id)
+def _report(events, cal: BusinessCalendar, added: list[str], incidents: pd.DataFrame, w0: int,
+            w1: int) -> tuple[dict, pd.DataFrame]:
+    """Completeness and timeliness of every monthly report in scope, each period judged on its own
+    (3.21). In scope: received in the window, or for a month the window overlaps; any other
+    report is counted apart."""
+    received = sorted((e for e in events if e.kind == "report.received"), key=lambda e: e.id)
+    inside = [e for e in received if w0 <= to_utc_us(e.at) <= w1 or _overlaps_window(e.id, cal, w0, w1)]
+    columns = ["period", "element", "status", "reason", "seq"]
+    outside = [e.id for e in received if e not in inside]
+    if not inside:
+        reason = "not run: no monthly report was received in the exercise window"
+        return {"periods": [], "count": 0, "outside_window": outside, "completeness_percent": None,
+                "lowest_completeness_percent": None, "on_time": None, "late": None,
+                "reason": reason}, pd.DataFrame(columns=columns)
+    checks: dict[str, dict[str, Any]] = {}
+    latest = None
+    for e in events:  # an element without a period belongs to the report received before it
+        if e.kind == "report.received":
+            latest = e.id
+        elif e.kind == "report.element":
+            checks.setdefault(e.data.get("period") or latest, {})[e.id] = e  # a later check supersedes
+    periods, tables = [], []
+    for report in inside:
+        period, table = _one_report(report, checks.get(report.id, {}), cal, added, incidents)
+        periods.append(period)
+        tables.append(table)
+    checked = [p for p in periods if p["completeness_percent"] is not None]
+    shares = [p["completeness_percent"] for p in checked]
+    unchecked = [p["period"] for p in periods if p["completeness_percent"] is None]
+    return {
+        "periods": periods,
+        "count": len(periods),
+        "outside_window": outside,
+        # Each period weighs the same in the mean; the lowest is what a clause is held to.
+        "completeness_percent": sum(shares) / len(shares) if shares else None,
+        "lowest_completeness_percent": min(shares) if shares else None,
+        "on_time": sum(1 for p in periods if p["on_time"]),
+        "late": sum(1 for p in periods if not p["on_time"]),
+        "reason": (f"not run: {', '.join(unchecked)} not fully checked" if unchecked else None),
+    }, pd.concat(tables, ignore_index=True)
+
+
+def _overlaps_window(period: str, cal: BusinessCalendar, w0: int, w1: int) -> bool:
+    """Whether a report's month (local dates on the calendar) overlaps the window: such a report is
+    judged even when delivered after the close, its lateness being timeliness, judged apart."""
+    year, month = (int(x) for x in period.split("-"))
+    first = dt.datetime(year, month, 1, tzinfo=cal.tz)
+    after = dt.datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=cal.tz)
+    return to_utc_us(first) <= w1 and to_utc_us(after) > w0
+
+
+def _one_report(report, checks: dict[str, Any], cal: BusinessCalendar, added: list[str],
+                incidents: pd.DataFrame) -> tuple[dict[str, Any], pd.DataFrame]:
     period = report.id
-    checks = {}
-    for e in events:
-        if e.kind == "report.element" and e.data.get("period", period) == period:
-            checks[e.id] = e  # a later check of the same element supersedes an earlier one
     required = [el["id"] for el in default_report_elements()]
     for extra in [*added, *checks]:  # elements the exercise adds, each counted once
         if extra not in required:
             required.append(extra)
+    year, month = (int(x) for x in period.split("-"))
+    first_day = dt.date(year, month, 1)
+    last_day = (dt.date(year + (month == 12), month % 12 + 1, 1) - dt.timedelta(days=1))
+    in_month = 0
+    if len(incidents):
+        started = pd.to_datetime(incidents["start"], utc=True).dt.tz_convert(cal.tz).dt.date
+        in_month = int(((started >= first_day) & (started <= last_day)).sum())
     rows = []
     for el in required:
         c = checks.get(el)
         if c is None:
-            rows.append({"element": el, "status": "unchecked", "reason": "no report.element recorded", "seq": None})
+            rows.append({"period": period, "element": el, "status": "unchecked",
+                         "reason": "no report.element recorded", "seq": None})
             continue
         d = c.data
         if d.get("not_applicable"):
             ok = d["present"]
             status, reason = ("not applicable", None) if ok else (
                 "fail", "does not apply in the period, but the report does not say so")
+            if el == "incidents-by-severity" and in_month:
+                status, reason = "fail", (f"marked not applicable, but the journal shows {in_month} incident(s) "
+                                          f"whose clock started in {period}")
         elif not d["present"]:
             status, reason = "fail", "absent"
         elif not d["covers_period"]:
@@ -390,16 +573,14 @@ def _report(events, cal: BusinessCalendar, added: list[str]) -> tuple[dict, pd.D
             status, reason = "fail", "a figure has no sample size or basis"
         else:
             status, reason = "pass", None
-        rows.append({"element": el, "status": status, "reason": reason, "seq": c.seq})
-    table = pd.DataFrame(rows, columns=columns)
+        rows.append({"period": period, "element": el, "status": status, "reason": reason, "seq": c.seq})
+    table = pd.DataFrame(rows, columns=["period", "element", "status", "reason", "seq"])
     n_req = len(required)
     passing = int(table["status"].isin(["pass", "not applicable"]).sum())
     unchecked = table[table["status"] == "unchecked"]["element"].tolist()
-    year, month = (int(x) for x in period.split("-"))
-    last_day = (dt.date(year + (month == 12), month % 12 + 1, 1) - dt.timedelta(days=1))
     due = cal.business_day_after(last_day, 5)
     delivered = report.at.astimezone(cal.tz).date()
-    out = {
+    return {
         "period": period,
         "required": n_req,
         "passing": passing,
@@ -412,5 +593,5 @@ def _report(events, cal: BusinessCalendar, added: list[str]) -> tuple[dict, pd.D
         "on_time": delivered <= due,
         "reason": f"not run: {len(unchecked)} of {n_req} required elements were not checked" if unchecked else None,
         "received_seq": report.seq,
-    }
-    return out, table
+        "element_seqs": [int(s) for s in table["seq"].dropna()],
+    }, table

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from day60.curve import slide
 from day60.errors import InputError, pydantic_problem
-from day60.metrics import Figures
+from day60.metrics import NOT_DETECTED, Figures
 from day60.resources import data_dir
 
 DEFAULT_RUBRIC = "day60-v1.yaml"
@@ -51,6 +51,17 @@ class Line(BaseModel):
     by_severity: dict[str, Band] | None = None
 
 
+# What a tier can require of a journal, and how its absence reads in the tier check.
+REQUIREMENTS = {
+    "report-audit": "no monthly report was received and audited in the window",
+    "rehearsal-rollback": "no rollback was rehearsed on a non-production copy",
+    "injected-drift": "no drift was injected under safety sign-off with its onset in the window",
+    "raised-incident": "no incident was raised by the exercise under safety sign-off",
+    "production-rollback": "no rollback was forced on production in the window",
+    "every-injection-completed": "an injection was stopped by its stop condition or not run",
+}
+
+
 class Tier(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str
@@ -59,8 +70,8 @@ class Tier(BaseModel):
     sources: list[str]
     rollback_kind: Literal["none", "rehearsal", "production"]
     production_change: bool
-    sealed_onsets: bool = False
-    all_sections: bool = False
+    requires: list[Literal[tuple(REQUIREMENTS)]] = Field(default_factory=list)  # type: ignore[valid-type]
+    unannounced: bool = False
 
 
 class Rubric(BaseModel):
@@ -126,7 +137,7 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
         "score": total,
         "tier": tier_id,
         "tier_name": tier.name,
-        "tier_check": _tier_check(tier_id, tier, figures),
+        "tier_check": _tier_check(tier_id, tier, figures, header),
         "capped_from": header["tier"] if cap and tier_id != header["tier"] else None,
         "rubric": {"id": rubric.id, "version": rubric.version, "sha256": rubric.sha256},
         "journal_sha256": figures.summary["journal_sha256"],
@@ -190,47 +201,61 @@ def _band(line: Line, deal: dict[str, Any]) -> dict[str, Any]:
             "source": source}
 
 
+def _injection_notes(figures: Figures) -> str:
+    """Injections that were stopped or never run, as the reason a line was not exercised says them."""
+    done = figures.summary["injections"]
+    notes = [f"{i['id']} not run: {i['reason']}" for i in done["not_run"]]
+    notes += [f"{i['id']} stopped by its stop condition: {i['reason']}" for i in done["stopped"]]
+    return f"; {'; '.join(notes)}" if notes else ""
+
+
 def _drift_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) -> dict[str, Any]:
     table = figures.tables["drift"]
     table = table[table["source"].isin(tier.sources)]
     summary = figures.summary["drift"]
-    if table.empty:
-        sources = " or ".join(tier.sources)
-        return _result(line, NOT_EXERCISED, 0.0, f"no {sources} drift observation in the journal (an injection "
-                                                  "without safety sign-off is never run, charter 4.5.1)")
     pending = table[table["status"].isin(["sealed", "open"])]
     if len(pending):
         return _result(line, "not run", 0.0, f"{len(pending)} drift observation(s) still sealed or open: "
                                              "reveal the onsets and close the window first")
-    evidence = [s for seqs in table["seqs"] for s in seqs]
+    scored = table[table["status"].isin(["notified", NOT_DETECTED])]
+    apart = {k: int((table["status"] == k).sum()) for k in ("outside the window", "stopped", "announced", "told")}
+    if scored.empty:
+        sources = " or ".join(tier.sources)
+        return _result(line, NOT_EXERCISED, 0.0, f"no {sources} drift observation with its onset in the window (an "
+                                                  "injection without safety sign-off is never run, charter 4.5.1)"
+                       + _apart_text(apart) + _injection_notes(figures))
+    evidence = [s for seqs in scored["seqs"] for s in seqs]
     band = _band(line, deal)
     if line.figure == "false_alerts":
         count = summary["false_alerts"]
         share = slide(count, band["target"], line.slide_end, line.cutoff)
         obs = [{"id": "false alerts in the window", "value": count, "share": share}]
-        return _curve_result(line, obs, band, evidence)
+        return _curve_result(line, obs, band, summary["false_alert_seqs"])
     obs = []
-    for row in table.itertuples():
+    for row in scored.itertuples():
         value = getattr(row, line.figure)
         value = None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
         note = None
-        if value is None:
-            note = row.reason or "no time recorded for this step"
+        if value is None:  # never detected (or notified) within the window: the curve gives nothing
+            note = NOT_DETECTED if row.status == NOT_DETECTED or "detection" in line.figure else row.reason
         obs.append({"id": row.id, "value": value, "share": slide(value, band["target"], line.slide_end, line.cutoff),
                     "status": row.status, "note": note})
-    return _curve_result(line, obs, band, evidence)
+    result = _curve_result(line, obs, band, evidence)
+    result["reason"] = _apart_text(apart).lstrip("; ") or None
+    return result
 
 
 def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) -> dict[str, Any]:
     table = figures.tables["incidents"]
     if not table.empty:
-        table = table[table["source"].fillna("organic").isin(tier.sources)]
-    judged = table[table["status"].isin(["restored", "open", "unclassified"])] if not table.empty else table
-    apart = {k: int((table["status"] == k).sum()) for k in ("withdrawn", "excluded")} \
+        table = table[table["source"].isin(tier.sources)]
+    judged = table[table["status"].isin(["restored", "open", "unclassified", "not detected"])] \
+        if not table.empty else table
+    apart = {k: int((table["status"] == k).sum()) for k in ("withdrawn", "excluded", "outside the window")} \
         if not table.empty else {}
     if judged.empty:
-        return _result(line, NOT_EXERCISED, 0.0, "no incident in the journal was restored or left open in the "
-                                                 "window" + _apart_text(apart))
+        return _result(line, NOT_EXERCISED, 0.0, "no incident in the journal had its clock start in the window"
+                       + _apart_text(apart) + _injection_notes(figures))
     evidence = [int(s) for s in judged["first_seq"]]
     obs = []
     if line.by_severity:
@@ -244,8 +269,11 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
             targets[str(severity)] = {"target": target, "slide_end": band.slide_end,
                                       "cutoff": band.cutoff, "unit": band.unit, "source": source}
             value = row.restore_hours if band.clock == "elapsed" else row.restore_business_hours
-            value = None if row.status == "open" or pd.isna(value) else float(value)
-            note = "still open at the window's close" if value is None else None
+            value = None if not row.restored_in_window or pd.isna(value) else float(value)
+            note = None
+            if value is None:
+                note = "never detected or notified by the close" if row.status == "not detected" \
+                    else "still open at the window's close"
             if unclassified:
                 note = "; ".join(filter(None, [note, f"no severity recorded: judged at severity {severity}'s target"]))
             obs.append({"id": row.id, "severity": severity, "value": value, "unit": band.unit,
@@ -259,7 +287,7 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
             value = None if pd.isna(value) else float(value)
             obs.append({"id": row.id, "value": value, "share": slide(value, band["target"], line.slide_end,
                                                                        line.cutoff),
-                        "note": "no communication recorded" if value is None else None})
+                        "note": "no communication recorded in the window" if value is None else None})
         result = _curve_result(line, obs, band, evidence)
     result["reason"] = _apart_text(apart).lstrip("; ") or None
     return result
@@ -272,10 +300,13 @@ def _apart_text(apart: dict[str, int]) -> str:
 
 def _rollback_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) -> dict[str, Any]:
     table = figures.tables["rollbacks"]
-    mine = table[table["kind"] == tier.rollback_kind]
+    mine = table[(table["kind"] == tier.rollback_kind) & (table["status"] == "in the window")]
+    outside = int(((table["kind"] == tier.rollback_kind) & (table["status"] != "in the window")).sum())
+    apart = _apart_text({"outside the window": outside})
     if mine.empty:
-        return _result(line, NOT_EXERCISED, 0.0, f"no {tier.rollback_kind} rollback in the journal "
-                                                 "(rehearsals and production are never mixed)")
+        return _result(line, NOT_EXERCISED, 0.0, f"no {tier.rollback_kind} rollback in the window (rehearsals and "
+                                                 "production are never mixed)" + apart
+                       + _injection_notes(figures))
     evidence = [s for seqs in mine["seqs"] for s in seqs]
     if line.how == "yes-no":
         missing = [r.id for r in mine.itertuples() if not r.smoke_restored]
@@ -289,44 +320,65 @@ def _rollback_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
         value = getattr(row, line.figure)
         value = None if value is None or pd.isna(value) else float(value)
         obs.append({"id": row.id, "value": value, "share": slide(value, band["target"], line.slide_end, line.cutoff),
-                    "note": "this step was never recorded" if value is None else None})
+                    "note": "this step was not recorded within the window" if value is None else None})
     result = _curve_result(line, obs, {**band, "kind": tier.rollback_kind}, evidence)
+    result["reason"] = apart.lstrip("; ") or None
     return result
 
 
 def _report_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) -> dict[str, Any]:
+    """Every report received in the window is judged. Completeness earns the line's points times
+    the mean of the periods' completeness; timeliness the share of reports on time (3.21.6)."""
     rep = figures.summary["report"]
-    if rep["required"] is None:
-        return _result(line, NOT_EXERCISED, 0.0, rep["reason"].removeprefix("not run: "))
-    evidence = [rep["received_seq"]] + [int(s) for s in figures.tables["report_elements"]["seq"].dropna()]
+    apart = _apart_text({"received outside the window": len(rep["outside_window"])})
+    if not rep["periods"]:
+        return _result(line, NOT_EXERCISED, 0.0, rep["reason"].removeprefix("not run: ") + apart)
+    periods = rep["periods"]
+    evidence = [s for p in periods for s in [p["received_seq"], *p["element_seqs"]]]
     if line.how == "share":
         target, source = _target(deal, line.parameter, 100.0)
         value = rep["completeness_percent"]
-        if value is None:
+        if rep["reason"]:
             return _result(line, "not run", 0.0, rep["reason"].removeprefix("not run: "), None, None, evidence)
-        figure = {"value": value, "passing": rep["passing"], "required": rep["required"],
-                  "not_applicable": rep["not_applicable"], "failing": rep["failing"], "unit": "percent"}
-        return _result(line, "scored", line.points * value / 100, None, figure,
+        figure = {"value": value, "periods": [{k: p[k] for k in ("period", "passing", "required", "not_applicable",
+                                                                  "completeness_percent", "failing")}
+                                              for p in periods], "unit": "percent"}
+        return _result(line, "scored", line.points * value / 100, apart.lstrip("; ") or None, figure,
                        {"target": target, "unit": "percent", "source": source}, evidence)
-    figure = {"value": rep["on_time"], "due": rep["due"], "delivered": rep["delivered"]}
-    reason = None if rep["on_time"] else f"delivered {rep['delivered']}, due {rep['due']}"
-    return _result(line, "scored", line.points if rep["on_time"] else 0.0, reason, figure,
-                   {"due": "fifth business day of the following month"}, [rep["received_seq"]])
+    late = [p for p in periods if not p["on_time"]]
+    figure = {"value": rep["on_time"], "reports": len(periods),
+              "periods": [{k: p[k] for k in ("period", "due", "delivered", "on_time")} for p in periods]}
+    reason = "; ".join(f"{p['period']} delivered {p['delivered']}, due {p['due']}" for p in late) or None
+    return _result(line, "scored", line.points * rep["on_time"] / len(periods), reason, figure,
+                   {"due": "fifth business day of the following month"}, [p["received_seq"] for p in periods])
 
 
-def _tier_check(tier_id: str, tier: Tier, figures: Figures) -> dict[str, Any]:
-    """Whether the journal shows what the tier requires; problems are listed, never hidden."""
-    problems = []
-    drift = figures.tables["drift"]
+def _tier_check(tier_id: str, tier: Tier, figures: Figures, header: dict[str, Any]) -> dict[str, Any]:
+    """Whether the journal shows every event its tier requires (charter 9.9: the tier printed
+    beside a score says which test was run); each gap is named, never hidden."""
+    drift, incidents, rollbacks = figures.tables["drift"], figures.tables["incidents"], figures.tables["rollbacks"]
+    in_window = rollbacks[rollbacks["status"] == "in the window"]
     injected = drift[drift["source"] == "exercise"]
-    if "exercise" not in tier.sources and len(injected):
-        problems.append(f"{len(injected)} injected drift(s) recorded, which tier {tier_id} does not run")
-    if tier.sealed_onsets and (~injected["held"].astype(bool)).any():
-        problems.append("an injected onset was not sealed, which this tier requires")
-    if tier.all_sections:
-        rollbacks = figures.tables["rollbacks"]
-        if drift.empty or figures.tables["incidents"].empty or rollbacks[rollbacks["kind"] == "production"].empty \
-                or figures.summary["report"]["required"] is None:
-            problems.append("not every section (drift, incident, production rollback, report) was exercised")
-    return {"met": not problems, "problems": problems, "checks": tier.checks,
+    shown = {
+        "report-audit": bool(figures.summary["report"]["periods"]),
+        "rehearsal-rollback": bool((in_window["kind"] == "rehearsal").any()),
+        "injected-drift": bool(injected["status"].isin(["notified", NOT_DETECTED, "sealed", "open"]).any()),
+        "raised-incident": bool(((incidents["source"] == "exercise")
+                                 & ~incidents["status"].isin(["outside the window"])).any())
+        if len(incidents) else False,
+        "production-rollback": bool((in_window["kind"] == "production").any()),
+        "every-injection-completed": not (figures.summary["injections"]["stopped"]
+                                          or figures.summary["injections"]["not_run"]),
+    }
+    problems = [REQUIREMENTS[r] for r in tier.requires if not shown[r]]
+    raised = bool((incidents["source"] == "exercise").any()) if len(incidents) else False
+    if "exercise" not in tier.sources and (len(injected) or raised):
+        problems.append(f"injections are recorded, which tier {tier_id} does not run")
+    clear = injected[~injected["held"].astype(bool)]
+    if len(clear):
+        problems.append(f"{len(clear)} injected onset(s) logged in clear, so the supplier could read the injection "
+                        "time (charter 3.18.3)")
+    if tier.unannounced and header.get("window_announced", True):
+        problems.append("the header says the supplier was told the exercise window, which this tier forbids")
+    return {"met": not problems, "problems": problems, "checks": tier.checks, "requires": tier.requires,
             "production_change": tier.production_change}

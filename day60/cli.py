@@ -258,6 +258,8 @@ def new(
     window_end: str = typer.Option(None, help="Exercise window end."),
     runner: str = typer.Option(None, help="Who runs the exercise and holds the injection times."),
     synthetic: bool = typer.Option(False, help="Mark the journal as invented data."),
+    unannounced: bool = typer.Option(False, "--unannounced",
+                                     help="The supplier was not told the exercise window (T4 and T5 need it)."),
     report_element: list[str] = typer.Option([], "--report-element", metavar="ID",
                                              help="A monthly-report element this deal adds to the published "
                                                   "list; repeatable."),
@@ -302,7 +304,7 @@ def new(
         "partner": values["partner"], "supplier": values["supplier"], "deployment": values["deployment"],
         "tier": values["tier"], "runner": values["runner"], "calendar": cal.to_dict(),
         "window": {"start": start.isoformat(), "end": end.isoformat()}, "synthetic": synthetic,
-        "report_elements": report_element,
+        "report_elements": report_element, "window_announced": not unannounced,
     })
     typer.echo(f"created {journal} ({header['tier']}, {header['partner']} / {header['supplier']})")
 

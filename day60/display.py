@@ -4,15 +4,46 @@ from __future__ import annotations
 
 from typing import Any
 
+# Every figure a person reads goes through these helpers: a missing figure (None, NaN, an
+# infinity) can only come out as "not run" or the charter's own phrase, and counts agree with
+# their nouns ("1 hour", "2 hours").
+CHARTER_PHRASES = ("not detected within the window", "not exercised", "not evidenced", "sealed", "not run")
+_SINGULAR = {"hours": "hour", "business hours": "business hour", "minutes": "minute", "alerts": "alert",
+             "replies": "reply", "seconds": "second", "times": "time", "days": "day", "incidents": "incident",
+             "observations": "observation", "drifts": "drift", "rollbacks": "rollback", "reports": "report"}
 
-def num(value: float | None, digits: int = 2, unit: str = "") -> str:
-    """A rounded number with its unit, or 'not run' when there is no figure (None, NaN or infinite)."""
+
+def missing(reason: str | None = None) -> str:
+    """The words for a figure with nothing behind it: the charter's phrase when the reason is
+    one, else "not run: <reason>" (never "not run: not run: ...")."""
+    reason = (reason or "").strip()
+    if reason.startswith(CHARTER_PHRASES):
+        return reason
+    return f"not run: {reason}" if reason else "not run"
+
+
+def _absent(value: Any) -> bool:
     import math
 
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "not run"
+    return value is None or (isinstance(value, float) and not math.isfinite(value))
+
+
+def unit_for(value: float, unit: str) -> str:
+    """The unit as it reads after ``value``: singular for exactly one."""
+    return _SINGULAR.get(unit, unit) if value == 1 else unit
+
+
+def plural(n: int, noun: str) -> str:
+    """'1 alert', '3 alerts' (``noun`` given in the plural)."""
+    return f"{n:,} {unit_for(n, noun)}"
+
+
+def num(value: float | None, digits: int = 2, unit: str = "", reason: str | None = None) -> str:
+    """A rounded number with its unit, or the words for a missing figure."""
+    if _absent(value):
+        return missing(reason) if reason else "not run"
     text = f"{value:,.{digits}f}"
-    return f"{text} {unit}".rstrip()
+    return f"{text} {unit_for(float(text.replace(',', '')), unit)}".rstrip()
 
 
 def stat(block: dict[str, Any], unit: str, digits: int = 2) -> str:
@@ -20,8 +51,8 @@ def stat(block: dict[str, Any], unit: str, digits: int = 2) -> str:
     a population, the population and those not detected are stated, and the maximum of a
     population with a member never detected reads as the charter's phrase, not a number."""
     population = block.get("population")
-    if not block.get("count") or block.get("mean") is None:
-        text = f"not run: {block.get('reason') or 'no observations'}"
+    if not block.get("count") or _absent(block.get("mean")):
+        text = missing(block.get("reason") or "no observations")
         if population:
             text = f"{block.get('max_reason') or text} (population {population}, none measured)"
         return text
@@ -37,7 +68,7 @@ def stat(block: dict[str, Any], unit: str, digits: int = 2) -> str:
 
 
 def percent(value: float | None, reason: str | None = None) -> str:
-    return f"not run: {reason}" if value is None else f"{value:.1f}%"
+    return missing(reason) if _absent(value) else f"{value:.1f}%"
 
 
 def line_figure(line: dict[str, Any]) -> str:
@@ -129,3 +160,72 @@ def parts(values: dict[str, Any]) -> str:
         elif isinstance(value, list) and not all(isinstance(v, bool) for v in value):
             shown.append(f"{len(value)} {key.replace('_', ' ')}")  # per-round detail is in the JSON
     return ", ".join(shown)
+
+
+def chart_rows(line: dict[str, Any]) -> list[dict[str, Any]]:
+    """One bar per observation of a time line, each against its own target (value / target)."""
+    fig, target = line.get("figure") or {}, line.get("target") or {}
+    rows = []
+    for o in fig.get("observations", []):
+        band = target["by_severity"][str(o["severity"])] if "by_severity" in target else target
+        unit = o.get("unit") or band.get("unit") or fig.get("unit") or ""
+        goal = band.get("target")
+        label = f"{o['id']} (S{o['severity']})" if "severity" in o else o["id"]
+        if _absent(o["value"]) or not goal:
+            rows.append({"label": label, "ratio": None, "text": o.get("note") or missing()})
+            continue
+        rows.append({"label": label, "ratio": o["value"] / goal,
+                     "text": f"{num(o['value'], 2, unit)} (target {num(goal, 0, unit)})"})
+    return rows
+
+
+SECTIONS = {"drift": ("Drift detection and notice", "drift-notice"), "incident": ("Incidents", "restore"),
+            "rollback": ("Rollback", "rollback-time"), "report": ("Monthly report", "report-completeness")}
+
+
+def section_summary(score: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per section for a report's first page: points earned of points, and a verdict
+    built from the section's headline line (its figure against its target, or why it was not run)."""
+    out = []
+    for section, (title, headline) in SECTIONS.items():
+        lines = [x for x in score["lines"] if x["section"] == section]
+        if not lines:
+            continue
+        head = next((x for x in lines if x["id"] == headline), lines[0])
+        if head["status"] == "scored":
+            verdict = line_figure(head)
+            target = line_target(head)
+            verdict += f"; target: {target}" if target else ""
+        else:
+            verdict = f"{head['status']}: {head['reason'] or 'no reason recorded'}"
+        skipped = [x["id"] for x in lines if x["status"] != "scored"]
+        out.append({"section": title, "earned": sum(x["earned"] for x in lines),
+                    "points": sum(x["points"] for x in lines), "verdict": verdict, "skipped": skipped})
+    return out
+
+
+def drill_sheet() -> dict[str, Any]:
+    """The drills sheet's wording (rubric/voice/drills-sheet-v1.yaml)."""
+    from day60.resources import load_yaml
+
+    return load_yaml("rubric", "voice/drills-sheet-v1.yaml")
+
+
+def drill_words(name: str, drill: dict[str, Any], sheet: dict[str, Any]) -> dict[str, str]:
+    """A drill's title, what earns full marks, and what it was built from as a sentence. The
+    sentence comes from the sheet's template over the recorded parts; if those parts cannot
+    fill it, the parts are listed as they are."""
+    from jinja2 import StrictUndefined
+    from jinja2.exceptions import TemplateError
+    from jinja2.sandbox import SandboxedEnvironment
+
+    words = sheet["drills"].get(name, {})
+    built = parts(drill.get("parts") or {})
+    if drill.get("status") == "scored" and words.get("says"):
+        try:
+            env = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
+            built = env.from_string(words["says"]).render(p=drill["parts"]) or built
+        except (TemplateError, TypeError, ValueError, ZeroDivisionError):
+            pass
+    return {"title": words.get("title", name.replace("_", " ")), "full_marks": words.get("full_marks", ""),
+            "built": built}

@@ -131,7 +131,7 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
     for line in lines:
         if line["id"] in (not_evidenced or {}) and line["status"] != NOT_EXERCISED:
             line.update(status="not evidenced", earned=0.0,
-                        reason="no record for: " + "; ".join(not_evidenced[line["id"]]))
+                        reason="the supplier's records did not show: " + "; ".join(not_evidenced[line["id"]]))
     total = sum(line["earned"] for line in lines)
     return {
         "score": total,
@@ -237,7 +237,8 @@ def _drift_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) 
         value = None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
         note = None
         if value is None:  # never detected (or notified) within the window: the curve gives nothing
-            note = NOT_DETECTED if row.status == NOT_DETECTED or "detection" in line.figure else row.reason
+            note = "no supplier detection recorded within the window" if "detection" in line.figure \
+                else NOT_DETECTED
         obs.append({"id": row.id, "value": value, "share": slide(value, band["target"], line.slide_end, line.cutoff),
                     "status": row.status, "note": note})
     result = _curve_result(line, obs, band, evidence)

@@ -1,109 +1,241 @@
-"""The exercise on one time axis, as an SVG string: injections, detections and notices;
-incidents with their waits; rollbacks; non-business time shaded from the exercise calendar."""
+"""The exercise on one time axis, as an SVG string.
+
+One row per drift, incident and rollback. Each interval is a bar with a minimum visible width:
+onset to notice, the incident clock from its start to the restore (waits on the partner and
+change windows drawn over it), criterion to decision and decision to smoke pass. Withdrawn and
+excluded incidents are drawn apart, hatched and labelled. Non-business time is shaded from the
+exercise calendar. A long window gets a broken axis: only the stretches around recorded events
+are drawn, each break marked, so three months of sparse records do not shrink to a barcode.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape
 
-from day60.clock import BusinessCalendar, to_utc_us
+from day60.clock import BusinessCalendar, from_utc_us, to_utc_us
 from day60.journal import effective
 
-WIDTH, LEFT, RIGHT, ROW, TOP = 760, 90, 10, 18, 30
+WIDTH, LEFT, RIGHT, ROW, TOP = 760, 110, 12, 20, 34
 MAX_ROWS = 40
-COLOURS = {"drift": "#1f5fa8", "incident": "#b3261e", "wait": "#e8a33d", "change": "#8a6fb0",
-           "rollback": "#2e7d32"}
+MIN_BAR = 4.0  # pixels: a half-hour change window stays visible on a two-week axis
+GAP = 14  # pixels between two stretches of a broken axis
+LINEAR_DAYS = 16  # windows up to this long are drawn on one linear axis
+PAD_US = 24 * 3_600_000_000  # each stretch of a broken axis runs a day either side of its events
+COLOURS = {"drift": "#1f5fa8", "incident": "#b3261e", "wait": "#e8a33d", "change": "#7b5ea7",
+           "rollback": "#2e7d32", "apart": "#8c8c8c"}
+
+
+@dataclass
+class _Row:
+    area: str
+    label: str
+    bars: list[tuple[int, int, str, float]] = field(default_factory=list)  # start, end, colour, thickness
+    ticks: list[tuple[int, str]] = field(default_factory=list)  # instant, colour
+    open_from: int | None = None  # still open at the close: a dashed line from here
+    apart: str | None = None  # withdrawn or excluded
+
+    def instants(self) -> list[int]:
+        return [t for b in self.bars for t in b[:2]] + [t for t, _ in self.ticks] + \
+            ([self.open_from] if self.open_from is not None else [])
+
+
+class _Axis:
+    """Maps instants to x; a broken axis keeps only the stretches that hold events."""
+
+    def __init__(self, w0: int, w1: int, instants: list[int]) -> None:
+        if (w1 - w0) <= LINEAR_DAYS * 24 * 3_600_000_000 or not instants:
+            stretches = [(w0, w1)]
+        else:
+            spans = sorted((max(w0, t - PAD_US), min(w1, t + PAD_US)) for t in instants)
+            stretches = [spans[0]]
+            for a, b in spans[1:]:
+                if a <= stretches[-1][1]:
+                    stretches[-1] = (stretches[-1][0], max(stretches[-1][1], b))
+                else:
+                    stretches.append((a, b))
+        self.stretches = stretches
+        room = WIDTH - LEFT - RIGHT - GAP * (len(stretches) - 1)
+        total = sum(b - a for a, b in stretches) or 1
+        self.boxes = []  # (a, b, x0, x1)
+        x = float(LEFT)
+        for a, b in stretches:
+            w = room * (b - a) / total
+            self.boxes.append((a, b, x, x + w))
+            x += w + GAP
+
+    def x(self, us: int) -> float:
+        for a, b, x0, x1 in self.boxes:
+            if us <= b:
+                return x0 if us < a else x0 + (x1 - x0) * (us - a) / max(b - a, 1)
+        return self.boxes[-1][3]
+
+    @property
+    def broken(self) -> bool:
+        return len(self.boxes) > 1
 
 
 def svg(events: list[dict[str, Any]], calendar: BusinessCalendar, window: dict[str, str]) -> str:
     """Draw the exercise. Rows past MAX_ROWS are counted in a note, not drawn."""
     w0 = to_utc_us(dt.datetime.fromisoformat(window["start"]))
     w1 = to_utc_us(dt.datetime.fromisoformat(window["end"]))
-    span = max(w1 - w0, 1)
-
-    def x(at: dt.datetime | None) -> float:
-        us = min(max(to_utc_us(at), w0), w1) if at else w1
-        return LEFT + (WIDTH - LEFT - RIGHT) * (us - w0) / span
-
-    rows = _rows(effective(events))
+    rows = _rows(effective(events), w1)
     drawn = rows[:MAX_ROWS]
-    height = TOP + ROW * max(len(drawn), 1) + 34
+    axis = _Axis(w0, w1, [t for r in rows for t in r.instants() if w0 <= t <= w1])
+    body = ROW * max(len(drawn), 1)
+    height = TOP + body + 44
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
            f'viewBox="0 0 {WIDTH} {height}" font-family="DejaVu Sans, sans-serif" font-size="9">',
-           f'<rect x="{LEFT}" y="{TOP - 6}" width="{WIDTH - LEFT - RIGHT}" height="{ROW * max(len(drawn), 1) + 6}" '
-           'fill="#e4e4e4"/>']
-    first = dt.datetime.fromisoformat(window["start"]).astimezone(calendar.tz).date()
-    last = dt.datetime.fromisoformat(window["end"]).astimezone(calendar.tz).date()
-    for a, b in calendar.intervals(first - dt.timedelta(days=1), last):
-        xa, xb = x(a), x(b)
-        if xb > xa:
-            out.append(f'<rect x="{xa:.1f}" y="{TOP - 6}" width="{xb - xa:.1f}" '
-                       f'height="{ROW * max(len(drawn), 1) + 6}" fill="#ffffff"/>')
-    days = (last - first).days + 1
-    step = 1 if days <= 16 else 7
-    day = first
-    while day <= last:
-        at = dt.datetime.combine(day, dt.time(), calendar.tz)
-        if to_utc_us(at) >= w0:
-            xd = x(at)
-            out.append(f'<line x1="{xd:.1f}" y1="{TOP - 6}" x2="{xd:.1f}" y2="{TOP + ROW * max(len(drawn), 1)}" '
-                       'stroke="#bbbbbb" stroke-width="0.5"/>')
-            out.append(f'<text x="{xd + 1:.1f}" y="{TOP - 9}" fill="#555">{day.strftime("%d %b")}</text>')
-        day += dt.timedelta(days=step)
+           '<defs><pattern id="apart" width="5" height="5" patternUnits="userSpaceOnUse" '
+           'patternTransform="rotate(45)"><rect width="2.5" height="5" fill="#8c8c8c"/></pattern></defs>']
+    for a, b, x0, x1 in axis.boxes:
+        out.append(f'<rect x="{x0:.1f}" y="{TOP - 6}" width="{x1 - x0:.1f}" height="{body + 6}" fill="#e4e4e4"/>')
+        first = from_utc_us(a, calendar.tz).date() - dt.timedelta(days=1)
+        for s, e in calendar.intervals(first, from_utc_us(b, calendar.tz).date()):
+            sa, sb = max(to_utc_us(s), a), min(to_utc_us(e), b)
+            if sb > sa:
+                out.append(f'<rect x="{axis.x(sa):.1f}" y="{TOP - 6}" width="{axis.x(sb) - axis.x(sa):.1f}" '
+                           f'height="{body + 6}" fill="#ffffff"/>')
+        out += _day_labels(a, b, x0, x1, axis, calendar, body)
+    for (_, _, _, x1), (_, _, nx0, _) in zip(axis.boxes, axis.boxes[1:], strict=False):
+        mid = (x1 + nx0) / 2
+        out.append(f'<text x="{mid - 4:.1f}" y="{TOP + body / 2 + 3:.1f}" fill="#555" font-size="11">//</text>')
     for i, row in enumerate(drawn):
-        y = TOP + ROW * i + ROW / 2 - 3
-        colour = COLOURS[row["area"]]
-        out.append(f'<text x="4" y="{y + 3}" fill="{colour}">{escape(row["label"][:16])}</text>')
-        a, b = x(row["start"]), x(None if row["open"] else row["end"])  # open rows run to the close
-        dash = ' stroke-dasharray="3,2"' if row["open"] else ""
-        out.append(f'<line x1="{a:.1f}" y1="{y}" x2="{max(b, a + 1):.1f}" y2="{y}" stroke="{colour}" '
-                   f'stroke-width="3"{dash}/>')
-        for kind, s, e in row["pauses"]:
-            out.append(f'<rect x="{x(s):.1f}" y="{y - 4}" width="{max(x(e) - x(s), 1):.1f}" height="8" '
-                       f'fill="{COLOURS[kind]}" opacity="0.8"/>')
-        for at in row["marks"]:
-            out.append(f'<circle cx="{x(at):.1f}" cy="{y}" r="3" fill="{colour}"/>')
-    legend_y = TOP + ROW * max(len(drawn), 1) + 16
-    legend = [("drift", "drift"), ("incident", "incident"), ("waiting on partner", "wait"),
-              ("change window", "change"), ("rollback", "rollback")]
-    lx = LEFT
-    for text, key in legend:
-        out.append(f'<rect x="{lx}" y="{legend_y - 7}" width="8" height="8" fill="{COLOURS[key]}"/>')
-        out.append(f'<text x="{lx + 11}" y="{legend_y}">{escape(text)}</text>')
-        lx += 11 + 5.2 * len(text) + 10
-    note = ("dots: each recorded step; grey: outside business hours; "
-            "dashed: still open at the window's close")
-    if len(rows) > MAX_ROWS:
-        note += f"; {len(rows) - MAX_ROWS} more rows not drawn"
-    out.append(f'<text x="{LEFT}" y="{legend_y + 13}" fill="#555">{escape(note)}</text>')
+        out += _draw_row(row, TOP + ROW * i + ROW / 2 - 2, axis)
+    out += _legend(TOP + body + 16, len(rows) - len(drawn), axis.broken)
     out.append("</svg>")
     return "\n".join(out)
 
 
-def _rows(events: list[Any]) -> list[dict[str, Any]]:
-    rows: dict[tuple[str, str], dict[str, Any]] = {}
-    opened: dict[tuple[str, str], dt.datetime] = {}
+def _day_labels(a: int, b: int, x0: float, x1: float, axis: _Axis, calendar: BusinessCalendar,
+                body: float) -> list[str]:
+    out = []
+    day = from_utc_us(a, calendar.tz).date()
+    days = max((b - a) / (24 * 3_600_000_000), 1)
+    step = max(1, round(days * 44 / max(x1 - x0, 1)))  # about 44 px between labels
+    last_x = -100.0
+    while True:
+        midnight = to_utc_us(dt.datetime.combine(day, dt.time(), calendar.tz))
+        if midnight > b:
+            break
+        if midnight >= a:
+            xd = axis.x(midnight)
+            out.append(f'<line x1="{xd:.1f}" y1="{TOP - 6}" x2="{xd:.1f}" y2="{TOP + body}" stroke="#bbbbbb" '
+                       'stroke-width="0.5"/>')
+            if xd - last_x >= 40 and xd <= x1 - 28:
+                out.append(f'<text x="{xd + 1:.1f}" y="{TOP - 9}" fill="#555">{day.strftime("%d %b")}</text>')
+                last_x = xd
+        day += dt.timedelta(days=step)
+    return out
+
+
+def _draw_row(row: _Row, y: float, axis: _Axis) -> list[str]:
+    colour = COLOURS["apart"] if row.apart else COLOURS[row.area]
+    label = row.label[:14] + (f" ({row.apart})" if row.apart else "")
+    out = [f'<text x="4" y="{y + 3}" fill="{colour}">{escape(label)}</text>']
+    for s, e, bar_colour, thick in row.bars:
+        xa, xb = axis.x(s), axis.x(e)
+        if xb - xa < MIN_BAR:
+            xa, xb = xa - (MIN_BAR - (xb - xa)) / 2, xa + (MIN_BAR + (xb - xa)) / 2
+        fill = "url(#apart)" if row.apart else bar_colour
+        out.append(f'<rect x="{xa:.1f}" y="{y - thick / 2:.1f}" width="{xb - xa:.1f}" height="{thick:.1f}" '
+                   f'fill="{fill}"/>')
+    if row.open_from is not None:
+        xa, xb = axis.x(row.open_from), axis.boxes[-1][3]
+        out.append(f'<line x1="{xa:.1f}" y1="{y}" x2="{xb:.1f}" y2="{y}" stroke="{colour}" stroke-width="2" '
+                   'stroke-dasharray="3,2"/>')
+    for t, tick_colour in row.ticks:
+        xt = axis.x(t)
+        out.append(f'<rect x="{xt - 1:.1f}" y="{y - 6}" width="2" height="12" fill="{tick_colour}"/>')
+    return out
+
+
+def _legend(y: float, hidden: int, broken: bool) -> list[str]:
+    out = []
+    items = [("drift: onset to notice", "drift"), ("incident: clock to restore", "incident"),
+             ("waiting on partner", "wait"), ("change window", "change"), ("rollback", "rollback"),
+             ("withdrawn or excluded", "apart")]
+    lx = 4.0
+    for text, key in items:
+        fill = "url(#apart)" if key == "apart" else COLOURS[key]
+        out.append(f'<rect x="{lx:.1f}" y="{y - 7}" width="10" height="8" fill="{fill}"/>')
+        out.append(f'<text x="{lx + 13:.1f}" y="{y}">{escape(text)}</text>')
+        lx += 13 + 5.3 * len(text) + 10
+    note = "ticks: detections, first communications, decisions; white: business hours; dashed: open at the close"
+    if broken:
+        note += "; // : a stretch with no recorded event is left out"
+    if hidden:
+        note += f"; {hidden} more rows not drawn"
+    out.append(f'<text x="4" y="{y + 14}" fill="#555">{escape(note)}</text>')
+    return out
+
+
+def _rows(events: list[Any], w1: int) -> list[_Row]:
+    """One row per drift, incident and rollback, from the effective (corrected, revealed) events."""
+    by: dict[tuple[str, str], dict[str, Any]] = {}
     for e in events:
-        if e.at is None:
-            continue
         area = e.kind.split(".")[0]
-        if area not in ("drift", "incident", "rollback") or e.kind in ("drift.false-alert", "drift.announced",
-                                                                         "drift.told"):
+        if e.at is None or area not in ("drift", "incident", "rollback") or e.kind in (
+                "drift.false-alert", "drift.announced", "drift.told"):
             continue
-        row = rows.setdefault((area, e.id), {"area": area, "label": e.id, "start": e.at, "end": e.at,
-                                             "marks": [], "pauses": [], "open": True})
-        row["start"], row["end"] = min(row["start"], e.at), max(row["end"], e.at)
-        if e.kind.endswith(("-start",)):
-            opened[(e.id, e.kind)] = e.at
+        slot = by.setdefault((area, e.id), {"area": area, "id": e.id, "kinds": {}, "pauses": []})
+        at = to_utc_us(e.at)
+        slot["kinds"].setdefault(e.kind, at)
+        if e.kind.endswith("-start"):
+            slot.setdefault("opened", {})[e.kind] = at
         elif e.kind.endswith("-end"):
-            start_kind = e.kind[: -len("end")] + "start"
-            s = opened.pop((e.id, start_kind), None)
-            if s is not None:
-                row["pauses"].append(("wait" if "wait" in e.kind else "change", s, e.at))
-        else:
-            row["marks"].append(e.at)
-        if e.kind in ("drift.notice", "incident.restored", "incident.withdrawn", "incident.excluded",
-                      "rollback.requeue-complete"):
-            row["open"] = False
-    return sorted(rows.values(), key=lambda r: (list(COLOURS).index(r["area"]), r["start"]))
+            start = slot.get("opened", {}).pop(e.kind[: -len("end")] + "start", None)
+            if start is not None:
+                slot["pauses"].append(("wait" if "wait" in e.kind else "change", start, at))
+    rows = [_row(slot, w1) for slot in by.values()]
+    order = list(COLOURS)
+    return sorted(rows, key=lambda r: (order.index(r.area), min(r.instants(), default=0)))
+
+
+def _row(slot: dict[str, Any], w1: int) -> _Row:
+    k, area = slot["kinds"], slot["area"]
+    row = _Row(area, slot["id"])
+    if area == "drift":
+        onset = k.get("drift.onset")
+        end = k.get("drift.notice")
+        if onset is not None:
+            if end is not None:
+                row.bars.append((onset, end, COLOURS["drift"], 7))
+            else:
+                row.bars.append((onset, onset, COLOURS["drift"], 7))
+                row.open_from = onset
+        if "drift.detected" in k:
+            row.ticks.append((k["drift.detected"], "#0b2f57"))
+    elif area == "incident":
+        starts = [k[x] for x in ("incident.detected", "incident.partner-notice") if x in k]
+        start = min(starts) if starts else k.get("incident.raised")
+        closed = next((k[x] for x in ("incident.restored", "incident.withdrawn", "incident.excluded") if x in k), None)
+        row.apart = "withdrawn" if "incident.withdrawn" in k else "excluded" if "incident.excluded" in k else None
+        if start is not None:
+            if closed is not None and closed <= w1:
+                row.bars.append((start, closed, COLOURS["incident"], 7))
+            else:
+                row.bars.append((start, start, COLOURS["incident"], 7))
+                row.open_from = start
+        for kind, s, e in slot["pauses"]:
+            row.bars.append((s, e, COLOURS[kind], 11))
+        for kind in ("incident.raised", "incident.communicated"):
+            if kind in k:
+                row.ticks.append((k[kind], "#5c120e"))
+    else:
+        crit, dec, smoke = (k.get(f"rollback.{x}") for x in ("criterion-met", "decision", "smoke-pass"))
+        if crit is not None and dec is not None:
+            row.bars.append((crit, dec, "#9cc59e", 4))
+        if dec is not None:
+            if smoke is not None:
+                row.bars.append((dec, smoke, COLOURS["rollback"], 7))
+            else:
+                row.open_from = dec
+            row.ticks.append((dec, "#16451a"))
+        elif crit is not None:
+            row.bars.append((crit, crit, COLOURS["rollback"], 7))
+        if "rollback.requeue-complete" in k:
+            row.ticks.append((k["rollback.requeue-complete"], "#16451a"))
+    return row

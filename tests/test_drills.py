@@ -278,7 +278,7 @@ def test_shipped_example_is_complete_and_cli(run, tmp_path):
     r = run("voice", "drills", EXAMPLE, "--pdf", tmp_path / "d.pdf")
     assert r.exit_code == 0 and "mean of the 15 scored drill(s)" in r.stdout
     text = PdfReader(tmp_path / "d.pdf").pages[0].extract_text()
-    assert "SYNTHETIC" in text and "speaker_binding" in text
+    assert "SYNTHETIC" in text and "Telling speakers apart" in text
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"call": {}, "drills": {"mute": {"mute": {}}}}))
     r = run("voice", "drills", bad)
@@ -292,4 +292,5 @@ def test_table_and_pdf_say_what_each_score_was_built_from(run, tmp_path):
     read_back = next(line for line in r.stdout.splitlines() if line.startswith("read_back"))
     assert "correct 5, of 6" in read_back and "in place" not in read_back
     assert "held ms 8,000, silence ms 16,000" in r.stdout
-    assert "correct 5, of 6" in " ".join(PdfReader(tmp_path / "d.pdf").pages[0].extract_text().split())
+    pdf_text = " ".join(PdfReader(tmp_path / "d.pdf").pages[0].extract_text().split())
+    assert "5 of 6 digits read back in place" in pdf_text and "Read-back of digits" in pdf_text

@@ -1,0 +1,167 @@
+"""The documents as their readers get them: every PDF and HTML rendered from inputs with every kind of
+missing figure, read back as text (pypdf) and checked for what no reader should ever see."""
+
+import datetime as dt
+import json
+import re
+
+import pytest
+from pypdf import PdfReader
+
+from day60 import assess, demo, drills, render, selfassess
+from day60 import journal as jr
+from day60.resources import data_dir
+from tests.builders import SIGN_OFF, make_journal
+
+FORBIDDEN = re.compile(r"\b[nN]a[nN]\b|\bNone\b|\bnull\b|\{\{|\{%")
+NOTE = {"affected_class": "scanned invoices", "evidence": "alert 4411"}
+
+
+def _gaps_journal(path):
+    """One of everything that has no figure: a drift never notified, one still sealed, an
+    incident open at the close, one with no severity, one raised and never detected, a rollback
+    with no smoke pass, a report with unchecked elements."""
+    make_journal(path, [
+        ("safety.agreed", "D1", "2026-03-01T10:00", SIGN_OFF),
+        ("drift.onset", "D1", "2026-03-03T09:00", {"affected_class": "scanned invoices"}),
+        ("drift.onset", "D2", "2026-03-03T09:00", {"source": "organic"}),
+        ("drift.detected", "D2", "2026-03-03T10:00"),
+        ("incident.detected", "I1", "2026-03-04T10:00", {"severity": 2, "source": "organic"}),
+        ("incident.partner-notice", "I2", "2026-03-04T11:00"),
+        ("safety.agreed", "I3", "2026-03-01T10:00", SIGN_OFF),
+        ("incident.raised", "I3", "2026-03-05T09:00"),
+        ("rollback.criterion-met", "R1", "2026-03-06T10:00", {"kind": "rehearsal"}),
+        ("rollback.decision", "R1", "2026-03-06T10:05"),
+        ("report.received", "2026-02", "2026-03-09T10:00"),
+        ("report.element", "rollbacks", "2026-03-09T11:00", {"present": True, "covers_period": True,
+                                                             "supported": True}),
+        ("exercise.close", "exercise", "2026-03-13T17:30"),
+    ], reveal=False)
+    return path
+
+
+def _texts(pdf_path):
+    reader = PdfReader(pdf_path)
+    return reader, [page.extract_text() for page in reader.pages]
+
+
+def _glyphs_inside(page, margin_pt: float = 10.0) -> list[str]:
+    """Text runs whose start or estimated end lies within ``margin_pt`` of the paper's edge. The end
+    is estimated at half an em a character (DejaVu Sans averages a little under that)."""
+    width, height = float(page.mediabox.width), float(page.mediabox.height)
+    outside = []
+
+    def visit(text, cm, tm, font, size):
+        if not text.strip():
+            return
+        x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
+        y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+        scale = abs(cm[0] * tm[0]) or 1.0
+        end = x + 0.5 * (size or 9) * scale * len(text.rstrip())
+        if x < margin_pt or end > width - margin_pt or not 0 <= y <= height:
+            outside.append(f"{text.strip()[:30]!r} at x={x:.1f}..{end:.1f}, y={y:.1f}")
+
+    page.extract_text(visitor_text=visit)
+    return outside
+
+
+@pytest.fixture(scope="module")
+def documents(tmp_path_factory):
+    """Every document the toolkit renders, from the demo and from a journal full of gaps."""
+    folder = tmp_path_factory.mktemp("docs")
+    out = {}
+    for name, journal in (("demo", demo.build_journal(folder / "demo.jsonl")),
+                          ("gaps", jr.read(_gaps_journal(folder / "gaps.jsonl"))),
+                          ("empty", jr.read(make_journal(folder / "empty.jsonl", [])))):
+        done = assess.score_journal(journal)
+        page = render.score_html(done.journal, done.figures, done.result)
+        out[f"score-{name}.html"] = page
+        render.pdf(page, folder / f"score-{name}.pdf")
+    qs = selfassess.QuestionSet.load()
+    answers = json.loads((data_dir("selfassess") / "examples" / "synthetic-answers.json").read_text())
+    for key in list(answers["answers"]):
+        if key.startswith(("incidents.incident.1.restored", "report.")):
+            answers["answers"][key] = None  # don't know
+    (folder / "answers.json").write_text(json.dumps(answers))
+    done = assess.self_assess(qs, selfassess.load_answers(folder / "answers.json", qs), folder / "sa.jsonl")
+    page = render.score_html(done.journal, done.figures, done.result, title="Day-60 self-assessment")
+    out["selfassess.html"] = page
+    render.pdf(page, folder / "selfassess.pdf")
+    observations = json.loads((data_dir("rubric") / "voice" / "examples" / "synthetic-drills.json").read_text())
+    for gone in ("noise", "mute", "camera"):
+        observations["drills"].pop(gone)  # not run
+    page = render.html("drills.html.j2", {"r": drills.score_call(observations)})
+    out["drills.html"] = page
+    render.pdf(page, folder / "drills.pdf")
+    return folder, out
+
+
+@pytest.mark.parametrize("name", ["score-demo", "score-gaps", "score-empty", "selfassess", "drills"])
+def test_no_document_prints_nan_none_null_or_template_syntax(documents, name):
+    folder, html = documents
+    _, texts = _texts(folder / f"{name}.pdf")
+    for number, text in enumerate(texts, start=1):
+        found = FORBIDDEN.findall(text)
+        assert not found, (name, number, found)
+    assert not FORBIDDEN.search(re.sub(r"<[^>]+>", " ", html[f"{name}.html"]).replace("none;", ""))
+
+
+@pytest.mark.parametrize("name", ["score-demo", "score-gaps", "score-empty", "selfassess", "drills"])
+def test_every_glyph_lies_inside_the_page_margins(documents, name):
+    folder, _ = documents
+    reader = PdfReader(folder / f"{name}.pdf")
+    for number, page in enumerate(reader.pages, start=1):
+        assert _glyphs_inside(page) == [], (name, number)
+
+
+def test_missing_figures_read_as_not_run_or_the_charters_phrase(documents):
+    folder, _ = documents
+    _, texts = _texts(folder / "score-gaps.pdf")
+    text = " ".join(" ".join(texts).split())
+    assert "not detected within the window" in text  # D2 was never notified
+    assert "never detected or notified by the close" in text  # I3 was raised, never detected
+    assert "no severity recorded" in text  # I2
+    assert "not run: not run" not in text and "1 alerts" not in text and "1 hours" not in text
+
+
+def test_page_one_answers_the_readers_first_question(documents):
+    folder, _ = documents
+    reader, texts = _texts(folder / "score-demo.pdf")
+    first = " ".join(texts[0].split())
+    for words in ("84.9 of 100", "Tier T3", "Drift detection and notice", "Incidents", "Rollback",
+                  "Monthly report", "SYNTHETIC"):
+        assert words in first, words
+    sa_first = " ".join(_texts(folder / "selfassess.pdf")[1][0].split())
+    assert "Ask your supplier for" in sa_first and "journal seq" not in " ".join(_texts(folder / "selfassess.pdf")[1])
+    meta = reader.metadata
+    assert meta.title.startswith("Day-60 exercise score") and "day60" in meta.creator.lower() + meta.author.lower()
+
+
+def test_html_is_one_self_contained_file(documents):
+    _, html = documents
+    for name, page in html.items():
+        assert "day60-asset:" not in page and "<style>" in page and "@page" in page, name
+
+
+def test_drills_sheet_reads_as_words(documents):
+    folder, _ = documents
+    text = " ".join(" ".join(_texts(folder / "drills.pdf")[1]).split())
+    assert "Stopping when interrupted" in text and "stopped 0.75 s after the interrupt" in text
+    assert "Full marks for" in text and "barge_in" not in text
+
+
+def test_the_timeline_breaks_a_long_sparse_axis():
+    """Three months with events in three weeks: the axis keeps only stretches around them."""
+    from day60.timeline import svg
+
+    cal_events = []
+    for i, day in enumerate((dt.datetime(2026, 7, 14, 10, tzinfo=dt.UTC), dt.datetime(2026, 8, 11, 6, tzinfo=dt.UTC),
+                             dt.datetime(2026, 9, 17, 9, tzinfo=dt.UTC))):
+        cal_events.append({"seq": i + 1, "kind": "incident.detected", "id": f"I{i}", "at": day.isoformat(),
+                           "data": {"severity": 2}})
+    from day60.clock import BusinessCalendar
+    from day60.resources import example
+
+    drawing = svg(cal_events, BusinessCalendar.load(example("uk-office.toml")),
+                  {"start": "2026-07-01T00:00:00+00:00", "end": "2026-10-01T00:00:00+00:00"})
+    assert drawing.count(">//<") == 2 and "14 Jul" in drawing and "17 Sep" in drawing

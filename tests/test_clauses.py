@@ -128,7 +128,7 @@ def test_every_clause_renders_with_its_values(schedule_pdf):
                   "7 calendar days", "0.05", "tier T3", "1.5 seconds"):
         assert shown in text, shown
     assert clauses.load_deal(SOW, LIB).sha256 in text.replace(" ", "")
-    assert "day60-clauses 1.0.0" in text and "3.18" in text
+    assert "day60-clauses 1.1.0" in text and "3.18" in text
     assert all("SYNTHETIC" in p.extract_text() for p in reader.pages)
     assert "SYNTHETIC" in reader.metadata.title
     md = (schedule_pdf / "s.md").read_text()

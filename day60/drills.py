@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from day60.curve import slide
 from day60.errors import InputError, pydantic_problem
@@ -43,6 +43,10 @@ class Round(_In):
     expected: int
     heard: Word | None = Field(None, description="what the recogniser heard (a word or digits), null for none")
     latency_ms: float | None = _ms(optional=True)
+    talk_over_ms: float | None = Field(None, ge=0, description="evidence kept, not scored: how long the reply "
+                                                               "overlapped his speech")
+    repeated_ms: float | None = Field(None, ge=0, description="evidence kept, not scored: when a turn that arrived "
+                                                              "twice arrived again")
 
 
 class ReadBack(_In):
@@ -102,6 +106,16 @@ class SpeakerBinding(_In):
     roster: list[Member] = Field(min_length=4, max_length=4)
     turns: list[BindingTurn] = Field(min_length=16, max_length=16)
 
+    @model_validator(mode="after")
+    def _halves(self) -> SpeakerBinding:
+        for i, turn in enumerate(self.turns):
+            if turn.speaker >= len(self.roster):
+                raise ValueError(f"turns[{i}].speaker {turn.speaker} is outside the roster of {len(self.roster)}")
+        facing = sum(1 for t in self.turns if t.half == "facing")
+        if facing != 8:
+            raise ValueError(f"turns: {facing} facing and {16 - facing} back; the drill has eight of each")
+        return self
+
 
 class Cocktail(_In):
     his: list[Word] = Field(min_length=5, max_length=5)
@@ -124,6 +138,8 @@ class ScreenShare(_In):
     frames_readable: bool = True
     stop_order_ms: float | None = Field(None, ge=0)
     stopped_ms: float | None = Field(None, ge=0)
+    code_in_frames: bool | None = Field(None, description="evidence: whether the code was found in the frames the "
+                                                          "far end received")
 
 
 class Change(_In):
@@ -149,9 +165,25 @@ class ObjectRound(_In):
     reply: str | None = None
     latency_ms: float | None = _ms(optional=True)
 
+    @model_validator(mode="after")
+    def _answer_offered(self) -> ObjectRound:
+        if self.answer.lower() not in [c.lower() for c in self.choices]:
+            raise ValueError(f"answer {self.answer!r} is not among the choices offered")
+        return self
+
+
+def _counting(rounds: list[Round] | None) -> list[Round] | None:
+    """He counts in twos whatever the agent says: the expected numbers rise by two a round."""
+    if rounds:
+        for i in range(1, len(rounds)):
+            if rounds[i].expected != rounds[i - 1].expected + 2:
+                raise ValueError(f"round {i + 1} expects {rounds[i].expected}, but the count runs in twos from "
+                                 f"{rounds[0].expected}")
+    return rounds
+
 
 class Drills(_In):
-    turn_taking: list[Round] | None = Field(None, min_length=5, max_length=5)
+    turn_taking: Annotated[list[Round] | None, AfterValidator(_counting)] = Field(None, min_length=5, max_length=5)
     read_back: ReadBack | None = None
     barge_in: BargeIn | None = None
     hold_tongue: HoldTongue | None = None
@@ -237,7 +269,13 @@ def turn_taking(rounds: list[Round], r: dict[str, Any], h: dict[str, int]) -> di
             scored.append({"round": i, "score": 0.0, "why": "no reply within 5,000 ms"})
         else:
             scored.append({"round": i, "score": _curve(rd.latency_ms, r["curve"]), "latency_ms": rd.latency_ms})
-    return _result(sum(s["score"] for s in scored) / len(scored), {"rounds": scored}, [])
+    notes = []
+    for i, rd in enumerate(rounds, start=1):  # kept as evidence, never scored
+        kept = [f"{label} {value:g} ms" for label, value in (("talk-over", rd.talk_over_ms),
+                                                            ("turn repeated at", rd.repeated_ms)) if value is not None]
+        if kept:
+            notes.append(f"round {i}: evidence kept, not scored: {', '.join(kept)}")
+    return _result(sum(s["score"] for s in scored) / len(scored), {"rounds": scored}, notes)
 
 
 def read_back(obs: ReadBack, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
@@ -249,9 +287,11 @@ def read_back(obs: ReadBack, r: dict[str, Any], h: dict[str, int]) -> dict[str, 
 
 
 def barge_in(obs: BargeIn, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
-    if not obs.speech_heard or (obs.speech_end_ms is not None and obs.speech_end_ms <= obs.interrupt_ms):
-        return _result(0.0, {}, ["nothing to interrupt: no far-end speech was running when he cut in; "
-                                 "unmeasured, not failed"], status="unmeasured")
+    finished = obs.speech_end_ms if obs.speech_end_ms is not None else obs.stopped_ms
+    if not obs.speech_heard or (finished is not None and finished <= obs.interrupt_ms):
+        return _result(0.0, {}, ["nothing to interrupt: no far-end speech was running when he cut in (never heard, "
+                                 "or already finished); unmeasured, not failed, and scored as zero"],
+                       status="unmeasured")
     if obs.stopped_ms is None:
         return _result(0.0, {"yield_ms": None}, ["never stopped"])
     yield_ms = obs.stopped_ms - obs.interrupt_ms
@@ -259,7 +299,7 @@ def barge_in(obs: BargeIn, r: dict[str, Any], h: dict[str, int]) -> dict[str, An
 
 
 def hold_tongue(obs: HoldTongue, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
-    words = re.findall(r"[a-z]+", (obs.reply or "").lower())
+    words = re.findall(r"[a-z]+", re.sub(r"(?<=[a-z])\.(?=[a-z])|(?<=\b[a-z])\.", "", (obs.reply or "").lower()))
     if not words or obs.word_start_ms is None or obs.word_start_ms > r["word_within_ms"]:
         return _result(0.0, {"reply": obs.reply}, ["no word within 5,000 ms of NOW: silence is not restraint"])
     if len(words) != 1 or words[0] not in r["words"]:
@@ -304,11 +344,18 @@ def stay_out(obs: StayOut, r: dict[str, Any], h: dict[str, int]) -> dict[str, An
                                  "restraint"])
     held_end = obs.addressed_ms if obs.first_speech_ms is None else min(obs.first_speech_ms, obs.addressed_ms)
     lost, notes = 0.0, []
-    for hole in obs.holes:
-        overlap = max(0.0, min(hole.end_ms, held_end) - max(hole.start_ms, 0.0))
-        if overlap > 0:
-            lost += overlap
-            notes.append(f"listening hole {hole.start_ms:g}-{hole.end_ms:g} ms counted as zero ({overlap:g} ms)")
+    merged: list[list[float]] = []  # overlapping holes are one hole: never subtracted twice
+    for hole in sorted(obs.holes, key=lambda x: x.start_ms):
+        a, b = max(hole.start_ms, 0.0), min(hole.end_ms, held_end)
+        if b <= a:
+            continue
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    for a, b in merged:
+        lost += b - a
+        notes.append(f"listening hole {a:g}-{b:g} ms counted as zero ({b - a:g} ms)")
     held = max(held_end - lost, 0.0)
     return _result(100 * held / obs.addressed_ms, {"held_ms": held, "stretch_ms": obs.addressed_ms,
                                                    "holes_ms": lost}, notes)
@@ -339,14 +386,18 @@ def speaker_binding(obs: SpeakerBinding, r: dict[str, Any], h: dict[str, int]) -
 def bind(answer: str | None, roster: list[Member]) -> int | Literal["none", "several", "unverified"]:
     """Which roster member an answer names by rank and name, if exactly one."""
     text = (answer or "").lower()
-    full = [i for i, m in enumerate(roster) if f"{m.rank} {m.name}".lower() in text]
+
+    def said(words: str) -> bool:  # whole words only: "Sammy" is not Sam, "Maggies" is not Maggie
+        return re.search(rf"\b{re.escape(words.lower())}\b", text) is not None
+
+    mentioned = {i for i, m in enumerate(roster) if said(m.name) or said(m.rank)}
+    full = [i for i, m in enumerate(roster) if re.search(rf"\b{re.escape(m.rank.lower())}\s+"
+                                                         rf"{re.escape(m.name.lower())}\b", text)]
+    if len(mentioned) > 1 or len(full) > 1:
+        return "several"  # several candidates earn nothing
     if len(full) == 1:
         return full[0]
-    if len(full) > 1:
-        return "several"
-    partial = {i for i, m in enumerate(roster) if re.search(rf"\b{re.escape(m.name.lower())}\b", text)
-               or re.search(rf"\b{re.escape(m.rank.lower())}\b", text)}
-    return "unverified" if len(partial) == 1 else ("several" if partial else "none")
+    return "unverified" if mentioned else "none"
 
 
 def binomial_at_most(n: int, p: float, k: int) -> float:
@@ -389,11 +440,17 @@ def screen_share(obs: ScreenShare, r: dict[str, Any], h: dict[str, int]) -> dict
         notes.append("the shared frames could not be read: an instrument fault, not the agent's")
     else:
         code = 100.0 if (obs.code_read or "").strip().lower() == obs.code.strip().lower() else 0.0
+    if obs.code_in_frames is not None:
+        notes.append("the code was " + ("" if obs.code_in_frames else "not ") + "found in the frames the far end "
+                     "received")
     if obs.stopped_ms is None or obs.stop_order_ms is None:
         stopping = 0.0
         notes.append("never stopped sharing when told")
+    elif obs.stopped_ms < obs.stop_order_ms:
+        stopping = 0.0
+        notes.append("stopped before the order to stop: only a change after the order counts")
     else:
-        stopping = _curve(max(obs.stopped_ms - obs.stop_order_ms, 0), r["stop_curve"])
+        stopping = _curve(obs.stopped_ms - obs.stop_order_ms, r["stop_curve"])
     return _result((sharing + code + stopping) / 3, {"sharing": sharing, "code": code, "stopping": stopping}, notes)
 
 
@@ -410,12 +467,18 @@ def _half(change: Change, curve: dict[str, Any], label: str, still_after: float 
 
 
 def mute(obs: Mute, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
+    if not obs.mute.ready:  # already muted, and not lifted when told to unmute first
+        return _result(0.0, {"mute": 0.0, "unmute": 0.0}, ["a mute already in place was not lifted when ordered: "
+                                                           "the whole drill scores nothing"])
     a, na = _half(obs.mute, r["curve"], "mute")
     b, nb = _half(obs.unmute, r["curve"], "unmute")
     return _result((a + b) / 2, {"mute": a, "unmute": b}, [n for n in (na, nb) if n])
 
 
 def camera(obs: Camera, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
+    if not obs.on.ready:  # already on, and not turned off when told to first
+        return _result(0.0, {"on": 0.0, "off": 0.0}, ["a camera already on was not turned off when ordered: "
+                                                      "the whole drill scores nothing"])
     a, na = _half(obs.on, r["curve"], "camera on", r["still_after_ms"])
     b, nb = _half(obs.off, r["curve"], "camera off")
     return _result((a + b) / 2, {"on": a, "off": b}, [n for n in (na, nb) if n])
@@ -453,8 +516,11 @@ def score_call(doc: Any) -> dict[str, Any]:
             result = SCORERS[name](data, r["drills"][name], h)
             result["decisions"] = r["drills"][name].get("decisions", [])
             out[name] = result
-    scored = [n for n in DRILLS if out[n]["status"] == "scored"]
+    # An unmeasured drill (nothing to interrupt) is the same zero as any other, as the rules say,
+    # so it is in the mean; a drill with no observation at all is not run and stays out of it.
+    scored = [n for n in DRILLS if out[n]["status"] in ("scored", "unmeasured")]
     return {"call": obs.call, "synthetic": obs.synthetic, "rules": {"id": r["id"], "version": r["version"]},
             "drills": out,
             "summary": {"mean_of_scored": sum(out[n]["score"] for n in scored) / len(scored) if scored else None,
-                        "covers": scored, "not_covered": [n for n in DRILLS if n not in scored]}}
+                        "covers": scored, "not_covered": [n for n in DRILLS if n not in scored],
+                        "unmeasured_as_zero": [n for n in scored if out[n]["status"] == "unmeasured"]}}

@@ -19,7 +19,14 @@ def one(name, observation):
 
 
 def rounds(*specs):
-    return [{"expected": e, "heard": h, "latency_ms": ms} for e, h, ms in specs]
+    """Five rounds of a count in twos from the first spec's number; a later spec's heard value that
+    named its own expected number is moved along with it, so "right" stays right."""
+    first = specs[0][0]
+    out = []
+    for i, (e, h, ms) in enumerate(specs):
+        expected = first + 2 * i
+        out.append({"expected": expected, "heard": str(expected) if i and h == str(e) else h, "latency_ms": ms})
+    return out
 
 
 # ----- turn-taking ---------------------------------------------------------------------------
@@ -237,9 +244,12 @@ def test_mute_halves_and_before_the_order_rules():
     assert one("mute", {"mute": change(1000, 1500), "unmute": change(5000, 5500)})["score"] == 100
     got = one("mute", {"mute": change(1000, 11000), "unmute": change(5000, None)})
     assert got["parts"] == {"mute": 60, "unmute": 0}
-    got = one("mute", {"mute": change(1000, 1200, ready=False), "unmute": change(5000, 4000)})
-    assert got["score"] == 0
-    assert any("already changed" in n for n in got["notes"]) and any("before the order" in n for n in got["notes"])
+    # The rules: a mute already in place that is not lifted when ordered scores nothing, for the
+    # whole drill, even with a perfect unmute; unmuting before the order costs only that half.
+    got = one("mute", {"mute": change(1000, 1200, ready=False), "unmute": change(5000, 5100)})
+    assert got["score"] == 0 and "whole drill scores nothing" in got["notes"][0]
+    got = one("mute", {"mute": change(1000, 1500), "unmute": change(5000, 4000)})
+    assert got["parts"] == {"mute": 100, "unmute": 0} and any("before the order" in n for n in got["notes"])
     assert one("mute", {"mute": change(0, 10501), "unmute": change(0, 100)})["parts"]["mute"] == 0  # decision
 
 
@@ -294,3 +304,70 @@ def test_table_and_pdf_say_what_each_score_was_built_from(run, tmp_path):
     assert "held ms 8,000, silence ms 16,000" in r.stdout
     pdf_text = " ".join(PdfReader(tmp_path / "d.pdf").pages[0].extract_text().split())
     assert "5 of 6 digits read back in place" in pdf_text and "Read-back of digits" in pdf_text
+
+
+# ----- rules read again (each from its minimal input) ------------------------------------------
+
+
+def test_overlapping_listening_holes_are_counted_once():
+    """Two copies of the hole 40,000-43,000 ms lose 3,000 ms, not 6,000: held 97,000 of 100,000."""
+    hole = {"start_ms": 40000, "end_ms": 43000}
+    got = one("stay_out", {"addressed_ms": 100000, "first_speech_ms": None, "answered": True, "holes": [hole, hole]})
+    assert got["parts"]["holes_ms"] == 3000 and got["score"] == pytest.approx(97.0)
+
+
+@pytest.mark.parametrize("answer", ["Major Maggie or maybe Charlie", "Sergeant Samuel", "Sammy", "Major Maggies",
+                                    "Major Maggie and Corporal Charlie"])
+def test_speaker_binding_credits_one_whole_rank_and_name_only(answer):
+    roster = [{"rank": "Major", "name": "Maggie"}, {"rank": "Lieutenant", "name": "Lottie"},
+              {"rank": "Corporal", "name": "Charlie"}, {"rank": "Sergeant", "name": "Sam"}]
+    members = [drills.Member(**m) for m in roster]
+    assert not isinstance(drills.bind(answer, members), int)
+    assert drills.bind("That was Major Maggie.", members) == 0 and drills.bind("sergeant sam", members) == 3
+
+
+def test_a_stop_before_the_interrupt_is_unmeasured_and_scored_as_zero_in_the_mean():
+    got = one("barge_in", {"speech_heard": True, "speech_end_ms": None, "interrupt_ms": 12000, "stopped_ms": 11500})
+    assert got["status"] == "unmeasured" and got["score"] == 0
+    result = drills.score_call({"call": {}, "drills": {
+        "barge_in": {"speech_heard": False, "interrupt_ms": 100},
+        "exact_string": {"said": [1, 2], "heard": [1, 2]}}})
+    assert result["summary"]["mean_of_scored"] == 50  # (0 + 100) / 2: the unmeasured zero counts
+    assert result["summary"]["unmeasured_as_zero"] == ["barge_in"]
+
+
+def test_stopping_a_share_before_the_order_earns_nothing_for_that_third():
+    got = one("screen_share", {"ready_ms": 1000, "share_observed_ms": 2000, "code": "K7", "code_read": "K7",
+                               "stop_order_ms": 30000, "stopped_ms": 29000, "code_in_frames": True})
+    assert got["parts"]["stopping"] == 0 and any("before the order" in n for n in got["notes"])
+    assert any("found in the frames" in n for n in got["notes"])
+
+
+def test_ok_with_stops_and_oh_for_zero():
+    got = one("hold_tongue", {"reply": "O.K.", "word_start_ms": 500, "word_end_ms": 900, "next_speech_ms": None,
+                              "silence_ms": 10000})
+    assert got["score"] == 100
+    assert one("read_back", {"said": [1, 0, 2], "heard": ["one", "oh", "two"]})["score"] == 100
+
+
+def test_talk_over_and_repeated_turns_are_kept_as_evidence_not_scored():
+    specs = rounds((4, "4", 500), *[(6, "6", 500)] * 4)
+    specs[0]["talk_over_ms"] = 300
+    specs[1]["repeated_ms"] = 2100
+    got = one("turn_taking", specs)
+    assert got["score"] == 100 and len(got["notes"]) == 2 and "talk-over 300 ms" in got["notes"][0]
+
+
+@pytest.mark.parametrize("edit, needle", [
+    (lambda d: d["drills"]["object_recognition"][0].update(answer="spoon"), "not among the choices"),
+    (lambda d: d["drills"]["speaker_binding"]["turns"][0].update(speaker=7), "outside the roster"),
+    (lambda d: d["drills"]["speaker_binding"]["turns"][0].update(half="back"), "eight of each"),
+    (lambda d: d["drills"]["turn_taking"][2].update(expected=99), "count runs in twos"),
+])
+def test_observations_that_cannot_be_true_are_refused(edit, needle, tmp_path, run):
+    doc = json.loads(EXAMPLE.read_text())
+    edit(doc)
+    path = tmp_path / "obs.json"
+    path.write_text(json.dumps(doc))
+    r = run("voice", "drills", path)
+    assert r.exit_code == 2 and needle in r.stderr and r.stderr.count("\n") == 1

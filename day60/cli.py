@@ -1034,8 +1034,8 @@ def voice_drills(
                       "built from": parts(d["parts"])[:70], "notes": "; ".join(d["notes"])[:70]}
                      for name, d in result["drills"].items()])
         s = result["summary"]
-        zeros = f" ({', '.join(s['unmeasured_as_zero'])} unmeasured, counted as zero)" if s["unmeasured_as_zero"] else ""
-        typer.echo(f"mean of the {len(s['covers'])} scored drill(s){zeros}: {num(s['mean_of_scored'], 1)}; "
+        zeros = s["unmeasured_as_zero"] and f" ({', '.join(s['unmeasured_as_zero'])} unmeasured, counted as zero)"
+        typer.echo(f"mean of the {len(s['covers'])} scored drill(s){zeros or ''}: {num(s['mean_of_scored'], 1)}; "
                    f"not in that mean: {', '.join(s['not_covered']) or 'none'}")
     if pdf:
         from day60 import render

@@ -112,6 +112,14 @@ def _check_format(fmt: str, allowed: tuple[str, ...] = ("table", "json")) -> str
     return fmt
 
 
+def _check_compat(compat: str) -> None:
+    from day60.errors import InputError
+    from day60.voice import COMPAT
+
+    if compat not in COMPAT:
+        raise InputError("--compat", f"{compat!r} is not offered", f"use one of {', '.join(COMPAT)}")
+
+
 def print_json(data: Any) -> None:
     """Valid JSON only: a missing figure is null, never NaN or Infinity."""
     from day60.display import jsonable
@@ -722,6 +730,8 @@ def voice_score(
     max_latency_ms: float = typer.Option(1200, "--max-latency-ms", help="Reply budget after the caller stops."),
     require: list[str] = typer.Option([], "--require", help="A keyword the agent must say; repeatable."),
     fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
+    compat: str = typer.Option("day60", "--compat", metavar="day60|reference",
+                               help="reference: reproduce the reference harness's coercions (see the README)."),
 ) -> None:
     """Score one episode: latency, turn-taking, barge-in, content, and the verdict.
 
@@ -731,9 +741,13 @@ def voice_score(
     from day60.display import voice_basis
 
     _check_format(fmt)
-    result = voice.score_episode(voice.load_json(dialogue, "DIALOGUE"), max_latency_ms, require)
+    _check_compat(compat)
+    result = voice.score_episode(voice.load_json(dialogue, "DIALOGUE"), max_latency_ms, require, compat=compat)
     if fmt == "json":
         print_json(result)
+        return
+    if result["pass_fail"]["voice"] is None:
+        typer.echo(f"{result['raw']['note']} (neither a pass nor a fail)")
         return
     verdict = "pass" if result["pass_fail"]["voice"] else "fail"
     typer.echo(f"{verdict}: scalar {result['scalar']:.3f} (every sub-score must reach 0.75)")
@@ -752,6 +766,8 @@ def voice_bench(
     submission: Path = typer.Option(None, "--submission", help="JSON {task_id: dialogue}."),
     reference: bool = typer.Option(False, "--reference", help="Score each task's own reference dialogue."),
     out: Path = typer.Option(..., "--out", help="Where to write the artifact JSON."),
+    compat: str = typer.Option("day60", "--compat", metavar="day60|reference",
+                               help="reference: reproduce the reference harness's coercions (see the README)."),
 ) -> None:
     """Run a voice suite and write the artifact: per-task verdicts and an honest aggregate.
 
@@ -761,11 +777,12 @@ def voice_bench(
     from day60.errors import InputError
 
     files.check_outputs({"--out": out}, [("SUITE", suite), ("--submission", submission)])
+    _check_compat(compat)
     if bool(submission) == reference:
         raise InputError("--submission", "give exactly one of --submission or --reference",
                          "pass a submission file, or --reference to score the suite's own dialogues")
     sub = voice.load_json(submission, "--submission") if submission else None
-    artifact = voice.run_suite(voice.load_json(suite, "SUITE"), sub, reference)
+    artifact = voice.run_suite(voice.load_json(suite, "SUITE"), sub, reference, compat)
     files.write_atomic(out, json.dumps(display.jsonable(artifact), indent=2, sort_keys=True, allow_nan=False) + "\n",
                        "--out")
     a = artifact["aggregate"]

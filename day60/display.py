@@ -135,8 +135,8 @@ def jsonable(value: Any) -> Any:
 
 def voice_basis(raw: dict[str, Any]) -> dict[str, str]:
     """What each voice sub-score was counted over, in words."""
-    if not raw.get("turns"):
-        return dict.fromkeys(("latency", "turn_taking", "barge_in", "content"), "empty dialogue")
+    if raw.get("note"):
+        return dict.fromkeys(("latency", "turn_taking", "barge_in", "content"), raw["note"])
     req = raw["keywords_required"]
     return {
         "latency": f"{raw['latency_inside']} of {raw['latency_counted']} replies within {raw['budget_ms']:g} ms"

@@ -1,9 +1,11 @@
 """Voice episodes on a temporal contract: the episode scorer, the suite runner, and time to
 first token (charter 3.13).
 
-The episode scorer follows the reference harness exactly so existing suites score the same:
-turns keep their given order, speakers other than caller and agent are ignored, missing times
-count as 0, sub-scores are rounded to six decimals and the pass floor is judged on those.
+The episode scorer takes its rules from the reference harness: turns keep their given order,
+speakers other than caller and agent are ignored, missing times count as 0, sub-scores are
+rounded to six decimals and the pass floor is judged on those. Where the toolkit chooses
+differently (a dialogue with nothing to score, text or fractional times, reversed turns,
+aggregate rounding), ``compat="reference"`` reproduces the reference; the README lists each.
 """
 
 from __future__ import annotations
@@ -24,16 +26,26 @@ COMPONENTS = ("latency", "turn_taking", "barge_in", "content")
 SUITE_KIND = "agent-learning.bench-suite.v1"
 
 
-def _ms(turn: dict[str, Any], key: str, where: str) -> float:
+COMPAT = ("day60", "reference")  # "reference": reproduce the reference harness's coercions (README)
+
+
+def _ms(turn: dict[str, Any], key: str, where: str, compat: str = "day60") -> float:
     value = turn.get(key)
     if value is None:
         return 0.0
+    if compat == "reference":  # the reference reads times with int(): "1500" and 1500.9 both give 1500
+        try:
+            return float(int(value))
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise InputError(f"{where}.{key}", f"{str(value)[:40]!r} is not a number of milliseconds",
+                             "give a number") from exc
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InputError(f"{where}.{key}", f"{value!r} is not a number of milliseconds", "give a number")
+        raise InputError(f"{where}.{key}", f"{str(value)[:40]!r} is not a number of milliseconds",
+                         "give a number (or score with --compat reference, which reads it with int())")
     return float(value)
 
 
-def turns_of(dialogue: Any, where: str = "dialogue") -> list[dict[str, Any]]:
+def turns_of(dialogue: Any, where: str = "dialogue", compat: str = "day60") -> list[dict[str, Any]]:
     """Check a dialogue's turns; returns caller and agent turns in their given order."""
     if isinstance(dialogue, dict) and "turns" in dialogue:
         dialogue = dialogue["turns"]
@@ -50,9 +62,10 @@ def turns_of(dialogue: Any, where: str = "dialogue") -> list[dict[str, Any]]:
                 raise InputError(f"{here}.{key}", f"{str(turn[key])[:40]!r} is not {what}", f"give {what}")
         if turn.get("tool_ms") is not None:
             check_budget(turn["tool_ms"], f"{here}.tool_ms")
-        start, end = _ms(turn, "start_ms", here), _ms(turn, "end_ms", here)
-        if end < start:
-            raise InputError(f"{here}.end_ms", f"{end:g} is before start_ms {start:g}", "fix the turn's times")
+        start, end = _ms(turn, "start_ms", here, compat), _ms(turn, "end_ms", here, compat)
+        if end < start and compat != "reference":
+            raise InputError(f"{here}.end_ms", f"{end:g} is before start_ms {start:g}",
+                             "fix the turn's times (--compat reference scores such a turn as the reference does)")
         if turn.get("speaker") in ("caller", "agent"):
             out.append({**turn, "start_ms": start, "end_ms": end, "index": i})
     return out
@@ -110,16 +123,22 @@ def _overlap_counts(callers: list[dict[str, Any]], agents: list[dict[str, Any]])
     return out
 
 
-def score_episode(dialogue: Any, max_latency_ms: float = DEFAULT_MAX_LATENCY_MS,
-                  required_content: Iterable[str] = (), where: str = "DIALOGUE") -> dict[str, Any]:
-    """Four sub-scores in [0, 1], their mean, and the all-or-nothing verdict."""
+def score_episode(dialogue: Any, max_latency_ms: float = DEFAULT_MAX_LATENCY_MS, required_content: Iterable[str] = (),
+                  where: str = "DIALOGUE", compat: str = "day60") -> dict[str, Any]:
+    """Four sub-scores in [0, 1], their mean, and the all-or-nothing verdict.
+
+    A dialogue with no caller and no agent turn has nothing to score: every sub-score would be
+    vacuous, so it is "not scored" (components and verdict null, with the reason), never a pass
+    and never a fail. With ``compat="reference"`` it passes with every sub-score 1.0, as the
+    reference harness scores it.
+    """
     max_latency_ms = check_budget(max_latency_ms, "--max-latency-ms")
-    raw = dialogue["turns"] if isinstance(dialogue, dict) and "turns" in dialogue else dialogue
-    turns = turns_of(dialogue, where)
+    turns = turns_of(dialogue, where, compat)
     keywords = [k.lower() for k in required_content]
-    if isinstance(raw, list) and not raw:
-        components = dict.fromkeys(COMPONENTS, 0.0)
-        return _result(components, 0.0, {"turns": 0, "budget_ms": max_latency_ms, "note": "empty dialogue"})
+    if not turns and compat != "reference":
+        return {"scalar": None, "components": dict.fromkeys(COMPONENTS), "pass_fail": {
+            "voice": None, **{f"{k}_floor": None for k in COMPONENTS}}, "raw": {
+            "turns": 0, "budget_ms": max_latency_ms, "note": "not scored: no caller or agent turn to score"}}
     callers = [t for t in turns if t["speaker"] == "caller"]
     agents = [t for t in turns if t["speaker"] == "agent"]
 
@@ -153,15 +172,14 @@ def score_episode(dialogue: Any, max_latency_ms: float = DEFAULT_MAX_LATENCY_MS,
                 "latency_counted": counted, "latency_inside": inside, "harmful_overlaps": harmful,
                 "barge_in_pairs": pairs, "barge_in_handled": handled,
                 "keywords_required": len(keywords), "keywords_missing": [k for k in keywords if k not in said]}
-    return _result(components, None, raw_info)
+    return _result(components, raw_info)
 
 
-def _result(components: dict[str, float], scalar: float | None, raw: dict[str, Any]) -> dict[str, Any]:
+def _result(components: dict[str, float], raw: dict[str, Any]) -> dict[str, Any]:
     rounded = {k: round(v, 6) for k, v in components.items()}
-    if scalar is None:
-        scalar = round(sum(rounded.values()) / len(rounded), 6)
+    scalar = round(sum(rounded.values()) / len(rounded), 6)
     floors = {f"{k}_floor": v >= PASS_FLOOR for k, v in rounded.items()}
-    passed = bool(raw.get("turns")) and all(floors.values())
+    passed = all(floors.values())  # the verdict is exactly the floors it reports
     return {"scalar": scalar, "components": rounded, "pass_fail": {"voice": passed, **floors}, "raw": raw}
 
 
@@ -172,7 +190,7 @@ def load_json(path: str | Path, field: str) -> Any:
     return read_json(path, field, "a voice JSON file")
 
 
-def check_suite(suite: Any) -> list[dict[str, Any]]:
+def check_suite(suite: Any, compat: str = "day60") -> list[dict[str, Any]]:
     if not isinstance(suite, dict) or suite.get("kind") != SUITE_KIND:
         raise InputError("SUITE", f"is not an {SUITE_KIND} document", f'set "kind": "{SUITE_KIND}"')
     if suite.get("control") != "voice":
@@ -188,22 +206,29 @@ def check_suite(suite: Any) -> list[dict[str, Any]]:
         ident = task.get("id")
         if isinstance(ident, bool) or not isinstance(ident, str | int) or ident == "":
             raise InputError(f"{where}.id", f"{str(ident)[:40]!r} is not a task id", "give every task a text id")
-        if ident in seen:
+        if str(ident) in seen:
             raise InputError(f"{where}.id", f"{str(ident)[:40]!r} appears twice", "make task ids unique")
-        seen.add(ident)
-        budget_of(task, where)
-        keywords_of(task, where)
+        seen.add(str(ident))
+        budget_of(task, where, compat)
+        keywords_of(task, where, compat)
     return tasks
 
 
-def budget_of(task: dict[str, Any], where: str) -> float:
+def budget_of(task: dict[str, Any], where: str, compat: str = "day60") -> float:
     """The task's reply budget in milliseconds: a finite number, not negative."""
     budgets = task.get("budgets")
     if budgets is None:
         return DEFAULT_MAX_LATENCY_MS
     if not isinstance(budgets, dict):
         raise InputError(f"{where}.budgets", "is not an object", 'write {"max_latency_ms": 1200}')
-    return check_budget(budgets.get("max_latency_ms", DEFAULT_MAX_LATENCY_MS), f"{where}.budgets.max_latency_ms")
+    value = budgets.get("max_latency_ms", DEFAULT_MAX_LATENCY_MS)
+    if compat == "reference" and isinstance(value, str):
+        try:
+            value = int(value)  # the reference reads the budget with int()
+        except ValueError as exc:
+            raise InputError(f"{where}.budgets.max_latency_ms", f"{value[:40]!r} is not a whole number",
+                             "give a number of milliseconds") from exc
+    return check_budget(value, f"{where}.budgets.max_latency_ms")
 
 
 def check_budget(value: Any, field: str) -> float:
@@ -213,36 +238,47 @@ def check_budget(value: Any, field: str) -> float:
     return float(value)
 
 
-def keywords_of(task: dict[str, Any], where: str) -> list[str]:
+def keywords_of(task: dict[str, Any], where: str, compat: str = "day60") -> list[str]:
     words = task.get("required_content")
     if words is None:
         return []
+    if compat == "reference" and isinstance(words, list) and all(
+            isinstance(w, str | int | float) and not isinstance(w, bool) for w in words):
+        return [str(w) for w in words]  # the reference reads each keyword with str()
     if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
         raise InputError(f"{where}.required_content", "is not a list of text keywords",
                          'write e.g. ["refund", "30 day"]')
     return words
 
 
-def run_suite(suite: dict[str, Any], submission: dict[str, Any] | None, reference: bool = False) -> dict[str, Any]:
-    """Score each task's dialogue (the submission's, or with ``reference`` the task's own)."""
-    tasks = check_suite(suite)
+def run_suite(suite: dict[str, Any], submission: dict[str, Any] | None, reference: bool = False,
+              compat: str = "day60") -> dict[str, Any]:
+    """Score each task's dialogue (the submission's, or with ``reference`` the task's own).
+
+    A submission's keys are task ids as text, so task 1 is found under "1" (as the reference
+    looks it up). A dialogue with nothing to score makes its row void, with the reason.
+    """
+    tasks = check_suite(suite, compat)
     if not reference and not isinstance(submission, dict):
         raise InputError("--submission", "is not a {task_id: dialogue} object", "give a JSON object")
     submission = submission or {}
     rows = []
     for task in tasks:
         where = f"SUITE.tasks[{tasks.index(task)}]"
-        budget = budget_of(task, where)
-        dialogue = task.get("reference_dialogue") if reference else submission.get(task["id"])
+        budget = budget_of(task, where, compat)
+        dialogue = task.get("reference_dialogue") if reference else submission.get(str(task["id"]))
         row: dict[str, Any] = {"task_id": task["id"], "world_kind": _world_kind(task, suite),
                                "execution_class": "artifact_in"}
         if dialogue is None:
             row.update(verdict="void", result=None,
                        reason="no reference dialogue in the task" if reference else "no dialogue in the submission")
         else:
-            result = score_episode(dialogue, budget, keywords_of(task, where), f"{where}.reference_dialogue"
-                                   if reference else f"--submission.{str(task['id'])[:40]}")
-            row.update(verdict="pass" if result["pass_fail"]["voice"] else "fail", result=result)
+            result = score_episode(dialogue, budget, keywords_of(task, where, compat), f"{where}.reference_dialogue"
+                                   if reference else f"--submission.{str(task['id'])[:40]}", compat)
+            if result["pass_fail"]["voice"] is None:
+                row.update(verdict="void", result=result, reason=result["raw"]["note"])
+            else:
+                row.update(verdict="pass" if result["pass_fail"]["voice"] else "fail", result=result)
         rows.append(row)
     scored = [r for r in rows if r["verdict"] != "void"]
     passed = [r for r in scored if r["verdict"] == "pass"]
@@ -255,16 +291,21 @@ def run_suite(suite: dict[str, Any], submission: dict[str, Any] | None, referenc
             slot["passed"] += r["verdict"] == "pass"
         return out
 
-    unknown = sorted(set(submission) - {t["id"] for t in tasks}) if not reference else []
+    unknown = sorted(set(submission) - {str(t["id"]) for t in tasks}) if not reference else []
+    pass_rate = len(passed) / len(scored) if scored else 0.0
+    mean_score = sum(r["result"]["scalar"] for r in scored) / len(scored) if scored else None
+    if compat == "reference":  # six decimals, and 0.0 rather than null when nothing was scored
+        pass_rate, mean_score = round(pass_rate, 6), round(mean_score or 0.0, 6)
     return {
+        "compat": compat,
         "suite": {"name": suite.get("name"), "version": suite.get("version")},
         "modalities": ["voice"],
         "per_task": [{k: v for k, v in r.items() if k not in ("world_kind", "execution_class")} for r in rows],
         "unknown_submission_keys": unknown,
         "aggregate": {
             "count": len(rows), "scored": len(scored), "void": len(rows) - len(scored), "passed": len(passed),
-            "pass_rate": len(passed) / len(scored) if scored else 0.0,
-            "mean_score": sum(r["result"]["scalar"] for r in scored) / len(scored) if scored else None,
+            "pass_rate": pass_rate,
+            "mean_score": mean_score,
             "by_modality": {"voice": {"count": len(scored), "passed": len(passed)}} if scored else {},
             "by_world_kind": rollup("world_kind"),
             "by_execution_class": rollup("execution_class"),

@@ -3,6 +3,8 @@
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from day60 import voice
 from day60.errors import InputError
@@ -118,9 +120,77 @@ def test_rounding_and_floor_on_rounded_values():
     assert three_of_four["components"]["content"] == 0.75 and three_of_four["pass_fail"]["voice"] is True
 
 
-def test_empty_dialogue_scores_zero_and_fails():
-    result = voice.score_episode([])
-    assert result["scalar"] == 0.0 and result["pass_fail"]["voice"] is False
+@pytest.mark.parametrize("dialogue", [[], [{"speaker": "system", "start_ms": 0, "end_ms": 500, "text": "hi"}]])
+def test_a_dialogue_with_no_caller_or_agent_turn_is_not_scored(dialogue):
+    """Nothing to score: no sub-score, no floor, no verdict (never a pass, never a fail). The
+    reference harness scores it as a pass with every sub-score 1.0; --compat reference does too."""
+    result = voice.score_episode(dialogue)
+    assert result["scalar"] is None and result["pass_fail"]["voice"] is None
+    assert set(result["components"].values()) == {None} and "no caller or agent turn" in result["raw"]["note"]
+    compat = voice.score_episode(dialogue, compat="reference")
+    assert compat["pass_fail"]["voice"] is True and set(compat["components"].values()) == {1.0}
+
+
+def test_a_suite_row_with_nothing_to_score_is_void():
+    suite = json.loads(STARTER.read_text())
+    suite["tasks"] = suite["tasks"][:1]
+    out = voice.run_suite(suite, {suite["tasks"][0]["id"]: [{"speaker": "system", "start_ms": 0, "end_ms": 5}]})
+    assert out["per_task"][0]["verdict"] == "void" and out["aggregate"]["scored"] == 0
+
+
+def test_a_numeric_task_id_is_found_under_its_text():
+    suite = json.loads(STARTER.read_text())
+    suite["tasks"] = [{**suite["tasks"][0], "id": 1}]
+    out = voice.run_suite(suite, {"1": suite["tasks"][0]["reference_dialogue"]})
+    assert out["per_task"][0]["verdict"] == "pass" and out["unknown_submission_keys"] == []
+
+
+def test_compat_reference_coerces_as_the_reference_does():
+    """Times read with int() (1500.9 and "1500" give 1500), budgets with int(), keywords with str(),
+    a turn ending before it starts scored, aggregates rounded to six places, mean 0.0 for nothing."""
+    dialogue = [{"speaker": "caller", "start_ms": "0", "end_ms": 1500.9}, a(1500, 2600, "30 days"), a(2900, 2800)]
+    with pytest.raises(InputError, match="compat reference"):
+        voice.score_episode(dialogue)
+    result = voice.score_episode(dialogue, 1200, ["30"], compat="reference")
+    # The reply starts at 1500: 0 ms after the caller's end once 1500.9 is truncated (inside the
+    # budget); unrounded it would start 0.9 ms before the caller stopped, which is outside it.
+    assert result["raw"]["latency_inside"] == 1 and result["raw"]["agent_turns"] == 2
+    suite = json.loads(STARTER.read_text())
+    suite["tasks"] = [{**suite["tasks"][0], "budgets": {"max_latency_ms": "1200"}, "required_content": [30]}]
+    with pytest.raises(InputError, match="max_latency_ms"):
+        voice.run_suite(suite, None, reference=True)
+    out = voice.run_suite(suite, {}, compat="reference")
+    assert out["aggregate"]["mean_score"] == 0.0 and out["aggregate"]["pass_rate"] == 0.0
+    assert out["compat"] == "reference"
+
+
+def test_negative_budgets_are_refused(run, tmp_path):
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps([c(0, 500), a(700, 900)]))
+    r = run("voice", "score", path, "--max-latency-ms", "-5")
+    assert r.exit_code == 2 and "--max-latency-ms" in r.stderr
+    assert run("voice", "score", path, "--compat", "nope").exit_code == 2
+
+
+turn = st.fixed_dictionaries({
+    "speaker": st.sampled_from(["caller", "agent", "system"]),
+    "start_ms": st.integers(0, 5000), "text": st.sampled_from(["", "refund", "30 day refund", "hello"]),
+    "interrupt": st.booleans()}).flatmap(
+    lambda t: st.integers(t["start_ms"], t["start_ms"] + 3000).map(lambda e: {**t, "end_ms": e}))
+
+
+@settings(max_examples=300, deadline=None)
+@given(dialogue=st.lists(turn, max_size=8), budget=st.integers(0, 3000),
+       words=st.lists(st.sampled_from(["refund", "30 day", "policy"]), max_size=2))
+def test_the_verdict_is_pass_exactly_when_every_reported_floor_holds(dialogue, budget, words):
+    result = voice.score_episode(dialogue, budget, words)
+    floors = [v for k, v in result["pass_fail"].items() if k.endswith("_floor")]
+    if result["pass_fail"]["voice"] is None:
+        assert set(floors) == {None}
+    else:
+        assert result["pass_fail"]["voice"] is all(floors)
+        assert all(f is (result["components"][k[: -len("_floor")]] >= 0.75)
+                   for k, f in result["pass_fail"].items() if k.endswith("_floor"))
 
 
 def test_other_speakers_ignored_and_missing_times_are_zero():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import itertools
 import math
 import re
 from pathlib import Path
@@ -39,6 +40,8 @@ class Parameter(BaseModel):
     type: Literal[tuple(TYPES)]  # type: ignore[valid-type]
     min: float | None = None
     max: float | None = None
+    fixed: float | None = None  # a value the charter fixes: in force when the deal is silent
+    fixed_note: str | None = None  # how far, if at all, a deal may tighten it
     description: str
 
     @property
@@ -49,7 +52,7 @@ class Parameter(BaseModel):
 class Check(BaseModel):
     model_config = ConfigDict(extra="forbid")
     figure: str
-    comparator: Literal["floor", "ceiling"]
+    comparator: Literal["floor", "ceiling", "trigger"]
     parameter: str
 
 
@@ -170,8 +173,14 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
                 problems.append(f"parameters.{pid} is not a parameter of the library")
             continue
         problem = _check_value(spec, value)
+        if problem and spec.fixed is not None:
+            problem += f" ({spec.fixed_note})"
         if problem:
             problems.append(f"parameters.{pid} {problem}")
+    for cid in include:  # values the charter fixes stand unless the deal tightens them
+        for spec in lib.clauses[cid].parameters if cid in lib.clauses else []:
+            if spec.fixed is not None and spec.id not in params:
+                params = {**params, spec.id: spec.fixed}
     missing = [p.id for cid in include if cid in lib.clauses for p in lib.clauses[cid].parameters
                if p.id not in params]
     if missing and not draft:
@@ -270,13 +279,43 @@ def schedule(lib: Library, deal: Deal, draft: bool = False) -> dict[str, Any]:
 # ----- compliance ----------------------------------------------------------------------------
 
 
-def comply(lib: Library, deal: Deal, figures: dict[str, Any], source: str) -> list[dict[str, Any]]:
-    """One row per check of every included clause: met, not met or not run, on unrounded figures."""
+def check_ids(lib: Library, deal: Deal | None = None) -> list[dict[str, Any]]:
+    """Every check a figures file may name: its id, clause, unit, comparator and the deal's threshold."""
+    out = []
+    for cid in (deal.include if deal else lib.order):
+        clause = lib.clauses[cid]
+        for check in clause.checks:
+            spec = next(p for p in clause.parameters if p.id == check.parameter)
+            out.append({"check": check.figure, "clause": cid, "unit": spec.unit, "comparator": check.comparator,
+                        "parameter": spec.id, "threshold": deal.parameters.get(spec.id) if deal else None})
+    return out
+
+
+def comply(lib: Library, deal: Deal, figures: dict[str, Any], source: str,
+           scope: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """One row per check of every included clause: met, not met, not run (or, for a reporting
+    duty, reported / triggered), on unrounded figures.
+
+    ``scope`` says where journal figures came from (its tier, whether the records are the
+    supplier's own): a Day-60 figure from another tier than the deal's, or from supplier-reported
+    records, is not run with the reason, never met (charter 4.5).
+    """
+    import difflib
+
+    known = {c["check"] for c in check_ids(lib)}
+    unknown = sorted(set(figures) - known)
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
+        hint = f"did you mean {close[0]}? " if close else ""
+        raise InputError("--figures", f"{', '.join(k[:40] for k in unknown)} name(s) no check",
+                         f"{hint}see 'day60 comply --list-checks'")
     rows = []
     for cid in deal.include:
         clause = lib.clauses[cid]
         for check in clause.checks:
             rows.append(_check(lib, clause, check, deal, figures.get(check.figure), source))
+    if scope:
+        _scope(rows, deal, scope)
     status = {}
     for row in rows:
         prior = status.get(row["clause"], "met")
@@ -293,6 +332,23 @@ def comply(lib: Library, deal: Deal, figures: dict[str, Any], source: str) -> li
                 row.update(status="not met" if other == "not met" else "not run",
                            reason=f"met on its own, but {needed} is {other}: the two stand or fall together")
     return rows
+
+
+def _scope(rows: list[dict[str, Any]], deal: Deal, scope: dict[str, Any]) -> None:
+    """Day-60 figures count only from the deal's own tier, and never from the supplier's own records."""
+    wanted = deal.parameters.get("day60_tier")
+    why = None
+    if scope.get("records") == "supplier-reported":
+        why = "these figures come from the supplier's own records (a self-assessment), not an audited exercise"
+    elif wanted and scope.get("tier") != wanted:
+        why = f"the journal is a tier {scope.get('tier')} exercise; the deal's Day-60 tier is {wanted}"
+    if why is None:
+        return
+    day60 = {"drift-notice", "restore-sev1", "restore-sev2", "restore-sev3", "restore-sev4", "rollback",
+             "day60-score", "day60-tier"}
+    for row in rows:
+        if row["check"] in day60 and row["status"] != "not run":
+            row.update(status="not run", reason=why)
 
 
 def _check(lib: Library, clause: Clause, check: Check, deal: Deal, figure: Any, source: str) -> dict[str, Any]:
@@ -320,6 +376,18 @@ def _check(lib: Library, clause: Clause, check: Check, deal: Deal, figure: Any, 
         row.update(value=figure["value"], reason="the figure has no sample size, so it is not evidence")
         return row
     value = float(figure["value"])
+    if check.comparator == "trigger":  # a reporting duty: two months running above it trigger the remedy
+        months = [float(m) for m in figure.get("months") or [] if isinstance(m, int | float)]
+        run = any(a > threshold and b > threshold for a, b in itertools.pairwise(months))
+        row.update(value=value, n=n, display=_display(spec, value, str(deal.deal.get("currency", ""))))
+        if run:
+            row.update(status="triggered", reason=f"above {threshold:g} in two consecutive months: the remedy "
+                                                  "applies")
+        else:
+            row.update(status="reported, not triggered", reason=f"{value!r} reported; the remedy needs two "
+                                                                "consecutive months above the trigger"
+                       if value > threshold else None)
+        return row
     ok = value >= threshold if check.comparator == "floor" else value <= threshold
     row.update(value=value, n=n, display=_display(spec, value, str(deal.deal.get("currency", ""))),
                status="met" if ok else "not met")
@@ -352,14 +420,18 @@ def load_figures(path: str | Path) -> dict[str, Any]:
         if not isinstance(fig, dict):
             problems.append(f"{fid[:40]} is not an object")
             continue
-        for key in sorted(set(fig) - {"value", "n", "reason", "note"}):
-            problems.append(f"{fid[:40]}.{key[:40]} is not a figure field (value, n, reason, note)")
+        for key in sorted(set(fig) - {"value", "n", "reason", "note", "months"}):
+            problems.append(f"{fid[:40]}.{key[:40]} is not a figure field (value, n, reason, note, months)")
+        months = fig.get("months")
+        if months is not None and (not isinstance(months, list) or not all(
+                isinstance(m, int | float) and not isinstance(m, bool) for m in months)):
+            problems.append(f"{fid[:40]}.months is not a list of monthly figures, oldest first")
         for key in ("value", "n"):
             v = fig.get(key)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)):
                 problems.append(f"{fid[:40]}.{key} is {str(v)[:30]!r}, not a number")
         n = fig.get("n")
-        if isinstance(n, int | float) and not isinstance(n, bool) and (n < 0 or n != int(n)):
+        if isinstance(n, float) or (isinstance(n, int) and not isinstance(n, bool) and n < 0):
             problems.append(f"{fid[:40]}.n is {n!r}, not a whole count")
         for key in ("reason", "note"):
             if fig.get(key) is not None and not isinstance(fig[key], str):

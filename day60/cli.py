@@ -866,6 +866,14 @@ def clauses_show(clause_id: str = typer.Argument(..., help="A clause id from 'da
     typer.echo("")
     for key, value in c.definitions.model_dump().items():
         typer.echo(f"{key}: {value}")
+    typer.echo("\nparameters:")
+    for p in c.parameters:
+        bounds = ", ".join(f"{k} {v:g}" for k, v in (("at least", p.min), ("at most", p.max)) if v is not None)
+        fixed = f"; {p.fixed_note}" if p.fixed is not None else ""
+        typer.echo(f"  {p.id} ({p.unit}{'; ' + bounds if bounds else ''}{fixed}): {p.description}")
+    typer.echo("checks:")
+    for check in c.checks:
+        typer.echo(f"  {check.figure}: {check.comparator} {check.parameter}")
     if c.requires:
         typer.echo(f"stands or falls with: {', '.join(c.requires)}")
 
@@ -910,9 +918,11 @@ def _rubric_ids() -> set[str]:
 @app.command()
 def comply(
     journal: Path = typer.Argument(None, help="An exercise journal supplying the Day-60 figures."),
-    sow: Path = typer.Option(..., "--sow", help="The deal file (TOML)."),
-    figures: Path = typer.Option(None, "--figures", help='JSON {"<figure id>": {"value": x, "n": count}}.'),
+    sow: Path = typer.Option(None, "--sow", help="The deal file (TOML)."),
+    figures: Path = typer.Option(None, "--figures", help='JSON {"<check id>": {"value": x, "n": count}}.'),
     fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
+    list_checks: bool = typer.Option(False, "--list-checks", help="List every check id, its clause, unit and "
+                                                                   "threshold (the deal's, with --sow)."),
 ) -> None:
     """Check measured figures against the deal's clauses: met, not met, or not run. Exit 1 if any is not met.
 
@@ -922,10 +932,21 @@ def comply(
     from day60.errors import InputError
 
     _check_format(fmt)
+    lib = clauses.load_library()
+    if list_checks:
+        deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=True) if sow else None
+        listed = clauses.check_ids(lib, deal)
+        if fmt == "json":
+            print_json(listed)
+        else:
+            print_table([{**c, "threshold": "" if c["threshold"] is None else c["threshold"]} for c in listed])
+        return
+    if sow is None:
+        raise InputError("--sow", "is missing", "name the deal file the figures are checked against")
     if (journal is None) == (figures is None):
         raise InputError("--figures", "give exactly one of a JOURNAL or --figures", "pass one source of figures")
-    lib = clauses.load_library()
     deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=True)
+    scope = None
     if figures:
         measured, source = clauses.load_figures(figures), str(figures)
     else:
@@ -934,14 +955,16 @@ def comply(
         j = jr.read(journal)
         _warn_partial(j)
         measured, source = clauses.journal_figures(j, deal), str(journal)
-    rows = clauses.comply(lib, deal, measured, source)
+        scope = {"tier": j.header["tier"], "records": j.header.get("records", "auditor-held")}
+    rows = clauses.comply(lib, deal, measured, source, scope)
     if fmt == "json":
         print_json([{k: r[k] for k in ("clause", "check", "status", "value", "display", "threshold", "n", "reason")}
                     for r in rows])
     else:
-        counts = {s: sum(r["status"] == s for r in rows) for s in ("met", "not met", "not run")}
+        counts = {s: sum(r["status"] == s for r in rows) for s in ("met", "not met", "not run", "triggered")}
         typer.echo(f"{len(rows)} check(s): {counts['met']} met, {counts['not met']} not met, "
-                   f"{counts['not run']} not run (figures from {source})")
+                   f"{counts['not run']} not run, {counts['triggered']} reporting trigger(s) reached "
+                   f"(figures from {source})")
         print_table([{"clause": r["clause"], "check": r["check"], "status": r["status"], "figure": r["display"],
                       "n": r["n"] if r["n"] is not None else "", "threshold": f"{r['comparator']} {r['threshold']}",
                       "reason": r["reason"] or ""} for r in rows])

@@ -73,7 +73,14 @@ class Clause(BaseModel):
     parameters: list[Parameter]
     checks: list[Check]
     requires: list[str] = []
+    documents: list[str] = []
     text: str
+
+
+class DocumentSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    term: str
+    what: str
 
 
 class Library(BaseModel):
@@ -83,7 +90,10 @@ class Library(BaseModel):
     effective: Any
     charter: str
     order: list[str]
+    catch_all: str
     definitions: dict[str, str]
+    documents: dict[str, DocumentSpec]
+    precedence: str
     clauses: dict[str, Clause] = {}
 
     def parameter(self, pid: str) -> Parameter | None:
@@ -122,6 +132,9 @@ class Deal(BaseModel):
     include: list[str]
     sha256: str
     path: str
+    calendar: dict[str, Any] | None = None  # the deal's business calendar table, checked
+    documents: dict[str, str] = {}  # document id -> the deal's reference to it
+    report_elements: dict[str, str] = {}  # elements the deal adds to the Monthly Report: id -> what
 
 
 def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = frozenset(),
@@ -138,8 +151,9 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
                                                          "effective_date and currency")
     for key in sorted(DEAL_KEYS - set(deal)):
         problems.append(f"deal.{key} is missing")
-    for key in sorted(set(deal) - DEAL_KEYS - {"calendar", "synthetic"}):
-        problems.append(f"deal.{key} is not a deal setting")
+    for key in sorted(set(deal) - DEAL_KEYS - {"synthetic"}):
+        hint = " (the business calendar is a [calendar] table of its own)" if key == "calendar" else ""
+        problems.append(f"deal.{key} is not a deal setting{hint}")
     if "currency" in deal and not re.fullmatch(r"[A-Z]{3}", str(deal["currency"])):
         problems.append(f"deal.currency {str(deal['currency'])[:40]!r} is not a three-letter code such as GBP")
     if "effective_date" in deal and not isinstance(deal["effective_date"], dt.date):
@@ -147,13 +161,27 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
             dt.date.fromisoformat(str(deal["effective_date"]))
         except ValueError:
             problems.append("deal.effective_date is not a date (YYYY-MM-DD)")
-    for key in sorted((DEAL_KEYS | {"calendar"}) & set(deal)):
+    for key in sorted(DEAL_KEYS & set(deal)):
         if key != "effective_date" and not isinstance(deal[key], str):
             problems.append(f"deal.{key} is {str(deal[key])[:40]!r}, not text")
     if not isinstance(deal.get("synthetic", False), bool):
         problems.append("deal.synthetic is not true or false")
-    for key in sorted(set(data) - {"deal", "clauses", "parameters"}):
-        problems.append(f"{key} is not a table of a deal file (use [deal], [clauses], [parameters])")
+    for key in sorted(set(data) - {"deal", "clauses", "parameters", "calendar", "documents", "report"}):
+        problems.append(f"{key} is not a table of a deal file (use [deal], [calendar], [clauses], [parameters], "
+                        "[documents], [report])")
+    calendar = _deal_calendar(data.get("calendar"), Path(path).parent, problems)
+    documents = data.get("documents", {})
+    if not isinstance(documents, dict) or not all(isinstance(v, str) for v in documents.values()):
+        problems.append("documents is not a table of document id = \"reference\" lines")
+        documents = {}
+    for did in sorted(set(documents) - set(lib.documents)):
+        problems.append(f"documents.{did[:40]} is not a document the clauses use ({', '.join(lib.documents)})")
+    report = data.get("report", {})
+    added = report.get("elements", {}) if isinstance(report, dict) else None
+    if not isinstance(added, dict) or not all(isinstance(v, str) for v in added.values()) or \
+            set(report) - {"elements"}:
+        problems.append("report is not a table holding [report.elements], one element id = \"what it contains\"")
+        added = {}
     section = data.get("clauses", {})
     include = section.get("include", list(lib.order)) if isinstance(section, dict) else None
     if not isinstance(include, list) or not all(isinstance(c, str) for c in include):
@@ -183,13 +211,42 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
                 params = {**params, spec.id: spec.fixed}
     missing = [p.id for cid in include if cid in lib.clauses for p in lib.clauses[cid].parameters
                if p.id not in params]
+    missing += sorted({d for cid in include if cid in lib.clauses for d in lib.clauses[cid].documents}
+                      - set(documents))
+    if calendar is None:
+        missing.append("calendar")
     if missing and not draft:
-        problems.append(f"missing parameters (or export with --draft): {', '.join(missing)}")
+        problems.append(f"missing parameters, documents or calendar (or export with --draft): {', '.join(missing)}")
     if problems:
         raise InputError("--sow", f"{len(problems)} problem(s): " + "; ".join(problems),
                          "fix the deal file (see 'day60 clauses list')")
     return Deal(deal=deal, parameters=params, include=include, sha256=hashlib.sha256(raw).hexdigest(),
-                path=str(path))
+                path=str(path), calendar=calendar, documents=documents, report_elements=added)
+
+
+def _deal_calendar(table: Any, folder: Path, problems: list[str]) -> dict[str, Any] | None:
+    """The deal's business calendar: a [calendar] table as a calendar file holds, or the path of
+    such a file. Free text is refused: a calendar is data the figures are computed on."""
+    from day60.clock import BusinessCalendar
+
+    if table is None:
+        return None
+    if isinstance(table, str):
+        target = (folder / table) if not Path(table).is_absolute() else Path(table)
+        if target.suffix != ".toml" or not target.is_file():
+            problems.append(f"calendar {table[:60]!r} is neither a calendar table nor the path of a calendar file "
+                            "(write [calendar] with timezone, hours, holidays, closures, as in day60/examples/)")
+            return None
+        try:
+            return BusinessCalendar.load(target).to_dict()
+        except InputError as exc:
+            problems.append(f"calendar file {table[:60]}: {exc}")
+            return None
+    try:
+        return BusinessCalendar.from_dict(table).to_dict()
+    except InputError as exc:
+        problems.append(str(exc))
+        return None
 
 
 def _check_value(spec: Parameter, value: Any) -> str | None:
@@ -233,24 +290,61 @@ def show_value(spec: Parameter, value: Any, currency: str = "") -> str:
 # ----- the schedule --------------------------------------------------------------------------
 
 
-def clause_text(lib: Library, clause: Clause, values: dict[str, str], numbers: dict[str, int]) -> str:
-    """Render a clause's text template with display values and cross-references."""
-    env = SandboxedEnvironment(autoescape=False, keep_trailing_newline=False)
-
+def _ref(lib: Library, numbers: dict[str, int]) -> Any:
     def ref(cid: str) -> str:
         if cid in numbers:
             return f"clause {numbers[cid]}"
         return f"the {lib.clauses[cid].title.lower()} clause (not part of this schedule)"
 
-    return env.from_string(clause.text).render(p=values, ref=ref).strip()
+    return ref
+
+
+def clause_text(lib: Library, clause: Clause, values: dict[str, str], numbers: dict[str, int],
+                rubric_name: str = "[rubric: id, version and SHA-256]") -> str:
+    """Render a clause's text template with display values and cross-references."""
+    env = SandboxedEnvironment(autoescape=False, keep_trailing_newline=False)
+    return env.from_string(clause.text).render(p=values, ref=_ref(lib, numbers), rubric=rubric_name).strip()
+
+
+def definitions(lib: Library, numbers: dict[str, int], calendar: bool) -> dict[str, str]:
+    """The schedule's definitions, each rendered for this deal: none cites a clause it left out."""
+    env = SandboxedEnvironment(autoescape=False)
+    return {term: env.from_string(text).render(included=set(numbers), ref=_ref(lib, numbers), calendar=calendar)
+            for term, text in lib.definitions.items()}
 
 
 def blanks(clause: Clause) -> dict[str, str]:
     return {p.id: f"[{p.id}: {p.unit}]" for p in clause.parameters}
 
 
+def _calendar_rows(table: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """The deal's calendar as the schedule prints it: timezone, hours per weekday, holidays, closures."""
+    if table is None:
+        return []
+    from day60.clock import WEEKDAYS
+
+    hours = table.get("hours")
+    rows = [("Timezone", table["timezone"])]
+    if hours == "24x7":
+        rows.append(("Working hours", "every hour of every day"))
+    else:
+        for day in WEEKDAYS:
+            spans = hours.get(day, [])
+            spans = [spans] if isinstance(spans, str) else spans
+            rows.append((day.capitalize(), ", ".join(spans) or "closed"))
+    h = table.get("holidays")
+    rows.append(("Public holidays", f"{h['country']}{' / ' + h['subdivision'] if h.get('subdivision') else ''}, "
+                                    "as the holidays package lists them (observed days included)" if h else "none"))
+    rows.append(("Closures", ", ".join(str(c) for c in table.get("closures", [])) or "none"))
+    return rows
+
+
 def schedule(lib: Library, deal: Deal, draft: bool = False) -> dict[str, Any]:
     """The schedule as data: title block, definitions, numbered clauses, parameter table, footer."""
+    from day60 import rubric
+
+    published = rubric.load()
+    rubric_name = f"{published.id} {published.version} (SHA-256 {published.sha256})"
     numbers = {cid: i for i, cid in enumerate(deal.include, start=1)}
     currency = str(deal.deal.get("currency", ""))
     clauses, table, unfilled = [], [], []
@@ -263,13 +357,31 @@ def schedule(lib: Library, deal: Deal, draft: bool = False) -> dict[str, Any]:
             else:
                 unfilled.append(p.id)
             table.append({"clause": numbers[cid], "id": p.id, "type": p.type, "unit": p.unit,
-                          "value": values[p.id], "filled": p.id in deal.parameters, "description": p.description})
+                          "value": values[p.id], "filled": p.id in deal.parameters, "description": p.description,
+                          "fixed": p.fixed_note if p.fixed is not None else None})
         clauses.append({"number": numbers[cid], "id": cid, "title": clause.title, "section": clause.section,
                         "definitions": clause.definitions.model_dump(), "requires": clause.requires,
-                        "text": clause_text(lib, clause, values, numbers)})
+                        "text": clause_text(lib, clause, values, numbers, rubric_name),
+                        "documents": [lib.documents[d].term for d in clause.documents]})
+    needed = sorted({d for cid in deal.include for d in lib.clauses[cid].documents})
+    documents = [{"term": lib.documents[d].term, "what": lib.documents[d].what, "reference": deal.documents.get(d),
+                  "clauses": [numbers[c] for c in deal.include if d in lib.clauses[c].documents]} for d in needed]
+    unfilled += [lib.documents[d].term for d in needed if d not in deal.documents]
+    if deal.calendar is None:
+        unfilled.append("business calendar")
     if unfilled and not draft:
-        raise InputError("--sow", f"unfilled parameters: {', '.join(unfilled)}", "fill them or export with --draft")
-    return {"deal": {"calendar": "", **{k: str(v) for k, v in deal.deal.items()}}, "definitions": lib.definitions,
+        raise InputError("--sow", f"unfilled: {', '.join(unfilled)}", "fill them or export with --draft")
+    from day60.resources import report_elements
+
+    elements = [{"id": e["id"], "what": e["what"], "source": f"charter {e.get('section', '')}".strip()}
+                for e in report_elements()] + [{"id": k, "what": v, "source": "this deal"}
+                                               for k, v in deal.report_elements.items()]
+    return {"deal": {k: str(v) for k, v in deal.deal.items()},
+            "catch_all": lib.catch_all, "precedence": lib.precedence,
+            "definitions": definitions(lib, numbers, deal.calendar is not None),
+            "calendar": _calendar_rows(deal.calendar), "documents": documents,
+            "report_elements": elements if "report-completeness" in numbers else [],
+            "report_clause": numbers.get("report-completeness"),
             "clauses": clauses, "parameters": table, "unfilled": unfilled, "draft": draft,
             "synthetic": bool(deal.deal.get("synthetic")),
             "library": {"id": lib.id, "version": lib.version, "charter": lib.charter},
@@ -480,7 +592,11 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
     out["report-completeness"] = {"value": rep["lowest_completeness_percent"], "n": rep["count"] or None,
                                   "reason": rep["reason"]}
     if rep["periods"]:
-        days = [delivery_business_day(journal.calendar(), p["period"], dt.date.fromisoformat(p["delivered"]))
+        from day60.clock import BusinessCalendar
+
+        # The deal's calendar decides the Business Day of delivery; the journal's stands in without one.
+        cal = BusinessCalendar.from_dict(deal.calendar) if deal.calendar else journal.calendar()
+        days = [delivery_business_day(cal, p["period"], dt.date.fromisoformat(p["delivered"]))
                 for p in rep["periods"]]
         out["report-timeliness"] = {"value": max(days), "n": len(days)}
     out["day60-score"] = {"value": done.result["score"], "n": 1}

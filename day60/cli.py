@@ -40,17 +40,17 @@ class _Day60Group(TyperGroup):
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except Day60Error as exc:
-            typer.echo(f"error: {exc}", err=True)
+            typer.echo(f"error: {_one_line(str(exc))}", err=True)
             code = exc.exit_code
         except TyperException as exc:  # typer's own click: usage errors and bad option values
-            message = exc.format_message().replace("\n", " ").rstrip(".")
+            message = _one_line(exc.format_message()).rstrip(".")
             typer.echo(f"error: {message}; see '{prog_name or 'day60'} --help'", err=True)
             code = exc.exit_code
         except (typer.Abort, KeyboardInterrupt, EOFError):
             typer.echo("stopped: nothing more was written", err=True)
             code = 130
         except Exception as exc:  # a defect: still one line, and no traceback for the user
-            typer.echo(f"error: internal fault ({type(exc).__name__}: {str(exc)[:200]}); nothing more was "
+            typer.echo(f"error: internal fault ({type(exc).__name__}: {_one_line(str(exc))[:200]}); nothing more was "
                        "written; please report it with the command line", err=True)
             code = 2
         code = code if isinstance(code, int) else 0
@@ -80,6 +80,13 @@ def _name_metavars(command: Any) -> None:
             primary = max(param.opts, key=len)
             bare = param.bare_type().removeprefix("list[").removesuffix("]")
             param.metavar = _METAVARS.get(primary) or _BY_TYPE.get(bare, bare.upper())
+
+
+def _one_line(text: str) -> str:
+    """A message as one printable line: control characters an input carried are shown escaped."""
+    import re
+
+    return re.sub(r"[\x00-\x1f\x7f\u2028\u2029]", lambda m: repr(m.group())[1:-1], text)
 
 
 def _app(help_text: str) -> typer.Typer:
@@ -884,6 +891,7 @@ def clauses_export(
     pdf: Path = typer.Option(None, "--pdf", help="Write the schedule as PDF."),
     md: Path = typer.Option(None, "--md", help="Write the schedule as Markdown."),
     html: Path = typer.Option(None, "--html", help="Write the schedule as HTML."),
+    docx: Path = typer.Option(None, "--docx", help="Write the schedule as an editable Word file."),
     draft: bool = typer.Option(False, "--draft", help="Allow unfilled parameters; watermark every page DRAFT."),
 ) -> None:
     """The clause schedule with the deal's values filled in. Prints Markdown when no file is named.
@@ -892,12 +900,15 @@ def clauses_export(
     """
     from day60 import clauses, files, render
 
-    files.check_outputs({"--pdf": pdf, "--md": md, "--html": html}, [("--sow", sow)])
+    files.check_outputs({"--pdf": pdf, "--md": md, "--html": html, "--docx": docx}, [("--sow", sow)])
     lib = clauses.load_library()
     s = clauses.schedule(lib, clauses.load_deal(sow, lib, _rubric_ids(), draft=draft), draft=draft)
-    if not (pdf or md or html):
+    if not (pdf or md or html or docx):
         typer.echo(render.html("schedule.md.j2", {"s": s}))
         return
+    if docx:
+        render.docx(s, docx)
+        typer.echo(f"wrote {docx}", err=True)
     if md:
         files.write_atomic(md, render.html("schedule.md.j2", {"s": s}), "--md")
         typer.echo(f"wrote {md}", err=True)

@@ -96,3 +96,19 @@ def score_html(journal: Any, figures: Any, score: dict[str, Any], title: str = "
         "timeline_svg": svg(journal.events, journal.calendar(), header["window"]),
 
     })
+
+
+def docx(schedule: dict[str, Any], out: str | Path, field: str = "--docx") -> None:
+    """Write the clause schedule as an editable Word file from templates/schedule.docx (docxtpl).
+    Text is XML-escaped; clauses are numbered by Word's own list numbering."""
+    import io
+
+    from docxtpl import DocxTemplate
+
+    from day60.files import write_atomic
+
+    template = DocxTemplate(data_dir("templates") / "schedule.docx")
+    template.render({"s": schedule, "toolkit_version": __version__}, autoescape=True)
+    buffer = io.BytesIO()
+    template.save(buffer)
+    write_atomic(out, buffer.getvalue(), field)

@@ -263,3 +263,171 @@ def test_a_breach_is_not_met_even_with_no_value(tmp_path):
     assert "not notified within the window" in rows["drift-notice"]["reason"]
     assert rows["restore-sev1"]["status"] == "not met" and "still open" in rows["restore-sev1"]["reason"]
     assert rows["restore-sev2"]["status"] == "not run"  # nothing of severity 2 happened at all
+
+
+# ----- a schedule a lawyer can sign ------------------------------------------------------------
+
+FROM_SCRATCH = """
+[deal]
+provider = "Provider Ltd"
+partner = "Partner plc"
+agreement = "Services agreement 2027-01"
+schedule = "Schedule 9"
+effective_date = 2027-01-01
+currency = "EUR"
+
+[clauses]
+include = ["containment", "restore", "report-completeness", "reviewer-minutes"]
+
+[parameters]
+containment_floor_percent = 60
+restore_sev1_hours = 4
+"""
+
+COMPLETE = FROM_SCRATCH + """restore_sev2_hours = 8
+restore_sev3_business_hours = 24
+restore_sev4_business_hours = 40
+reviewer_minutes_trigger = 6
+reviewer_idle_cutoff_seconds = 300
+reviewer_remediation_business_days = 20
+
+[calendar]
+timezone = "Europe/Dublin"
+holidays = { country = "IE" }
+[calendar.hours]
+mon = ["09:00-17:00"]
+tue = ["09:00-17:00"]
+wed = ["09:00-17:00"]
+thu = ["09:00-17:00"]
+fri = ["09:00-17:00"]
+
+[documents]
+outcome_definitions = "Annex 1"
+retainer_schedule = "Schedule 2"
+"""
+
+
+def test_the_lawyers_journey_from_half_a_deal_to_a_signable_schedule(run, tmp_path):
+    """Half the parameters, no calendar, no documents: refused, naming every gap; with --draft every
+    format exports with named blanks; completed, every format exports clean."""
+    from docx import Document
+    from pypdf import PdfReader
+
+    deal = tmp_path / "deal.toml"
+    deal.write_text(FROM_SCRATCH)
+    r = run("clauses", "export", "--sow", deal, "--md", tmp_path / "x.md")
+    assert r.exit_code == 2 and "calendar" in r.stderr and "outcome_definitions" in r.stderr
+    assert "restore_sev2_hours" in r.stderr and "reviewer_idle_cutoff_seconds" in r.stderr
+    outputs = {ext: tmp_path / f"draft.{ext}" for ext in ("pdf", "md", "html", "docx")}
+    r = run("clauses", "export", "--sow", deal, "--draft", *[a for ext, p in outputs.items() for a in (f"--{ext}", p)])
+    assert r.exit_code == 0, r.output
+    md = outputs["md"].read_text()
+    assert "(DRAFT)" in md and "[Outcome Definitions: to be named]" in md and "not yet agreed" in md
+    pdf = " ".join(page.extract_text() for page in PdfReader(outputs["pdf"]).pages)
+    assert "DRAFT" in pdf and "[restore_sev2_hours: hours]" in pdf
+    doc = Document(outputs["docx"])
+    text = "\n".join(p.text for p in doc.paragraphs)
+    assert text.count("DRAFT") >= 1 and "{{" not in text and "{%" not in text
+    deal.write_text(COMPLETE)
+    for ext in ("pdf", "md", "html", "docx"):
+        r = run("clauses", "export", "--sow", deal, f"--{ext}", tmp_path / f"final.{ext}")
+        assert r.exit_code == 0, r.output
+    doc = Document(tmp_path / "final.docx")
+    numbered = [p.text for p in doc.paragraphs if p.style.name == "List Number"]
+    assert numbered == ["Containment", "Time to restore service", "Monthly report completeness and timeliness",
+                        "Reviewer minutes per exception"]  # Word's own numbering (List Number) numbers them
+    body = "\n".join(p.text for p in doc.paragraphs) + " ".join(c.text for t in doc.tables for r in t.rows
+                                                                 for c in r.cells)
+    assert "DRAFT" not in body and "{{" not in body and "{%" not in body
+    assert "repeat_contact_days calendar days 7 calendar days" in " ".join(body.split())  # the fixed term stands
+    final = (tmp_path / "final.md").read_text()
+    assert "Europe/Dublin" in final and "IE" in final and "Annex: Monthly Report elements" in final
+    assert "fixed by the charter (3.9) at seven calendar days" in final  # the repeat period is not negotiable
+
+
+def test_values_the_charter_fixes_cannot_be_loosened(run, tmp_path):
+    deal = tmp_path / "deal.toml"
+    deal.write_text(COMPLETE.replace("[parameters]", "[parameters]\nrepeat_contact_days = 3\n"
+                                                       "report_completeness_percent = 90\nreport_due_business_day = 8"))
+    r = run("clauses", "export", "--sow", deal)
+    assert r.exit_code == 2
+    for words in ("repeat_contact_days", "report_completeness_percent", "report_due_business_day",
+                  "may only set an earlier one"):
+        assert words in r.stderr
+    deal.write_text(COMPLETE.replace("[parameters]", "[parameters]\nreport_due_business_day = 3"))
+    assert run("clauses", "export", "--sow", deal).exit_code == 0  # an earlier day tightens it
+
+
+def test_a_calendar_is_a_table_not_a_sentence(run, tmp_path):
+    deal = tmp_path / "deal.toml"
+    deal.write_text(COMPLETE.replace('[calendar]\ntimezone = "Europe/Dublin"',
+                                     '[calendar]\ntimezone = "Nowhere/Atlantis"'))
+    assert "calendar.timezone" in run("clauses", "export", "--sow", deal).stderr
+    text = COMPLETE.split("[calendar]")[0].replace('currency = "EUR"', 'currency = "EUR"\ncalendar = "Mon-Fri 9-5"')
+    deal.write_text(text)
+    r = run("clauses", "export", "--sow", deal, "--draft")
+    assert r.exit_code == 2 and "[calendar] table of its own" in r.stderr
+
+
+def test_definitions_never_cite_a_clause_the_deal_left_out(run, tmp_path):
+    deal = tmp_path / "deal.toml"
+    deal.write_text(COMPLETE.replace('"report-completeness", ', ""))
+    md = run("clauses", "export", "--sow", deal).stdout
+    monthly = next(line for line in md.splitlines() if line.startswith("- **Monthly Report**"))
+    assert "clause" not in monthly and "Annex: Monthly Report elements" not in md
+
+
+def test_the_day60_clause_names_the_rubric_it_is_scored_against(run):
+    from day60 import rubric
+
+    published = rubric.load()
+    md = run("clauses", "export", "--sow", SOW).stdout
+    assert f"{published.id} {published.version} (SHA-256 {published.sha256})" in md
+
+
+def test_comply_refuses_unknown_checks_with_the_closest(run, tmp_path):
+    figures = tmp_path / "f.json"
+    figures.write_text(json.dumps({"drift-notise": {"value": 3, "n": 2}}))
+    r = run("comply", "--sow", SOW, "--figures", figures)
+    assert r.exit_code == 2 and "did you mean drift-notice?" in r.stderr
+    figures.write_text(json.dumps({"drift-notice": {"value": 3, "n": 2.5}}))
+    assert run("comply", "--sow", SOW, "--figures", figures).exit_code == 2
+    listed = json.loads(run("comply", "--list-checks", "--sow", SOW, "--format", "json").stdout)
+    row = next(c for c in listed if c["check"] == "drift-notice")
+    assert row["clause"] == "drift-lead-time" and row["threshold"] == 24 and row["comparator"] == "ceiling"
+
+
+def test_reviewer_minutes_is_a_reporting_duty_with_a_two_month_trigger(run, tmp_path):
+    figures = tmp_path / "f.json"
+    figures.write_text(json.dumps({"reviewer-minutes": {"value": 7.5, "n": 268, "months": [5.0, 7.5]}}))
+    rows = json.loads(run("comply", "--sow", SOW, "--figures", figures, "--format", "json").stdout)
+    row = next(r for r in rows if r["check"] == "reviewer-minutes")
+    assert row["status"] == "reported, not triggered"
+    figures.write_text(json.dumps({"reviewer-minutes": {"value": 7.5, "n": 268, "months": [6.5, 7.5]}}))
+    r = run("comply", "--sow", SOW, "--figures", figures, "--format", "json")
+    row = next(x for x in json.loads(r.stdout) if x["check"] == "reviewer-minutes")
+    assert row["status"] == "triggered" and r.exit_code == 0  # a remedy owed, not a broken promise
+
+
+def test_comply_is_tier_aware(run, tmp_path):
+    """The synthetic deal's Day-60 tier is T3. A T2 journal, or a self-assessment from the supplier's
+    own records, never meets a Day-60 clause: its rows read not run with the reason."""
+    from tests.builders import make_journal
+
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("incident.detected", "I1", "2026-03-03T10:00", {"severity": 2, "source": "organic"}),
+        ("incident.restored", "I1", "2026-03-03T11:00", {"check": "probe"})], tier="T2")
+    rows = json.loads(run("comply", path, "--sow", SOW, "--format", "json").stdout)
+    sev2 = next(r for r in rows if r["check"] == "restore-sev2")
+    assert sev2["status"] == "not run" and "tier T2" in sev2["reason"]
+    path = make_journal(tmp_path / "k.jsonl", [
+        ("incident.detected", "I1", "2026-03-03T10:00", {"severity": 2, "source": "organic"}),
+        ("incident.restored", "I1", "2026-03-03T11:00", {"check": "probe"})], records="supplier-reported")
+    rows = json.loads(run("comply", path, "--sow", SOW, "--format", "json").stdout)
+    assert "supplier's own records" in next(r for r in rows if r["check"] == "restore-sev2")["reason"]
+
+
+def test_clauses_show_lists_parameters_with_bounds_and_checks(run):
+    out = run("clauses", "show", "containment").stdout
+    assert "containment_floor_percent (percent; at least 0, at most 100)" in out
+    assert "fixed by the charter" in out and "containment: floor containment_floor_percent" in out

@@ -569,6 +569,14 @@ def metrics(
         typer.echo(f"\njournal {j.sha256[:16]}..., head {j.head['seq']}:{j.head['hash']}")
 
 
+def _warn_calendar(deal: Any, j: Any) -> None:
+    """The journal's own calendar computes its figures (so the journal alone reproduces them);
+    say so when the deal's calendar differs from it."""
+    if deal is not None and deal.calendar is not None and deal.calendar != j.calendar().to_dict():
+        typer.echo("note: the deal's business calendar differs from the journal's; figures use the journal's, "
+                   "comply judges report delivery days on the deal's", err=True)
+
+
 def _warn_partial(j: Any) -> None:
     if j.partial is not None:
         typer.echo(f"note: {j.path} ends with a partial line (an interrupted write), which was left out; "
@@ -667,12 +675,13 @@ def score(
     files.check_outputs({"--pdf": pdf, "--html": html},
                         [("JOURNAL", journal), ("--rubric", rubric_file), ("--sow", sow)])
     published = rubric.load(rubric_file)
-    parameters = None
+    parameters = deal = None
     if sow:  # the deal file is checked whole, then the rubric takes the targets it reads
-        parameters = clauses.load_deal(sow, clauses.load_library(), rubric.parameter_ids(published),
-                                       draft=True).parameters
+        deal = clauses.load_deal(sow, clauses.load_library(), rubric.parameter_ids(published), draft=True)
+        parameters = deal.parameters
     j = jr.read(journal)
     _warn_partial(j)
+    _warn_calendar(deal, j)
     done = assess.score_journal(j, published, parameters)
     _emit_score(done.result, fmt)
     _write_documents(done.journal, done.figures, done.result, pdf, html)
@@ -965,6 +974,7 @@ def comply(
 
         j = jr.read(journal)
         _warn_partial(j)
+        _warn_calendar(deal, j)
         measured, source = clauses.journal_figures(j, deal), str(journal)
         scope = {"tier": j.header["tier"], "records": j.header.get("records", "auditor-held")}
     rows = clauses.comply(lib, deal, measured, source, scope)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,8 @@ import typer
 from typer.core import TyperGroup
 
 from day60.errors import Day60Error
+
+COMMAND_LINE = "day60"  # the command line being run, as every output records it
 
 
 class _Day60Group(TyperGroup):
@@ -37,6 +40,8 @@ class _Day60Group(TyperGroup):
              standalone_mode: bool = True, **extra: Any) -> Any:
         from typer.exceptions import TyperException
 
+        global COMMAND_LINE
+        COMMAND_LINE = shlex.join(["day60", *(sys.argv[1:] if args is None else [str(a) for a in args])])
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except Day60Error as exc:
@@ -683,8 +688,22 @@ def score(
     _warn_partial(j)
     _warn_calendar(deal, j)
     done = assess.score_journal(j, published, parameters)
+    from day60.display import jsonable
+    from day60.evidence.provenance import provenance
+    from day60.evidence.report import score_attachments
+
+    deal_bytes = Path(sow).read_bytes() if sow else None
+    done.result["provenance"] = provenance({"journal": j.sha256, "rubric": published.sha256, "deal": deal_bytes},
+                                           COMMAND_LINE, rubric=f"{published.id} {published.version}")
     _emit_score(done.result, fmt)
-    _write_documents(done.journal, done.figures, done.result, pdf, html)
+    attachments = score_attachments(_scored_bytes(j), published.raw, deal_bytes, jsonable(done.result))
+    _write_documents(done.journal, done.figures, done.result, pdf, html, attachments=attachments)
+
+
+def _scored_bytes(j: Any) -> bytes:
+    """The journal's complete lines: exactly what was scored (a partial last line is left out)."""
+    raw = Path(j.path).read_bytes()
+    return raw[: raw.rfind(b"\n") + 1]
 
 
 def _emit_score(result: dict[str, Any], fmt: str) -> None:
@@ -707,7 +726,7 @@ def _emit_score(result: dict[str, Any], fmt: str) -> None:
 
 
 def _write_documents(j: Any, figures: Any, result: dict[str, Any], pdf: Path | None, html: Path | None,
-                     title: str = "Day-60 exercise score") -> None:
+                     title: str = "Day-60 exercise score", attachments: list[Any] | None = None) -> None:
     if not (pdf or html):
         return
     from day60 import files, render
@@ -717,8 +736,29 @@ def _write_documents(j: Any, figures: Any, result: dict[str, Any], pdf: Path | N
         files.write_atomic(html, page, "--html")
         typer.echo(f"wrote {html}", err=True)
     if pdf:
-        pages = render.pdf(page, pdf)
+        pages = render.pdf(page, pdf, attachments=attachments)
         typer.echo(f"wrote {pdf} ({pages} pages)", err=True)
+
+
+@app.command("verify-report")
+def verify_report(
+    report: Path = typer.Argument(..., help="A score report PDF written by 'day60 score --pdf'."),
+) -> None:
+    """Check a score report against the inputs it carries: hashes, and the score computed again.
+
+    Prints "verified", or names each difference and exits 1.
+
+    Example: day60 verify-report day60-demo/score.pdf
+    """
+    from day60.evidence.report import verify
+
+    problems = verify(report)
+    if problems:
+        for problem in problems:
+            typer.echo(f"{report}: {problem}", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"{report}: verified: every embedded input matches the hashes recorded and printed, and scoring "
+               "them again gives the same score, line by line")
 
 
 @app.command()

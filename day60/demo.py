@@ -134,10 +134,17 @@ def run(out: Path) -> dict[str, Path]:
              "selfassess": out / "selfassess.pdf", "voice": out / "voice-bench.json", "drills": out / "drills.pdf"}
     note = {"synthetic": "SYNTHETIC: invented data demonstrating the toolkit; not a result"}
     files["metrics"].write_text(json.dumps({**note, **jsonable(figures.summary)}, indent=2, sort_keys=True) + "\n")
+    from day60.evidence.provenance import provenance
+    from day60.evidence.report import score_attachments
+
+    published = rubric.load()
+    result["provenance"] = provenance({"journal": journal.sha256, "rubric": published.sha256}, "day60 demo",
+                                      rubric=f"{published.id} {published.version}")
     files["score"].write_text(json.dumps({**note, **jsonable(result)}, indent=2, sort_keys=True) + "\n")
     html = render.score_html(journal, figures, result, title="Day-60 exercise score (SYNTHETIC demo)")
     files["html"].write_text(html, encoding="utf-8")
-    render.pdf(html, files["pdf"])
+    scored = files["journal"].read_bytes()
+    render.pdf(html, files["pdf"], attachments=score_attachments(scored, published.raw, None, jsonable(result)))
     library = clauses.load_library()
     deal = clauses.load_deal(SOW, library, rubric.parameter_ids(rubric.load()))
     render.pdf(render.html("schedule.html.j2", {"s": clauses.schedule(library, deal)}), files["schedule"])

@@ -71,17 +71,28 @@ def _fetcher() -> Any:
     return OwnAssets()
 
 
-def pdf(html_text: str, out: str | Path, field: str = "--pdf") -> int:
-    """Write ``html_text`` as a PDF (to a temporary file, then renamed); returns the page count."""
+def pdf(html_text: str, out: str | Path, field: str = "--pdf",
+        attachments: list[tuple[str, bytes, str, str]] | None = None) -> int:
+    """Write ``html_text`` as a PDF (to a temporary file, then renamed); returns the page count.
+
+    With ``attachments`` ((name, bytes, description, relationship) each, relationship Source or
+    Data) the file is PDF/A-3b with them embedded as associated files, so the report carries the
+    inputs it was computed from (PDF/A-1 and A-2 would drop or break them).
+    """
     import logging
 
-    from weasyprint import HTML
+    from weasyprint import HTML, Attachment
 
     from day60.files import write_atomic
 
     logging.getLogger("weasyprint").setLevel(logging.ERROR)  # refused fetches are expected, not news
     document = HTML(string=html_text, base_url=ASSET_SCHEME + "/", url_fetcher=_fetcher()).render()
-    write_atomic(out, document.write_pdf(), field)
+    options: dict[str, Any] = {}
+    if attachments:
+        options = {"pdf_variant": "pdf/a-3b", "attachments": [
+            Attachment(string=body, name=name, description=what, relationship=rel)
+            for name, body, what, rel in attachments]}
+    write_atomic(out, document.write_pdf(**options), field)
     return len(document.pages)
 
 

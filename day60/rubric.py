@@ -83,6 +83,7 @@ class Rubric(BaseModel):
     tiers: dict[str, Tier]
     lines: list[Line]
     sha256: str = ""
+    raw: bytes = Field(b"", exclude=True, repr=False)  # the file's bytes, embedded in reports
 
     @model_validator(mode="after")
     def _sums_to_100(self) -> Rubric:
@@ -94,13 +95,17 @@ class Rubric(BaseModel):
 
 def load(path: str | Path | None = None) -> Rubric:
     """Load a rubric file (default: the shipped Day-60 rubric) and check that it sums to 100."""
+    from day60.files import read_bytes
+
     target = Path(path) if path else data_dir("rubric") / DEFAULT_RUBRIC
+    return loads(read_bytes(target, "--rubric", "a rubric YAML file"), str(target))
+
+
+def loads(raw: bytes, target: str = "the rubric") -> Rubric:
+    """A rubric from its file's bytes (as embedded in a report)."""
     try:
-        raw = target.read_bytes()
-    except FileNotFoundError as exc:
-        raise InputError("--rubric", f"no rubric at {target}", "give a rubric YAML file") from exc
-    try:
-        rubric = Rubric.model_validate({**yaml.safe_load(raw), "sha256": hashlib.sha256(raw).hexdigest()})
+        rubric = Rubric.model_validate({**yaml.safe_load(raw), "sha256": hashlib.sha256(raw).hexdigest(),
+                                        "raw": raw})
     except ValidationError as exc:
         field, msg = pydantic_problem(exc)
         raise InputError("--rubric", f"{target}: {field}: {msg}", "check it against rubric/day60-v1.yaml") from exc

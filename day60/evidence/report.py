@@ -1,0 +1,136 @@
+"""Reports that verify themselves: a score PDF carries the inputs it was computed from (PDF/A-3b
+associated files), and ``verify`` recomputes it from them.
+
+Embedded in a score report: the journal exactly as scored (its complete lines), the rubric file,
+the deal file when one set the targets (relationship Source), and the score as JSON (relationship
+Data). ``verify`` checks every embedded input against the hashes the JSON records and the page
+prints, scores the embedded journal again with this toolkit, and compares every line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from day60.errors import InputError
+
+SCORE_JSON = "score.json"
+SOURCES = {"journal": "journal.jsonl", "rubric": "rubric.yaml", "deal": "deal.toml"}
+
+
+def score_attachments(journal_bytes: bytes, rubric_bytes: bytes, deal_bytes: bytes | None,
+                      result: dict[str, Any]) -> list[tuple[str, bytes, str, str]]:
+    """What a score report embeds: (name, bytes, description, relationship)."""
+    out = [(SOURCES["journal"], journal_bytes, "the exercise journal, exactly the lines scored", "Source"),
+           (SOURCES["rubric"], rubric_bytes, "the rubric the score was computed against", "Source")]
+    if deal_bytes is not None:
+        out.append((SOURCES["deal"], deal_bytes, "the deal file whose parameters set the targets", "Source"))
+    body = json.dumps(result, indent=2, sort_keys=True, allow_nan=False).encode("utf-8")
+    out.append((SCORE_JSON, body, "the score as data, unrounded", "Data"))
+    return out
+
+
+def _sha(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def verify(path: str | Path) -> list[str]:
+    """Every difference between a score report and a fresh computation from its embedded inputs;
+    an empty list means verified. Refuses (InputError) a file that is not a day60 score report."""
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    from day60.files import open_regular
+
+    fd = open_regular(path, "REPORT", "a PDF report written by day60", 512 * 1024 * 1024)
+    import os
+
+    os.close(fd)
+    try:
+        reader = PdfReader(str(path))
+        embedded = {name: bodies[0] for name, bodies in reader.attachments.items()}
+        text = " ".join(" ".join((page.extract_text() or "").split()) for page in reader.pages)
+    except (PdfReadError, ValueError, KeyError, OSError) as exc:
+        raise InputError("REPORT", f"{path} cannot be read as a PDF ({exc})", "give a report written by "
+                                                                               "'day60 score --pdf'") from exc
+    if SCORE_JSON not in embedded or SOURCES["journal"] not in embedded:
+        raise InputError("REPORT", f"{path} carries no embedded score and journal",
+                         "give a score report written by this toolkit with --pdf")
+    try:
+        recorded = json.loads(embedded[SCORE_JSON])
+    except (ValueError, UnicodeDecodeError):
+        return ["the embedded score JSON is damaged"]
+    problems = _hashes(embedded, recorded, text)
+    problems += _recompute(embedded, recorded, text)
+    return problems
+
+
+def _hashes(embedded: dict[str, bytes], recorded: dict[str, Any], text: str) -> list[str]:
+    problems = []
+    printed = {"journal": _printed(text, "Journal SHA-256"), "rubric": _printed(text, "Rubric SHA-256")}
+    expected = {"journal": recorded.get("journal_sha256"), "rubric": (recorded.get("rubric") or {}).get("sha256")}
+    deal_sha = ((recorded.get("provenance") or {}).get("inputs_sha256") or {}).get("deal")
+    if deal_sha:
+        expected["deal"] = deal_sha
+    for label, digest in expected.items():
+        body = embedded.get(SOURCES[label])
+        if body is None:
+            problems.append(f"the {label} is not embedded")
+            continue
+        actual = _sha(body)
+        if digest != actual:
+            problems.append(f"the embedded {label} has SHA-256 {actual[:16]}..., but the score records "
+                            f"{str(digest)[:16]}...")
+        if label in printed and printed[label] != actual:
+            problems.append(f"the page prints {label} SHA-256 {str(printed[label])[:16]}..., but the embedded "
+                            f"{label} has {actual[:16]}...")
+    return problems
+
+
+def _printed(text: str, label: str) -> str | None:
+    found = re.search(re.escape(label) + r"\s*([0-9a-f]{64})", text)
+    return found.group(1) if found else None
+
+
+def _recompute(embedded: dict[str, bytes], recorded: dict[str, Any], text: str) -> list[str]:
+    """Score the embedded journal again and compare the score and every line with the record."""
+    from day60 import assess, clauses, rubric
+    from day60 import journal as jr
+
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        journal_path = Path(tmp) / SOURCES["journal"]
+        journal_path.write_bytes(embedded[SOURCES["journal"]])
+        try:
+            journal = jr.read(journal_path)
+            published = rubric.loads(embedded.get(SOURCES["rubric"], b""))
+            parameters = None
+            if SOURCES["deal"] in embedded:
+                deal_path = Path(tmp) / SOURCES["deal"]
+                deal_path.write_bytes(embedded[SOURCES["deal"]])
+                parameters = clauses.load_deal(deal_path, clauses.load_library(), rubric.parameter_ids(published),
+                                               draft=True).parameters
+            fresh = assess.score_journal(journal, published, parameters).result
+        except InputError as exc:
+            return [f"the embedded inputs cannot be scored again: {exc}"]
+    if fresh["score"] != recorded.get("score"):
+        problems.append(f"the score recomputes to {fresh['score']!r}, but the report records "
+                        f"{recorded.get('score')!r}")
+    before = {line["id"]: line for line in recorded.get("lines", [])}
+    for line in fresh["lines"]:
+        old = before.get(line["id"])
+        if old is None:
+            problems.append(f"line {line['id']} is missing from the recorded score")
+        elif (old.get("earned"), old.get("status")) != (line["earned"], line["status"]):
+            problems.append(f"line {line['id']}: recorded {old.get('earned')!r} ({old.get('status')}), "
+                            f"recomputed {line['earned']!r} ({line['status']})")
+    shown = re.search(r"(\d+(?:\.\d)?) of 100", text)
+    if shown is None or float(shown.group(1)) != round(fresh["score"], 1):
+        problems.append(f"the page shows {shown.group(1) if shown else 'no score'} of 100, but the score "
+                        f"recomputes to {fresh['score']:.1f}")
+    return problems

@@ -1,0 +1,88 @@
+"""Evidence that proves itself: a score report carries its inputs and verifies from them alone."""
+
+import json
+
+import pytest
+
+from day60 import assess, render
+from day60 import journal as jr
+from day60.evidence.report import score_attachments, verify
+from day60.rubric import load
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    from day60 import demo
+
+    folder = tmp_path_factory.mktemp("ev")
+    files = demo.run(folder / "demo")
+    return files
+
+
+def test_the_demo_report_verifies_on_its_own(report, run, tmp_path):
+    moved = tmp_path / "elsewhere.pdf"
+    moved.write_bytes(report["pdf"].read_bytes())  # the PDF alone, away from its inputs
+    r = run("verify-report", moved)
+    assert r.exit_code == 0 and "verified" in r.stdout
+    from pypdf import PdfReader
+
+    names = set(PdfReader(moved).attachments)
+    assert {"journal.jsonl", "rubric.yaml", "score.json"} <= names
+
+
+def _rebuilt(tmp_path, journal_bytes=None, result_edit=None):
+    """A report re-rendered from the demo's own inputs, one of them changed."""
+    from day60 import demo
+
+    path = tmp_path / "exercise.jsonl"
+    j = demo.build_journal(path)
+    published = load()
+    done = assess.score_journal(j, published)
+    from day60.display import jsonable
+
+    recorded = jsonable(done.result)
+    shown = dict(done.result)
+    if result_edit:
+        result_edit(shown)
+    page = render.score_html(j, done.figures, shown)
+    out = tmp_path / "report.pdf"
+    scored = path.read_bytes() if journal_bytes is None else journal_bytes(path.read_bytes())
+    render.pdf(page, out, attachments=score_attachments(scored, published.raw, None, recorded))
+    return out
+
+
+def test_one_changed_byte_of_the_embedded_journal_fails_naming_it(tmp_path, run):
+    def flip(raw: bytes) -> bytes:
+        i = raw.rindex(b"2026-10-07T14:41")  # the smoke pass of the production rollback
+        return raw[:i] + b"2026-10-07T15:41" + raw[i + 16:]
+
+    out = _rebuilt(tmp_path, journal_bytes=flip)
+    r = run("verify-report", out)
+    assert r.exit_code == 1 and "embedded journal has SHA-256" in r.stderr
+
+
+def test_a_changed_printed_score_fails(tmp_path, run):
+    out = _rebuilt(tmp_path, result_edit=lambda s: s.update(score=99.0))
+    r = run("verify-report", out)
+    assert r.exit_code == 1 and "the page shows 99.0 of 100" in r.stderr
+
+
+def test_verify_report_refuses_what_is_not_a_report(tmp_path, run):
+    plain = tmp_path / "plain.pdf"
+    render.pdf("<p>hello</p>", plain)
+    r = run("verify-report", plain)
+    assert r.exit_code == 2 and "no embedded score" in r.stderr
+    junk = tmp_path / "junk.pdf"
+    junk.write_bytes(b"not a pdf at all")
+    assert run("verify-report", junk).exit_code == 2
+
+
+def test_every_score_output_says_where_it_came_from(report, run, tmp_path):
+    r = run("score", report["journal"], "--format", "json")
+    p = json.loads(r.stdout)["provenance"]
+    assert p["toolkit"].startswith("day60 ") and p["inputs_sha256"]["journal"] == jr.read(report["journal"]).sha256
+    assert p["packages"]["holidays"] and p["command"].startswith("day60 score")
+    from pypdf import PdfReader
+
+    text = " ".join(page.extract_text() for page in PdfReader(report["pdf"]).pages)
+    assert "verify-report" in text and "9.9" in text

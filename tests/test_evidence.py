@@ -6,7 +6,7 @@ import pytest
 
 from day60 import assess, render
 from day60 import journal as jr
-from day60.evidence.report import score_attachments, verify
+from day60.evidence.report import score_attachments
 from day60.rubric import load
 
 

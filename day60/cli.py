@@ -278,6 +278,9 @@ def new(
     window_end: str = typer.Option(None, help="Exercise window end."),
     runner: str = typer.Option(None, help="Who runs the exercise and holds the injection times."),
     synthetic: bool = typer.Option(False, help="Mark the journal as invented data."),
+    runner_org: str = typer.Option(None, "--runner-org", help="The organisation the runner works for."),
+    conflict_statement: str = typer.Option(None, "--conflict-statement",
+                                           help="The runner's statement of any conflict of interest."),
     unannounced: bool = typer.Option(False, "--unannounced",
                                      help="The supplier was not told the exercise window (T4 and T5 need it)."),
     report_element: list[str] = typer.Option([], "--report-element", metavar="ID",
@@ -325,6 +328,8 @@ def new(
         "tier": values["tier"], "runner": values["runner"], "calendar": cal.to_dict(),
         "window": {"start": start.isoformat(), "end": end.isoformat()}, "synthetic": synthetic,
         "report_elements": report_element, "window_announced": not unannounced,
+        **({"runner_organisation": runner_org} if runner_org else {}),
+        **({"conflict_statement": conflict_statement} if conflict_statement else {}),
     })
     typer.echo(f"created {journal} ({header['tier']}, {header['partner']} / {header['supplier']})")
 
@@ -379,6 +384,61 @@ def correct(
     when = timeparse.parse_instant(at, ZoneInfo(header["calendar"]["timezone"]), "--at", stamp)
     event = jr.correct(journal, seq, when, reason, by)
     typer.echo(f"seq {event['seq']}: correction of seq {seq} to {event['data']['at']}")
+
+
+@app.command()
+def dispute(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    line: str = typer.Option(..., "--line", help="The rubric line disputed, e.g. restore (see 'day60 score')."),
+    by: str = typer.Option(..., "--by", help="Who raises the dispute."),
+    organisation: str = typer.Option(..., "--organisation", help="The organisation they speak for."),
+    reason: str = typer.Option(..., "--reason", help="What is disputed and why."),
+) -> None:
+    """Log a dispute of one rubric line; the line reads "under dispute" and the rest of the score stands.
+
+    Example: day60 dispute ex.jsonl --line restore --by "R. Supplier" --organisation Nimbus --reason "I2 was a test"
+    """
+    import datetime as dt
+
+    from day60 import journal as jr
+    from day60 import rubric
+    from day60.errors import InputError
+
+    ids = [x.id for x in rubric.load().lines]
+    if line not in ids:
+        raise InputError("--line", f"{line[:40]!r} is not a rubric line", f"use one of {', '.join(ids)}")
+    event = jr.append(journal, "dispute", f"dispute-{line}", dt.datetime.now(dt.UTC),
+                      {"line": line, "reason": reason, "raised_by": by, "organisation": organisation}, by)
+    typer.echo(f"seq {event['seq']}: dispute of {line} logged; resolve it with 'day60 resolve {journal} "
+               f"--dispute {event['seq']}'")
+
+
+@app.command()
+def resolve(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    dispute_seq: int = typer.Option(..., "--dispute", help="seq of the dispute."),
+    outcome: str = typer.Option(..., "--outcome", metavar="upheld|rejected", help="upheld or rejected."),
+    reason: str = typer.Option(..., "--reason", help="Why."),
+) -> None:
+    """Close a dispute: upheld (the line earns nothing until scored again) or rejected (it stands).
+
+    Example: day60 resolve ex.jsonl --dispute 48 --outcome rejected --reason "I2 was production traffic"
+    """
+    import datetime as dt
+
+    from day60 import journal as jr
+    from day60.errors import InputError
+
+    if outcome not in ("upheld", "rejected"):
+        raise InputError("--outcome", f"{outcome[:40]!r} is not an outcome", "use upheld or rejected")
+    try:
+        event = jr.append(journal, "resolve", f"dispute-{dispute_seq}", dt.datetime.now(dt.UTC),
+                          {"target": dispute_seq, "outcome": outcome, "reason": reason})
+    except InputError as exc:
+        if exc.field in ("--set target", "--set reason"):
+            raise InputError("--dispute" if "target" in exc.field else "--reason", exc.problem, exc.fix) from None
+        raise
+    typer.echo(f"seq {event['seq']}: dispute {dispute_seq} {outcome}")
 
 
 @app.command()
@@ -720,6 +780,10 @@ def _emit_score(result: dict[str, Any], fmt: str) -> None:
     print_table([{"line": line["id"], "points": num(line["points"], 0), "earned": num(line["earned"], 2),
                   "status": line["status"], "figure": line_figure(line)[:70], "reason": line["reason"] or ""}
                  for line in result["lines"]])
+    for d in result.get("disputes", []):
+        state = f"resolved: {d['outcome']}" if d["outcome"] else "open: the line reads under dispute"
+        self_ = " (a self-dispute)" if d["self_dispute"] else ""
+        typer.echo(f"dispute seq {d['seq']} of {d['line']} by {d['raised_by']}, {d['organisation']}{self_}: {state}")
     head = result.get("journal_head")
     if head:
         typer.echo(f"journal head {head['seq']}:{head['hash']} (check later with 'day60 verify --expect')")

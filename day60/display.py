@@ -192,13 +192,13 @@ def section_summary(score: dict[str, Any]) -> list[dict[str, Any]]:
         if not lines:
             continue
         head = next((x for x in lines if x["id"] == headline), lines[0])
-        if head["status"] == "scored":
+        if head["status"] in ("scored", "under dispute"):
             verdict = line_figure(head)
             target = line_target(head)
             verdict += f"; target: {target}" if target else ""
         else:
             verdict = f"{head['status']}: {head['reason'] or 'no reason recorded'}"
-        skipped = [x["id"] for x in lines if x["status"] != "scored"]
+        skipped = [x["id"] for x in lines if x["status"] not in ("scored", "under dispute")]
         out.append({"section": title, "earned": sum(x["earned"] for x in lines),
                     "points": sum(x["points"] for x in lines), "verdict": verdict, "skipped": skipped})
     return out

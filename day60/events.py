@@ -127,6 +127,19 @@ class ReportElement(_Data):
         None, description="The report period (YYYY-MM); defaults to the only report received.")
 
 
+class Dispute(_Data):
+    line: Ident = Field(description="The rubric line disputed, e.g. restore.")
+    reason: Text = Field(description="What is disputed and why.")
+    raised_by: Text = Field(description="Who raises it.")
+    organisation: Text = Field(description="The organisation they speak for.")
+
+
+class Resolve(_Data):
+    target: int = Field(ge=1, description="seq of the dispute being resolved.")
+    outcome: Literal["upheld", "rejected"]
+    reason: Text
+
+
 class Correction(_Data):
     target: int = Field(ge=1, description="seq of the event whose instant is corrected.")
     at: Instant = Field(description="The corrected instant.")
@@ -172,6 +185,8 @@ DATA_MODELS: dict[str, type[_Data]] = {
     "exercise.close": Empty,
     "correction": Correction,
     "reveal": Reveal,
+    "dispute": Dispute,
+    "resolve": Resolve,
 }
 KINDS = tuple(DATA_MODELS)
 
@@ -221,6 +236,9 @@ class Header(BaseModel):
     window_announced: bool = Field(True, description="Whether the supplier was told the exercise window (T3); "
                                                      "T4 and T5 run unannounced.")
     synthetic: bool = Field(False, description="True when the data is invented, e.g. the demo.")
+    runner_organisation: Text | None = Field(None, description="The organisation the runner works for (1.6).")
+    conflict_statement: Text | None = Field(None, description="The runner's statement of any conflict of "
+                                                                "interest with the supplier or the partner.")
     report_elements: list[Ident] = Field(default_factory=list,
                                          description="Report elements this exercise adds to the default list.")
     toolkit: str

@@ -343,6 +343,7 @@ class _State:
         self.criteria: dict[str, dt.datetime] = {}
         self.decisions: dict[str, dt.datetime] = {}
         self.reports: set[str] = set()
+        self.disputes: dict[int, str | None] = {}
         self.closed = False
 
     def _gate(self, ev: Effective, where: str) -> None:
@@ -375,6 +376,16 @@ class _State:
     def apply(self, ev: Effective) -> None:
         kind, ident, at, data = ev.kind, ev.id, ev.at, ev.data
         where = f"event {ev.seq} ({kind} {ident})"
+        if kind == "dispute":  # disputes come after the figures: allowed after the close
+            self.disputes[ev.seq] = None
+            return
+        if kind == "resolve":
+            if data["target"] not in self.disputes:
+                _refuse("--dispute", f"{data['target']} is not a dispute", "name the seq of a dispute event")
+            if self.disputes[data["target"]] is not None:
+                _refuse("--dispute", f"dispute {data['target']} is already resolved", "a dispute is resolved once")
+            self.disputes[data["target"]] = data["outcome"]
+            return
         if self.closed:
             _refuse("KIND", f"{where} comes after exercise.close", "record it as a correction, or not at all")
         self._gate(ev, where)

@@ -91,9 +91,27 @@ def compute(journal: Journal) -> Figures:
                              if e.kind == kind]
                        for key, kind in (("stopped", "injection.stopped"), ("not_run", "injection.not-run"))},
         "corrections": _corrections(journal.events),
+        "disputes": _disputes(journal.events, journal.header.get("runner_organisation")),
     }
     return Figures(summary, dict(zip(TABLES, (drift_table, incident_table, rollback_table, report_table),
                                      strict=True)))
+
+
+def _disputes(events: list[dict[str, Any]], runner_org: str | None) -> list[dict[str, Any]]:
+    """Every dispute and its outcome (8.4.1: nothing leaves the log); one raised by the runner's own
+    organisation is marked a self-dispute (8.4.2)."""
+    out: dict[int, dict[str, Any]] = {}
+    for e in events:
+        if e["kind"] == "dispute":
+            d = e["data"]
+            out[e["seq"]] = {"seq": e["seq"], "line": d["line"], "reason": d["reason"], "raised_by": d["raised_by"],
+                             "organisation": d["organisation"], "raised_at": e["at"],
+                             "self_dispute": bool(runner_org) and d["organisation"].casefold() == runner_org.casefold(),
+                             "outcome": None, "outcome_reason": None}
+        elif e["kind"] == "resolve" and e["data"]["target"] in out:
+            out[e["data"]["target"]].update(outcome=e["data"]["outcome"], outcome_reason=e["data"]["reason"],
+                                            resolved_seq=e["seq"])
+    return list(out.values())
 
 
 def _corrections(events: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -137,6 +137,16 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
         if line["id"] in (not_evidenced or {}) and line["status"] != NOT_EXERCISED:
             line.update(status="not evidenced", earned=0.0,
                         reason="the supplier's records did not show: " + "; ".join(not_evidenced[line["id"]]))
+    disputes = figures.summary.get("disputes", [])
+    for line in lines:  # 8.4.3: a disputed line is marked; the rest of the score stands
+        mine = [d for d in disputes if d["line"] == line["id"]]
+        if any(d["outcome"] == "upheld" for d in mine):
+            line.update(status="dispute upheld", earned=0.0,
+                        reason="a dispute was upheld; the line earns nothing until it is scored again after a "
+                               "correction")
+        elif any(d["outcome"] is None for d in mine):
+            line.update(status="under dispute")
+        line["disputes"] = [d["seq"] for d in mine]
     total = sum(line["earned"] for line in lines)
     return {
         "score": total,
@@ -150,6 +160,10 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
         "targets": "deal file" if deal else "rubric defaults (no deal file given)",
         "synthetic": bool(header.get("synthetic")),
         "lines": lines,
+        "disputes": disputes,
+        "under_dispute_points": sum(line["earned"] for line in lines if line["status"] == "under dispute"),
+        "runner": {"name": header["runner"], "organisation": header.get("runner_organisation"),
+                   "conflict_statement": header.get("conflict_statement")},
     }
 
 

@@ -86,3 +86,46 @@ def test_every_score_output_says_where_it_came_from(report, run, tmp_path):
 
     text = " ".join(page.extract_text() for page in PdfReader(report["pdf"]).pages)
     assert "verify-report" in text and "9.9" in text
+
+
+def test_a_disputed_line_reads_under_dispute_and_the_rest_stands(report, run, tmp_path):
+    path = tmp_path / "ex.jsonl"
+    path.write_bytes(report["journal"].read_bytes())
+    before = json.loads(run("score", path, "--format", "json").stdout)
+    r = run("dispute", path, "--line", "restore", "--by", "R. Supplier", "--organisation", "Example AI Operations",
+            "--reason", "INC-2 was a partner test")
+    assert r.exit_code == 0, r.output
+    during = json.loads(run("score", path, "--format", "json").stdout)
+    lines = {x["id"]: x for x in during["lines"]}
+    assert lines["restore"]["status"] == "under dispute" and during["score"] == before["score"]
+    assert during["under_dispute_points"] == lines["restore"]["earned"]
+    assert all(x["status"] == y["status"] for x, y in zip(before["lines"], during["lines"], strict=True)
+               if x["id"] != "restore")
+    seq = during["disputes"][0]["seq"]
+    refused = run("resolve", path, "--dispute", str(seq - 1), "--outcome", "upheld", "--reason", "x")
+    assert refused.exit_code == 2 and "is not a dispute" in refused.stderr
+    assert run("resolve", path, "--dispute", str(seq), "--outcome", "upheld", "--reason", "confirmed").exit_code == 0
+    after = json.loads(run("score", path, "--format", "json").stdout)
+    restore = next(x for x in after["lines"] if x["id"] == "restore")
+    assert restore["status"] == "dispute upheld" and restore["earned"] == 0
+    assert after["disputes"][0]["outcome"] == "upheld"  # nothing leaves the log
+    assert run("resolve", path, "--dispute", str(seq), "--outcome", "rejected", "--reason", "again").exit_code == 2
+    assert run("verify", path).exit_code == 0
+
+
+def test_a_dispute_from_the_runners_own_organisation_is_a_self_dispute(run, tmp_path):
+    from day60.resources import example
+
+    path = tmp_path / "ex.jsonl"
+    assert run("new", path, "--partner", "P", "--supplier", "S", "--deployment", "d", "--tier", "T3", "-c",
+               example("uk-office.toml"), "--window-start", "2026-03-02T09:00", "--window-end", "2026-03-13T17:30",
+               "--runner", "A. Auditor", "--runner-org", "Audit Co", "--conflict-statement",
+               "No commercial tie to either party").exit_code == 0
+    run("dispute", path, "--line", "drift-notice", "--by", "B. Colleague", "--organisation", "audit co",
+        "--reason", "timing")
+    score = json.loads(run("score", path, "--format", "json").stdout)
+    assert score["disputes"][0]["self_dispute"] is True
+    assert score["runner"] == {"name": "A. Auditor", "organisation": "Audit Co",
+                               "conflict_statement": "No commercial tie to either party"}
+    refused = run("dispute", path, "--line", "no-such-line", "--by", "x", "--organisation", "y", "--reason", "z")
+    assert refused.exit_code == 2 and "is not a rubric line" in refused.stderr

@@ -623,15 +623,32 @@ def metrics(
     j = jr.read(journal)
     _warn_partial(j)
     figures = mx.compute(j)
+    trace = _provenance({"journal": j.sha256})
+    synthetic = {"synthetic": "SYNTHETIC: invented data, not a result"} if j.header.get("synthetic") else {}
     if fmt == "json":
-        print_json({**figures.summary, "head": j.head})
+        print_json({**synthetic, **figures.summary, "head": j.head, "provenance": trace})
     elif fmt == "csv":
         for name, table in figures.tables.items():
             files.write_atomic(targets[name], table.to_csv(index=False), "--out")
             typer.echo(f"wrote {targets[name]} ({len(table)} rows)", err=True)
     else:
+        if synthetic:
+            typer.echo("SYNTHETIC: invented data, not a result\n")
         _print_metrics(figures.summary)
         typer.echo(f"\njournal {j.sha256[:16]}..., head {j.head['seq']}:{j.head['hash']}")
+        _footer(trace)
+
+
+def _provenance(inputs: dict[str, Any], **versions: Any) -> dict[str, Any]:
+    from day60.evidence.provenance import provenance
+
+    return provenance(inputs, COMMAND_LINE, **versions)
+
+
+def _footer(trace: dict[str, Any]) -> None:
+    from day60.evidence.provenance import footer
+
+    typer.echo(footer(trace))
 
 
 def _warn_calendar(deal: Any, j: Any) -> None:
@@ -903,6 +920,7 @@ def voice_bench(
                          "pass a submission file, or --reference to score the suite's own dialogues")
     sub = voice.load_json(submission, "--submission") if submission else None
     artifact = voice.run_suite(voice.load_json(suite, "SUITE"), sub, reference, compat)
+    artifact["provenance"] = _provenance({"suite": Path(suite), "submission": Path(submission) if submission else None})
     files.write_atomic(out, json.dumps(display.jsonable(artifact), indent=2, sort_keys=True, allow_nan=False) + "\n",
                        "--out")
     a = artifact["aggregate"]
@@ -1082,9 +1100,11 @@ def comply(
         measured, source = clauses.journal_figures(j, deal), str(journal)
         scope = {"tier": j.header["tier"], "records": j.header.get("records", "auditor-held")}
     rows = clauses.comply(lib, deal, measured, source, scope)
+    trace = _provenance({"deal": Path(sow), "figures": Path(figures) if figures else None,
+                         "journal": j.sha256 if journal else None}, clause_library=f"{lib.id} {lib.version}")
     if fmt == "json":
-        print_json([{k: r[k] for k in ("clause", "check", "status", "value", "display", "threshold", "n", "reason")}
-                    for r in rows])
+        print_json({"checks": [{k: r[k] for k in ("clause", "check", "status", "value", "display", "threshold", "n",
+                                                  "reason")} for r in rows], "provenance": trace})
     else:
         counts = {s: sum(r["status"] == s for r in rows) for s in ("met", "not met", "not run", "triggered")}
         typer.echo(f"{len(rows)} check(s): {counts['met']} met, {counts['not met']} not met, "
@@ -1093,6 +1113,7 @@ def comply(
         print_table([{"clause": r["clause"], "check": r["check"], "status": r["status"], "figure": r["display"],
                       "n": r["n"] if r["n"] is not None else "", "threshold": f"{r['comparator']} {r['threshold']}",
                       "reason": r["reason"] or ""} for r in rows])
+        _footer(trace)
     if any(r["status"] == "not met" for r in rows):
         raise typer.Exit(1)
 
@@ -1158,6 +1179,9 @@ def _selfassess_result(qs: Any, ans: Any, journal_out: Path | None, fmt: str, pd
     with tempfile.TemporaryDirectory() as tmp:
         done = assess.self_assess(qs, ans, journal_out or Path(tmp) / "selfassess.jsonl")
         result = done.result
+        result["provenance"] = _provenance({"answers": ans.sha256, "journal": done.journal.sha256},
+                                           rubric=f"{result['rubric']['id']} {result['rubric']['version']}",
+                                           question_set=f"{qs.id} {qs.version}")
         if fmt == "json":
             print_json(result)
         else:
@@ -1189,6 +1213,8 @@ def voice_drills(
     _check_format(fmt)
     files.check_outputs({"--pdf": pdf}, [("OBSERVATIONS", observations)])
     result = drills.score_call(voice.load_json(observations, "OBSERVATIONS"))
+    result["provenance"] = _provenance({"observations": Path(observations)},
+                                       drill_rules=f"{result['rules']['id']} {result['rules']['version']}")
     if fmt == "json":
         print_json(result)
     else:

@@ -209,7 +209,7 @@ def test_comply_cli_exit_codes(run, tmp_path):
     figures.write_text(json.dumps({"field-accuracy": {"value": 96.2, "n": 1500}}))
     r = run("comply", "--sow", SOW, "--figures", figures, "--format", "json")
     assert r.exit_code == 0, r.output
-    rows = json.loads(r.stdout)
+    rows = json.loads(r.stdout)["checks"]
     assert {"clause", "status", "value", "display", "threshold", "reason"} <= set(rows[0])
     assert rows[0] == {"clause": "field-accuracy", "check": "field-accuracy", "status": "met", "value": 96.2,
                        "display": "96.2 percent", "threshold": 95.0, "n": 1500, "reason": None}
@@ -224,7 +224,7 @@ def test_comply_from_a_journal(run, tmp_path):
     r = run("demo", "--out", tmp_path / "demo")
     assert r.exit_code == 0
     r = run("comply", tmp_path / "demo" / "exercise.jsonl", "--sow", SOW, "--format", "json")
-    rows = {(x["clause"], x["check"]): x for x in json.loads(r.stdout)}
+    rows = {(x["clause"], x["check"]): x for x in json.loads(r.stdout)["checks"]}
     assert r.exit_code == 1  # the demo's second drift was never notified
     assert rows[("drift-lead-time", "drift-notice")]["status"] == "not met"
     assert rows[("restore", "restore-sev2")]["status"] == "met"
@@ -400,12 +400,12 @@ def test_comply_refuses_unknown_checks_with_the_closest(run, tmp_path):
 def test_reviewer_minutes_is_a_reporting_duty_with_a_two_month_trigger(run, tmp_path):
     figures = tmp_path / "f.json"
     figures.write_text(json.dumps({"reviewer-minutes": {"value": 7.5, "n": 268, "months": [5.0, 7.5]}}))
-    rows = json.loads(run("comply", "--sow", SOW, "--figures", figures, "--format", "json").stdout)
+    rows = json.loads(run("comply", "--sow", SOW, "--figures", figures, "--format", "json").stdout)["checks"]
     row = next(r for r in rows if r["check"] == "reviewer-minutes")
     assert row["status"] == "reported, not triggered"
     figures.write_text(json.dumps({"reviewer-minutes": {"value": 7.5, "n": 268, "months": [6.5, 7.5]}}))
     r = run("comply", "--sow", SOW, "--figures", figures, "--format", "json")
-    row = next(x for x in json.loads(r.stdout) if x["check"] == "reviewer-minutes")
+    row = next(x for x in json.loads(r.stdout)["checks"] if x["check"] == "reviewer-minutes")
     assert row["status"] == "triggered" and r.exit_code == 0  # a remedy owed, not a broken promise
 
 
@@ -417,13 +417,13 @@ def test_comply_is_tier_aware(run, tmp_path):
     path = make_journal(tmp_path / "j.jsonl", [
         ("incident.detected", "I1", "2026-03-03T10:00", {"severity": 2, "source": "organic"}),
         ("incident.restored", "I1", "2026-03-03T11:00", {"check": "probe"})], tier="T2")
-    rows = json.loads(run("comply", path, "--sow", SOW, "--format", "json").stdout)
+    rows = json.loads(run("comply", path, "--sow", SOW, "--format", "json").stdout)["checks"]
     sev2 = next(r for r in rows if r["check"] == "restore-sev2")
     assert sev2["status"] == "not run" and "tier T2" in sev2["reason"]
     path = make_journal(tmp_path / "k.jsonl", [
         ("incident.detected", "I1", "2026-03-03T10:00", {"severity": 2, "source": "organic"}),
         ("incident.restored", "I1", "2026-03-03T11:00", {"check": "probe"})], records="supplier-reported")
-    rows = json.loads(run("comply", path, "--sow", SOW, "--format", "json").stdout)
+    rows = json.loads(run("comply", path, "--sow", SOW, "--format", "json").stdout)["checks"]
     assert "supplier's own records" in next(r for r in rows if r["check"] == "restore-sev2")["reason"]
 
 

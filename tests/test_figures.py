@@ -250,7 +250,7 @@ def test_comply_reports_the_population_and_the_drift_never_notified(tmp_path, ru
         ("exercise.close", "exercise", "2026-03-13T17:30"),
     ])
     r = run("comply", path, "--sow", SOW, "--format", "json")
-    row = next(x for x in json.loads(r.stdout) if x["check"] == "drift-notice")
+    row = next(x for x in json.loads(r.stdout)["checks"] if x["check"] == "drift-notice")
     assert row["status"] == "not met" and row["n"] == 1 and row["value"] == 3.0
     assert row["reason"] == "1 of 2 drift observation(s) not notified within the window"
 

@@ -196,7 +196,7 @@ def test_a_mid_exercise_journal_with_an_unclassified_open_incident_scores_and_co
     assert set(ids) == {"I1", "I2"} and ids["I2"]["value"] is None and ids["I2"]["severity"] == 1
     r = run("comply", empty, "--sow", SOW, "--format", "json")
     assert r.exit_code == 1  # the open incident is a breach of the strictest severity
-    sev1 = next(row for row in json.loads(r.stdout) if row["check"] == "restore-sev1")
+    sev1 = next(row for row in json.loads(r.stdout)["checks"] if row["check"] == "restore-sev1")
     assert sev1["status"] == "not met" and "no severity" in sev1["reason"]
 
 

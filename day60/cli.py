@@ -745,6 +745,9 @@ def score(
     fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
     pdf: Path = typer.Option(None, "--pdf", help="Write the score report as PDF here."),
     html: Path = typer.Option(None, "--html", help="Write the same report as HTML here."),
+    out: Path = typer.Option(None, "--out", help="Write the score as JSON here (a new file)."),
+    supersede: Path = typer.Option(None, "--supersede", metavar="OLD.json",
+                                   help="The earlier score JSON this one replaces; it is named, never overwritten."),
 ) -> None:
     """Score an exercise 0 to 100 against the published rubric, the tier beside it.
 
@@ -752,10 +755,18 @@ def score(
     """
     from day60 import assess, clauses, files, rubric
     from day60 import journal as jr
+    from day60.errors import InputError
 
     _check_format(fmt)
-    files.check_outputs({"--pdf": pdf, "--html": html},
-                        [("JOURNAL", journal), ("--rubric", rubric_file), ("--sow", sow)])
+    files.check_outputs({"--pdf": pdf, "--html": html, "--out": out},
+                        [("JOURNAL", journal), ("--rubric", rubric_file), ("--sow", sow), ("--supersede", supersede)])
+    if supersede is None:
+        for field, target in (("--pdf", pdf), ("--html", html), ("--out", out)):
+            if target is not None and os.path.lexists(target):
+                raise InputError(field, f"{target} already exists: a score is never silently replaced",
+                                 "write to a new file, or name the score it replaces with --supersede OLD.json")
+    elif out is None:
+        raise InputError("--out", "is needed with --supersede", "write the new score JSON to a new file with --out")
     published = rubric.load(rubric_file)
     parameters = deal = None
     if sow:  # the deal file is checked whole, then the rubric takes the targets it reads
@@ -772,7 +783,15 @@ def score(
     deal_bytes = Path(sow).read_bytes() if sow else None
     done.result["provenance"] = provenance({"journal": j.sha256, "rubric": published.sha256, "deal": deal_bytes},
                                            COMMAND_LINE, rubric=f"{published.id} {published.version}")
+    if supersede is not None:
+        from day60.evidence.supersede import changelog
+
+        done.result.update(changelog(supersede, done.result, j))
     _emit_score(done.result, fmt)
+    if out is not None:
+        files.write_atomic(out, json.dumps(jsonable(done.result), indent=2, sort_keys=True, allow_nan=False) + "\n",
+                           "--out")
+        typer.echo(f"wrote {out}", err=True)
     attachments = score_attachments(_scored_bytes(j), published.raw, deal_bytes, jsonable(done.result))
     _write_documents(done.journal, done.figures, done.result, pdf, html, attachments=attachments)
 

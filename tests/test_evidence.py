@@ -129,3 +129,29 @@ def test_a_dispute_from_the_runners_own_organisation_is_a_self_dispute(run, tmp_
                                "conflict_statement": "No commercial tie to either party"}
     refused = run("dispute", path, "--line", "no-such-line", "--by", "x", "--organisation", "y", "--reason", "z")
     assert refused.exit_code == 2 and "is not a rubric line" in refused.stderr
+
+
+def test_a_rescore_names_the_score_it_supersedes_and_never_overwrites_it(report, run, tmp_path):
+    path = tmp_path / "ex.jsonl"
+    path.write_bytes(report["journal"].read_bytes())
+    first = tmp_path / "first.json"
+    assert run("score", path, "--out", first).exit_code == 0
+    original = first.read_bytes()
+    r = run("score", path, "--out", first)
+    assert r.exit_code == 2 and "never silently replaced" in r.stderr and first.read_bytes() == original
+    run("dispute", path, "--line", "restore", "--by", "x", "--organisation", "Supplier", "--reason", "a test")
+    seq = json.loads(run("score", path, "--format", "json").stdout)["disputes"][0]["seq"]
+    run("resolve", path, "--dispute", str(seq), "--outcome", "upheld", "--reason", "the partner confirms")
+    second = tmp_path / "second.json"
+    pdf = tmp_path / "second.pdf"
+    r = run("score", path, "--supersede", first, "--out", second, "--pdf", pdf)
+    assert r.exit_code == 0, r.output
+    import hashlib
+
+    new = json.loads(second.read_text())
+    assert new["supersedes"]["sha256"] == hashlib.sha256(original).hexdigest() and first.read_bytes() == original
+    assert new["changelog"]["lines"] == [{"line": "restore", "was": {"earned": 25.0, "status": "scored"},
+                                          "now": {"earned": 0.0, "status": "dispute upheld"}}]
+    assert [b["reason"] for b in new["changelog"]["because"]] == ["a test", "the partner confirms"]
+    assert run("verify-report", pdf).exit_code == 0
+    assert run("score", path, "--supersede", tmp_path / "nope.json", "--out", tmp_path / "x.json").exit_code == 2

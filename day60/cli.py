@@ -654,7 +654,11 @@ def _footer(trace: dict[str, Any]) -> None:
 def _warn_calendar(deal: Any, j: Any) -> None:
     """The journal's own calendar computes its figures (so the journal alone reproduces them);
     say so when the deal's calendar differs from it."""
-    if deal is not None and deal.calendar is not None and deal.calendar != j.calendar().to_dict():
+    def plain(table: dict[str, Any]) -> dict[str, Any]:
+        holidays = {k: v for k, v in (table.get("holidays") or {}).items() if k != "resolved"}
+        return {**table, "holidays": holidays} if holidays else {k: v for k, v in table.items() if k != "holidays"}
+
+    if deal is not None and deal.calendar is not None and plain(deal.calendar) != plain(j.header["calendar"]):
         typer.echo("note: the deal's business calendar differs from the journal's; figures use the journal's, "
                    "comply judges report delivery days on the deal's", err=True)
 

@@ -133,6 +133,7 @@ class BusinessCalendar:
         holiday_subdivision: str | None = None,
         closures: Iterable[dt.date] = (),
         source: Mapping[str, Any] | None = None,
+        resolved: tuple[dt.date, dt.date, dict[dt.date, str]] | None = None,
     ) -> None:
         try:
             self.tz = ZoneInfo(timezone)
@@ -146,6 +147,7 @@ class BusinessCalendar:
         self.holiday_country = holiday_country
         self.holiday_subdivision = holiday_subdivision
         self._holidays = _load_holidays(holiday_country, holiday_subdivision)
+        self.resolved = resolved  # (first, last, {date: name}): holiday dates fixed when a journal was made
         self.source = dict(source) if source is not None else None
         self._table: _Table | None = None
 
@@ -188,9 +190,9 @@ class BusinessCalendar:
                 if value is not None and not (isinstance(value, str) and re.fullmatch(r"[A-Za-z0-9\-]{1,10}", value)):
                     raise InputError(f"calendar.holidays.{key}", f"{str(value)[:40]!r} is not a code",
                                      'write a code such as "GB" or "ENG"')
-            extra = set(holidays_cfg) - {"country", "subdivision"}
+            extra = set(holidays_cfg) - {"country", "subdivision", "resolved"}
             if extra:
-                raise InputError(f"calendar.holidays.{sorted(extra)[0]}", "is not a holidays setting",
+                raise InputError(f"calendar.holidays.{str(sorted(extra)[0])[:40]}", "is not a holidays setting",
                                  "use country and subdivision")
         closures = []
         listed = table.get("closures", ())
@@ -203,7 +205,8 @@ class BusinessCalendar:
             except ValueError as exc:
                 raise InputError(f"calendar.closures[{i}]", f"{str(raw)[:40]!r} is not a date",
                                  "write YYYY-MM-DD") from exc
-        return cls(tz, hours, country, subdivision, closures, source=_plain(table))
+        resolved = _resolved(holidays_cfg.get("resolved")) if isinstance(holidays_cfg, Mapping) else None
+        return cls(tz, hours, country, subdivision, closures, source=_plain(table), resolved=resolved)
 
     def to_dict(self) -> dict[str, Any]:
         """The calendar as a plain table, enough to rebuild it (stored in journal headers)."""
@@ -225,9 +228,32 @@ class BusinessCalendar:
         """Why ``day`` is closed (public holiday name or "closure"), or None when it is not."""
         if day in self.closures:
             return "closure"
+        if self.resolved is not None and self.resolved[0] <= day <= self.resolved[1]:
+            return self.resolved[2].get(day)  # the dates the journal fixed, whatever the package now says
         if self._holidays is not None and day in self._holidays:
             return self._holidays.get(day)
         return None
+
+    def with_resolved_holidays(self, first: dt.date, last: dt.date) -> dict[str, Any]:
+        """This calendar's table with its public holidays from ``first`` to ``last`` written out, so
+        a later release of the holidays package cannot move a figure computed on it."""
+        table = self.to_dict()
+        if not self.holiday_country:
+            return table
+        from importlib import metadata
+
+        dates = {}
+        day = first
+        while day <= last:
+            name = self._holidays.get(day) if day in self._holidays else None
+            if name:
+                dates[day.isoformat()] = name
+            day += dt.timedelta(days=1)
+        holidays_cfg = {k: v for k, v in table["holidays"].items() if k != "resolved"}
+        table["holidays"] = {**holidays_cfg, "resolved": {"from": first.isoformat(), "to": last.isoformat(),
+                                                          "dates": dates,
+                                                          "package": f"holidays {metadata.version('holidays')}"}}
+        return table
 
     def spans_on(self, day: dt.date) -> tuple[Span, ...]:
         """The spans that start on a local date (none on a holiday or closure)."""
@@ -417,6 +443,20 @@ def _load_holidays(country: str | None, subdivision: str | None) -> Any:
     except NotImplementedError as exc:
         field = "calendar.holidays.subdivision" if "subdivision" in str(exc) else "calendar.holidays.country"
         raise InputError(field, str(exc), "use a code the holidays package lists") from exc
+
+
+def _resolved(raw: Any) -> tuple[dt.date, dt.date, dict[dt.date, str]] | None:
+    if raw is None:
+        return None
+    field = "calendar.holidays.resolved"
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("dates"), Mapping):
+        raise InputError(field, "is not {from, to, dates, package}", "let 'day60 new' write it")
+    try:
+        first, last = dt.date.fromisoformat(str(raw["from"])), dt.date.fromisoformat(str(raw["to"]))
+        dates = {dt.date.fromisoformat(str(k)): str(v) for k, v in raw["dates"].items()}
+    except (KeyError, ValueError) as exc:
+        raise InputError(field, "holds a date that is not YYYY-MM-DD", "let 'day60 new' write it") from exc
+    return first, last, dates
 
 
 def _plain(value: Any) -> Any:

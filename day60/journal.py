@@ -562,8 +562,15 @@ def create(path: str | Path, fields: dict[str, Any]) -> dict[str, Any]:
     if os.path.lexists(path):
         raise InputError("JOURNAL", f"{path} already exists", "choose a new file name; journals are never overwritten")
     check_output("JOURNAL", path)
-    calendar = fields.get("calendar")
-    BusinessCalendar.from_dict(calendar or {})  # refuses a bad calendar with its field named
+    calendar = BusinessCalendar.from_dict(fields.get("calendar") or {})  # refuses a bad calendar, field named
+    window = fields.get("window") or {}
+    try:
+        first = dt.datetime.fromisoformat(window["start"]).date() - dt.timedelta(days=60)
+        last = dt.datetime.fromisoformat(window["end"]).date() + dt.timedelta(days=120)
+    except (KeyError, TypeError, ValueError):
+        first = last = None  # the header's own validation names the window's fault below
+    if first is not None:  # holiday dates fixed now: a later holidays release cannot move a figure
+        fields = {**fields, "calendar": calendar.with_resolved_holidays(first, last)}
     header = {"format": FORMAT, "toolkit": __version__, "created_at": now_iso(), **fields}
     try:  # validated with defaults filled in, so every header states them
         header = _with_hash(Header.model_validate({**header, "hash": GENESIS}).model_dump(exclude={"hash"}))

@@ -92,9 +92,25 @@ def compute(journal: Journal) -> Figures:
                        for key, kind in (("stopped", "injection.stopped"), ("not_run", "injection.not-run"))},
         "corrections": _corrections(journal.events),
         "disputes": _disputes(journal.events, journal.header.get("runner_organisation")),
+        "holidays": _holiday_source(journal.header["calendar"]),
     }
     return Figures(summary, dict(zip(TABLES, (drift_table, incident_table, rollback_table, report_table),
                                      strict=True)))
+
+
+def _holiday_source(calendar: dict[str, Any]) -> dict[str, Any]:
+    """Where the public holidays behind every business-hour figure came from."""
+    cfg = calendar.get("holidays")
+    if not cfg:
+        return {"source": "none: the calendar names no public holidays"}
+    resolved = cfg.get("resolved")
+    if resolved:
+        return {"source": "the journal's header", "from": resolved["from"], "to": resolved["to"],
+                "dates": len(resolved["dates"]), "resolved_with": resolved["package"]}
+    from importlib import metadata
+
+    return {"source": f"the holidays package installed now ({metadata.version('holidays')}); this journal predates "
+                      "holiday dates fixed in its header"}
 
 
 def _disputes(events: list[dict[str, Any]], runner_org: str | None) -> list[dict[str, Any]]:

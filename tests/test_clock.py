@@ -271,3 +271,31 @@ def test_pendulum_datetimes_are_accepted():
     assert UK.business_seconds(a, b) == 2.5 * H
     assert wall_seconds(a, b) == 65 * H  # across the spring change
     assert UK.business_seconds_many([a], [b]).tolist() == [2.5 * H]
+
+
+def test_holiday_dates_fixed_in_a_journal_header_decide_the_figures(tmp_path):
+    """A journal's header holds the holiday dates of its window (plus a margin), so a later release
+    of the holidays package cannot move a figure: the header's dates win inside their range."""
+    import datetime as dt
+
+    from day60 import journal as jr
+    from day60.resources import example
+
+    cal = BusinessCalendar.load(example("uk-office.toml"))
+    path = tmp_path / "j.jsonl"
+    jr.create(path, {"partner": "p", "supplier": "s", "deployment": "d", "tier": "T2", "runner": "r",
+                     "calendar": cal.to_dict(),
+                     "window": {"start": "2026-03-30T09:00:00+01:00", "end": "2026-04-10T17:30:00+01:00"}})
+    header = jr.read(path).header
+    resolved = header["calendar"]["holidays"]["resolved"]
+    assert resolved["dates"]["2026-04-03"] == "Good Friday" and resolved["package"].startswith("holidays ")
+    assert resolved["from"] <= "2026-03-30" and resolved["to"] >= "2026-05-08"  # the April report is due in May
+    # The same table with Good Friday removed from the fixed dates: the header decides, not the package.
+    edited = {**header["calendar"], "holidays": {**header["calendar"]["holidays"], "resolved": {
+        **resolved, "dates": {k: v for k, v in resolved["dates"].items() if k != "2026-04-03"}}}}
+    fixed = BusinessCalendar.from_dict(edited)
+    good_friday = (dt.datetime(2026, 4, 3, 8, tzinfo=dt.UTC), dt.datetime(2026, 4, 3, 17, tzinfo=dt.UTC))
+    assert cal.business_seconds(*good_friday) == 0 and fixed.business_seconds(*good_friday) == 8.5 * 3600
+    from day60 import metrics
+
+    assert metrics.compute(jr.read(path)).summary["holidays"]["source"] == "the journal's header"

@@ -378,10 +378,10 @@ class BusinessCalendar:
         return self.business_us_many(s, e) / 1_000_000
 
 
-def clip_windows(windows: Iterable[tuple[int, int]], a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
-    """Merge windows (epoch microseconds) and clip them to [a, b]; returns start/end arrays."""
-    merged: list[list[int]] = []
-    for p0, p1 in sorted(windows):
+def merge_spans(spans: Iterable[tuple[float, float]], a: float, b: float) -> list[list[float]]:
+    """Clip spans to [a, b] and merge the ones that overlap or touch: no time is counted twice."""
+    merged: list[list[float]] = []
+    for p0, p1 in sorted(spans):
         p0, p1 = max(p0, a), min(p1, b)
         if p1 <= p0:
             continue
@@ -389,7 +389,12 @@ def clip_windows(windows: Iterable[tuple[int, int]], a: int, b: int) -> tuple[np
             merged[-1][1] = max(merged[-1][1], p1)
         else:
             merged.append([p0, p1])
-    arr = np.array(merged, dtype=np.int64).reshape(-1, 2)
+    return merged
+
+
+def clip_windows(windows: Iterable[tuple[int, int]], a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+    """Merge windows (epoch microseconds) and clip them to [a, b]; returns start/end arrays."""
+    arr = np.array(merge_spans(windows, a, b), dtype=np.int64).reshape(-1, 2)
     return arr[:, 0].copy(), arr[:, 1].copy()
 
 

@@ -344,16 +344,10 @@ def stay_out(obs: StayOut, r: dict[str, Any], h: dict[str, int]) -> dict[str, An
                                  "restraint"])
     held_end = obs.addressed_ms if obs.first_speech_ms is None else min(obs.first_speech_ms, obs.addressed_ms)
     lost, notes = 0.0, []
-    merged: list[list[float]] = []  # overlapping holes are one hole: never subtracted twice
-    for hole in sorted(obs.holes, key=lambda x: x.start_ms):
-        a, b = max(hole.start_ms, 0.0), min(hole.end_ms, held_end)
-        if b <= a:
-            continue
-        if merged and a <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], b)
-        else:
-            merged.append([a, b])
-    for a, b in merged:
+    from day60.clock import merge_spans
+
+    # overlapping holes are one hole: never subtracted twice
+    for a, b in merge_spans(((h.start_ms, h.end_ms) for h in obs.holes), 0.0, held_end):
         lost += b - a
         notes.append(f"listening hole {a:g}-{b:g} ms counted as zero ({b - a:g} ms)")
     held = max(held_end - lost, 0.0)

@@ -752,6 +752,9 @@ def score(
     out: Path = typer.Option(None, "--out", help="Write the score as JSON here (a new file)."),
     supersede: Path = typer.Option(None, "--supersede", metavar="OLD.json",
                                    help="The earlier score JSON this one replaces; it is named, never overwritten."),
+    sign_with: Path = typer.Option(None, "--sign", metavar="KEY.p12",
+                                   help="Sign the PDF with your own certificate; the passphrase comes from "
+                                        "DAY60_SIGN_PASSPHRASE or a prompt, never a flag."),
 ) -> None:
     """Score an exercise 0 to 100 against the published rubric, the tier beside it.
 
@@ -771,6 +774,7 @@ def score(
                                  "write to a new file, or name the score it replaces with --supersede OLD.json")
     elif out is None:
         raise InputError("--out", "is needed with --supersede", "write the new score JSON to a new file with --out")
+    passphrase = _passphrase(sign_with, pdf)
     published = rubric.load(rubric_file)
     parameters = deal = None
     if sow:  # the deal file is checked whole, then the rubric takes the targets it reads
@@ -798,6 +802,29 @@ def score(
         typer.echo(f"wrote {out}", err=True)
     attachments = score_attachments(_scored_bytes(j), published.raw, deal_bytes, jsonable(done.result))
     _write_documents(done.journal, done.figures, done.result, pdf, html, attachments=attachments)
+    if sign_with and pdf:
+        from day60 import files
+        from day60.evidence.sign import sign
+
+        files.write_atomic(pdf, sign(Path(pdf).read_bytes(), sign_with, passphrase), "--pdf")
+        typer.echo(f"signed {pdf} with {sign_with}", err=True)
+
+
+def _passphrase(p12: Path | None, pdf: Path | None) -> bytes:
+    """The signing passphrase, asked for before any work: from the environment, or a hidden prompt."""
+    if p12 is None:
+        return b""
+    from day60.errors import InputError
+    from day60.evidence.sign import PASSPHRASE_VARIABLE
+
+    if pdf is None:
+        raise InputError("--sign", "signs the PDF report", "add --pdf OUT")
+    if PASSPHRASE_VARIABLE in os.environ:
+        return os.environ[PASSPHRASE_VARIABLE].encode("utf-8")
+    if not _interactive():
+        raise InputError("--sign", "needs the key's passphrase", f"set {PASSPHRASE_VARIABLE}, or run on a terminal "
+                                                                  "to be asked for it")
+    return typer.prompt("Passphrase for the signing key", hide_input=True, default="", show_default=False).encode()
 
 
 def _scored_bytes(j: Any) -> bytes:
@@ -855,8 +882,15 @@ def verify_report(
     Example: day60 verify-report day60-demo/score.pdf
     """
     from day60.evidence.report import verify
+    from day60.evidence.sign import check
 
     problems = verify(report)
+    for signature in check(report):
+        if signature["intact"] and signature["valid"] and signature["covers_whole_file"]:
+            typer.echo(f"{report}: signed by {signature['signer']}: the signature is intact and covers the whole "
+                       "file (the certificate is not checked against a trust list)")
+        else:
+            problems.append(f"the signature by {signature['signer']} does not hold: the file changed after signing")
     if problems:
         for problem in problems:
             typer.echo(f"{report}: {problem}", err=True)

@@ -155,3 +155,49 @@ def test_a_rescore_names_the_score_it_supersedes_and_never_overwrites_it(report,
     assert [b["reason"] for b in new["changelog"]["because"]] == ["a test", "the partner confirms"]
     assert run("verify-report", pdf).exit_code == 0
     assert run("score", path, "--supersede", tmp_path / "nope.json", "--out", tmp_path / "x.json").exit_code == 2
+
+
+def _self_signed_p12(path, passphrase: bytes) -> None:
+    """A throwaway key and self-signed certificate, made here: nothing touches the network."""
+    import datetime as dt
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from cryptography.hazmat.primitives.serialization import pkcs12
+    from cryptography.x509.oid import NameOID
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Test Auditor")])
+    now = dt.datetime.now(dt.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - dt.timedelta(days=1))
+            .not_valid_after(now + dt.timedelta(days=30))
+            .add_extension(x509.KeyUsage(digital_signature=True, content_commitment=True, key_encipherment=False,
+                                         data_encipherment=False, key_agreement=False, key_cert_sign=False,
+                                         crl_sign=False, encipher_only=False, decipher_only=False), critical=True)
+            .sign(key, hashes.SHA256()))
+    path.write_bytes(pkcs12.serialize_key_and_certificates(
+        b"test", key, cert, None, serialization.BestAvailableEncryption(passphrase)))
+
+
+def test_a_signed_report_verifies_and_a_change_after_signing_breaks_it(report, run, tmp_path):
+    p12 = tmp_path / "me.p12"
+    _self_signed_p12(p12, b"s3cret")
+    pdf = tmp_path / "signed.pdf"
+    r = run("score", report["journal"], "--pdf", pdf, "--sign", p12)
+    assert r.exit_code == 2 and "DAY60_SIGN_PASSPHRASE" in r.stderr and not pdf.exists()  # asked before any work
+    r = run("score", report["journal"], "--pdf", pdf, "--sign", p12, env={"DAY60_SIGN_PASSPHRASE": "s3cret"})
+    assert r.exit_code == 0, r.output
+    r = run("verify-report", pdf)
+    assert r.exit_code == 0 and "signed by" in r.stdout and "Test Auditor" in r.stdout and "verified" in r.stdout
+    tampered = tmp_path / "tampered.pdf"
+    raw = bytearray(pdf.read_bytes())
+    at = raw.index(b"/Producer")
+    raw[at + 1] = ord("p")  # one byte inside the signed range
+    tampered.write_bytes(bytes(raw))
+    r = run("verify-report", tampered)
+    assert r.exit_code == 1 and "does not hold" in r.stderr
+    wrong = run("score", report["journal"], "--pdf", tmp_path / "w.pdf", "--sign", p12,
+                env={"DAY60_SIGN_PASSPHRASE": "nope"})
+    assert wrong.exit_code == 2 and "--sign" in wrong.stderr

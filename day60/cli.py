@@ -414,6 +414,56 @@ def dispute(
 
 
 @app.command()
+def notice(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    to: str = typer.Option(..., "--to", help="The supplier, or who receives the notice for it."),
+    out: Path = typer.Option(..., "--out", help="Where to write the notice (JSON, a new file)."),
+) -> None:
+    """Pre-publication notice (charter 8.3): the supplier's own rows, how to reproduce them, the hashes.
+
+    Writes the notice file and logs when it was sent; the score's pages show the date.
+
+    Example: day60 notice ex.jsonl --to "Nimbus AI" --out notice-nimbus.json
+    """
+    import datetime as dt
+
+    from day60 import assess, files
+    from day60 import journal as jr
+    from day60.display import jsonable
+    from day60.errors import InputError
+
+    files.check_outputs({"--out": out}, [("JOURNAL", journal)])
+    if os.path.lexists(out):
+        raise InputError("--out", f"{out} already exists", "write each notice to a new file")
+    j = jr.read(journal)
+    done = assess.score_journal(j)
+    summary = done.figures.summary
+    body = {"notice": "pre-publication notice (charter 8.3): these are your own rows; reproduce them with the "
+                      "command below before the score is published",
+            "to": to, "exercise": {k: j.header[k] for k in ("partner", "supplier", "deployment", "tier", "window")},
+            "reproduce": f"day60 verify {journal.name} --expect {j.head['seq']}:{j.head['hash']} && "
+                         f"day60 score {journal.name} --format json",
+            "journal_sha256": j.sha256, "journal_head": j.head, "rubric": done.result["rubric"],
+            "score": done.result["score"], "lines": done.result["lines"],
+            "rows": {"drift": summary["drift"]["observations"],
+                     "incidents": jsonable(done.figures.tables["incidents"].astype(object)
+                                           .where(done.figures.tables["incidents"].notna(), None)
+                                           .to_dict("records")),
+                     "rollbacks": jsonable(done.figures.tables["rollbacks"].astype(object)
+                                           .where(done.figures.tables["rollbacks"].notna(), None)
+                                           .to_dict("records")),
+                     "report": summary["report"]},
+            "provenance": _provenance({"journal": j.sha256})}
+    text = json.dumps(jsonable(body), indent=2, sort_keys=True, allow_nan=False, default=str) + "\n"
+    files.write_atomic(out, text, "--out")
+    from day60.evidence.provenance import sha256_of
+
+    event = jr.append(journal, "notice.sent", "pre-publication", dt.datetime.now(dt.UTC),
+                      {"to": to, "sha256": sha256_of(text.encode("utf-8"))})
+    typer.echo(f"wrote {out}; seq {event['seq']}: notice to {to} logged at {event['at']}")
+
+
+@app.command()
 def resolve(
     journal: Path = typer.Argument(..., help="The exercise journal."),
     dispute_seq: int = typer.Option(..., "--dispute", help="seq of the dispute."),
@@ -895,8 +945,8 @@ def verify_report(
         for problem in problems:
             typer.echo(f"{report}: {problem}", err=True)
         raise typer.Exit(1)
-    typer.echo(f"{report}: verified: every embedded input matches the hashes recorded and printed, and scoring "
-               "them again gives the same score, line by line")
+    typer.echo(f"{report}: verified: every embedded input matches the hashes recorded and printed, and computing "
+               "the document again from them gives the same result, line by line")
 
 
 @app.command()
@@ -978,6 +1028,8 @@ def voice_bench(
     sub = voice.load_json(submission, "--submission") if submission else None
     artifact = voice.run_suite(voice.load_json(suite, "SUITE"), sub, reference, compat)
     artifact["provenance"] = _provenance({"suite": Path(suite), "submission": Path(submission) if submission else None})
+    if artifact.get("synthetic"):
+        typer.echo("SYNTHETIC: the suite's dialogues are invented, not recordings; this is not a result")
     files.write_atomic(out, json.dumps(display.jsonable(artifact), indent=2, sort_keys=True, allow_nan=False) + "\n",
                        "--out")
     a = artifact["aggregate"]
@@ -1105,7 +1157,10 @@ def clauses_export(
         files.write_atomic(html, page, "--html")
         typer.echo(f"wrote {html}", err=True)
     if pdf:
-        typer.echo(f"wrote {pdf} ({render.pdf(page, pdf)} pages)", err=True)
+        from day60.evidence.report import schedule_attachments
+
+        pages = render.pdf(page, pdf, attachments=schedule_attachments(Path(sow).read_bytes(), s))
+        typer.echo(f"wrote {pdf} ({pages} pages)", err=True)
 
 
 def _rubric_ids() -> set[str]:
@@ -1159,10 +1214,14 @@ def comply(
     rows = clauses.comply(lib, deal, measured, source, scope)
     trace = _provenance({"deal": Path(sow), "figures": Path(figures) if figures else None,
                          "journal": j.sha256 if journal else None}, clause_library=f"{lib.id} {lib.version}")
+    synthetic = bool(deal.deal.get("synthetic")) or bool(journal and j.header.get("synthetic"))
     if fmt == "json":
         print_json({"checks": [{k: r[k] for k in ("clause", "check", "status", "value", "display", "threshold", "n",
-                                                  "reason")} for r in rows], "provenance": trace})
+                                                  "reason")} for r in rows], "provenance": trace,
+                    **({"synthetic": "SYNTHETIC: invented data, not a result"} if synthetic else {})})
     else:
+        if synthetic:
+            typer.echo("SYNTHETIC: invented data, not a result")
         counts = {s: sum(r["status"] == s for r in rows) for s in ("met", "not met", "not run", "triggered")}
         typer.echo(f"{len(rows)} check(s): {counts['met']} met, {counts['not met']} not met, "
                    f"{counts['not run']} not run, {counts['triggered']} reporting trigger(s) reached "
@@ -1251,7 +1310,12 @@ def _selfassess_result(qs: Any, ans: Any, journal_out: Path | None, fmt: str, pd
                 typer.echo("ask your supplier for:")
                 for item in result["ask_supplier_for"]:
                     typer.echo(f"  - {item}")
-        _write_documents(done.journal, done.figures, result, pdf, html, title="Day-60 self-assessment")
+        from day60.display import jsonable
+        from day60.evidence.report import selfassess_attachments
+
+        attachments = selfassess_attachments(Path(ans.path).read_bytes(), jsonable(result)) if pdf else None
+        _write_documents(done.journal, done.figures, result, pdf, html, title="Day-60 self-assessment",
+                         attachments=attachments)
 
 
 @voice_app.command("drills")

@@ -147,7 +147,11 @@ def run(out: Path) -> dict[str, Path]:
     render.pdf(html, files["pdf"], attachments=score_attachments(scored, published.raw, None, jsonable(result)))
     library = clauses.load_library()
     deal = clauses.load_deal(SOW, library, rubric.parameter_ids(rubric.load()))
-    render.pdf(render.html("schedule.html.j2", {"s": clauses.schedule(library, deal)}), files["schedule"])
+    from day60.evidence.report import schedule_attachments
+
+    sched = clauses.schedule(library, deal)
+    render.pdf(render.html("schedule.html.j2", {"s": sched}), files["schedule"],
+               attachments=schedule_attachments(SOW.read_bytes(), sched))
     _self_assessment(out, files["selfassess"])
     _voice(files["voice"], files["drills"])
     return files
@@ -170,4 +174,7 @@ def _self_assessment(out: Path, pdf: Path) -> None:
     done = assess.self_assess(qs, ans, out / "selfassess.jsonl")
     html = render.score_html(done.journal, done.figures, done.result,
                              title="Day-60 self-assessment (SYNTHETIC demo)")
-    render.pdf(html, pdf)
+    from day60.evidence.report import selfassess_attachments
+
+    answers = data_dir("selfassess") / "examples" / "synthetic-answers.json"
+    render.pdf(html, pdf, attachments=selfassess_attachments(answers.read_bytes(), jsonable(done.result)))

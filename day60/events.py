@@ -140,6 +140,11 @@ class Resolve(_Data):
     reason: Text
 
 
+class NoticeSent(_Data):
+    to: Text = Field(description="Who received the pre-publication notice.")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="SHA-256 of the notice file sent.")
+
+
 class Correction(_Data):
     target: int = Field(ge=1, description="seq of the event whose instant is corrected.")
     at: Instant = Field(description="The corrected instant.")
@@ -187,6 +192,7 @@ DATA_MODELS: dict[str, type[_Data]] = {
     "reveal": Reveal,
     "dispute": Dispute,
     "resolve": Resolve,
+    "notice.sent": NoticeSent,
 }
 KINDS = tuple(DATA_MODELS)
 

@@ -376,6 +376,8 @@ class _State:
     def apply(self, ev: Effective) -> None:
         kind, ident, at, data = ev.kind, ev.id, ev.at, ev.data
         where = f"event {ev.seq} ({kind} {ident})"
+        if kind == "notice.sent":  # the notice comes after the figures too
+            return
         if kind == "dispute":  # disputes come after the figures: allowed after the close
             self.disputes[ev.seq] = None
             return

@@ -93,6 +93,8 @@ def compute(journal: Journal) -> Figures:
         "corrections": _corrections(journal.events),
         "disputes": _disputes(journal.events, journal.header.get("runner_organisation")),
         "holidays": _holiday_source(journal.header["calendar"]),
+        "notices": [{"to": e["data"]["to"], "at": e["at"], "sha256": e["data"]["sha256"], "seq": e["seq"]}
+                    for e in journal.events if e["kind"] == "notice.sent"],
     }
     return Figures(summary, dict(zip(TABLES, (drift_table, incident_table, rollback_table, report_table),
                                      strict=True)))

@@ -161,6 +161,7 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
         "synthetic": bool(header.get("synthetic")),
         "lines": lines,
         "disputes": disputes,
+        "notices": figures.summary.get("notices", []),
         "under_dispute_points": sum(line["earned"] for line in lines if line["status"] == "under dispute"),
         "runner": {"name": header["runner"], "organisation": header.get("runner_organisation"),
                    "conflict_statement": header.get("conflict_statement")},

@@ -297,6 +297,7 @@ def run_suite(suite: dict[str, Any], submission: dict[str, Any] | None, referenc
     if compat == "reference":  # six decimals, and 0.0 rather than null when nothing was scored
         pass_rate, mean_score = round(pass_rate, 6), round(mean_score or 0.0, 6)
     return {
+        **({"synthetic": "SYNTHETIC: the suite is invented, not a result"} if suite.get("synthetic") else {}),
         "compat": compat,
         "suite": {"name": suite.get("name"), "version": suite.get("version")},
         "modalities": ["voice"],

@@ -201,3 +201,51 @@ def test_a_signed_report_verifies_and_a_change_after_signing_breaks_it(report, r
     wrong = run("score", report["journal"], "--pdf", tmp_path / "w.pdf", "--sign", p12,
                 env={"DAY60_SIGN_PASSPHRASE": "nope"})
     assert wrong.exit_code == 2 and "--sign" in wrong.stderr
+
+
+def test_the_self_assessment_and_the_schedule_verify_from_what_they_carry(report, run, tmp_path):
+    for name in ("selfassess", "schedule"):
+        r = run("verify-report", report[name])
+        assert r.exit_code == 0 and "verified" in r.stdout, (name, r.output)
+    from day60 import clauses, rubric
+    from day60.evidence.report import schedule_attachments
+    from day60.resources import data_dir
+
+    sow = data_dir("clauses") / "examples" / "synthetic-sow.toml"
+    lib = clauses.load_library()
+    deal = clauses.load_deal(sow, lib, rubric.parameter_ids(rubric.load()))
+    sched = clauses.schedule(lib, deal)
+    page = render.html("schedule.html.j2", {"s": sched})
+    forged = sow.read_bytes().replace(b"rollback_minutes = 30", b"rollback_minutes = 90")
+    out = tmp_path / "schedule.pdf"
+    render.pdf(page, out, attachments=schedule_attachments(forged, sched))
+    r = run("verify-report", out)
+    assert r.exit_code == 1 and "deal file hashes to" in r.stderr and "parameters differs" in r.stderr
+
+
+def test_a_pre_publication_notice_is_written_and_logged(report, run, tmp_path):
+    path = tmp_path / "ex.jsonl"
+    path.write_bytes(report["journal"].read_bytes())
+    out = tmp_path / "notice.json"
+    r = run("notice", path, "--to", "Example AI Operations (SYNTHETIC)", "--out", out)
+    assert r.exit_code == 0, r.output
+    body = json.loads(out.read_text())
+    assert body["to"].startswith("Example AI") and body["reproduce"].startswith("day60 verify ex.jsonl --expect")
+    assert {"drift", "incidents", "rollbacks", "report"} <= set(body["rows"])
+    score = json.loads(run("score", path, "--format", "json").stdout)
+    import hashlib
+
+    assert score["notices"][0]["sha256"] == hashlib.sha256(out.read_bytes()).hexdigest()
+    assert run("notice", path, "--to", "x", "--out", out).exit_code == 2  # never over an earlier notice
+    assert run("verify", path).exit_code == 0
+
+
+def test_synthetic_input_stays_labelled_in_derived_outputs(report, run):
+    from day60.resources import data_dir
+
+    sow = data_dir("clauses") / "examples" / "synthetic-sow.toml"
+    comply = json.loads(run("comply", report["journal"], "--sow", sow, "--format", "json").stdout)
+    assert comply["synthetic"].startswith("SYNTHETIC")
+    metrics = json.loads(run("metrics", report["journal"], "--format", "json").stdout)
+    assert metrics["synthetic"].startswith("SYNTHETIC")
+    assert json.loads(report["voice"].read_text())["synthetic"].startswith("SYNTHETIC")

@@ -18,7 +18,8 @@ from typing import Any
 from day60.errors import InputError
 
 SCORE_JSON = "score.json"
-SOURCES = {"journal": "journal.jsonl", "rubric": "rubric.yaml", "deal": "deal.toml"}
+SCHEDULE_JSON = "schedule.json"
+SOURCES = {"journal": "journal.jsonl", "rubric": "rubric.yaml", "deal": "deal.toml", "answers": "answers.json"}
 
 
 def score_attachments(journal_bytes: bytes, rubric_bytes: bytes, deal_bytes: bytes | None,
@@ -31,6 +32,20 @@ def score_attachments(journal_bytes: bytes, rubric_bytes: bytes, deal_bytes: byt
     body = json.dumps(result, indent=2, sort_keys=True, allow_nan=False).encode("utf-8")
     out.append((SCORE_JSON, body, "the score as data, unrounded", "Data"))
     return out
+
+
+def selfassess_attachments(answers_bytes: bytes, result: dict[str, Any]) -> list[tuple[str, bytes, str, str]]:
+    """What a self-assessment report embeds: the answers file and the score."""
+    body = json.dumps(result, indent=2, sort_keys=True, allow_nan=False).encode("utf-8")
+    return [(SOURCES["answers"], answers_bytes, "the answers file the assessment was scored from", "Source"),
+            (SCORE_JSON, body, "the self-assessment score as data, unrounded", "Data")]
+
+
+def schedule_attachments(deal_bytes: bytes, schedule: dict[str, Any]) -> list[tuple[str, bytes, str, str]]:
+    """What a clause schedule embeds: the deal file and the schedule as data."""
+    body = json.dumps(schedule, indent=2, sort_keys=True, default=str).encode("utf-8")
+    return [(SOURCES["deal"], deal_bytes, "the deal file the schedule was filled from", "Source"),
+            (SCHEDULE_JSON, body, "the schedule as data", "Data")]
 
 
 def _sha(data: bytes) -> str:
@@ -58,15 +73,97 @@ def verify(path: str | Path) -> list[str]:
     except (PdfReadError, ValueError, KeyError, OSError) as exc:
         raise InputError("REPORT", f"{path} cannot be read as a PDF ({exc})", "give a report written by "
                                                                                "'day60 score --pdf'") from exc
+    if SCHEDULE_JSON in embedded and SOURCES["deal"] in embedded:
+        return _verify_schedule(embedded, text)
+    if SCORE_JSON in embedded and SOURCES["answers"] in embedded:
+        return _verify_selfassess(embedded, text)
     if SCORE_JSON not in embedded or SOURCES["journal"] not in embedded:
         raise InputError("REPORT", f"{path} carries no embedded score and journal",
-                         "give a score report written by this toolkit with --pdf")
+                         "give a report written by this toolkit with --pdf")
     try:
         recorded = json.loads(embedded[SCORE_JSON])
     except (ValueError, UnicodeDecodeError):
         return ["the embedded score JSON is damaged"]
     problems = _hashes(embedded, recorded, text)
     problems += _recompute(embedded, recorded, text)
+    return problems
+
+
+def _compare_lines(fresh: dict[str, Any], recorded: dict[str, Any], text: str) -> list[str]:
+    problems = []
+    if fresh["score"] != recorded.get("score"):
+        problems.append(f"the score recomputes to {fresh['score']!r}, but the report records "
+                        f"{recorded.get('score')!r}")
+    before = {line["id"]: line for line in recorded.get("lines", [])}
+    for line in fresh["lines"]:
+        old = before.get(line["id"])
+        if old is None:
+            problems.append(f"line {line['id']} is missing from the recorded score")
+        elif (old.get("earned"), old.get("status")) != (line["earned"], line["status"]):
+            problems.append(f"line {line['id']}: recorded {old.get('earned')!r} ({old.get('status')}), "
+                            f"recomputed {line['earned']!r} ({line['status']})")
+    shown = re.search(r"(\d+(?:\.\d)?) of 100", text)
+    if shown is None or float(shown.group(1)) != round(fresh["score"], 1):
+        problems.append(f"the page shows {shown.group(1) if shown else 'no score'} of 100, but the score "
+                        f"recomputes to {fresh['score']:.1f}")
+    return problems
+
+
+def _verify_selfassess(embedded: dict[str, bytes], text: str) -> list[str]:
+    """Score the embedded answers again and compare; the answers' hash against record and page."""
+    from day60 import assess, selfassess
+
+    try:
+        recorded = json.loads(embedded[SCORE_JSON])
+    except (ValueError, UnicodeDecodeError):
+        return ["the embedded score JSON is damaged"]
+    with tempfile.TemporaryDirectory() as tmp:
+        answers_path = Path(tmp) / SOURCES["answers"]
+        answers_path.write_bytes(embedded[SOURCES["answers"]])
+        try:
+            qs = selfassess.QuestionSet.load()
+            answers = selfassess.load_answers(answers_path, qs)
+            fresh = assess.self_assess(qs, answers, Path(tmp) / "selfassess.jsonl").result
+        except InputError as exc:
+            return [f"the embedded answers cannot be scored again: {exc}"]
+    problems = []
+    printed = _printed(text, "Answers SHA-256")
+    if recorded.get("answers_sha256") != answers.sha256:
+        problems.append(f"the embedded answers hash to {answers.sha256[:16]}..., but the score records "
+                        f"{str(recorded.get('answers_sha256'))[:16]}...")
+    if printed != answers.sha256:
+        problems.append(f"the page prints answers SHA-256 {str(printed)[:16]}..., but the embedded answers hash "
+                        f"to {answers.sha256[:16]}...")
+    return problems + _compare_lines(fresh, recorded, text)
+
+
+def _verify_schedule(embedded: dict[str, bytes], text: str) -> list[str]:
+    """Fill the schedule again from the embedded deal and compare it with the embedded schedule."""
+    from day60 import clauses, rubric
+
+    try:
+        recorded = json.loads(embedded[SCHEDULE_JSON])
+    except (ValueError, UnicodeDecodeError):
+        return ["the embedded schedule JSON is damaged"]
+    with tempfile.TemporaryDirectory() as tmp:
+        deal_path = Path(tmp) / SOURCES["deal"]
+        deal_path.write_bytes(embedded[SOURCES["deal"]])
+        try:
+            lib = clauses.load_library()
+            draft = bool(recorded.get("draft"))
+            deal = clauses.load_deal(deal_path, lib, rubric.parameter_ids(rubric.load()), draft=draft)
+            fresh = json.loads(json.dumps(clauses.schedule(lib, deal, draft=draft), default=str))
+        except InputError as exc:
+            return [f"the embedded deal cannot be filled again: {exc}"]
+    problems = []
+    printed = _printed(text, "Deal file SHA-256")
+    actual = _sha(embedded[SOURCES["deal"]])
+    if printed != actual or recorded.get("sow_sha256") != actual:
+        problems.append(f"the embedded deal file hashes to {actual[:16]}..., but the schedule records "
+                        f"{str(recorded.get('sow_sha256'))[:16]}... and the page prints {str(printed)[:16]}...")
+    for key in sorted(set(fresh) | set(recorded)):
+        if fresh.get(key) != recorded.get(key):
+            problems.append(f"the schedule's {key} differs from the one the embedded deal gives")
     return problems
 
 
@@ -118,19 +215,4 @@ def _recompute(embedded: dict[str, bytes], recorded: dict[str, Any], text: str) 
             fresh = assess.score_journal(journal, published, parameters).result
         except InputError as exc:
             return [f"the embedded inputs cannot be scored again: {exc}"]
-    if fresh["score"] != recorded.get("score"):
-        problems.append(f"the score recomputes to {fresh['score']!r}, but the report records "
-                        f"{recorded.get('score')!r}")
-    before = {line["id"]: line for line in recorded.get("lines", [])}
-    for line in fresh["lines"]:
-        old = before.get(line["id"])
-        if old is None:
-            problems.append(f"line {line['id']} is missing from the recorded score")
-        elif (old.get("earned"), old.get("status")) != (line["earned"], line["status"]):
-            problems.append(f"line {line['id']}: recorded {old.get('earned')!r} ({old.get('status')}), "
-                            f"recomputed {line['earned']!r} ({line['status']})")
-    shown = re.search(r"(\d+(?:\.\d)?) of 100", text)
-    if shown is None or float(shown.group(1)) != round(fresh["score"], 1):
-        problems.append(f"the page shows {shown.group(1) if shown else 'no score'} of 100, but the score "
-                        f"recomputes to {fresh['score']:.1f}")
-    return problems
+    return problems + _compare_lines(fresh, recorded, text)

@@ -667,6 +667,7 @@ def metrics(
         if not os.path.isdir(folder):
             raise InputError("--out", f"{folder} is not an existing folder", "create the folder first, or name one")
         targets = {name: folder / f"{Path(journal).stem}-{name}.csv" for name in mx.TABLES}
+        targets["provenance"] = folder / f"{Path(journal).stem}-provenance.json"  # what the csv files came from
         files.check_outputs({f"--out ({t.name})": t for t in targets.values()}, [("JOURNAL", journal)])
     elif out:
         raise InputError("--out", "is only for --format csv", "drop --out, or add --format csv")
@@ -681,6 +682,10 @@ def metrics(
         for name, table in figures.tables.items():
             files.write_atomic(targets[name], table.to_csv(index=False), "--out")
             typer.echo(f"wrote {targets[name]} ({len(table)} rows)", err=True)
+        files.write_atomic(targets["provenance"], json.dumps({**synthetic, "provenance": trace,
+                                                               "files": [targets[n].name for n in mx.TABLES]},
+                                                              indent=2, sort_keys=True) + "\n", "--out")
+        typer.echo(f"wrote {targets['provenance']}", err=True)
     else:
         if synthetic:
             typer.echo("SYNTHETIC: invented data, not a result\n")
@@ -904,6 +909,8 @@ def _emit_score(result: dict[str, Any], fmt: str) -> None:
     head = result.get("journal_head")
     if head:
         typer.echo(f"journal head {head['seq']}:{head['hash']} (check later with 'day60 verify --expect')")
+    if result.get("provenance"):
+        _footer(result["provenance"])
 
 
 def _write_documents(j: Any, figures: Any, result: dict[str, Any], pdf: Path | None, html: Path | None,
@@ -1346,6 +1353,7 @@ def voice_drills(
                       "built from": parts(d["parts"])[:70], "notes": "; ".join(d["notes"])[:70]}
                      for name, d in result["drills"].items()])
         s = result["summary"]
+        _footer(result["provenance"])
         zeros = s["unmeasured_as_zero"] and f" ({', '.join(s['unmeasured_as_zero'])} unmeasured, counted as zero)"
         typer.echo(f"mean of the {len(s['covers'])} scored drill(s){zeros or ''}: {num(s['mean_of_scored'], 1)}; "
                    f"not in that mean: {', '.join(s['not_covered']) or 'none'}")

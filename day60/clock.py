@@ -146,8 +146,10 @@ class BusinessCalendar:
         self.closures = frozenset(closures)
         self.holiday_country = holiday_country
         self.holiday_subdivision = holiday_subdivision
-        self._holidays = _load_holidays(holiday_country, holiday_subdivision)
         self.resolved = resolved  # (first, last, {date: name}): holiday dates fixed when a journal was made
+        # A journal's header fixes its holiday dates, so reading one need not load the holidays
+        # package (slow to import) until a day outside those dates is asked about.
+        self._loaded: Any = None if resolved is not None else _load_holidays(holiday_country, holiday_subdivision)
         self.source = dict(source) if source is not None else None
         self._table: _Table | None = None
 
@@ -230,9 +232,15 @@ class BusinessCalendar:
             return "closure"
         if self.resolved is not None and self.resolved[0] <= day <= self.resolved[1]:
             return self.resolved[2].get(day)  # the dates the journal fixed, whatever the package now says
-        if self._holidays is not None and day in self._holidays:
-            return self._holidays.get(day)
+        package = self._package()
+        if package is not None and day in package:
+            return package.get(day)
         return None
+
+    def _package(self) -> Any:
+        if self._loaded is None and self.holiday_country:
+            self._loaded = _load_holidays(self.holiday_country, self.holiday_subdivision)
+        return self._loaded
 
     def with_resolved_holidays(self, first: dt.date, last: dt.date) -> dict[str, Any]:
         """This calendar's table with its public holidays from ``first`` to ``last`` written out, so
@@ -245,7 +253,7 @@ class BusinessCalendar:
         dates = {}
         day = first
         while day <= last:
-            name = self._holidays.get(day) if day in self._holidays else None
+            name = self._package().get(day) if day in self._package() else None
             if name:
                 dates[day.isoformat()] = name
             day += dt.timedelta(days=1)

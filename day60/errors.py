@@ -22,12 +22,6 @@ class InputError(Day60Error):
         super().__init__(text)
 
 
-class CheckFailed(Day60Error):
-    """A check ran and did not pass (verify, comply); exit code 1."""
-
-    exit_code = 1
-
-
 def pydantic_problem(exc: Any, prefix: str = "") -> tuple[str, str]:
     """The first error of a pydantic ValidationError as (field path, message), the message in words."""
     err = exc.errors()[0]

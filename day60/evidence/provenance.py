@@ -15,7 +15,7 @@ from typing import Any
 
 from day60 import __version__
 
-CHARTER = "Benchmark charter (shared/reference/004): sections 2.5, 3.1, 3.3-3.21, 4.5"
+CHARTER = "Benchmark charter, sections 2.5, 3.1, 3.3 to 3.21 and 4.5"
 
 
 def _version(package: str) -> str:

@@ -74,7 +74,7 @@ def test_new_refuses_bad_tier_and_window(run, tmp_path):
 
 
 def test_new_asks_for_missing_options_on_a_terminal(run, tmp_path, monkeypatch, pipe):
-    monkeypatch.setattr("day60.cli._interactive", lambda: True)
+    monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
     pipe.send_text("Acme\r" + "\x1b[B\x1b[B\r")  # partner typed; tier: third choice, T3
     path = tmp_path / "ex.jsonl"
     r = run("new", path, "--supplier", "Nimbus", "--deployment", "d", "-c", UK, "--window-start",
@@ -372,7 +372,7 @@ def test_live_refuses_without_a_terminal(run, journal):
 
 def test_live_records_a_drift_and_survives_ctrl_c(run, journal, monkeypatch, pipe):
     run("log", journal, "safety.agreed", "--id", "D1", "--at", "2026-02-27T10:00", *SAFETY)
-    monkeypatch.setattr("day60.cli._interactive", lambda: True)
+    monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
     # First screen: choose "D1: start the drift injection (onset, sealed)" (first choice), type
     # the time, source "exercise" (first choice), the class it shifts. Second screen: "D1:
     # written notice received" is the third choice (after "stopped" and "detected").
@@ -393,7 +393,7 @@ def test_live_records_a_drift_and_survives_ctrl_c(run, journal, monkeypatch, pip
 
 def test_live_refuses_a_bad_time_at_the_prompt_and_stamps_enter(run, journal, monkeypatch, pipe):
     run("log", journal, "safety.agreed", "--id", "D1", "--at", "2026-02-27T10:00", *SAFETY)
-    monkeypatch.setattr("day60.cli._interactive", lambda: True)
+    monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
     # A time in the spring-forward gap is refused while the prompt stays open; it is cleared
     # with backspaces and Enter on the empty answer stamps the moment it is pressed.
     pipe.send_text("\r" + "2026-03-29T01:30\r" + "\x7f" * 16 + "\r" + "\r" + "invoices\r")
@@ -416,7 +416,7 @@ def test_live_stamps_the_moment_enter_is_pressed_not_when_the_prompt_appeared(ru
     from datetime import UTC, datetime
 
     run("log", journal, "safety.agreed", "--id", "D1", "--at", "2026-02-27T10:00", *SAFETY)
-    monkeypatch.setattr("day60.cli._interactive", lambda: True)
+    monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
     pressed = []
 
     def auditor() -> None:
@@ -440,7 +440,7 @@ def test_live_stamps_the_moment_enter_is_pressed_not_when_the_prompt_appeared(ru
 
 
 def test_live_refuses_an_empty_id_at_once(run, journal, monkeypatch, pipe):
-    monkeypatch.setattr("day60.cli._interactive", lambda: True)
+    monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
     from day60 import checklist
 
     labels = [s.label for s in checklist.next_steps([])]
@@ -456,7 +456,7 @@ def test_live_refuses_an_empty_id_at_once(run, journal, monkeypatch, pipe):
 
 def test_live_partner_noticed_incident_detected_as_organic(run, journal, monkeypatch, pipe):
     # A real incident the partner reports: no safety sign-off is needed once it is marked organic.
-    monkeypatch.setattr("day60.cli._interactive", lambda: True)
+    monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
     from day60 import checklist
 
     labels = [s.label for s in checklist.next_steps([])]

@@ -60,7 +60,7 @@ def test_count_beyond_limit_is_reported_not_hidden():
 
 
 def test_whole_interview_through_pipe_input_with_refusal_dont_know_and_resume(run, tmp_path, monkeypatch, pipe):
-    monkeypatch.setattr("day60.cli._interactive", lambda: True)
+    monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
     saved = tmp_path / "answers.json"
     refused = {"deal.start": "2026-03-29T01:30"}  # in the spring-forward gap: refused, asked again
     whole = script(RAW, extra=refused)
@@ -94,7 +94,7 @@ def test_interview_refuses_without_terminal_and_points_at_answers(run, tmp_path)
 
 
 def test_save_file_is_never_overwritten(run, tmp_path, monkeypatch):
-    monkeypatch.setattr("day60.cli._interactive", lambda: True)
+    monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
     saved = tmp_path / "a.json"
     saved.write_text("{}")
     r = run("selfassess", "--save", saved)

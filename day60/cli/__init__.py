@@ -1,0 +1,22 @@
+"""The ``day60`` command line: parse, call the library, print. One module per command group
+(``clock``, ``journal``, ``figures``, ``scores``, ``voice``, ``clauses``, ``selfassess``), each
+thin; ``base`` holds the single error path, the apps and the output helpers.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from day60.cli import clauses, clock, figures, journal, scores, selfassess, voice  # noqa: F401  (register)
+from day60.cli.base import app
+
+__all__ = ["app", "main"]
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app(prog_name="day60")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

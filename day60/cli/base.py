@@ -1,0 +1,205 @@
+"""The CLI's shared parts: one error path, the apps, output helpers. No logic lives here.
+
+Heavy libraries (pandas, WeasyPrint, holidays) are imported inside the commands that use
+them, so ``day60 --help`` and ``day60 log`` start quickly.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from typing import Any
+
+import typer
+from typer.core import TyperGroup
+
+from day60.errors import Day60Error
+
+COMMAND_LINE = "day60"  # the command line being run, as every output records it
+
+
+class _Day60Group(TyperGroup):
+    """Turns every failure into one line on stderr and an exit code, in one place.
+
+    The project's own errors carry their exit code (2 bad input, 1 a check failed). A usage
+    error (a wrong option type, a missing argument) is bad input too: one line, exit 2, not a
+    boxed panel. Anything else is a defect of the toolkit; it still gets one line, never a
+    traceback, and exit 2 since no result was produced.
+    """
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _name_metavars(command)
+        return command
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        from typer.exceptions import TyperException
+
+        global COMMAND_LINE
+        COMMAND_LINE = shlex.join(["day60", *(sys.argv[1:] if args is None else [str(a) for a in args])])
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except Day60Error as exc:
+            typer.echo(f"error: {_one_line(str(exc))}", err=True)
+            code = exc.exit_code
+        except TyperException as exc:  # typer's own click: usage errors and bad option values
+            message = _one_line(exc.format_message()).rstrip(".")
+            typer.echo(f"error: {message}; see '{prog_name or 'day60'} --help'", err=True)
+            code = exc.exit_code
+        except (typer.Abort, KeyboardInterrupt, EOFError):
+            typer.echo("stopped: nothing more was written", err=True)
+            code = 130
+        except Exception as exc:  # a defect: still one line, and no traceback for the user
+            typer.echo(f"error: internal fault ({type(exc).__name__}: {_one_line(str(exc))[:200]}); nothing more was "
+                       "written; please report it with the command line", err=True)
+            code = 2
+        code = code if isinstance(code, int) else 0
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+# Help shows each value as a word a person understands, not as a Python type.
+_METAVARS = {"--at": "TIME", "--set": "KEY=VALUE", "--pause": "START/END", "--format": "table|json",
+             "--window-start": "TIME", "--window-end": "TIME", "--tier": "T1..T5", "--expect": "SEQ:HASH",
+             "--from": "YYYY-MM-DD", "--to": "YYYY-MM-DD", "--id": "ID", "--seq": "SEQ", "--require": "WORD"}
+_BY_TYPE = {"str": "TEXT", "path": "FILE", "int": "N", "float": "NUMBER"}
+
+
+def _name_metavars(command: Any) -> None:
+    for param in getattr(command, "params", []):
+        if param.metavar is not None or getattr(param, "is_flag", False):
+            continue
+        if param.param_type_name == "argument":
+            word = param.name.upper() + ("..." if param.nargs != 1 else "")
+            param.metavar = word
+            # typer would print "{WORD}" in the usage line and "WORD <str>" in the list
+            param._usage_display_name = lambda word=word, required=param.required: word if required else f"[{word}]"
+            param.display_type_rich = lambda ctx: None
+        else:
+            primary = max(param.opts, key=len)
+            bare = param.bare_type().removeprefix("list[").removesuffix("]")
+            param.metavar = _METAVARS.get(primary) or _BY_TYPE.get(bare, bare.upper())
+
+
+def _one_line(text: str) -> str:
+    """A message as one printable line: control characters an input carried are shown escaped."""
+    import re
+
+    return re.sub(r"[\x00-\x1f\x7f\u2028\u2029]", lambda m: repr(m.group())[1:-1], text)
+
+
+def _app(help_text: str) -> typer.Typer:
+    return typer.Typer(
+        cls=_Day60Group,
+        help=help_text,
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,  # help is plain text: "[parameters]" must print as written
+        add_completion=False,
+    )
+
+
+app = _app("Hold an AI-operations supplier to its contract: Day-60 figures, scores and clauses.")
+calendar_app = _app("Check a business calendar before relying on it.")
+app.add_typer(calendar_app, name="calendar")
+voice_app = _app("Score recorded voice-agent episodes against temporal contracts.")
+clauses_app = _app("The contract clause library: list, show, and export a deal's schedule.")
+app.add_typer(clauses_app, name="clauses")
+app.add_typer(voice_app, name="voice")
+
+FORMAT_HELP = "table for people (rounded), json for machines (unrounded)."
+
+
+def _check_format(fmt: str, allowed: tuple[str, ...] = ("table", "json")) -> str:
+    if fmt not in allowed:
+        from day60.errors import InputError
+
+        raise InputError("--format", f"{fmt!r} is not offered", f"use one of {', '.join(allowed)}")
+    return fmt
+
+
+def _check_compat(compat: str) -> None:
+    from day60.errors import InputError
+    from day60.voice import COMPAT
+
+    if compat not in COMPAT:
+        raise InputError("--compat", f"{compat!r} is not offered", f"use one of {', '.join(COMPAT)}")
+
+
+def print_json(data: Any) -> None:
+    """Valid JSON only: a missing figure is null, never NaN or Infinity."""
+    from day60.display import jsonable
+
+    typer.echo(json.dumps(jsonable(data), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False))
+
+
+def print_table(rows: list[dict[str, Any]], columns: list[str] | None = None) -> None:
+    """A plain aligned text table; every cell is already a display string."""
+    if not rows:
+        return
+    columns = columns or list(rows[0])
+    cells = [[str(r.get(c, "")) for c in columns] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
+    typer.echo("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip())
+    typer.echo("  ".join("-" * w for w in widths))
+    for row in cells:
+        typer.echo("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip())
+
+
+def _interactive() -> bool:
+    """True when a person is at a terminal (tests replace this to drive the prompts)."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _parse_sets(pairs: list[str]) -> dict[str, str]:
+    from day60.errors import InputError
+
+    out = {}
+    for i, pair in enumerate(pairs):
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--set[{i}]", f"{pair!r} is not key=value", "write e.g. --set severity=2")
+        out[key.strip()] = value
+    return out
+
+
+def _provenance(inputs: dict[str, Any], **versions: Any) -> dict[str, Any]:
+    from day60.evidence.provenance import provenance
+
+    return provenance(inputs, COMMAND_LINE, **versions)
+
+
+def _footer(trace: dict[str, Any]) -> None:
+    from day60.evidence.provenance import footer
+
+    typer.echo(footer(trace))
+
+
+def _warn_calendar(deal: Any, j: Any) -> None:
+    """The journal's own calendar computes its figures (so the journal alone reproduces them);
+    say so when the deal's calendar differs from it."""
+    def plain(table: dict[str, Any]) -> dict[str, Any]:
+        holidays = {k: v for k, v in (table.get("holidays") or {}).items() if k != "resolved"}
+        return {**table, "holidays": holidays} if holidays else {k: v for k, v in table.items() if k != "holidays"}
+
+    if deal is not None and deal.calendar is not None and plain(deal.calendar) != plain(j.header["calendar"]):
+        typer.echo("note: the deal's business calendar differs from the journal's; figures use the journal's, "
+                   "comply judges report delivery days on the deal's", err=True)
+
+
+def _warn_partial(j: Any) -> None:
+    if j.partial is not None:
+        typer.echo(f"note: {j.path} ends with a partial line (an interrupted write), which was left out; "
+                   f"run 'day60 verify --repair {j.path}'", err=True)
+
+
+def _rubric_ids() -> set[str]:
+    from day60 import rubric
+
+    return rubric.parameter_ids(rubric.load())
+
+

@@ -1,0 +1,176 @@
+"""The clause library, the schedule export and compliance checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from day60.cli.base import (
+    FORMAT_HELP,
+    _check_format,
+    _footer,
+    _provenance,
+    _rubric_ids,
+    _warn_calendar,
+    _warn_partial,
+    app,
+    clauses_app,
+    print_json,
+    print_table,
+)
+
+
+@clauses_app.command("list")
+def clauses_list(fmt: str = typer.Option("table", "--format", help=FORMAT_HELP)) -> None:
+    """Every clause with its charter section and typed parameters.
+
+    Example: day60 clauses list --format json
+    """
+    from day60 import clauses
+
+    _check_format(fmt)
+    lib = clauses.load_library()
+    rows = [{"id": c.id, "title": c.title, "section": c.section,
+             "parameters": [{"id": p.id, "type": p.type, "unit": p.unit, "min": p.min, "max": p.max,
+                             "description": p.description} for p in c.parameters]}
+            for c in lib.clauses.values()]
+    if fmt == "json":
+        print_json(rows)
+        return
+    typer.echo(f"clause library {lib.id} {lib.version}: {len(rows)} clauses")
+    print_table([{"id": r["id"], "section": r["section"], "title": r["title"],
+                  "parameters": ", ".join(p["id"] for p in r["parameters"])} for r in rows])
+
+
+@clauses_app.command("show")
+def clauses_show(clause_id: str = typer.Argument(..., help="A clause id from 'day60 clauses list'.")) -> None:
+    """A clause's text with its parameters as named blanks, and its definitions.
+
+    Example: day60 clauses show drift-lead-time
+    """
+    from day60 import clauses
+    from day60.errors import InputError
+
+    lib = clauses.load_library()
+    if clause_id not in lib.clauses:
+        raise InputError("ID", f"{clause_id!r} is not a clause", "see 'day60 clauses list'")
+    c = lib.clauses[clause_id]
+    typer.echo(f"{c.title} (charter {c.section}; library {lib.id} {lib.version})\n")
+    typer.echo(clauses.clause_text(lib, c, clauses.blanks(c), {}))
+    typer.echo("")
+    for key, value in c.definitions.model_dump().items():
+        typer.echo(f"{key}: {value}")
+    typer.echo("\nparameters:")
+    for p in c.parameters:
+        bounds = ", ".join(f"{k} {v:g}" for k, v in (("at least", p.min), ("at most", p.max)) if v is not None)
+        fixed = f"; {p.fixed_note}" if p.fixed is not None else ""
+        typer.echo(f"  {p.id} ({p.unit}{'; ' + bounds if bounds else ''}{fixed}): {p.description}")
+    typer.echo("checks:")
+    for check in c.checks:
+        typer.echo(f"  {check.figure}: {check.comparator} {check.parameter}")
+    if c.requires:
+        typer.echo(f"stands or falls with: {', '.join(c.requires)}")
+
+
+@clauses_app.command("export")
+def clauses_export(
+    sow: Path = typer.Option(..., "--sow", help="The deal file (TOML)."),
+    pdf: Path = typer.Option(None, "--pdf", help="Write the schedule as PDF."),
+    md: Path = typer.Option(None, "--md", help="Write the schedule as Markdown."),
+    html: Path = typer.Option(None, "--html", help="Write the schedule as HTML."),
+    docx: Path = typer.Option(None, "--docx", help="Write the schedule as an editable Word file."),
+    draft: bool = typer.Option(False, "--draft", help="Allow unfilled parameters; watermark every page DRAFT."),
+) -> None:
+    """The clause schedule with the deal's values filled in. Prints Markdown when no file is named.
+
+    Example: day60 clauses export --sow clauses/examples/synthetic-sow.toml --pdf schedule.pdf
+    """
+    from day60 import clauses, files, render
+
+    files.check_outputs({"--pdf": pdf, "--md": md, "--html": html, "--docx": docx}, [("--sow", sow)])
+    lib = clauses.load_library()
+    s = clauses.schedule(lib, clauses.load_deal(sow, lib, _rubric_ids(), draft=draft), draft=draft)
+    if not (pdf or md or html or docx):
+        typer.echo(render.html("schedule.md.j2", {"s": s}))
+        return
+    if docx:
+        render.docx(s, docx)
+        typer.echo(f"wrote {docx}", err=True)
+    if md:
+        files.write_atomic(md, render.html("schedule.md.j2", {"s": s}), "--md")
+        typer.echo(f"wrote {md}", err=True)
+    page = render.html("schedule.html.j2", {"s": s})
+    if html:
+        files.write_atomic(html, page, "--html")
+        typer.echo(f"wrote {html}", err=True)
+    if pdf:
+        from day60.evidence.report import schedule_attachments
+
+        pages = render.pdf(page, pdf, attachments=schedule_attachments(Path(sow).read_bytes(), s))
+        typer.echo(f"wrote {pdf} ({pages} pages)", err=True)
+
+
+@app.command()
+def comply(
+    journal: Path = typer.Argument(None, help="An exercise journal supplying the Day-60 figures."),
+    sow: Path = typer.Option(None, "--sow", help="The deal file (TOML)."),
+    figures: Path = typer.Option(None, "--figures", help='JSON {"<check id>": {"value": x, "n": count}}.'),
+    fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
+    list_checks: bool = typer.Option(False, "--list-checks", help="List every check id, its clause, unit and "
+                                                                   "threshold (the deal's, with --sow)."),
+) -> None:
+    """Check measured figures against the deal's clauses: met, not met, or not run. Exit 1 if any is not met.
+
+    Example: day60 comply --sow deal.toml --figures measured.json
+    """
+    from day60 import clauses
+    from day60.errors import InputError
+
+    _check_format(fmt)
+    lib = clauses.load_library()
+    if list_checks:
+        deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=True) if sow else None
+        listed = clauses.check_ids(lib, deal)
+        if fmt == "json":
+            print_json(listed)
+        else:
+            print_table([{**c, "threshold": "" if c["threshold"] is None else c["threshold"]} for c in listed])
+        return
+    if sow is None:
+        raise InputError("--sow", "is missing", "name the deal file the figures are checked against")
+    if (journal is None) == (figures is None):
+        raise InputError("--figures", "give exactly one of a JOURNAL or --figures", "pass one source of figures")
+    deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=True)
+    scope = None
+    if figures:
+        measured, source = clauses.load_figures(figures), str(figures)
+    else:
+        from day60 import journal as jr
+
+        j = jr.read(journal)
+        _warn_partial(j)
+        _warn_calendar(deal, j)
+        measured, source = clauses.journal_figures(j, deal), str(journal)
+        scope = {"tier": j.header["tier"], "records": j.header.get("records", "auditor-held")}
+    rows = clauses.comply(lib, deal, measured, source, scope)
+    trace = _provenance({"deal": Path(sow), "figures": Path(figures) if figures else None,
+                         "journal": j.sha256 if journal else None}, clause_library=f"{lib.id} {lib.version}")
+    synthetic = bool(deal.deal.get("synthetic")) or bool(journal and j.header.get("synthetic"))
+    if fmt == "json":
+        print_json({"checks": [{k: r[k] for k in ("clause", "check", "status", "value", "display", "threshold", "n",
+                                                  "reason")} for r in rows], "provenance": trace,
+                    **({"synthetic": "SYNTHETIC: invented data, not a result"} if synthetic else {})})
+    else:
+        if synthetic:
+            typer.echo("SYNTHETIC: invented data, not a result")
+        counts = {s: sum(r["status"] == s for r in rows) for s in ("met", "not met", "not run", "triggered")}
+        typer.echo(f"{len(rows)} check(s): {counts['met']} met, {counts['not met']} not met, "
+                   f"{counts['not run']} not run, {counts['triggered']} reporting trigger(s) reached "
+                   f"(figures from {source})")
+        print_table([{"clause": r["clause"], "check": r["check"], "status": r["status"], "figure": r["display"],
+                      "n": r["n"] if r["n"] is not None else "", "threshold": f"{r['comparator']} {r['threshold']}",
+                      "reason": r["reason"] or ""} for r in rows])
+        _footer(trace)
+    if any(r["status"] == "not met" for r in rows):
+        raise typer.Exit(1)

@@ -1,0 +1,107 @@
+"""Commands about business calendars: hours between two instants, and a calendar shown day by day."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from day60.cli.base import (
+    FORMAT_HELP,
+    _check_format,
+    app,
+    calendar_app,
+    print_json,
+    print_table,
+)
+
+
+@app.command()
+def hours(
+    start: str = typer.Argument(..., help="Start instant: ISO 8601 with offset, or local time."),
+    end: str = typer.Argument(..., help="End instant, same forms as START."),
+    calendar: Path = typer.Option(..., "--calendar", "-c", help="Calendar TOML file."),
+    pause: list[str] = typer.Option([], "--pause", help="START/END of a pause; repeatable."),
+    fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
+) -> None:
+    """Wall-clock and business hours between two instants on a calendar.
+
+    Example: day60 hours -c uk.toml 2026-03-27T16:00 2026-03-30T10:00 --pause 2026-03-30T09:00/2026-03-30T09:30
+    """
+    from day60 import clock, timeparse
+    from day60.errors import InputError
+
+    _check_format(fmt)
+    cal = clock.BusinessCalendar.load(calendar)
+    a = timeparse.parse_instant(start, cal.tz, "START")
+    b = timeparse.parse_instant(end, cal.tz, "END")
+    pauses = []
+    for i, text in enumerate(pause):
+        if "/" not in text:
+            raise InputError(f"--pause[{i}]", f"{text!r} is not START/END", "join the two instants with /")
+        p0, p1 = text.split("/", 1)
+        pauses.append((timeparse.parse_instant(p0, cal.tz, f"--pause[{i}]"),
+                       timeparse.parse_instant(p1, cal.tz, f"--pause[{i}]")))
+    business = cal.business_seconds(a, b, pauses)
+    wall = clock.wall_seconds(a, b)
+    if fmt == "json":
+        print_json({"start": a.isoformat(), "end": b.isoformat(), "timezone": cal.timezone,
+                    "pauses": [[p.isoformat(), q.isoformat()] for p, q in pauses],
+                    "wall_seconds": wall, "business_seconds": business})
+        return
+    typer.echo(f"from      {a.isoformat()}")
+    typer.echo(f"to        {b.isoformat()}")
+    typer.echo(f"wall      {wall / 3600:.2f} h")
+    typer.echo(f"business  {business / 3600:.2f} h  ({cal.timezone}, {len(pauses)} pause(s) subtracted)")
+
+
+@calendar_app.command("show")
+def calendar_show(
+    calendar: Path = typer.Argument(..., help="Calendar TOML file."),
+    date_from: str = typer.Option(..., "--from", help="First local date, YYYY-MM-DD."),
+    date_to: str = typer.Option(..., "--to", help="Last local date, YYYY-MM-DD."),
+    fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
+) -> None:
+    """List each date's working intervals and holidays, to check a calendar by eye.
+
+    Example: day60 calendar show uk.toml --from 2026-12-21 --to 2027-01-08
+    """
+    from day60 import clock
+    from day60.errors import InputError
+
+    _check_format(fmt)
+    cal = clock.BusinessCalendar.load(calendar)
+    days = []
+    for field, text in (("--from", date_from), ("--to", date_to)):
+        try:
+            days.append(clock.dt.date.fromisoformat(text))
+        except ValueError as exc:
+            raise InputError(field, f"{text!r} is not a date", "write YYYY-MM-DD") from exc
+    first, last = days
+    if last < first:
+        raise InputError("--to", "is before --from", "swap the two dates")
+    if (last - first).days > 731:
+        raise InputError("--to", "is more than two years after --from", "show a shorter range")
+    rows = []
+    day = first
+    while day <= last:
+        spans = cal.intervals(day, day)
+        rows.append({
+            "date": day.isoformat(),
+            "weekday": clock.WEEKDAYS[day.weekday()],
+            "closed": cal.holiday_name(day) or "",
+            "intervals": [[s.isoformat(), e.isoformat()] for s, e in spans],
+            "business_hours": sum(clock.wall_seconds(s, e) for s, e in spans) / 3600,
+        })
+        day += clock.dt.timedelta(days=1)
+    if fmt == "json":
+        print_json({"timezone": cal.timezone, "days": rows})
+        return
+    typer.echo(f"timezone {cal.timezone}")
+    print_table([{
+        "date": r["date"], "day": r["weekday"],
+        "working": ", ".join(f"{s[11:16]}-{e[11:16]}" + ("(+1)" if e[:10] != s[:10] else "")
+                             for s, e in r["intervals"]) or "-",
+        "hours": f"{r['business_hours']:.2f}",
+        "closed": r["closed"],
+    } for r in rows])

@@ -1,0 +1,140 @@
+"""The charter figures of a journal, as a table, JSON or CSV."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from day60.cli.base import (
+    _check_format,
+    _footer,
+    _provenance,
+    _warn_partial,
+    app,
+    print_json,
+    print_table,
+)
+
+
+@app.command()
+def metrics(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    fmt: str = typer.Option("table", "--format", metavar="table|json|csv",
+                            help="table (rounded), json (unrounded) or csv (one file a table)."),
+    out: Path = typer.Option(None, "--out", metavar="FOLDER",
+                             help="Existing folder for the csv files (default: the current folder)."),
+) -> None:
+    """Charter figures from a journal: drift lead time, time to restore, rollback, report completeness.
+
+    Example: day60 metrics ex.jsonl --format json
+    """
+    from day60 import files
+    from day60 import journal as jr
+    from day60 import metrics as mx
+    from day60.errors import InputError
+
+    _check_format(fmt, ("table", "json", "csv"))
+    targets: dict[str, Path] = {}
+    if fmt == "csv":
+        folder = out or Path(".")
+        if not os.path.isdir(folder):
+            raise InputError("--out", f"{folder} is not an existing folder", "create the folder first, or name one")
+        targets = {name: folder / f"{Path(journal).stem}-{name}.csv" for name in mx.TABLES}
+        targets["provenance"] = folder / f"{Path(journal).stem}-provenance.json"  # what the csv files came from
+        files.check_outputs({f"--out ({t.name})": t for t in targets.values()}, [("JOURNAL", journal)])
+    elif out:
+        raise InputError("--out", "is only for --format csv", "drop --out, or add --format csv")
+    j = jr.read(journal)
+    _warn_partial(j)
+    figures = mx.compute(j)
+    trace = _provenance({"journal": j.sha256})
+    synthetic = {"synthetic": "SYNTHETIC: invented data, not a result"} if j.header.get("synthetic") else {}
+    if fmt == "json":
+        print_json({**synthetic, **figures.summary, "head": j.head, "provenance": trace})
+    elif fmt == "csv":
+        for name, table in figures.tables.items():
+            files.write_atomic(targets[name], table.to_csv(index=False), "--out")
+            typer.echo(f"wrote {targets[name]} ({len(table)} rows)", err=True)
+        files.write_atomic(targets["provenance"], json.dumps({**synthetic, "provenance": trace,
+                                                               "files": [targets[n].name for n in mx.TABLES]},
+                                                              indent=2, sort_keys=True) + "\n", "--out")
+        typer.echo(f"wrote {targets['provenance']}", err=True)
+    else:
+        if synthetic:
+            typer.echo("SYNTHETIC: invented data, not a result\n")
+        _print_metrics(figures.summary)
+        typer.echo(f"\njournal {j.sha256[:16]}..., head {j.head['seq']}:{j.head['hash']}")
+        _footer(trace)
+
+
+def _print_metrics(s: dict[str, Any]) -> None:
+    from day60.display import num, percent, stat
+
+    w = s["window"]
+    typer.echo(f"window {w['start']} to {w['end']}: {num(w['hours'])} h, {num(w['business_hours'])} business h"
+               + ("" if w["closed"] else " (not closed)"))
+    d = s["drift"]
+    typer.echo(f"\nDRIFT LEAD TIME (charter 3.18): {d['population']} observation(s) with the onset in the window: "
+               f"{d['notified']} notified, {d['not_detected']} not detected within the window; counted apart: "
+               f"{d['sealed']} sealed, {d['open']} open, {d['outside_window']} outside the window, {d['stopped']} "
+               f"stopped, {d['excluded']['announced']} announced, {d['excluded']['told']} told; "
+               f"false alerts {d['false_alerts']}")
+    print_table([{"id": o["id"], "status": o["status"], "detection": num(o["detection_hours"], unit="h"),
+                  "detection (business)": num(o["detection_business_hours"], unit="bh"),
+                  "notice": num(o["notice_hours"], unit="h"),
+                  "notice (business)": num(o["notice_business_hours"], unit="bh"),
+                  "note": o["reason"] or ""} for o in d["observations"]])
+    for key, label, unit in (("notice_hours", "notice", "h"), ("notice_business_hours", "notice", "bh"),
+                             ("detection_hours", "detection", "h"),
+                             ("detection_business_hours", "detection", "bh")):
+        typer.echo(f"  {label} lead time: {stat(d['summary'][key], unit)}")
+    i = s["incidents"]
+    typer.echo(f"\nTIME TO RESTORE (charter 3.19): {i['population']} incident(s): {i['restored']} restored, "
+               f"{i['open']} open at the close, {i['unclassified']} without a severity, {i['not_detected']} raised "
+               f"but never detected; counted apart: {i['withdrawn']} withdrawn, {i['excluded']} excluded, "
+               f"{i['outside_the_window']} outside the window")
+    rows = [(sev, b) for sev, b in i["by_severity"].items()] + [("none", i["no_severity"])]
+    print_table([{"severity": sev, "restored": b["count"], "mean": num(b["mean_hours"], unit="h"),
+                  "median": num(b["median_hours"], unit="h"), "max": num(b["max_hours"], unit="h"),
+                  "mean (business)": num(b["mean_business_hours"], unit="bh"),
+                  "waiting on partner": num(b["waiting_on_partner_hours"], unit="h"),
+                  "change windows": num(b["change_window_hours"], unit="h"),
+                  "first comms mean": num(b["first_communication_mean_hours"], unit="h")
+                  + f" (n={b['first_communication_count']})",
+                  "withdrawn/excluded/open": f"{b['withdrawn']}/{b['excluded']}/{b['open']}"}
+                 for sev, b in rows])
+    r = s["rollbacks"]
+    typer.echo("\nROLLBACK (charter 3.20): production and rehearsals never mixed; "
+               f"data restores reported apart: {r['data_restores']['count']}; "
+               f"outside the window: {r['outside_window']['count']}")
+    for kind in ("production", "rehearsal"):
+        typer.echo(f"  {kind}: {r[kind]['count']} rollback(s)")
+        for key, label in (("decision_minutes", "decision time"), ("rollback_minutes", "rollback time"),
+                           ("requeue_minutes", "re-queue completion")):
+            typer.echo(f"    {label}: {stat(r[kind][key], 'min', 1)}")
+    rep = s["report"]
+    outside = f"; received outside the window: {', '.join(rep['outside_window'])}" if rep["outside_window"] else ""
+    typer.echo("\nREPORT COMPLETENESS (charter 3.21)" + outside)
+    if not rep["periods"]:
+        typer.echo(f"  {rep['reason']}")
+    for p in rep["periods"]:
+        typer.echo(f"  period {p['period']}: {p['passing']} of {p['required']} required elements pass "
+                   f"({p['not_applicable']} not applicable): "
+                   f"{percent(p['completeness_percent'], (p['reason'] or '')[len('not run: '):])}")
+        for f in p["failing"]:
+            typer.echo(f"    fails: {f['element']}: {f['reason']}")
+        for u in p["unchecked"]:
+            typer.echo(f"    not checked: {u}")
+        typer.echo(f"    timeliness (judged apart): due {p['due']}, delivered {p['delivered']}: "
+                   + ("on time" if p["on_time"] else "late"))
+    for key, label in (("stopped", "stopped by its stop condition"), ("not_run", "not run")):
+        for inj in s["injections"][key]:
+            typer.echo(f"\nINJECTION {inj['id']} {label}: {inj['reason']}")
+    if s["corrections"]:
+        typer.echo(f"\nCORRECTIONS applied: {len(s['corrections'])}")
+        for c in s["corrections"]:
+            typer.echo(f"  seq {c['corrects']} ({c['kind']} {c['id']}): {c['was']} -> {c['now']}: {c['reason']}")

@@ -1,0 +1,394 @@
+"""Commands that write and read the exercise journal: new, log, correct, disputes, notice, reveal, verify, show."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import typer
+
+from day60.cli import base
+from day60.cli.base import (
+    FORMAT_HELP,
+    _check_format,
+    _parse_sets,
+    _provenance,
+    app,
+    print_json,
+    print_table,
+)
+
+
+@app.command()
+def new(
+    journal: Path = typer.Argument(..., help="The journal file to create (JSON Lines)."),
+    partner: str = typer.Option(None, help="The BPO partner whose deployment is exercised."),
+    supplier: str = typer.Option(None, help="The supplier being measured."),
+    deployment: str = typer.Option(None, help="The deployment under test."),
+    tier: str = typer.Option(None, help="Day-60 tier, T1 to T5 (see rubric/day60-v1.yaml)."),
+    calendar: Path = typer.Option(None, "--calendar", "-c", help="Business calendar TOML; copied into the header."),
+    window_start: str = typer.Option(None, help="Exercise window start (ISO 8601, or local time)."),
+    window_end: str = typer.Option(None, help="Exercise window end."),
+    runner: str = typer.Option(None, help="Who runs the exercise and holds the injection times."),
+    synthetic: bool = typer.Option(False, help="Mark the journal as invented data."),
+    runner_org: str = typer.Option(None, "--runner-org", help="The organisation the runner works for."),
+    conflict_statement: str = typer.Option(None, "--conflict-statement",
+                                           help="The runner's statement of any conflict of interest."),
+    unannounced: bool = typer.Option(False, "--unannounced",
+                                     help="The supplier was not told the exercise window (T4 and T5 need it)."),
+    report_element: list[str] = typer.Option([], "--report-element", metavar="ID",
+                                             help="A monthly-report element this deal adds to the published "
+                                                  "list; repeatable."),
+) -> None:
+    """Create an exercise journal: writes its header line; never overwrites.
+
+    Missing options are asked for on a terminal; without one they are an error.
+
+    Example: day60 new ex.jsonl --partner Acme --supplier Nimbus --deployment claims-intake --tier T3
+    -c uk.toml --window-start 2026-03-02T09:00 --window-end 2026-03-13T17:30 --runner "J. Auditor"
+    """
+    from day60 import clock, timeparse
+    from day60 import journal as jr
+    from day60.errors import InputError
+
+    values = {"partner": partner, "supplier": supplier, "deployment": deployment, "tier": tier,
+              "calendar": str(calendar) if calendar else None, "window_start": window_start,
+              "window_end": window_end, "runner": runner}
+    missing = [k for k, v in values.items() if not v]
+    if missing and not base._interactive():
+        names = ", ".join(f"--{k.replace('_', '-')}" for k in missing)
+        raise InputError(names, f"{'is' if len(missing) == 1 else 'are'} missing and there is no terminal to ask on",
+                         "pass every one as an option (see 'day60 new --help')")
+    if os.path.lexists(journal):
+        raise InputError("JOURNAL", f"{journal} already exists",
+                         "choose a new file name; journals are never overwritten")
+    if missing:
+        import questionary
+
+        for key in missing:
+            if key == "tier":
+                answer = questionary.select("Tier", choices=["T1", "T2", "T3", "T4", "T5"]).ask()
+            else:
+                answer = questionary.text(key.replace("_", " ").capitalize()).ask()
+            if answer is None:
+                raise typer.Exit(130)
+            values[key] = answer
+    cal = clock.BusinessCalendar.load(values["calendar"])
+    start = timeparse.parse_instant(values["window_start"], cal.tz, "--window-start")
+    end = timeparse.parse_instant(values["window_end"], cal.tz, "--window-end")
+    header = jr.create(journal, {
+        "partner": values["partner"], "supplier": values["supplier"], "deployment": values["deployment"],
+        "tier": values["tier"], "runner": values["runner"], "calendar": cal.to_dict(),
+        "window": {"start": start.isoformat(), "end": end.isoformat()}, "synthetic": synthetic,
+        "report_elements": report_element, "window_announced": not unannounced,
+        **({"runner_organisation": runner_org} if runner_org else {}),
+        **({"conflict_statement": conflict_statement} if conflict_statement else {}),
+    })
+    typer.echo(f"created {journal} ({header['tier']}, {header['partner']} / {header['supplier']})")
+
+
+@app.command()
+def log(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    kind: str = typer.Argument(..., help="Event kind, e.g. drift.notice (see 'day60 schema')."),
+    ident: str = typer.Option(..., "--id", help="What the event is about: injection, incident, rollback..."),
+    at: str = typer.Option(..., "--at", help="When: ISO 8601 with offset, local time in the journal's zone, or now."),
+    sets: list[str] = typer.Option([], "--set", help="A data field, key=value; repeatable."),
+    by: str = typer.Option(None, "--by", help="Who records it (default: the journal's runner)."),
+    seal: Path = typer.Option(None, "--seal", help="drift.onset only: keep the instant in this held file."),
+) -> None:
+    """Append one event: the non-interactive twin of every checklist step.
+
+    Example: day60 log ex.jsonl drift.notice --id D1 --at now --set affected_class=invoices
+    --set evidence="alert 4411"
+    """
+    from day60 import journal as jr
+    from day60 import timeparse
+
+    stamp = timeparse.now()  # "now" means the keypress, before anything slow
+    header = jr.read_header(journal)
+    from zoneinfo import ZoneInfo
+
+    when = timeparse.parse_instant(at, ZoneInfo(header["calendar"]["timezone"]), "--at", stamp)
+    event = jr.append(journal, kind, ident, when, _parse_sets(sets), by, seal)
+    shown = event["at"] or "sealed"
+    typer.echo(f"seq {event['seq']}: {event['kind']} {event['id']} at {shown}")
+
+
+@app.command()
+def correct(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    seq: int = typer.Option(..., "--seq", help="seq of the event whose instant was wrong."),
+    at: str = typer.Option(..., "--at", help="The right instant."),
+    reason: str = typer.Option(..., "--reason", help="Why it was wrong; shown in every report."),
+    by: str = typer.Option(None, "--by"),
+) -> None:
+    """Correct an event's instant by appending a correction; the original line stays.
+
+    Example: day60 correct ex.jsonl --seq 4 --at 2026-03-03T11:05 --reason "typed the wrong hour"
+    """
+    from day60 import journal as jr
+    from day60 import timeparse
+
+    stamp = timeparse.now()
+    header = jr.read_header(journal)
+    from zoneinfo import ZoneInfo
+
+    when = timeparse.parse_instant(at, ZoneInfo(header["calendar"]["timezone"]), "--at", stamp)
+    event = jr.correct(journal, seq, when, reason, by)
+    typer.echo(f"seq {event['seq']}: correction of seq {seq} to {event['data']['at']}")
+
+
+@app.command()
+def dispute(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    line: str = typer.Option(..., "--line", help="The rubric line disputed, e.g. restore (see 'day60 score')."),
+    by: str = typer.Option(..., "--by", help="Who raises the dispute."),
+    organisation: str = typer.Option(..., "--organisation", help="The organisation they speak for."),
+    reason: str = typer.Option(..., "--reason", help="What is disputed and why."),
+) -> None:
+    """Log a dispute of one rubric line; the line reads "under dispute" and the rest of the score stands.
+
+    Example: day60 dispute ex.jsonl --line restore --by "R. Supplier" --organisation Nimbus --reason "I2 was a test"
+    """
+    import datetime as dt
+
+    from day60 import journal as jr
+    from day60 import rubric
+    from day60.errors import InputError
+
+    ids = [x.id for x in rubric.load().lines]
+    if line not in ids:
+        raise InputError("--line", f"{line[:40]!r} is not a rubric line", f"use one of {', '.join(ids)}")
+    event = jr.append(journal, "dispute", f"dispute-{line}", dt.datetime.now(dt.UTC),
+                      {"line": line, "reason": reason, "raised_by": by, "organisation": organisation}, by)
+    typer.echo(f"seq {event['seq']}: dispute of {line} logged; resolve it with 'day60 resolve {journal} "
+               f"--dispute {event['seq']}'")
+
+
+@app.command()
+def notice(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    to: str = typer.Option(..., "--to", help="The supplier, or who receives the notice for it."),
+    out: Path = typer.Option(..., "--out", help="Where to write the notice (JSON, a new file)."),
+) -> None:
+    """Pre-publication notice (charter 8.3): the supplier's own rows, how to reproduce them, the hashes.
+
+    Writes the notice file and logs when it was sent; the score's pages show the date.
+
+    Example: day60 notice ex.jsonl --to "Nimbus AI" --out notice-nimbus.json
+    """
+    import datetime as dt
+
+    from day60 import assess, files
+    from day60 import journal as jr
+    from day60.display import jsonable
+    from day60.errors import InputError
+
+    files.check_outputs({"--out": out}, [("JOURNAL", journal)])
+    if os.path.lexists(out):
+        raise InputError("--out", f"{out} already exists", "write each notice to a new file")
+    j = jr.read(journal)
+    done = assess.score_journal(j)
+    summary = done.figures.summary
+    body = {"notice": "pre-publication notice (charter 8.3): these are your own rows; reproduce them with the "
+                      "command below before the score is published",
+            "to": to, "exercise": {k: j.header[k] for k in ("partner", "supplier", "deployment", "tier", "window")},
+            "reproduce": f"day60 verify {journal.name} --expect {j.head['seq']}:{j.head['hash']} && "
+                         f"day60 score {journal.name} --format json",
+            "journal_sha256": j.sha256, "journal_head": j.head, "rubric": done.result["rubric"],
+            "score": done.result["score"], "lines": done.result["lines"],
+            "rows": {"drift": summary["drift"]["observations"],
+                     "incidents": jsonable(done.figures.tables["incidents"].astype(object)
+                                           .where(done.figures.tables["incidents"].notna(), None)
+                                           .to_dict("records")),
+                     "rollbacks": jsonable(done.figures.tables["rollbacks"].astype(object)
+                                           .where(done.figures.tables["rollbacks"].notna(), None)
+                                           .to_dict("records")),
+                     "report": summary["report"]},
+            "provenance": _provenance({"journal": j.sha256})}
+    text = json.dumps(jsonable(body), indent=2, sort_keys=True, allow_nan=False, default=str) + "\n"
+    files.write_atomic(out, text, "--out")
+    from day60.evidence.provenance import sha256_of
+
+    event = jr.append(journal, "notice.sent", "pre-publication", dt.datetime.now(dt.UTC),
+                      {"to": to, "sha256": sha256_of(text.encode("utf-8"))})
+    typer.echo(f"wrote {out}; seq {event['seq']}: notice to {to} logged at {event['at']}")
+
+
+@app.command()
+def resolve(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    dispute_seq: int = typer.Option(..., "--dispute", help="seq of the dispute."),
+    outcome: str = typer.Option(..., "--outcome", metavar="upheld|rejected", help="upheld or rejected."),
+    reason: str = typer.Option(..., "--reason", help="Why."),
+) -> None:
+    """Close a dispute: upheld (the line earns nothing until scored again) or rejected (it stands).
+
+    Example: day60 resolve ex.jsonl --dispute 48 --outcome rejected --reason "I2 was production traffic"
+    """
+    import datetime as dt
+
+    from day60 import journal as jr
+    from day60.errors import InputError
+
+    if outcome not in ("upheld", "rejected"):
+        raise InputError("--outcome", f"{outcome[:40]!r} is not an outcome", "use upheld or rejected")
+    try:
+        event = jr.append(journal, "resolve", f"dispute-{dispute_seq}", dt.datetime.now(dt.UTC),
+                          {"target": dispute_seq, "outcome": outcome, "reason": reason})
+    except InputError as exc:
+        if exc.field in ("--set target", "--set reason"):
+            raise InputError("--dispute" if "target" in exc.field else "--reason", exc.problem, exc.fix) from None
+        raise
+    typer.echo(f"seq {event['seq']}: dispute {dispute_seq} {outcome}")
+
+
+@app.command()
+def reveal(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    held: Path = typer.Option(..., "--held", help="The runner's held file written by --seal."),
+) -> None:
+    """Open every sealed onset at the close: appends the held instants as reveal events.
+
+    Example: day60 reveal ex.jsonl --held runner-held.json
+    """
+    from day60 import journal as jr
+
+    done = jr.reveal(journal, held)
+    typer.echo(f"revealed {len(done.events)} sealed onset(s)")
+    for entry in done.stray:
+        typer.echo(f"note: the held file has an entry the journal never received: {entry}", err=True)
+    for onset in done.unheld:
+        typer.echo(f"note: this held file cannot open the sealed onset {onset}", err=True)
+
+
+@app.command()
+def verify(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    repair: bool = typer.Option(False, "--repair", help="Move a partial last line to JOURNAL.partial."),
+    expect: str = typer.Option(None, "--expect",
+                               help="The journal head an earlier report printed; catches a journal cut short "
+                                    "or rewritten since."),
+) -> None:
+    """Check every line's schema, the hash chain and the rules of fact; exit 1 naming the first bad line.
+
+    Example: day60 verify ex.jsonl --expect 14:9c1f...(the head a score report printed)
+    """
+    from day60 import journal as jr
+
+    if expect:
+        jr.parse_head(expect)  # a malformed anchor is bad input (2), not a failed check
+    if repair:
+        moved = jr.repair(journal)
+        typer.echo(f"moved the partial last line to {moved}" if moved else "no partial line to repair")
+    report = jr.verify(journal, expect)
+    if report.partial:
+        typer.echo(f"{journal}: the last line is partial (an interrupted write); "
+                   f"run 'day60 verify --repair {journal}'", err=True)
+    if report.problem:
+        typer.echo(f"{journal}: {report.problem}", err=True)
+    if not report.ok:
+        raise typer.Exit(1)
+    typer.echo(f"{journal}: ok, {report.events} events chained; {report.corrections} correction(s), "
+               f"{report.sealed} sealed, {report.revealed} revealed")
+    typer.echo(f"journal head {report.head['seq']}:{report.head['hash']}"
+               + (" (matches --expect)" if expect else ""))
+
+
+@app.command()
+def show(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
+) -> None:
+    """The timeline, corrections applied and marked, in the exercise's timezone.
+
+    Example: day60 show ex.jsonl
+    """
+    from day60 import journal as jr
+
+    _check_format(fmt)
+    j = jr.read(journal)
+    rows = []
+    for e in sorted(jr.effective(j.events), key=lambda e: (e.at is None, e.at.timestamp() if e.at else 0, e.seq)):
+        mark = "; ".join(f"corrected by seq {c['seq']} (was {e.original_at}): {c['reason']}" for c in e.corrections)
+        if e.sealed:
+            mark = "sealed until revealed"
+        elif e.revealed:
+            mark = "revealed at close"
+        rows.append({"seq": e.seq, "at": e.at.astimezone(j.tz).isoformat() if e.at else None, "kind": e.kind,
+                     "id": e.id, "data": e.data, "mark": mark})
+    if fmt == "json":
+        print_json({"header": j.header, "timeline": rows, "partial_line": j.partial, "head": j.head})
+        return
+    h = j.header
+    typer.echo(f"{h['partner']} / {h['supplier']} / {h['deployment']}  tier {h['tier']}"
+               + ("  SYNTHETIC" if h.get("synthetic") else ""))
+    print_table([{**r, "at": (r["at"] or "sealed")[:19].replace("T", " "),
+                  "data": ", ".join(f"{k}={v}" for k, v in r["data"].items() if k != "commitment")}
+                 for r in rows], ["seq", "at", "kind", "id", "data", "mark"])
+    if j.partial:
+        typer.echo(f"note: a partial last line was ignored; run 'day60 verify --repair {journal}'", err=True)
+
+
+@app.command()
+def schema(
+    kind: str = typer.Argument(None, help="One kind, 'header', 'drills' or 'all'; lists the names when omitted."),
+) -> None:
+    """Print the JSON Schema of the journal header, an event kind, or drill observations.
+
+    Example: day60 schema drift.notice   (day60 schema all prints every schema at once)
+    """
+    from day60.drills import json_schema as drills_schema
+    from day60.errors import InputError
+    from day60.events import json_schemas
+
+    schemas = {**json_schemas(), "drills": drills_schema()}
+    if kind is None:
+        typer.echo("schemas: " + ", ".join(schemas))
+        typer.echo("print one with 'day60 schema NAME', or every one with 'day60 schema all'")
+    elif kind == "all":
+        print_json(schemas)
+    elif kind in schemas:
+        print_json(schemas[kind])
+    else:
+        raise InputError("KIND", f"{kind!r} has no schema", f"use one of: {', '.join(schemas)}, all")
+
+
+@app.command()
+def kinds(fmt: str = typer.Option("table", "--format", help=FORMAT_HELP)) -> None:
+    """Every event kind with the --set fields it takes: type, allowed values, required or not.
+
+    Example: day60 kinds
+    """
+    from day60.events import set_fields
+
+    _check_format(fmt)
+    table = set_fields()
+    if fmt == "json":
+        print_json(table)
+        return
+    for kind, fields in table.items():
+        shown = "; ".join(f"{f['name']} ({f['type']}{', required' if f['required'] else ''})" for f in fields)
+        typer.echo(f"{kind:30} {shown or '-'}")
+
+
+@app.command()
+def live(
+    journal: Path = typer.Argument(..., help="The exercise journal to record into."),
+    held: Path = typer.Option(None, "--held", help="The runner's held file: injected onsets are sealed into it."),
+) -> None:
+    """Interactive checklist: shows what is open, stamps each event at the keypress, appends at once.
+
+    Needs a terminal; its non-interactive twin is 'day60 log'.
+
+    Example: day60 live ex.jsonl --held runner-held.json
+    """
+    from day60.errors import InputError
+
+    if not base._interactive():
+        raise InputError("live", "needs a terminal", "use 'day60 log JOURNAL KIND --id ID --at T' instead")
+    from day60.live import run_checklist
+
+    run_checklist(journal, typer.echo, held)

@@ -1,0 +1,198 @@
+"""Scores and their documents: score, verify-report and the demo."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from day60.cli import base
+from day60.cli.base import (
+    FORMAT_HELP,
+    _check_format,
+    _footer,
+    _warn_calendar,
+    _warn_partial,
+    app,
+    print_json,
+    print_table,
+)
+
+
+@app.command()
+def score(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    rubric_file: Path = typer.Option(None, "--rubric", help="Rubric YAML (default: the shipped day60-v1)."),
+    sow: Path = typer.Option(None, "--sow", help="Deal file whose [parameters] set the targets."),
+    fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
+    pdf: Path = typer.Option(None, "--pdf", help="Write the score report as PDF here."),
+    html: Path = typer.Option(None, "--html", help="Write the same report as HTML here."),
+    out: Path = typer.Option(None, "--out", help="Write the score as JSON here (a new file)."),
+    supersede: Path = typer.Option(None, "--supersede", metavar="OLD.json",
+                                   help="The earlier score JSON this one replaces; it is named, never overwritten."),
+    sign_with: Path = typer.Option(None, "--sign", metavar="KEY.p12",
+                                   help="Sign the PDF with your own certificate; the passphrase comes from "
+                                        "DAY60_SIGN_PASSPHRASE or a prompt, never a flag."),
+) -> None:
+    """Score an exercise 0 to 100 against the published rubric, the tier beside it.
+
+    Example: day60 score ex.jsonl --pdf score.pdf
+    """
+    from day60 import assess, clauses, files, rubric
+    from day60 import journal as jr
+    from day60.errors import InputError
+
+    _check_format(fmt)
+    files.check_outputs({"--pdf": pdf, "--html": html, "--out": out},
+                        [("JOURNAL", journal), ("--rubric", rubric_file), ("--sow", sow), ("--supersede", supersede)])
+    if supersede is None:
+        for field, target in (("--pdf", pdf), ("--html", html), ("--out", out)):
+            if target is not None and os.path.lexists(target):
+                raise InputError(field, f"{target} already exists: a score is never silently replaced",
+                                 "write to a new file, or name the score it replaces with --supersede OLD.json")
+    elif out is None:
+        raise InputError("--out", "is needed with --supersede", "write the new score JSON to a new file with --out")
+    passphrase = _passphrase(sign_with, pdf)
+    published = rubric.load(rubric_file)
+    parameters = deal = None
+    if sow:  # the deal file is checked whole, then the rubric takes the targets it reads
+        deal = clauses.load_deal(sow, clauses.load_library(), rubric.parameter_ids(published), draft=True)
+        parameters = deal.parameters
+    j = jr.read(journal)
+    _warn_partial(j)
+    _warn_calendar(deal, j)
+    done = assess.score_journal(j, published, parameters)
+    from day60.display import jsonable
+    from day60.evidence.provenance import provenance
+    from day60.evidence.report import score_attachments
+
+    deal_bytes = Path(sow).read_bytes() if sow else None
+    done.result["provenance"] = provenance({"journal": j.sha256, "rubric": published.sha256, "deal": deal_bytes},
+                                           base.COMMAND_LINE, rubric=f"{published.id} {published.version}")
+    if supersede is not None:
+        from day60.evidence.supersede import changelog
+
+        done.result.update(changelog(supersede, done.result, j))
+    _emit_score(done.result, fmt)
+    if out is not None:
+        files.write_atomic(out, json.dumps(jsonable(done.result), indent=2, sort_keys=True, allow_nan=False) + "\n",
+                           "--out")
+        typer.echo(f"wrote {out}", err=True)
+    attachments = score_attachments(_scored_bytes(j), published.raw, deal_bytes, jsonable(done.result))
+    _write_documents(done.journal, done.figures, done.result, pdf, html, attachments=attachments)
+    if sign_with and pdf:
+        from day60 import files
+        from day60.evidence.sign import sign
+
+        files.write_atomic(pdf, sign(Path(pdf).read_bytes(), sign_with, passphrase), "--pdf")
+        typer.echo(f"signed {pdf} with {sign_with}", err=True)
+
+
+def _passphrase(p12: Path | None, pdf: Path | None) -> bytes:
+    """The signing passphrase, asked for before any work: from the environment, or a hidden prompt."""
+    if p12 is None:
+        return b""
+    from day60.errors import InputError
+    from day60.evidence.sign import PASSPHRASE_VARIABLE
+
+    if pdf is None:
+        raise InputError("--sign", "signs the PDF report", "add --pdf OUT")
+    if PASSPHRASE_VARIABLE in os.environ:
+        return os.environ[PASSPHRASE_VARIABLE].encode("utf-8")
+    if not base._interactive():
+        raise InputError("--sign", "needs the key's passphrase", f"set {PASSPHRASE_VARIABLE}, or run on a terminal "
+                                                                  "to be asked for it")
+    return typer.prompt("Passphrase for the signing key", hide_input=True, default="", show_default=False).encode()
+
+
+def _scored_bytes(j: Any) -> bytes:
+    """The journal's complete lines: exactly what was scored (a partial last line is left out)."""
+    raw = Path(j.path).read_bytes()
+    return raw[: raw.rfind(b"\n") + 1]
+
+
+def _emit_score(result: dict[str, Any], fmt: str) -> None:
+    from day60.display import line_figure, num
+
+    if fmt == "json":
+        print_json(result)
+        return
+    mark = "  SYNTHETIC" if result["synthetic"] else ""
+    shown = "" if result["tier_check"]["met"] else ", tier not demonstrated: " + "; ".join(
+        result["tier_check"]["problems"])
+    typer.echo(f"score {num(result['score'], 1)} of 100, tier {result['tier']} ({result['tier_name']}){shown}{mark}")
+    typer.echo(f"rubric {result['rubric']['id']} {result['rubric']['version']}; targets: {result['targets']}")
+    print_table([{"line": line["id"], "points": num(line["points"], 0), "earned": num(line["earned"], 2),
+                  "status": line["status"], "figure": line_figure(line)[:70], "reason": line["reason"] or ""}
+                 for line in result["lines"]])
+    for d in result.get("disputes", []):
+        state = f"resolved: {d['outcome']}" if d["outcome"] else "open: the line reads under dispute"
+        self_ = " (a self-dispute)" if d["self_dispute"] else ""
+        typer.echo(f"dispute seq {d['seq']} of {d['line']} by {d['raised_by']}, {d['organisation']}{self_}: {state}")
+    head = result.get("journal_head")
+    if head:
+        typer.echo(f"journal head {head['seq']}:{head['hash']} (check later with 'day60 verify --expect')")
+    if result.get("provenance"):
+        _footer(result["provenance"])
+
+
+def _write_documents(j: Any, figures: Any, result: dict[str, Any], pdf: Path | None, html: Path | None,
+                     title: str = "Day-60 exercise score", attachments: list[Any] | None = None) -> None:
+    if not (pdf or html):
+        return
+    from day60 import files, render
+
+    page = render.score_html(j, figures, result, title)
+    if html:
+        files.write_atomic(html, page, "--html")
+        typer.echo(f"wrote {html}", err=True)
+    if pdf:
+        pages = render.pdf(page, pdf, attachments=attachments)
+        typer.echo(f"wrote {pdf} ({pages} pages)", err=True)
+
+
+@app.command("verify-report")
+def verify_report(
+    report: Path = typer.Argument(..., help="A score report PDF written by 'day60 score --pdf'."),
+) -> None:
+    """Check a score report against the inputs it carries: hashes, and the score computed again.
+
+    Prints "verified", or names each difference and exits 1.
+
+    Example: day60 verify-report day60-demo/score.pdf
+    """
+    from day60.evidence.report import verify
+    from day60.evidence.sign import check
+
+    problems = verify(report)
+    for signature in check(report):
+        if signature["intact"] and signature["valid"] and signature["covers_whole_file"]:
+            typer.echo(f"{report}: signed by {signature['signer']}: the signature is intact and covers the whole "
+                       "file (the certificate is not checked against a trust list)")
+        else:
+            problems.append(f"the signature by {signature['signer']} does not hold: the file changed after signing")
+    if problems:
+        for problem in problems:
+            typer.echo(f"{report}: {problem}", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"{report}: verified: every embedded input matches the hashes recorded and printed, and computing "
+               "the document again from them gives the same result, line by line")
+
+
+@app.command()
+def demo(out: Path = typer.Option(Path("day60-demo"), "--out", help="Folder for the demo's files.")) -> None:
+    """Run a whole SYNTHETIC Day-60 exercise: journal, figures, score and PDF.
+
+    Example: day60 demo --out /tmp/day60-demo
+    """
+    from day60 import demo as demo_run
+
+    files = demo_run.run(out)
+    result = json.loads(files["score"].read_text())
+    typer.echo(f"SYNTHETIC demo: invented data, not a result. Score {result['score']:.1f} of 100 at tier "
+               f"{result['tier']}.")
+    for label, path in files.items():
+        typer.echo(f"  {label:10} {path}")

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import sys
 
-from day60.cli import clauses, clock, figures, journal, scores, selfassess, voice  # noqa: F401  (register)
+# isort: off
+# Imported in the order their commands are listed by "day60 --help": a working session's own order.
+from day60.cli import clock, journal, figures, scores, clauses, selfassess, voice  # noqa: F401  (register)
+# isort: on
 from day60.cli.base import app
 
 __all__ = ["app", "main"]

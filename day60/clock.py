@@ -13,12 +13,13 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import numpy as np
-
 from day60.errors import InputError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 UTC = dt.UTC
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -310,6 +311,7 @@ class BusinessCalendar:
     # ----- arithmetic --------------------------------------------------------------------
 
     def _table_for(self, lo_us: int, hi_us: int) -> _Table:
+        import numpy as np
         first = from_utc_us(lo_us, self.tz).date() - dt.timedelta(days=_DATE_MARGIN)
         last = from_utc_us(hi_us, self.tz).date() + dt.timedelta(days=_DATE_MARGIN)
         table = self._table
@@ -333,6 +335,7 @@ class BusinessCalendar:
 
     def _running(self, table: _Table, t: np.ndarray) -> np.ndarray:
         """Business microseconds from the table's start up to each instant in ``t``."""
+        import numpy as np
         if len(table.starts) == 0:
             return np.zeros_like(t)
         i = np.searchsorted(table.starts, t, side="right") - 1
@@ -342,6 +345,7 @@ class BusinessCalendar:
 
     def business_us_many(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
         """Business microseconds between int64 epoch-microsecond arrays (starts <= ends)."""
+        import numpy as np
         if starts.size == 0:
             return np.zeros(0, dtype=np.int64)
         table = self._table_for(int(starts.min()), int(ends.max()))
@@ -357,6 +361,7 @@ class BusinessCalendar:
 
         Overlapping pauses are merged first, so no working second is subtracted twice.
         """
+        import numpy as np
         a, b = to_utc_us(start, "start"), to_utc_us(end, "end")
         if a > b:
             raise InputError("end", f"{end.isoformat()} is before the start {start.isoformat()}",
@@ -377,6 +382,7 @@ class BusinessCalendar:
         Accepts sequences of aware datetimes, numpy ``datetime64`` arrays (read as UTC) or
         pandas Series / DatetimeIndex of aware instants.
         """
+        import numpy as np
         s, e = instants_us(starts, "starts"), instants_us(ends, "ends")
         if s.shape != e.shape:
             raise InputError("ends", f"has {e.size} instants for {s.size} starts", "pass arrays of equal length")
@@ -402,12 +408,14 @@ def merge_spans(spans: Iterable[tuple[float, float]], a: float, b: float) -> lis
 
 def clip_windows(windows: Iterable[tuple[int, int]], a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
     """Merge windows (epoch microseconds) and clip them to [a, b]; returns start/end arrays."""
+    import numpy as np
     arr = np.array(merge_spans(windows, a, b), dtype=np.int64).reshape(-1, 2)
     return arr[:, 0].copy(), arr[:, 1].copy()
 
 
 def instants_us(values: Any, field: str) -> np.ndarray:
     """Instants as int64 epoch microseconds from datetimes, datetime64 arrays or pandas data."""
+    import numpy as np
     if isinstance(values, np.ndarray) and np.issubdtype(values.dtype, np.datetime64):
         if np.isnat(values).any():
             raise InputError(field, "contains a missing instant (NaT)", "drop or fill it first")

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import yaml
 from jinja2.sandbox import SandboxedEnvironment
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from day60.errors import InputError, pydantic_problem
 from day60.files import read_json, read_toml
@@ -133,6 +133,7 @@ class Deal(BaseModel):
     sha256: str
     path: str
     calendar: dict[str, Any] | None = None  # the deal's business calendar table, checked
+    raw: bytes = Field(b"", exclude=True, repr=False)  # the file's bytes, embedded in reports
     documents: dict[str, str] = {}  # document id -> the deal's reference to it
     report_elements: dict[str, str] = {}  # elements the deal adds to the Monthly Report: id -> what
 
@@ -221,7 +222,7 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
         raise InputError("--sow", f"{len(problems)} problem(s): " + "; ".join(problems),
                          "fix the deal file (see 'day60 clauses list')")
     return Deal(deal=deal, parameters=params, include=include, sha256=hashlib.sha256(raw).hexdigest(),
-                path=str(path), calendar=calendar, documents=documents, report_elements=added)
+                path=str(path), calendar=calendar, documents=documents, report_elements=added, raw=raw)
 
 
 def _deal_calendar(table: Any, folder: Path, problems: list[str]) -> dict[str, Any] | None:

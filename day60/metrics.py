@@ -251,7 +251,7 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool) -> tup
                                     no_drift or "no notified drift has a detection time")
     counts = table["status"].value_counts()
     return {
-        "observations": _records(table.drop(columns=["seqs"])),
+        "observations": records(table.drop(columns=["seqs"])),
         "population": population,
         "notified": len(notified),
         "not_detected": int(counts.get(NOT_DETECTED, 0)),
@@ -267,7 +267,7 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool) -> tup
     }, table
 
 
-def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
+def records(table: pd.DataFrame) -> list[dict[str, Any]]:
     """Rows as plain dicts, a missing value as None (never NaN)."""
     return table.astype(object).where(table.notna(), None).to_dict("records")
 

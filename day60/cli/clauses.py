@@ -90,7 +90,8 @@ def clauses_export(
 
     files.check_outputs({"--pdf": pdf, "--md": md, "--html": html, "--docx": docx}, [("--sow", sow)])
     lib = clauses.load_library()
-    s = clauses.schedule(lib, clauses.load_deal(sow, lib, _rubric_ids(), draft=draft), draft=draft)
+    deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=draft)
+    s = clauses.schedule(lib, deal, draft=draft)
     if not (pdf or md or html or docx):
         typer.echo(render.html("schedule.md.j2", {"s": s}))
         return
@@ -107,7 +108,7 @@ def clauses_export(
     if pdf:
         from day60.evidence.report import schedule_attachments
 
-        pages = render.pdf(page, pdf, attachments=schedule_attachments(Path(sow).read_bytes(), s))
+        pages = render.pdf(page, pdf, attachments=schedule_attachments(deal.raw, s))
         typer.echo(f"wrote {pdf} ({pages} pages)", err=True)
 
 

@@ -185,6 +185,7 @@ def notice(
     from day60 import journal as jr
     from day60.display import jsonable
     from day60.errors import InputError
+    from day60.metrics import records
 
     files.check_outputs({"--out": out}, [("JOURNAL", journal)])
     if os.path.lexists(out):
@@ -200,12 +201,8 @@ def notice(
             "journal_sha256": j.sha256, "journal_head": j.head, "rubric": done.result["rubric"],
             "score": done.result["score"], "lines": done.result["lines"],
             "rows": {"drift": summary["drift"]["observations"],
-                     "incidents": jsonable(done.figures.tables["incidents"].astype(object)
-                                           .where(done.figures.tables["incidents"].notna(), None)
-                                           .to_dict("records")),
-                     "rollbacks": jsonable(done.figures.tables["rollbacks"].astype(object)
-                                           .where(done.figures.tables["rollbacks"].notna(), None)
-                                           .to_dict("records")),
+                     "incidents": records(done.figures.tables["incidents"]),
+                     "rollbacks": records(done.figures.tables["rollbacks"]),
                      "report": summary["report"]},
             "provenance": _provenance({"journal": j.sha256})}
     text = json.dumps(jsonable(body), indent=2, sort_keys=True, allow_nan=False, default=str) + "\n"

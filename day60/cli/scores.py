@@ -14,6 +14,7 @@ from day60.cli.base import (
     FORMAT_HELP,
     _check_format,
     _footer,
+    _provenance,
     _warn_calendar,
     _warn_partial,
     app,
@@ -66,12 +67,11 @@ def score(
     _warn_calendar(deal, j)
     done = assess.score_journal(j, published, parameters)
     from day60.display import jsonable
-    from day60.evidence.provenance import provenance
     from day60.evidence.report import score_attachments
 
-    deal_bytes = Path(sow).read_bytes() if sow else None
-    done.result["provenance"] = provenance({"journal": j.sha256, "rubric": published.sha256, "deal": deal_bytes},
-                                           base.COMMAND_LINE, rubric=f"{published.id} {published.version}")
+    done.result["provenance"] = _provenance({"journal": j.sha256, "rubric": published.sha256,
+                                             "deal": deal.sha256 if deal else None},
+                                            rubric=f"{published.id} {published.version}")
     if supersede is not None:
         from day60.evidence.supersede import changelog
 
@@ -81,7 +81,8 @@ def score(
         files.write_atomic(out, json.dumps(jsonable(done.result), indent=2, sort_keys=True, allow_nan=False) + "\n",
                            "--out")
         typer.echo(f"wrote {out}", err=True)
-    attachments = score_attachments(_scored_bytes(j), published.raw, deal_bytes, jsonable(done.result))
+    attachments = score_attachments(_scored_bytes(j), published.raw, deal.raw if deal else None,
+                                    jsonable(done.result)) if pdf else None
     _write_documents(done.journal, done.figures, done.result, pdf, html, attachments=attachments)
     if sign_with and pdf:
         from day60 import files

@@ -57,36 +57,39 @@ def _sha(data: bytes) -> str:
 def verify(path: str | Path) -> list[str]:
     """Every difference between a score report and a fresh computation from its embedded inputs;
     an empty list means verified. Refuses (InputError) a file that is not a day60 score report."""
+    import io
+
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
-    from day60.files import open_regular
+    from day60.files import read_bytes
 
-    fd = open_regular(path, "REPORT", "a PDF report written by day60", 512 * 1024 * 1024)
-    import os
-
-    os.close(fd)
+    raw = read_bytes(path, "REPORT", "a PDF report written by day60", 512 * 1024 * 1024)
     try:
-        reader = PdfReader(str(path))
+        reader = PdfReader(io.BytesIO(raw))
         embedded = {name: bodies[0] for name, bodies in reader.attachments.items()}
         text = " ".join(" ".join((page.extract_text() or "").split()) for page in reader.pages)
     except (PdfReadError, ValueError, KeyError, OSError) as exc:
         raise InputError("REPORT", f"{path} cannot be read as a PDF ({exc})", "give a report written by "
                                                                                "'day60 score --pdf'") from exc
     if SCHEDULE_JSON in embedded and SOURCES["deal"] in embedded:
-        return _verify_schedule(embedded, text)
-    if SCORE_JSON in embedded and SOURCES["answers"] in embedded:
-        return _verify_selfassess(embedded, text)
-    if SCORE_JSON not in embedded or SOURCES["journal"] not in embedded:
+        data, check = SCHEDULE_JSON, _verify_schedule
+    elif SCORE_JSON in embedded and SOURCES["answers"] in embedded:
+        data, check = SCORE_JSON, _verify_selfassess
+    elif SCORE_JSON in embedded and SOURCES["journal"] in embedded:
+        data, check = SCORE_JSON, _verify_score
+    else:
         raise InputError("REPORT", f"{path} carries no embedded score and journal",
                          "give a report written by this toolkit with --pdf")
     try:
-        recorded = json.loads(embedded[SCORE_JSON])
+        recorded = json.loads(embedded[data])
     except (ValueError, UnicodeDecodeError):
-        return ["the embedded score JSON is damaged"]
-    problems = _hashes(embedded, recorded, text)
-    problems += _recompute(embedded, recorded, text)
-    return problems
+        return [f"the embedded {data} is damaged"]
+    return check(embedded, recorded, text)
+
+
+def _verify_score(embedded: dict[str, bytes], recorded: dict[str, Any], text: str) -> list[str]:
+    return _hashes(embedded, recorded, text) + _recompute(embedded, recorded, text)
 
 
 def _compare_lines(fresh: dict[str, Any], recorded: dict[str, Any], text: str) -> list[str]:
@@ -109,14 +112,10 @@ def _compare_lines(fresh: dict[str, Any], recorded: dict[str, Any], text: str) -
     return problems
 
 
-def _verify_selfassess(embedded: dict[str, bytes], text: str) -> list[str]:
+def _verify_selfassess(embedded: dict[str, bytes], recorded: dict[str, Any], text: str) -> list[str]:
     """Score the embedded answers again and compare; the answers' hash against record and page."""
     from day60 import assess, selfassess
 
-    try:
-        recorded = json.loads(embedded[SCORE_JSON])
-    except (ValueError, UnicodeDecodeError):
-        return ["the embedded score JSON is damaged"]
     with tempfile.TemporaryDirectory() as tmp:
         answers_path = Path(tmp) / SOURCES["answers"]
         answers_path.write_bytes(embedded[SOURCES["answers"]])
@@ -137,14 +136,10 @@ def _verify_selfassess(embedded: dict[str, bytes], text: str) -> list[str]:
     return problems + _compare_lines(fresh, recorded, text)
 
 
-def _verify_schedule(embedded: dict[str, bytes], text: str) -> list[str]:
+def _verify_schedule(embedded: dict[str, bytes], recorded: dict[str, Any], text: str) -> list[str]:
     """Fill the schedule again from the embedded deal and compare it with the embedded schedule."""
     from day60 import clauses, rubric
 
-    try:
-        recorded = json.loads(embedded[SCHEDULE_JSON])
-    except (ValueError, UnicodeDecodeError):
-        return ["the embedded schedule JSON is damaged"]
     with tempfile.TemporaryDirectory() as tmp:
         deal_path = Path(tmp) / SOURCES["deal"]
         deal_path.write_bytes(embedded[SOURCES["deal"]])

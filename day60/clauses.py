@@ -590,8 +590,11 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
     out["rollback"] = {"value": prod["rollback_minutes"]["max"], "n": prod["rollback_minutes"]["count"],
                        "reason": prod["rollback_minutes"].get("reason")}
     rep = s["report"]
-    out["report-completeness"] = {"value": rep["lowest_completeness_percent"], "n": rep["count"] or None,
-                                  "reason": rep["reason"]}
+    lowest = min((p for p in rep["periods"] if p["completeness_percent"] is not None),
+                 key=lambda p: p["completeness_percent"], default=None)
+    # The clause binds every report: the lowest period is judged, over its own required elements.
+    out["report-completeness"] = {"value": rep["lowest_completeness_percent"],
+                                  "n": lowest["required"] if lowest else None, "reason": rep["reason"]}
     if rep["periods"]:
         from day60.clock import BusinessCalendar
 

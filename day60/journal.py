@@ -479,6 +479,8 @@ class _State:
             if at < decided:
                 _refuse("--at", f"{where} is before the decision ({decided.isoformat()})", "check the instant")
         elif kind == "report.received":
+            if not re.fullmatch(r"[0-9]{4}-(0[1-9]|1[0-2])", ident):
+                _refuse("--id", f"{where}: a report's id is the month it covers", "write it as YYYY-MM")
             self.reports.add(ident)
         elif kind == "report.element":
             period = data.get("period")

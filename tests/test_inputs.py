@@ -609,3 +609,12 @@ def test_a_huge_false_alert_count_is_capped_at_its_stated_limit(run, tmp_path):
     assert r.exit_code == 0, r.output
     result = json.loads(r.stdout)
     assert any("9999000 of 10000000" in note for note in result["not_assessed"])
+
+
+def test_a_report_is_named_by_its_month(run, empty):
+    """A report id that is not YYYY-MM is refused on logging, and a journal edited to hold one is
+    refused on reading, naming the line (the due date is computed from the month)."""
+    refused(run("log", empty, "report.received", "--id", "September", "--at", "2026-03-04T10:00"), "YYYY-MM")
+    run("log", empty, "report.received", "--id", "2026-03", "--at", "2026-03-04T10:00")
+    forged(empty, lambda lines: lines[1].update(id="slow"))
+    refused(run("metrics", empty, "--format", "json"), "line 2", "the month it covers")

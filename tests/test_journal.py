@@ -335,7 +335,7 @@ WRITER = textwrap.dedent("""
     from day60 import journal as jr
     path, tag, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     for i in range(n):
-        jr.append(path, "report.received", f"{tag}-{i}", dt.datetime(2026, 3, 2, 10, tzinfo=dt.UTC))
+        jr.append(path, "drift.false-alert", f"{tag}-{i}", dt.datetime(2026, 3, 2, 10, tzinfo=dt.UTC))
 """)
 
 

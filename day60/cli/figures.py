@@ -83,10 +83,16 @@ def _print_metrics(s: dict[str, Any]) -> None:
                f"{d['sealed']} sealed, {d['open']} open, {d['outside_window']} outside the window, {d['stopped']} "
                f"stopped, {d['excluded']['announced']} announced, {d['excluded']['told']} told; "
                f"false alerts {d['false_alerts']}")
-    print_table([{"id": o["id"], "status": o["status"], "detection": num(o["detection_hours"], unit="h"),
-                  "detection (business)": num(o["detection_business_hours"], unit="bh"),
-                  "notice": num(o["notice_hours"], unit="h"),
-                  "notice (business)": num(o["notice_business_hours"], unit="bh"),
+    def lead(o: dict[str, Any], key: str, unit: str) -> str:
+        # A scored drift with no time has the charter's words, not "not run": it was not detected.
+        if o[key] is None and o["status"] in ("notified", "not detected within the window"):
+            return "not detected"
+        return num(o[key], unit=unit)
+
+    print_table([{"id": o["id"], "status": o["status"], "detection": lead(o, "detection_hours", "h"),
+                  "detection (business)": lead(o, "detection_business_hours", "bh"),
+                  "notice": lead(o, "notice_hours", "h"),
+                  "notice (business)": lead(o, "notice_business_hours", "bh"),
                   "note": o["reason"] or ""} for o in d["observations"]])
     for key, label, unit in (("notice_hours", "notice", "h"), ("notice_business_hours", "notice", "bh"),
                              ("detection_hours", "detection", "h"),

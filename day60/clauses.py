@@ -576,6 +576,9 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
         value, n, breaches = b[key], b["count"], []
         if b["open"]:
             breaches.append(f"{b['open']} severity {sev} incident(s) still open at the close")
+        if b["unconfirmed"]:
+            breaches.append(f"{b['unconfirmed']} severity {sev} incident(s) closed with no monitoring check "
+                            "confirming a restore")
         if sev == "1":  # incidents with no severity, or never detected, are held to the strictest clause
             if unclassified["count"]:
                 value = max(v for v in (value, unclassified[key]) if v is not None)

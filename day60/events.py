@@ -78,7 +78,9 @@ class DriftExclusion(_Data):
 
 
 class IncidentDetected(_Data):
-    severity: int = Field(ge=1, le=4, description="Severity 1 (worst) to 4, as the supplier classed it.")
+    severity: int | None = Field(None, ge=1, le=4, description="Severity 1 (worst) to 4, as the supplier classed "
+                                                              "it; absent when its records give none (then judged "
+                                                              "at the strictest target).")
     source: Source = Field("exercise", description="exercise: an incident the exercise created; organic: a real "
                                                    "incident.")
 
@@ -97,6 +99,11 @@ class Classified(_Data):
 
 class IncidentRestored(_Data):
     check: Text = Field(description="The monitoring check that confirmed the restore.")
+
+
+class TicketClosed(_Data):
+    state: Text = Field(description="The ticket's state in the supplier's records, e.g. Resolved or Closed.")
+    resolved: bool = Field(description="true: the ticket records a resolution; false: it was closed without one.")
 
 
 class Reasoned(_Data):
@@ -177,6 +184,7 @@ DATA_MODELS: dict[str, type[_Data]] = {
     "incident.change-window-start": Empty,
     "incident.change-window-end": Empty,
     "incident.restored": IncidentRestored,
+    "incident.ticket-closed": TicketClosed,
     "incident.withdrawn": Reasoned,
     "incident.excluded": Reasoned,
     "rollback.criterion-met": RollbackCriterion,

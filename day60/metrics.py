@@ -312,7 +312,8 @@ def _incident_events(events: list[dict[str, Any]]) -> pd.DataFrame:
     return ev
 
 
-INCIDENT_BUCKETS = ("restored", "open", "unclassified", "not detected", "outside the window", "withdrawn", "excluded")
+INCIDENT_BUCKETS = ("restored", "unconfirmed", "open", "unclassified", "not detected", "outside the window",
+                    "withdrawn", "excluded")
 
 
 def _severity(ev: pd.DataFrame) -> pd.Series:
@@ -333,12 +334,14 @@ def _incidents(events: list[dict[str, Any]], cal: BusinessCalendar, w0: int, w1:
     (3.19.3); raising the incident (the exercise creating the fault) does not start it. An
     incident whose clock starts outside the window is counted apart; one raised but neither
     detected nor notified by the close is "not detected"; one restored after the close is open.
+    One whose ticket was resolved or closed in the window with no monitoring check confirming a
+    restore (3.19.4) is "unconfirmed": judged, never counted as restored.
     One with no severity by the close is "unclassified": counted, never dropped.
     """
     ev = _incident_events(events)
     first = ev.groupby(["id", "kind"])["at"].min().unstack() if len(ev) else pd.DataFrame(index=pd.Index([]))
     for col in ("incident.raised", "incident.detected", "incident.partner-notice", "incident.restored",
-                "incident.communicated", "incident.withdrawn", "incident.excluded"):
+                "incident.communicated", "incident.withdrawn", "incident.excluded", "incident.ticket-closed"):
         if col not in first:
             first[col] = np.nan
     inc = pd.DataFrame(index=first.index)
@@ -351,8 +354,9 @@ def _incidents(events: list[dict[str, Any]], cal: BusinessCalendar, w0: int, w1:
     inc["communicated"] = communicated.where(communicated <= w1)  # after the close it does not count
     inc["status"] = np.select(
         [first["incident.withdrawn"].notna(), first["incident.excluded"].notna(), inc["start"].isna(),
-         (inc["start"] < w0) | (inc["start"] > w1), inc["restored"].notna() & (inc["restored"] <= w1)],
-        ["withdrawn", "excluded", "not detected", "outside the window", "restored"], default="open")
+         (inc["start"] < w0) | (inc["start"] > w1), inc["restored"].notna() & (inc["restored"] <= w1),
+         first["incident.ticket-closed"].notna() & (first["incident.ticket-closed"] <= w1)],
+        ["withdrawn", "excluded", "not detected", "outside the window", "restored", "unconfirmed"], default="open")
     inc["restored_in_window"] = inc["status"] == "restored"
     inc.loc[inc["status"].isin(["restored", "open"]) & inc["severity"].isna(), "status"] = "unclassified"
     inc["first_seq"] = ev.groupby("id")["seq"].min().reindex(inc.index)
@@ -364,10 +368,10 @@ def _incidents(events: list[dict[str, Any]], cal: BusinessCalendar, w0: int, w1:
     for col in ("restore_hours", "restore_business_hours", "waiting_on_partner_hours", "change_window_hours"):
         inc[col] = np.nan
     if len(restored):
-        union = _merge(pauses)
-        u_wall, u_bus = _pause_totals(cal, union, restored.index)
-        w_only = _pause_totals(cal, _merge(pauses[pauses["type"] == "wait"]), restored.index)[0]
-        c_only = _pause_totals(cal, _merge(pauses[pauses["type"] == "change"]), restored.index)[0]
+        union = merge_pauses(pauses)
+        u_wall, u_bus = pause_totals(cal, union, restored.index)
+        w_only = pause_totals(cal, merge_pauses(pauses[pauses["type"] == "wait"]), restored.index)[0]
+        c_only = pause_totals(cal, merge_pauses(pauses[pauses["type"] == "change"]), restored.index)[0]
         inc.loc[restored.index, "restore_hours"] = (wall.to_numpy() - u_wall) / US_PER_HOUR
         inc.loc[restored.index, "restore_business_hours"] = (business - u_bus) / US_PER_HOUR
         inc.loc[restored.index, "waiting_on_partner_hours"] = w_only / US_PER_HOUR
@@ -411,6 +415,7 @@ def _severity_block(mine: pd.DataFrame, reason: str, restored_status: str = "res
         "withdrawn": int((mine["status"] == "withdrawn").sum()),
         "excluded": int((mine["status"] == "excluded").sum()),
         "open": int((mine["status"] == "open").sum()),
+        "unconfirmed": int((mine["status"] == "unconfirmed").sum()),
         "outside_window": int((mine["status"] == "outside the window").sum()),
         "not_detected": int((mine["status"] == "not detected").sum()),
         "reason": hours.get("reason"),
@@ -440,7 +445,7 @@ def _pause_intervals(ev: pd.DataFrame, restored: pd.DataFrame) -> pd.DataFrame:
     return out.astype({"s": np.int64, "e": np.int64})[cols]
 
 
-def _merge(p: pd.DataFrame) -> pd.DataFrame:
+def merge_pauses(p: pd.DataFrame) -> pd.DataFrame:
     """Union of intervals per id: overlapping pauses are never counted twice."""
     if p.empty:
         return p[["id", "s", "e"]]
@@ -451,7 +456,7 @@ def _merge(p: pd.DataFrame) -> pd.DataFrame:
     return p.groupby(group).agg(id=("id", "first"), s=("s", "min"), e=("e", "max"))
 
 
-def _pause_totals(cal: BusinessCalendar, merged: pd.DataFrame, index: pd.Index) -> tuple[np.ndarray, np.ndarray]:
+def pause_totals(cal: BusinessCalendar, merged: pd.DataFrame, index: pd.Index) -> tuple[np.ndarray, np.ndarray]:
     """Wall and business microseconds of merged pauses per incident, aligned to ``index``."""
     if merged.empty:
         zeros = np.zeros(len(index), dtype=np.int64)

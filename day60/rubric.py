@@ -270,7 +270,7 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
     table = figures.tables["incidents"]
     if not table.empty:
         table = table[table["source"].isin(tier.sources)]
-    judged = table[table["status"].isin(["restored", "open", "unclassified", "not detected"])] \
+    judged = table[table["status"].isin(["restored", "unconfirmed", "open", "unclassified", "not detected"])] \
         if not table.empty else table
     apart = {k: int((table["status"] == k).sum()) for k in ("withdrawn", "excluded", "outside the window")} \
         if not table.empty else {}
@@ -293,8 +293,9 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
             value = None if not row.restored_in_window or pd.isna(value) else float(value)
             note = None
             if value is None:
-                note = "never detected or notified by the close" if row.status == "not detected" \
-                    else "still open at the window's close"
+                note = {"not detected": "never detected or notified by the close",
+                        "unconfirmed": "the ticket was closed, but no monitoring check confirmed a restore (3.19.4)"
+                        }.get(row.status, "still open at the window's close")
             if unclassified:
                 note = "; ".join(filter(None, [note, f"no severity recorded: judged at severity {severity}'s target"]))
             obs.append({"id": row.id, "severity": severity, "value": value, "unit": band.unit,

@@ -551,8 +551,10 @@ def test_markdown_schedule_escapes_html_from_the_deal(run, tmp_path):
 def test_kinds_lists_each_kind_with_its_fields(run):
     r = run("kinds")
     assert r.exit_code == 0
+    row = next(line for line in r.stdout.splitlines() if line.startswith("incident.restored"))
+    assert "check (text, required)" in row
     row = next(line for line in r.stdout.splitlines() if line.startswith("incident.detected"))
-    assert "severity (whole number 1-4, required)" in row and "source (one of exercise|organic)" in row
+    assert "severity (whole number 1-4)" in row and "source (one of exercise|organic)" in row
     table = json.loads(run("kinds", "--format", "json").stdout)
     assert {f["name"] for f in table["safety.agreed"] if f["required"]} == {
         "agreement", "stop_owner", "stop_condition", "rollback_owner"}

@@ -9,7 +9,7 @@ import sys
 
 # isort: off
 # Imported in the order their commands are listed by "day60 --help": a working session's own order.
-from day60.cli import clock, journal, figures, scores, clauses, selfassess, voice  # noqa: F401  (register)
+from day60.cli import clock, journal, imports, figures, scores, clauses, selfassess, voice  # noqa: F401
 # isort: on
 from day60.cli.base import app
 

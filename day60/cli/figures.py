@@ -100,7 +100,9 @@ def _print_metrics(s: dict[str, Any]) -> None:
         typer.echo(f"  {label} lead time: {stat(d['summary'][key], unit)}")
     i = s["incidents"]
     typer.echo(f"\nTIME TO RESTORE (charter 3.19): {i['population']} incident(s): {i['restored']} restored, "
-               f"{i['open']} open at the close, {i['unclassified']} without a severity, {i['not_detected']} raised "
+               f"{i['unconfirmed']} closed with no monitoring check confirming a restore, "
+               f"{i['open']} open at the close, "
+               f"{i['unclassified']} without a severity, {i['not_detected']} raised "
                f"but never detected; counted apart: {i['withdrawn']} withdrawn, {i['excluded']} excluded, "
                f"{i['outside_the_window']} outside the window")
     rows = [(sev, b) for sev, b in i["by_severity"].items()] + [("none", i["no_severity"])]
@@ -111,7 +113,8 @@ def _print_metrics(s: dict[str, Any]) -> None:
                   "change windows": num(b["change_window_hours"], unit="h"),
                   "first comms mean": num(b["first_communication_mean_hours"], unit="h")
                   + f" (n={b['first_communication_count']})",
-                  "withdrawn/excluded/open": f"{b['withdrawn']}/{b['excluded']}/{b['open']}"}
+                  "withdrawn/excluded/open/unconfirmed": f"{b['withdrawn']}/{b['excluded']}/{b['open']}/"
+                                                         f"{b.get('unconfirmed', 0)}"}
                  for sev, b in rows])
     r = s["rollbacks"]
     typer.echo("\nROLLBACK (charter 3.20): production and rehearsals never mixed; "

@@ -1,0 +1,149 @@
+"""Supplier records in: ``day60 import``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from day60.cli.base import FORMAT_HELP, _check_format, _footer, _provenance, app, print_json, print_table
+
+SHOWN = 20  # rows of each list a table prints; --format json and --csv carry them all
+
+
+@app.command("import")
+def import_(
+    fmt: str = typer.Argument(None, metavar="FORMAT", help="servicenow, jira, zendesk, pagerduty or csv."),
+    exports: list[Path] = typer.Argument(None, metavar="EXPORT...", help="The vendor's export files."),
+    journal: Path = typer.Option(None, "--journal", help="The journal to append to (made by 'day60 new')."),
+    map_path: Path = typer.Option(None, "--map", help="A TOML map: [times], [columns], [pauses], [severity]."),
+    severity_map: str = typer.Option(None, "--severity-map", metavar="VALUE=SEV,...",
+                                     help="Each vendor priority to a deal severity 1-4, unclassified or skip."),
+    zone: str = typer.Option(None, "--zone", metavar="ZONE", help="IANA zone of times written without an offset."),
+    mode: str = typer.Option(None, "--mode", metavar="raw|display",
+                             help="ServiceNow: raw (UTC database values) or display (the user's zone)."),
+    date_format: str = typer.Option(None, "--date-format", metavar="STRPTIME",
+                                    help="How the export writes times that are not ISO 8601."),
+    csv_out: Path = typer.Option(None, "--csv", help="Write the per-ticket reconciliation with the vendor's "
+                                                     "own durations as CSV."),
+    list_formats: bool = typer.Option(False, "--list-formats", help="List the formats and what each reads."),
+    out_format: str = typer.Option("table", "--format", help=FORMAT_HELP),
+) -> None:
+    """Append a supplier's ticket export to a journal as organic incidents.
+
+    Every readable ticket becomes incident events; unreadable rows are listed and counted,
+    never dropped; re-importing the same export adds nothing.
+
+    Example: day60 import servicenow incident.csv sys_audit.csv --journal deal.jsonl --mode raw
+    --severity-map '1=1,2=2,3=3,4=4,5=skip'
+    """
+    from day60 import files, imports
+    from day60.errors import InputError
+
+    _check_format(out_format)
+    if list_formats:
+        rows = imports.list_formats()
+        print_json(rows) if out_format == "json" else print_table(rows)
+        return
+    missing = [name for name, value in (("FORMAT", fmt), ("EXPORT", exports), ("--journal", journal)) if not value]
+    if missing:
+        raise InputError(", ".join(missing), "missing", "give the format, the export file(s) and --journal "
+                                                         "(see 'day60 import --list-formats')")
+    if mode is not None and mode not in ("raw", "display"):
+        raise InputError("--mode", f"{mode[:20]!r} is not raw or display", "write --mode raw or --mode display")
+    if mode is not None and fmt != "servicenow":
+        raise InputError("--mode", f"applies to servicenow exports only, not {fmt[:20]}", "drop --mode")
+    inputs = [("EXPORT", p) for p in exports] + [("--journal", journal), ("--map", map_path)]
+    files.check_outputs({"--csv": csv_out}, inputs)
+    config = imports.settings(map_path, severity_map, zone, mode, date_format)
+    result = imports.run_import(fmt, list(exports), journal, config).as_dict()
+    result["provenance"] = _provenance({f["file"]: f["sha256"] for f in result["exports"]},
+                                       journal_head=f"{result['head']['seq']}:{result['head']['hash']}")
+    if csv_out:
+        _write_reconcile(csv_out, result["reconcile"].get("tickets", []))
+    if out_format == "json":
+        print_json(result)
+        return
+    _print_result(result)
+    _footer(result["provenance"])
+
+
+def _write_reconcile(path: Path, rows: list[dict[str, Any]]) -> None:
+    import csv
+    import io
+
+    from day60.files import write_atomic
+
+    buf = io.StringIO()
+    columns = ["ticket", "ours_hours", "vendor_hours", "ours_business_hours", "vendor_business_hours",
+               "pauses_excluded", "agree", "vendor_measure", "note"]
+    writer = csv.DictWriter(buf, columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: "" if row.get(k) is None else row[k] for k in columns})
+    write_atomic(path, buf.getvalue(), "--csv")
+
+
+def _listed(title: str, items: list[dict[str, Any]], line: Any) -> None:
+    if not items:
+        return
+    typer.echo(f"{title}: {len(items)}")
+    for item in items[:SHOWN]:
+        typer.echo(f"  - {line(item)}")
+    if len(items) > SHOWN:
+        typer.echo(f"  ... and {len(items) - SHOWN} more (all of them with --format json)")
+
+
+def _print_result(r: dict[str, Any]) -> None:
+    from day60.display import num
+
+    typer.echo(f"{r['format']} export: {r['read']} ticket(s) read; {len(r['imported'])} imported, "
+               f"{len(r['extended'])} with new events added, {len(r['unchanged'])} already in the journal, "
+               f"{len(r['skipped'])} left out by the severity map, {len(r['conflicts'])} in conflict, "
+               f"{len(r['unreadable'])} row(s) unreadable")
+    typer.echo(f"{r['events']} event(s) appended to {r['journal']} (head {r['head']['seq']}:{r['head']['hash']})")
+    _listed("unreadable rows, not imported", r["unreadable"],
+            lambda u: f"{u['where']}{' (' + u['ref'] + ')' if u['ref'] else ''}: {u['reason']}")
+    _listed("in conflict with the journal, not imported", r["conflicts"],
+            lambda c: f"{c['ticket']} ({c['where']}): {c['reason']}; correct the journal with 'day60 correct', "
+                      "or import into a new journal")
+    _listed("left out by the severity map (not incidents under the deal)", r["skipped"],
+            lambda s: f"{s['ticket']} (severity {s['severity']!r})")
+    f = r["findings"]
+    _listed("resolved with no monitoring evidence: not counted as restored (charter 3.19.4)",
+            f["resolved_unconfirmed"], lambda x: f"{x['ticket']} ({x['state']}) at {x['at']}")
+    _listed("closed without a resolution", f["closed_unresolved"],
+            lambda x: f"{x['ticket']} ({x['state']}) at {x['at']}")
+    _listed("neither restored nor closed in the export", f["open"], lambda x: f"{x['ticket']} ({x['state']})")
+    if f["clock_from_opening"]:
+        typer.echo(f"clock started at the ticket's opening, the export having no detection time: "
+                   f"{len(f['clock_from_opening'])} ticket(s) (charter 3.19.3 starts it at the earlier of detection "
+                   "and your notice; map a detection column to use it)")
+    _listed("on hold for the supplier's own reasons: counted, not excluded", f["kept_pauses"],
+            lambda x: f"{x['ticket']} {x['label']} from {x['start']} ({num(x['hours'], 2, unit='h')})")
+    _listed("notes", f["notes"], lambda x: (f"{x['ticket']}: " if x["ticket"] else "") + x["note"])
+    rec = r["reconcile"]
+    if not rec.get("compared") and "tickets" not in rec:
+        typer.echo(f"reconciliation: not run ({rec.get('reason')})")
+        return
+    largest = rec["largest"]
+    typer.echo(f"\nour restore figure beside the vendor's own duration (agreeing within {rec['tolerance_seconds']} s): "
+               f"{rec['compared']} compared, {rec['agree']} agree, {rec['differ']} differ"
+               + (f", largest difference {num(largest['hours'], 2, unit='h')} ({largest['ticket']})" if largest else "")
+               + (f"; {rec['not_compared']} not compared (no monitoring-confirmed restore)" if rec["not_compared"]
+                  else ""))
+    typer.echo("ours: clock start to the confirmed restore, less waits on you and change windows; theirs: "
+               + "; ".join(sorted({t["vendor_measure"] for t in rec["tickets"] if t["vendor_measure"]})))
+    rows = [t for t in rec["tickets"] if t["agree"] is not True]
+    def hours(value: float | None, unit: str, absent: str) -> str:
+        return absent if value is None else num(value, 2, unit=unit)
+
+    ours, theirs = "no confirmed restore", "not in the export"
+    print_table([{"ticket": t["ticket"], "ours": hours(t["ours_hours"], "h", ours),
+                  "theirs": hours(t["vendor_hours"], "h", theirs),
+                  "ours (business)": hours(t["ours_business_hours"], "bh", ours),
+                  "theirs (business)": hours(t["vendor_business_hours"], "bh", theirs),
+                  "pauses excluded": t["pauses_excluded"]} for t in rows[:SHOWN]])
+    if len(rows) > SHOWN:
+        typer.echo(f"... and {len(rows) - SHOWN} more (all of them with --csv or --format json)")

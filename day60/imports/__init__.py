@@ -1,0 +1,73 @@
+"""Supplier records in: vendor ticket exports appended to a journal as organic incident events.
+
+One module per export format reads its files into ``records.Ticket`` objects, streaming what
+can be streamed; ``normalise`` turns every ticket into journal events through one path. The
+BPO states what the export cannot say for itself: the zone of times written without an
+offset, the ServiceNow export mode, and which vendor priority is which deal severity.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from day60.errors import InputError
+from day60.imports import csvmap, jira, normalise, pagerduty, servicenow, zendesk
+from day60.imports.records import Settings, check_severity_map, load_map, parse_severity_map, zone
+
+FORMATS = {"servicenow": servicenow, "jira": jira, "zendesk": zendesk, "pagerduty": pagerduty, "csv": csvmap}
+
+
+def list_formats() -> list[dict[str, str]]:
+    return [{"format": name, "reads": module.DESCRIPTION} for name, module in FORMATS.items()]
+
+
+def settings(map_path: Path | None, severity_map: str | None, zone_name: str | None, mode: str | None,
+             date_format: str | None) -> Settings:
+    """Options and the --map file, options winning; every value checked."""
+    doc: dict[str, Any] = load_map(map_path) if map_path else {}
+    times = doc.get("times", {})
+    tz_name = zone_name or times.get("timezone")
+    field = "--zone" if zone_name else "--map times.timezone"
+    severity = parse_severity_map(severity_map) if severity_map else \
+        check_severity_map(doc.get("severity", {}), "--map severity")
+    return Settings(zone(tz_name, field) if tz_name else None, date_format or times.get("format"), mode,
+                    severity, {str(k): str(v) for k, v in doc.get("columns", {}).items()},
+                    {str(k): str(v) for k, v in doc.get("pauses", {}).items()})
+
+
+def sha256_file(path: Path) -> str:
+    import os
+
+    from day60.files import open_regular
+    from day60.imports.records import MAX_EXPORT_BYTES
+
+    fd = open_regular(path, "EXPORT", "an export", MAX_EXPORT_BYTES)
+    digest = hashlib.sha256()
+    with os.fdopen(fd, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def run_import(fmt: str, exports: list[Path], journal: Path, config: Settings) -> normalise.Result:
+    """Read ``exports`` in ``fmt`` and append their tickets to ``journal``; returns what was done."""
+    module = FORMATS.get(fmt)
+    if module is None:
+        raise InputError("FORMAT", f"{fmt[:30]!r} is not an import format", f"formats are: {', '.join(FORMATS)}")
+    if not config.severity:
+        raise InputError("--severity-map", "is required: a vendor's P1 is not assumed to be the deal's Severity 1",
+                         "say which is which, e.g. --severity-map '1 - Critical=1,2 - High=2,3 - Moderate=3,"
+                         "4 - Low=4,5 - Planning=skip' (or a [severity] table in --map)")
+    if len({p.resolve() for p in exports}) != len(exports):
+        raise InputError("EXPORT", "the same file is given twice", "name each export once")
+    if any(p.resolve() == journal.resolve() for p in exports):
+        raise InputError("EXPORT", "the journal is given as an export", "name the vendor's export files")
+    files = [{"file": p.name, "sha256": sha256_file(p)} for p in exports]
+    by = f"day60 import {fmt} (export sha256 {', '.join(f['sha256'] for f in files)})"
+    notes: list[str] = []
+    items = module.read(exports, config, notes)
+    result = normalise.run(fmt, journal, items, config.severity, files, by)
+    result.findings["notes"] = [{"ticket": None, "note": n} for n in notes] + result.findings["notes"]
+    return result

@@ -1,0 +1,95 @@
+"""PagerDuty: incident log entries, with the incidents list for priority or urgency.
+
+Log entries carry ISO 8601 times with offsets. ``trigger_log_entry`` is the alert: the
+supplier's detection. ``resolve_log_entry`` is the resolution; it is monitoring evidence when
+the integration or service resolved it (the alert cleared), not when a person did or a timeout
+closed it. ``acknowledge_log_entry`` is an engineer picking it up, which starts no clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from day60.errors import InputError
+from day60.imports.records import RowProblem, Settings, Ticket, Times, Unreadable, peek, read_json_export
+
+DESCRIPTION = ("log_entries JSON (trigger_log_entry, resolve_log_entry) and, for severity, the incidents JSON "
+               "(priority.summary or urgency)")
+MONITORING_AGENTS = ("service_reference", "integration_reference")
+
+
+def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ticket | Unreadable]:
+    times = Times(settings)
+    entries: list[tuple[str, list[Any]]] = []
+    incidents: dict[str, dict[str, Any]] = {}
+    for p in paths:
+        head = peek(p, "EXPORT")
+        if '"log_entries"' in head:
+            entries.append((p.name, read_json_export(p, "EXPORT", "log_entries")))
+        elif '"incidents"' in head:
+            for inc in read_json_export(p, "EXPORT", "incidents"):
+                if isinstance(inc, dict) and inc.get("id") is not None:
+                    incidents[str(inc["id"])] = inc
+        else:
+            raise InputError("EXPORT", f"{p} is neither a log_entries nor an incidents export",
+                             "give the REST API's JSON exports")
+    if not entries:
+        raise InputError("EXPORT", "no log_entries export was given", "give the incident log entries JSON")
+    if not incidents:
+        notes.append("no incidents export was given: no priority or urgency, so every incident is unclassified "
+                     "(judged at the strictest target)")
+    by_incident: dict[str, list[tuple[Any, str, dict[str, Any], str]]] = {}
+    for name, items in entries:
+        for i, e in enumerate(items):
+            where = f"{name} item {i + 1}"
+            inc = (e.get("incident") or {}).get("id") if isinstance(e, dict) else None
+            if not isinstance(e, dict) or inc is None or not isinstance(e.get("type"), str):
+                yield Unreadable(where, None, "is not a log entry with a type and an incident")
+                continue
+            if e["type"] not in ("trigger_log_entry", "resolve_log_entry"):
+                continue
+            try:
+                at = times.read(e.get("created_at"), "created_at")
+                if at is None:
+                    raise RowProblem("created_at is empty")
+            except RowProblem as exc:
+                yield Unreadable(where, str(inc), str(exc))
+                continue
+            by_incident.setdefault(str(inc), []).append((at, e["type"], e, where))
+    key = settings.column("severity", "priority")
+    for ref, items in by_incident.items():
+        items.sort(key=lambda x: x[0])
+        trigger = next((x for x in items if x[1] == "trigger_log_entry"), None)
+        resolve = next((x for x in reversed(items) if x[1] == "resolve_log_entry"), None)
+        where = (trigger or items[0])[3]
+        if trigger is None:
+            yield Unreadable(where, ref, "has a resolve but no trigger_log_entry, so its clock cannot start")
+            continue
+        t = Ticket(ref, where, _severity(incidents.get(ref), key), None, detected=trigger[0],
+                   detected_label=f"PagerDuty trigger_log_entry ({_agent(trigger[2])})",
+                   state="resolved" if resolve else "open")
+        if resolve is not None:
+            t.resolved = resolve[0]
+            agent, channel = _agent(resolve[2]), ((resolve[2].get("channel") or {}).get("type") or "")
+            if agent in MONITORING_AGENTS and channel != "timeout":
+                t.check = f"resolved by the monitoring integration in PagerDuty ({agent}, channel {channel or 'n/a'})"
+            else:
+                t.notes.append(f"resolved by {agent or 'an unknown agent'} (channel {channel or 'n/a'}), not by "
+                               "the monitoring integration")
+        yield t
+
+
+def _agent(entry: dict[str, Any]) -> str:
+    agent = entry.get("agent")
+    return str(agent.get("type")) if isinstance(agent, dict) and agent.get("type") else ""
+
+
+def _severity(incident: dict[str, Any] | None, key: str) -> str | None:
+    if incident is None:
+        return None
+    if key == "urgency":
+        return str(incident.get("urgency") or "") or None
+    priority = incident.get("priority")
+    return str(priority.get("summary")) if isinstance(priority, dict) and priority.get("summary") else None

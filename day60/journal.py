@@ -697,8 +697,8 @@ def batch(path: str | Path) -> Iterator[Batch]:
         if any(e["kind"] == "exercise.close" for e in journal.events):
             raise InputError("JOURNAL", f"{path} is closed (exercise.close)", "import into an open journal")
         try:
-            spool = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed by the with below)"w+", encoding="utf-8", dir=path.parent,
-                                                prefix=f".{path.name[:60]}.", suffix=".batch")
+            spool = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed by the with below)
+                "w+", encoding="utf-8", dir=path.parent, prefix=f".{path.name[:60]}.", suffix=".batch")
         except OSError as exc:
             raise InputError("JOURNAL", f"cannot write beside {path} ({exc.strerror})",
                              "free some space or check the folder's permissions") from exc

@@ -98,7 +98,7 @@ def _listed(title: str, items: list[dict[str, Any]], line: Any) -> None:
 def _print_result(r: dict[str, Any]) -> None:
     from day60.display import num
 
-    typer.echo(f"{r['format']} export: {r['read']} ticket(s) read; {len(r['imported'])} imported, "
+    typer.echo(f"{r['format']} export: {r['read']} record(s) read; {len(r['imported'])} ticket(s) imported, "
                f"{len(r['extended'])} with new events added, {len(r['unchanged'])} already in the journal, "
                f"{len(r['skipped'])} left out by the severity map, {len(r['conflicts'])} in conflict, "
                f"{len(r['unreadable'])} row(s) unreadable")

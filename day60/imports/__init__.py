@@ -56,7 +56,7 @@ def run_import(fmt: str, exports: list[Path], journal: Path, config: Settings) -
     module = FORMATS.get(fmt)
     if module is None:
         raise InputError("FORMAT", f"{fmt[:30]!r} is not an import format", f"formats are: {', '.join(FORMATS)}")
-    if not config.severity:
+    if not config.severity and not (fmt == "csv" and "severity" not in config.columns):
         raise InputError("--severity-map", "is required: a vendor's P1 is not assumed to be the deal's Severity 1",
                          "say which is which, e.g. --severity-map '1 - Critical=1,2 - High=2,3 - Moderate=3,"
                          "4 - Low=4,5 - Planning=skip' (or a [severity] table in --map)")

@@ -40,7 +40,7 @@ class Result:
     format: str
     journal: str
     exports: list[dict[str, Any]]
-    read: int = 0
+    read: int = 0  # records read: every one is imported, extended, unchanged, skipped, in conflict or unreadable
     imported: list[str] = field(default_factory=list)
     events: int = 0
     unchanged: list[str] = field(default_factory=list)
@@ -120,10 +120,10 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], seve
     with jr.batch(journal_path) as batch:
         existing = _existing(batch.journal.events, fmt + ":")
         for item in items:
+            result.read += 1
             if isinstance(item, Unreadable):
                 result.unreadable.append(vars(item))
                 continue
-            result.read += 1
             try:
                 ident = ident_of(fmt, item.ref)
                 severity = _severity(item, severity_map, unmapped)

@@ -30,13 +30,19 @@ def score_journal(journal: jr.Journal, published: rubric.Rubric | None = None,
     return Assessed(journal, figures, result)
 
 
-def self_assess(qs: selfassess.QuestionSet, ans: selfassess.Answers, journal_path: str | Path) -> Assessed:
-    """A BPO's self-assessment: a journal from the answers, scored at the question set's tier cap,
-    with lines that needed a missing record marked "not evidenced"."""
-    journal = selfassess.to_journal(qs, ans, journal_path)
+def self_assess(qs: selfassess.QuestionSet, ans: selfassess.Answers, journal_path: str | Path,
+                tickets: selfassess.Tickets | None = None, deal_parameters: dict[str, Any] | None = None) -> Assessed:
+    """A BPO's self-assessment: a journal from the answers (and a ticket export), scored at the
+    question set's tier cap against the deal's targets where given, with lines that needed a
+    missing record marked "not evidenced"."""
+    journal = selfassess.to_journal(qs, ans, journal_path, tickets)
     figures = metrics.compute(journal)
-    result = rubric.score(figures, journal.header, rubric.load(), cap=qs.tier_cap,
-                          not_evidenced=selfassess.unknown_lines(qs, ans.answers))
+    if ans.answers.get("drift.false_alerts", 0) is None:  # "don't know" is not zero
+        figures.summary["drift"].update(false_alerts=None, false_alerts_reason="not evidenced: the supplier's "
+                                                                               "log of withdrawn alerts was not seen")
+    published = rubric.load()
+    result = rubric.score(figures, journal.header, published, rubric.targets(published, deal_parameters),
+                          cap=qs.tier_cap, not_evidenced=selfassess.unknown_lines(qs, ans.answers))
     result.update(kind="self-assessment", tier_note=f"self-assessment, {qs.tier_cap} at most",
                   answers_sha256=ans.sha256, question_set_version=qs.version,
                   ask_supplier_for=selfassess.requests(qs, ans.answers),

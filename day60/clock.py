@@ -66,6 +66,8 @@ def parse_span(text: str, field: str) -> Span:
 
 def to_utc_us(value: dt.datetime, field: str = "time") -> int:
     """An aware datetime (stdlib or pendulum) as integer epoch microseconds."""
+    if type(value) is dt.datetime and value.tzinfo is not None and value.utcoffset() is not None:
+        return (value - _EPOCH) // _US  # a stdlib datetime subtracts through UTC exactly
     if not isinstance(value, dt.datetime):
         raise InputError(field, f"{value!r} is not a date and time", "pass an aware datetime")
     if value.tzinfo is None or value.utcoffset() is None:

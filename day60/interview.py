@@ -32,7 +32,8 @@ def run_interview(qs: selfassess.QuestionSet, ans: selfassess.Answers, echo: Cal
             echo(f"stopped; {len(ans.answers)} answer(s) saved to {ans.path}; resume with --resume {ans.path}")
             return False
         try:
-            ans.answers[q.key] = selfassess.parse_answer(q, answer, selfassess.tz_of(ans.answers))
+            ans.answers[q.key] = selfassess.parse_answer(q, answer, selfassess.tz_of(ans.answers, ans.deal_calendar),
+                                                         ans.deal_calendar)
         except InputError as exc:
             echo(f"not accepted: {exc}")
             continue

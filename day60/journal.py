@@ -33,8 +33,15 @@ _SAFETY_REASON = ("every injection needs a written agreement, a named stop owner
                   "rollback owner on call before it runs (charter 4.5.1)")
 
 
+_quote = json.encoder.encode_basestring  # a str as canonical JSON writes it (ensure_ascii=False)
+
+
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """The one JSON form that is hashed: keys sorted, no spaces, text as written (not escaped)."""
+    return _CANONICAL.encode(obj)
 
 
 def sha256_hex(text: str | bytes) -> str:
@@ -669,17 +676,26 @@ class Batch:
         self.spool = spool
         self.seq = len(journal.events)
         self.prev_line = journal.last_line
-        self.recorded_at = now_iso()
+        self._prev = sha256_hex(journal.last_line)
+        self._recorded_at = _quote(now_iso())
+        self._quoted: dict[str, str] = {}
         self.count = 0
 
     def add(self, kind: str, ident: str, at: str, by: str, data: dict[str, Any]) -> None:
+        if kind not in EVENT_MODELS:  # a kind is written unquoted below: only the closed set
+            raise InputError("KIND", f"{kind!r} is not an event kind", "see 'day60 kinds'")
+        """Append one event: the same bytes as ``canonical`` of the whole event (its keys in
+        sorted order: at, by, data, hash, id, kind, prev, recorded_at, seq), built in pieces so
+        that each value is encoded once."""
         self.seq += 1
-        body = {"seq": self.seq, "kind": kind, "id": ident, "at": at, "recorded_at": self.recorded_at, "by": by,
-                "data": data, "prev": sha256_hex(self.prev_line)}
-        body["hash"] = sha256_hex(canonical(body))
-        self.prev_line = canonical(body)
-        self.spool.write(self.prev_line)
-        self.spool.write("\n")
+        quoted = self._quoted.get(by) or self._quoted.setdefault(by, _quote(by))
+        head = f'{{"at":{_quote(at)},"by":{quoted},"data":{canonical(data) if data else "{}"}'
+        tail = (f',"id":{_quote(ident)},"kind":"{kind}","prev":"{self._prev}","recorded_at":'
+                f'{self._recorded_at},"seq":{self.seq}}}')
+        line = f'{head},"hash":"{sha256_hex(head + tail)}"{tail}'
+        self.spool.write(line + "\n")
+        self.prev_line = line
+        self._prev = sha256_hex(line)
         self.count += 1
 
 

@@ -134,7 +134,7 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
     tier = rubric.tiers[tier_id]
     lines = [_score_line(line, figures, tier_id, tier, deal) for line in rubric.lines]
     for line in lines:
-        if line["id"] in (not_evidenced or {}) and line["status"] != NOT_EXERCISED:
+        if line["id"] in (not_evidenced or {}):  # "don't know" is never "did not happen"
             line.update(status="not evidenced", earned=0.0,
                         reason="the supplier's records did not show: " + "; ".join(not_evidenced[line["id"]]))
     disputes = figures.summary.get("disputes", [])

@@ -27,7 +27,9 @@ from day60.files import read_json
 from day60.resources import example, load_yaml
 
 FORMAT = "day60.selfassess-answers/1"
-QUESTIONS = "questions-v1.yaml"
+QUESTIONS = "questions-v2.yaml"
+SHIPPED_CALENDARS = ("uk-office", "us-office", "india-delivery", "service-desk-24x7")
+TICKETS = "_tickets"  # not a question: the ticket export the incidents came from, recorded by the CLI
 ELEMENT_CHOICES = {
     "passes": {"present": True, "covers_period": True, "supported": True},
     "present, but not for the whole month": {"present": True, "covers_period": False, "supported": True},
@@ -54,7 +56,7 @@ class Question:
     pattern: str | None = None
     needed_by: tuple[str, ...] = ()
     request: str = ""
-    item: str = ""  # e.g. "incident 2 of 3"
+    item: str = ""  # e.g. "incident 2 of 3, wait on your team 1 of 2"
 
 
 @dataclass
@@ -86,6 +88,8 @@ def _expand(out: list[Question], prefix: str, questions: list[dict[str, Any]], b
             answers: dict[str, Any], section: dict[str, Any], item: str) -> None:
     for q in questions:
         key = f"{prefix}.{q['id']}"
+        if q.get("from_tickets") == "skip" and answers.get(TICKETS):
+            continue  # the incidents come from a ticket export
         if q["type"] == "elements":
             from day60.resources import report_elements
 
@@ -106,7 +110,7 @@ def _expand(out: list[Question], prefix: str, questions: list[dict[str, Any]], b
             shown = min(int(answer), q["max"])
             for i in range(1, shown + 1):
                 _expand(out, f"{prefix}.{opens}.{i}", block["questions"], blocks, answers, section,
-                        f"{block['label']} {i} of {shown}")
+                        f"{item}, {block['label']} {i} of {shown}".strip(", "))
         elif answer is True:
             _expand(out, f"{prefix}.{opens}", block["questions"], blocks, answers, section,
                     f"{item}, {block['label']}".strip(", "))
@@ -129,18 +133,42 @@ def expected_total(qs: QuestionSet, answers: dict[str, Any]) -> int:
             guess[q.key] = 1
 
 
-def tz_of(answers: dict[str, Any]) -> ZoneInfo | None:
+def tz_of(answers: dict[str, Any], deal_calendar: dict[str, Any] | None = None) -> ZoneInfo | None:
     """The timezone answers are read in, once the calendar has been chosen."""
     name = answers.get("deal.calendar")
-    return _calendar(name).tz if name else None
+    return calendar_of(name, deal_calendar).tz if name else None
+
+
+def calendar_of(answer: str, deal_calendar: dict[str, Any] | None = None) -> BusinessCalendar:
+    """The calendar an answer names: a shipped one, "deal" (the deal file's), or a TOML file."""
+    if answer == "deal":
+        if deal_calendar is None:
+            raise InputError("deal.calendar", "the answer is 'deal', but no deal file with a [calendar] table was "
+                                              "given", "start the assessment with the deal file (--sow DEAL), or "
+                                                       "name a calendar")
+        return BusinessCalendar.from_dict(deal_calendar)
+    if answer in SHIPPED_CALENDARS:
+        return _shipped(answer)
+    try:
+        return _file_calendar(str(Path(answer).resolve()))
+    except InputError as exc:
+        raise InputError("deal.calendar", f"{answer[:80]!r} is not a shipped calendar nor a calendar file "
+                                          f"({exc.problem})",
+                         f"name one of {', '.join(SHIPPED_CALENDARS)}, or give the path of a TOML file with a "
+                         "[calendar] table") from None
 
 
 @functools.lru_cache(maxsize=8)
-def _calendar(name: str) -> BusinessCalendar:
+def _shipped(name: str) -> BusinessCalendar:
     return BusinessCalendar.load(example(f"{name}.toml"))
 
 
-def parse_answer(q: Question, raw: Any, tz: ZoneInfo | None) -> Any:
+@functools.lru_cache(maxsize=8)
+def _file_calendar(path: str) -> BusinessCalendar:
+    return BusinessCalendar.load(path)
+
+
+def parse_answer(q: Question, raw: Any, tz: ZoneInfo | None, deal_calendar: dict[str, Any] | None = None) -> Any:
     """Check one answer; returns the value to store. ``None`` is "don't know / no record"."""
     if raw is None:
         return None
@@ -165,6 +193,9 @@ def parse_answer(q: Question, raw: Any, tz: ZoneInfo | None) -> Any:
         return text
     if q.type == "instant":
         return timeparse.parse_instant(text, tz, field_name).isoformat()
+    if q.type == "calendar":
+        calendar_of(text, deal_calendar)  # refuses what is neither shipped, the deal's, nor a calendar file
+        return text
     if not text:
         raise InputError(field_name, "is empty", "write an answer, or say don't know")
     if q.pattern and not re.fullmatch(q.pattern, text):
@@ -180,6 +211,7 @@ class Answers:
     path: Path | None
     answers: dict[str, Any] = field(default_factory=dict)
     synthetic: bool = False
+    deal_calendar: dict[str, Any] | None = None  # from the deal file the assessment runs with; never saved
 
     def save(self, qs: QuestionSet) -> None:
         """Write the whole file atomically: a crash or Ctrl-C never leaves half an answers file."""
@@ -201,7 +233,8 @@ class Answers:
         return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
-def load_answers(path: str | Path, qs: QuestionSet, field_name: str = "--answers") -> Answers:
+def load_answers(path: str | Path, qs: QuestionSet, field_name: str = "--answers",
+                 deal_calendar: dict[str, Any] | None = None) -> Answers:
     """Read an answers file and check every answer in it (and that its keys are questions)."""
     path = Path(path)
     doc = read_json(path, field_name, "a day60 answers file")
@@ -217,17 +250,29 @@ def load_answers(path: str | Path, qs: QuestionSet, field_name: str = "--answers
                          "answer the current question set")
     raw = doc["answers"]
     checked: dict[str, Any] = {}
+    if raw.get(TICKETS) is not None:
+        checked[TICKETS] = check_tickets_record(raw[TICKETS], f"{field_name} {TICKETS}")
     for _ in range(len(raw) + 1):  # answers open branches; walk until nothing new applies
         known = {q.key: q for q in walk(qs, checked)}
         new = [k for k in raw if k in known and k not in checked]
         if not new:
             break
         for key in new:
-            checked[key] = parse_answer(known[key], raw[key], tz_of(checked))
-    stray = sorted(set(raw) - set(checked))
+            checked[key] = parse_answer(known[key], raw[key], tz_of(checked, deal_calendar), deal_calendar)
+    stray = sorted(set(raw) - set(checked) - {TICKETS})
     if stray:
         raise InputError(f"{field_name} {stray[0]}", "answers no question that applies", "remove it or fix its key")
-    return Answers(path, checked, bool(doc.get("synthetic")))
+    return Answers(path, checked, bool(doc.get("synthetic")), deal_calendar)
+
+
+def check_tickets_record(value: Any, field_name: str) -> dict[str, Any]:
+    """The record of a ticket export the incidents came from: its format and each file's SHA-256."""
+    files = value.get("files") if isinstance(value, dict) else None
+    if not isinstance(value, dict) or not isinstance(value.get("format"), str) or not isinstance(files, list) \
+            or not files or not all(isinstance(f, dict) and isinstance(f.get("sha256"), str) for f in files):
+        raise InputError(field_name, 'is not {"format": ..., "files": [{"file": ..., "sha256": ...}]}',
+                         "leave it as the assessment wrote it")
+    return value
 
 
 # ----- answers to journal --------------------------------------------------------------------
@@ -262,8 +307,21 @@ def beyond_limit(qs: QuestionSet, answers: dict[str, Any]) -> list[str]:
     return notes
 
 
-def to_journal(qs: QuestionSet, ans: Answers, path: str | Path) -> jr.Journal:
-    """Build the self-assessment's journal: supplier-reported times, tier capped, nothing injected."""
+@dataclass
+class Tickets:
+    """A ticket export the incidents come from (``selfassess --tickets FORMAT:FILE``)."""
+
+    format: str
+    files: list[Path]
+    settings: Any  # day60.imports.records.Settings
+
+
+def to_journal(qs: QuestionSet, ans: Answers, path: str | Path, tickets: Tickets | None = None) -> jr.Journal:
+    """Build the self-assessment's journal: supplier-reported times, tier capped, nothing injected.
+
+    A "don't know" leaves its event out and its rubric lines read "not evidenced"; it never
+    becomes a time, a zero or a count. With ``tickets`` the incidents come from the export,
+    imported as ``day60 import`` does, before the journal is closed."""
     a = ans.answers
     missing = pending(qs, a)
     if missing is not None:
@@ -271,7 +329,7 @@ def to_journal(qs: QuestionSet, ans: Answers, path: str | Path) -> jr.Journal:
     if a.get("deal.calendar") is None or a.get("deal.start") is None or a.get("deal.end") is None:
         raise InputError("deal", "the calendar and the period are needed for any figure",
                          "find the contract's business hours and choose the period your records cover")
-    cal = _calendar(a["deal.calendar"])
+    cal = calendar_of(a["deal.calendar"], ans.deal_calendar)
 
     def at(key: str) -> dt.datetime | None:
         value = a.get(key)
@@ -280,8 +338,16 @@ def to_journal(qs: QuestionSet, ans: Answers, path: str | Path) -> jr.Journal:
     def text(key: str) -> str:
         return a.get(key) or "not stated in the records"
 
+    def count(key: str) -> int:
+        return min(a.get(key) or 0, limits.get(key, 0))
+
+    limits = {q.key: q.max or 0 for q in walk(qs, a) if q.type == "count"}
+    end = at("deal.end")
+    if end <= at("deal.start"):
+        raise InputError("deal.end", f"{a['deal.end']} is not after deal.start {a['deal.start']}",
+                         "give the end of the period your records cover, after its start")
     events: list[tuple[str, str, dt.datetime | None, dict[str, Any]]] = []
-    for i in range(1, min(a.get("drift.count") or 0, 5) + 1):
+    for i in range(1, count("drift.count") + 1):
         p = f"drift.notice.{i}"
         if at(f"{p}.onset") is None:
             continue  # no onset, no lead time: the drift lines read "not evidenced"
@@ -292,30 +358,20 @@ def to_journal(qs: QuestionSet, ans: Answers, path: str | Path) -> jr.Journal:
         if at(f"{p}.notice"):
             events.append(("drift.notice", ident, at(f"{p}.notice"),
                            {"affected_class": text(f"{p}.affected_class"), "evidence": text(f"{p}.evidence")}))
-    end = at("deal.end")
-    if end <= at("deal.start"):
-        raise InputError("deal.end", f"{a['deal.end']} is not after deal.start {a['deal.start']}",
-                         "give the end of the period your records cover, after its start")
-    for i in range(1, min(a.get("drift.false_alerts") or 0, qs.question("drift.false_alerts").max or 0) + 1):
+    for i in range(1, count("drift.own_count") + 1):
+        p = f"drift.own.{i}"
+        if at(f"{p}.first_seen") is None:
+            continue
+        events.append(("drift.onset", f"found-by-you-{i}", at(f"{p}.first_seen"),
+                       {"source": "organic", "affected_class": text(f"{p}.affected_class"),
+                        "note": "found by the partner's own team and never notified; the onset is taken as when "
+                                "the effect was first seen, so its lead time is the shortest it could be"}))
+    for i in range(1, count("drift.false_alerts") + 1):
         events.append(("drift.false-alert", f"false-alert-{i}", end,
                        {"note": "counted from the supplier's records; its time was not asked and is not used"}))
-    for i in range(1, min(a.get("incidents.count") or 0, 6) + 1):
-        p = f"incidents.incident.{i}"
-        ident = f"incident-{i}"
-        severity = a.get(f"{p}.severity")
-        if at(f"{p}.detected") is None or severity is None:
-            continue
-        if at(f"{p}.partner_notice.at"):
-            events.append(("incident.partner-notice", ident, at(f"{p}.partner_notice.at"), {}))
-        events.append(("incident.detected", ident, at(f"{p}.detected"), {"severity": int(severity),
-                                                                         "source": "organic"}))
-        if at(f"{p}.communicated"):
-            events.append(("incident.communicated", ident, at(f"{p}.communicated"), {}))
-        if at(f"{p}.wait.start") and at(f"{p}.wait.end"):
-            events.append(("incident.wait-start", ident, at(f"{p}.wait.start"), {}))
-            events.append(("incident.wait-end", ident, at(f"{p}.wait.end"), {}))
-        if at(f"{p}.restored"):
-            events.append(("incident.restored", ident, at(f"{p}.restored"), {"check": text(f"{p}.check")}))
+    if tickets is None:
+        for i in range(1, count("incidents.count") + 1):
+            events += _incident_events(a, i, at, text)
     p = "rollbacks.rehearsal"
     if a.get("rollbacks.rehearsed") and at(f"{p}.criterion") and at(f"{p}.decision"):
         events.append(("rollback.criterion-met", "rehearsal", at(f"{p}.criterion"), {"kind": "rehearsal"}))
@@ -332,8 +388,6 @@ def to_journal(qs: QuestionSet, ans: Answers, path: str | Path) -> jr.Journal:
             if q.key.startswith("report.elements.") and a.get(q.key) is not None:
                 events.append(("report.element", q.key.removeprefix("report.elements."), at("report.delivered"),
                                {**ELEMENT_CHOICES[a[q.key]], "note": f"answered: {a[q.key]}"}))
-    last = max([end, *(e[2] for e in events if e[2] is not None)], key=lambda d: d.timestamp())
-    events.append(("exercise.close", "self-assessment", last, {}))
     synthetic = " (SYNTHETIC)" if ans.synthetic else ""
     fields = {"partner": (a.get("deal.partner") or "partner not named") + synthetic,
               "supplier": (a.get("deal.supplier") or "supplier not named") + synthetic,
@@ -342,7 +396,49 @@ def to_journal(qs: QuestionSet, ans: Answers, path: str | Path) -> jr.Journal:
               "records": "supplier-reported", "synthetic": ans.synthetic, "calendar": cal.to_dict(),
               "window": {"start": a["deal.start"], "end": a["deal.end"]}}
     try:
-        return jr.build(path, fields, events)
+        built = jr.build(path, fields, events)
     except InputError as exc:
-        raise InputError("answers", f"the answers contradict each other: {exc.problem}",
+        raise InputError("answers", f"the answers contradict each other: {_in_words(exc.problem)}",
                          "check the times of that item") from exc
+    if tickets is not None:
+        from day60.imports import run_import
+
+        run_import(tickets.format, tickets.files, built.path, tickets.settings)
+        built = jr.read(built.path)
+    last = max([end, *(dt.datetime.fromisoformat(e["at"]) for e in built.events if e["at"])],
+               key=lambda d: d.timestamp())
+    jr.append(built.path, "exercise.close", "self-assessment", last, {})
+    return jr.read(built.path)
+
+
+def _incident_events(a: dict[str, Any], i: int, at: Any, text: Any) -> list[tuple[str, str, Any, dict[str, Any]]]:
+    """One incident answered by hand; a severity not known is left out (judged at the strictest)."""
+    p = f"incidents.incident.{i}"
+    ident = f"incident-{i}"
+    if at(f"{p}.detected") is None and at(f"{p}.partner_notice.at") is None:
+        return []  # no clock start: the restore lines read "not evidenced"
+    severity = a.get(f"{p}.severity")
+    sev = {} if severity is None else {"severity": int(severity)}
+    out: list[tuple[str, str, Any, dict[str, Any]]] = []
+    if at(f"{p}.partner_notice.at"):
+        out.append(("incident.partner-notice", ident, at(f"{p}.partner_notice.at"), {**sev, "source": "organic"}))
+    if at(f"{p}.detected"):
+        out.append(("incident.detected", ident, at(f"{p}.detected"), {**sev, "source": "organic"}))
+    if at(f"{p}.communicated"):
+        out.append(("incident.communicated", ident, at(f"{p}.communicated"), {}))
+    for block, kind in (("wait", "wait"), ("change", "change-window")):
+        for n in range(1, 6):
+            start, finish = at(f"{p}.{block}.{n}.start"), at(f"{p}.{block}.{n}.end")
+            if start and finish:
+                out += [(f"incident.{kind}-start", ident, start, {}), (f"incident.{kind}-end", ident, finish, {})]
+    if at(f"{p}.restored"):
+        out.append(("incident.restored", ident, at(f"{p}.restored"), {"check": text(f"{p}.check")}))
+    return out
+
+
+def _in_words(problem: str) -> str:
+    """A journal rule's message in the interview's words: "incident 2", not "event 7 (...)"."""
+    problem = re.sub(r"event \d+ \(([a-z.-]+) (incident|drift|found-by-you)-(\d+)\)",
+                     lambda m: f"{m.group(2).replace('found-by-you', 'drift your team found')} {m.group(3)}'s "
+                               f"{m.group(1).split('.', 1)[1]}", problem)
+    return problem

@@ -28,6 +28,18 @@ def selfassess(
     fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
     pdf: Path = typer.Option(None, "--pdf", help="Write the self-assessment report as PDF."),
     html: Path = typer.Option(None, "--html", help="Write the same report as HTML."),
+    sow: Path = typer.Option(None, "--sow", help="The deal file: its targets, and its calendar if you answer "
+                                                 "'deal' for the calendar."),
+    tickets: list[str] = typer.Option(None, "--tickets", metavar="FORMAT:FILE",
+                                      help="Take the incidents from a ticket export (repeat for each file of it); "
+                                           "see 'day60 import --list-formats'."),
+    map_path: Path = typer.Option(None, "--map", help="With --tickets: the export's map (see 'day60 import')."),
+    severity_map: str = typer.Option(None, "--severity-map", metavar="VALUE=SEV,...",
+                                     help="With --tickets: each vendor priority to a deal severity."),
+    zone: str = typer.Option(None, "--zone", metavar="ZONE", help="With --tickets: the zone of times without an "
+                                                                   "offset."),
+    mode: str = typer.Option(None, "--mode", metavar="raw|display", help="With --tickets servicenow: its export "
+                                                                          "mode."),
 ) -> None:
     """The afternoon self-assessment of your supplier, from its own records, capped at tier T2.
 
@@ -40,33 +52,98 @@ def selfassess(
     from day60.errors import InputError
 
     _check_format(fmt)
+    ticket_files = _ticket_files(tickets or [])
     files.check_outputs({"--pdf": pdf, "--html": html, "--journal": journal_out},
-                        [("--answers", answers), ("--resume", resume), ("--save", save)])
+                        [("--answers", answers), ("--resume", resume), ("--save", save), ("--sow", sow),
+                         ("--map", map_path), *(("--tickets", f) for f in ticket_files[1])])
+    if not tickets and (map_path or severity_map or zone or mode):
+        raise InputError("--map, --severity-map, --zone, --mode", "describe a ticket export, and none was given",
+                         "add --tickets FORMAT:FILE, or drop them")
     qs = sa.QuestionSet.load()
     if answers and (save or resume):
         raise InputError("--answers", "cannot be combined with --save or --resume", "use one way in")
+    deal = deal_calendar = None
+    if sow:
+        from day60 import clauses, rubric
+
+        deal = clauses.load_deal(sow, clauses.load_library(), rubric.parameter_ids(rubric.load()), draft=True)
+        deal_calendar = deal.calendar
+    ticket_spec = None
+    if tickets:
+        from day60 import imports
+
+        ticket_spec = sa.Tickets(ticket_files[0], ticket_files[1],
+                                 imports.settings(map_path, severity_map, zone, mode, None))
     if answers:
-        ans = sa.load_answers(answers, qs)
+        ans = sa.load_answers(answers, qs, deal_calendar=deal_calendar)
+        _match_tickets(ans, ticket_spec)
     else:
         if not base._interactive():
             raise InputError("selfassess", "needs a terminal for the interview",
                              "run it with --answers FILE (see selfassess/examples/)")
         if resume:
-            ans = sa.load_answers(resume, qs, "--resume")
+            ans = sa.load_answers(resume, qs, "--resume", deal_calendar=deal_calendar)
+            _match_tickets(ans, ticket_spec)
         else:
             target = save or Path("day60-selfassess-answers.json")
             if os.path.lexists(target):
                 raise InputError("--save", f"{target} already exists", f"continue it with --resume {target}")
-            ans = sa.Answers(target)
+            ans = sa.Answers(target, deal_calendar=deal_calendar)
+            if ticket_spec is not None:
+                ans.answers[sa.TICKETS] = _tickets_record(ticket_spec)
         from day60.interview import run_interview
 
         if not run_interview(qs, ans, typer.echo):
             return
-    _selfassess_result(qs, ans, journal_out, fmt, pdf, html)
+    _selfassess_result(qs, ans, journal_out, fmt, pdf, html, ticket_spec, deal)
+
+
+def _ticket_files(specs: list[str]) -> tuple[str | None, list[Path]]:
+    """``FORMAT:FILE`` options: one format, one or more files."""
+    from day60.errors import InputError
+
+    formats, paths = set(), []
+    for spec in specs:
+        fmt, sep, name = spec.partition(":")
+        if not sep or not fmt or not name:
+            raise InputError("--tickets", f"{spec[:60]!r} is not FORMAT:FILE", "write e.g. --tickets "
+                                                                                "servicenow:incident.csv")
+        formats.add(fmt)
+        paths.append(Path(name))
+    if len(formats) > 1:
+        raise InputError("--tickets", f"mixes formats ({', '.join(sorted(formats))})", "give one export's files")
+    return (formats.pop() if formats else None), paths
+
+
+def _tickets_record(spec: Any) -> dict[str, Any]:
+    from day60.imports import sha256_file
+
+    return {"format": spec.format, "files": [{"file": p.name, "sha256": sha256_file(p)} for p in spec.files]}
+
+
+def _match_tickets(ans: Any, spec: Any) -> None:
+    """Answers given with a ticket export are re-run with the same export, byte for byte."""
+    from day60 import selfassess as sa
+    from day60.errors import InputError
+
+    recorded = ans.answers.get(sa.TICKETS)
+    if recorded is None and spec is not None:
+        if ans.path is not None and "incidents.count" in ans.answers:
+            raise InputError("--tickets", "these answers already hold the incidents answered by hand",
+                             "drop --tickets, or start a new answers file for the export")
+        ans.answers[sa.TICKETS] = _tickets_record(spec)
+        return
+    if recorded is not None and spec is None:
+        names = ", ".join(f["file"] for f in recorded["files"])
+        raise InputError("--tickets", f"these answers took their incidents from a {recorded['format']} export "
+                                      f"({names})", f"give it again with --tickets {recorded['format']}:FILE")
+    if recorded is not None and recorded != _tickets_record(spec):
+        raise InputError("--tickets", "the export is not the one these answers were given with (its format, files "
+                                      "or SHA-256 differ)", "give the same export files")
 
 
 def _selfassess_result(qs: Any, ans: Any, journal_out: Path | None, fmt: str, pdf: Path | None,
-                       html: Path | None) -> None:
+                       html: Path | None, tickets: Any = None, deal: Any = None) -> None:
     import tempfile
 
     from day60 import assess
@@ -75,9 +152,13 @@ def _selfassess_result(qs: Any, ans: Any, journal_out: Path | None, fmt: str, pd
     if journal_out and os.path.lexists(journal_out):
         raise InputError("--journal", f"{journal_out} already exists", "journals are never overwritten")
     with tempfile.TemporaryDirectory() as tmp:
-        done = assess.self_assess(qs, ans, journal_out or Path(tmp) / "selfassess.jsonl")
+        done = assess.self_assess(qs, ans, journal_out or Path(tmp) / "selfassess.jsonl", tickets,
+                                  deal.parameters if deal else None)
         result = done.result
-        result["provenance"] = _provenance({"answers": ans.sha256, "journal": done.journal.sha256},
+        result["provenance"] = _provenance({"answers": ans.sha256, "journal": done.journal.sha256,
+                                            "deal": deal.sha256 if deal else None,
+                                            **{f["file"]: f["sha256"] for f in
+                                               (ans.answers.get("_tickets") or {}).get("files", [])}},
                                            rubric=f"{result['rubric']['id']} {result['rubric']['version']}",
                                            question_set=f"{qs.id} {qs.version}")
         if fmt == "json":

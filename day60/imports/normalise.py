@@ -22,15 +22,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import TypeAdapter, ValidationError
+
 from day60 import journal as jr
 from day60.clock import to_utc_us
 from day60.errors import InputError
+from day60.events import Ident
 from day60.imports.records import RowProblem, Ticket, Unreadable, clean
 
 US_PER_HOUR = 3_600_000_000
 AGREE_SECONDS = 60  # our figure and the vendor's agree when within a minute of each other
-_IDENT_BAD = set(chr(c) for c in range(0x20)) | {"\x7f", "\u200b", "\u200c", "\u200d", "\u200e", "\u200f",
-                                                  "\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\ufeff"}
+_IDENT = TypeAdapter(Ident)  # the journal's own rule for ids
 
 
 @dataclass
@@ -55,9 +57,8 @@ class Result:
     head: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        from dataclasses import asdict
-
-        return asdict(self)
+        """The fields as a plain dict, sharing the lists (a year of tickets is not copied)."""
+        return dict(vars(self))
 
 
 def ticket_events(t: Ticket, severity: int | None) -> list[tuple[str, dt.datetime, dict[str, Any]]]:
@@ -66,7 +67,7 @@ def ticket_events(t: Ticket, severity: int | None) -> list[tuple[str, dt.datetim
     sev = {} if severity is None else {"severity": severity}
     if t.detected is not None:
         out.append(("incident.detected", t.detected, {**sev, "source": "organic",
-                                                      "note": clean(f"detection: {t.detected_label}")}))
+                                                      "note": f"detection: {clean(t.detected_label)}"}))
     elif t.opened is not None:
         out.append(("incident.detected", t.opened, {**sev, "source": "organic",
                                                     "note": "clock start: the ticket's opening; the export holds "
@@ -99,16 +100,19 @@ def check_ticket(ident: str, events: list[tuple[str, dt.datetime, dict[str, Any]
     state = jr._State()
     for n, (kind, at, data) in enumerate(events, start=1):
         try:
-            state.apply(jr.Effective(n, kind, ident, at, data, at.isoformat()))
+            state.apply(jr.Effective(n, kind, ident, at, data, None))
         except InputError as exc:
             raise RowProblem(exc.problem.replace(f"event {n} ({kind} {ident})", kind)) from None
 
 
 def ident_of(fmt: str, ref: str) -> str:
     ident = f"{fmt}:{ref.strip()}"
-    if not ref.strip() or len(ident) > 120 or _IDENT_BAD & set(ident):
-        raise RowProblem(f"ticket id {ref[:40]!r} is empty, too long, or holds control or invisible characters")
-    return ident
+    try:
+        if ref.strip():
+            return _IDENT.validate_python(ident)
+    except ValidationError:
+        pass
+    raise RowProblem(f"ticket id {ref[:40]!r} is empty, too long, or holds control or invisible characters")
 
 
 def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], severity_map: dict[str, str],
@@ -136,13 +140,13 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], seve
                 result.unreadable.append({"where": item.where, "ref": item.ref, "reason": str(exc)})
                 continue
             have = existing.get(ident)
-            keys = [(kind, to_utc_us(at)) for kind, at, _ in events]
+            keys = [(kind, to_utc_us(at)) for kind, at, _ in events] if have is not None else []
             if have is not None and not set(have) <= set(keys):
                 result.conflicts.append({"ticket": item.ref, "where": item.where,
                                          "reason": "the journal already holds other times for it (seq "
                                                    f"{', '.join(str(s) for s in have.values())})"})
                 continue
-            new = [e for e, key in zip(events, keys, strict=True) if have is None or key not in have]
+            new = events if have is None else [e for e, key in zip(events, keys, strict=True) if key not in have]
             if have is not None and not new:
                 result.unchanged.append(item.ref)
             else:
@@ -195,7 +199,7 @@ def _findings(result: Result, t: Ticket, events: list[tuple[str, dt.datetime, di
     elif last[0] != "incident.restored":
         f["open"].append({"ticket": t.ref, "state": t.state or "not stated"})
     if t.detected is None and t.opened is not None:
-        f["clock_from_opening"].append({"ticket": t.ref})
+        f["clock_from_opening"].append(t.ref)
     for p in t.pauses:
         if p.kind == "kept":
             hours = None if p.end is None else (p.end - p.start).total_seconds() / 3600

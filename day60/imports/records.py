@@ -11,7 +11,9 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import operator
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -170,6 +172,10 @@ class Times:
             except ValueError:
                 hint = "" if self.fmt else "; state the export's date format in the map's [times] format"
                 raise RowProblem(f"{column}: {raw!r} is not a date and time{hint}") from None
+        return self.attach(value, raw, column)
+
+    def attach(self, value: dt.datetime, raw: str, column: str) -> dt.datetime:
+        """A parsed time made aware: as written when it has an offset, else in the stated zone."""
         if value.tzinfo is None:
             if self.zone is None:
                 raise InputError("--zone", f"the export holds times without an offset ({column} {raw!r}) and no "
@@ -206,8 +212,12 @@ def number(text: str | None, column: str, scale: float = 1.0) -> float | None:
 # ----- files --------------------------------------------------------------------------------
 
 
-def csv_rows(path: Path, field_name: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
-    """An export's header and its rows, streamed (row numbers as a spreadsheet shows them)."""
+def csv_rows(path: Path, field_name: str, pick: list[str] | None = None) -> tuple[list[str], Iterator[tuple[int, Any]]]:
+    """An export's header and its rows, streamed (row numbers as a spreadsheet shows them).
+
+    Each row is a dict by column name, or with ``pick`` (columns the header must hold) a tuple of
+    just those cells, which is several times cheaper for a long history export. A row that
+    cannot be read is ``{"\\0problem": reason}`` either way."""
     from day60.files import open_regular
 
     fd = open_regular(path, field_name, "a CSV export", MAX_EXPORT_BYTES)
@@ -223,8 +233,11 @@ def csv_rows(path: Path, field_name: str) -> tuple[list[str], Iterator[tuple[int
         fh.close()
         raise InputError(field_name, f"{path} is empty", "give the export with its header row")
     header = [h.strip() for h in header]
+    if pick is not None:
+        require_columns(header, pick, path, field_name, "this export")
+        getter = operator.itemgetter(*[header.index(c) for c in pick])
 
-    def rows() -> Iterator[tuple[int, dict[str, str]]]:
+    def rows() -> Iterator[tuple[int, Any]]:
         with fh:
             n = 1
             while True:
@@ -239,14 +252,30 @@ def csv_rows(path: Path, field_name: str) -> tuple[list[str], Iterator[tuple[int
                     raise InputError(field_name, f"{path}: row {n + 1} cannot be read ({str(exc)[:80]})",
                                      "check the export for an unclosed quote") from exc
                 n += 1
-                if not any(cell.strip() for cell in row):
+                if not any(row):  # a blank line, or a row of empty cells
                     continue
                 if len(row) != len(header):
                     yield n, {"\0problem": f"has {len(row)} cells, the header has {len(header)}"}
                     continue
-                yield n, dict(zip(header, row, strict=True))
+                yield n, getter(row) if pick is not None else dict(zip(header, row, strict=True))
 
     return header, rows()
+
+
+def csv_header(path: Path, field_name: str) -> list[str]:
+    """Only the header row of a CSV export."""
+    from day60.files import open_regular
+
+    fd = open_regular(path, field_name, "a CSV export", MAX_EXPORT_BYTES)
+    with io.TextIOWrapper(io.FileIO(fd, "rb"), encoding="utf-8-sig", newline="", errors="strict") as fh:
+        try:
+            header = next(csv.reader(fh), None)
+        except (UnicodeDecodeError, csv.Error) as exc:
+            raise InputError(field_name, f"{path} cannot be read as CSV ({str(exc)[:80]})",
+                             "export it as UTF-8 CSV") from exc
+    if not header:
+        raise InputError(field_name, f"{path} is empty", "give the export with its header row")
+    return [h.strip() for h in header]
 
 
 def require_columns(header: list[str], needed: list[str], path: Path, field_name: str, what: str) -> None:
@@ -269,8 +298,14 @@ def read_json_export(path: Path, field_name: str, key: str) -> list[Any]:
 
 
 def clean(text: Any, limit: int = 200) -> str:
-    """Vendor text for a journal field: control and invisible characters become spaces."""
-    value = re.sub(r"[\x00-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]+", " ", str(text)).strip()
+    """Vendor text for a journal field: control and invisible (format) characters become spaces,
+    so that it always meets the journal's rule for text; nothing visible is left out."""
+    value = str(text)
+    if not value.isprintable():
+        value = "".join(" " if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch for ch in value)
+    value = " ".join(value.split())
+    if not value:
+        return "(no visible text)"
     return value if len(value) <= limit else value[: limit - 1] + "…"
 
 

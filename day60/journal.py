@@ -291,7 +291,7 @@ def _refuse(field_name: str, problem: str, fix: str) -> None:
     raise InputError(field_name, problem, fix)
 
 
-def check_rules(events: list[dict[str, Any]]) -> None:
+def check_rules(events: list[dict[str, Any]]) -> _State:
     """Replay the journal and refuse the first event that breaks a rule of fact.
 
     Rules: safety sign-off before any injection; no second onset, detection or close; no
@@ -313,6 +313,7 @@ def check_rules(events: list[dict[str, Any]]) -> None:
         except InputError as exc:
             exc.seq = ev.seq  # type: ignore[attr-defined]
             raise
+    return state
 
 
 def _check_target(e: dict[str, Any], raw_by_seq: dict[int, dict[str, Any]]) -> None:
@@ -737,10 +738,16 @@ def batch(path: str | Path) -> Iterator[Batch]:
 
 
 def _event(journal: Journal, kind: str, ident: str, at: str | None, by: str, data: dict[str, Any]) -> dict[str, Any]:
+    return _new_event(len(journal.events) + 1, sha256_hex(journal.last_line), kind, ident, at, by, data)
+
+
+def _new_event(seq: int, prev: str, kind: str, ident: str, at: str | None, by: str,
+               data: dict[str, Any]) -> dict[str, Any]:
+    """One event, validated against its kind's model and hashed; ``prev`` is the last line's SHA-256."""
     if kind not in KINDS:
         raise InputError("KIND", f"{kind!r} is not an event kind", "see 'day60 kinds' for the list")
-    event = {"seq": len(journal.events) + 1, "kind": kind, "id": ident, "at": at, "recorded_at": now_iso(),
-             "by": by, "data": data, "prev": sha256_hex(journal.last_line)}
+    event = {"seq": seq, "kind": kind, "id": ident, "at": at, "recorded_at": now_iso(),
+             "by": by, "data": data, "prev": prev}
     event = _with_hash(event)
     try:
         validated = EVENT_MODELS[kind].model_validate(event)
@@ -802,10 +809,22 @@ def append(
         else:
             check_output("--seal", seal, [("JOURNAL", path)])
     with _locked(path) as fd:
-        journal = read(path)
-        if journal.partial is not None:
-            raise InputError("JOURNAL", f"{path} ends with a partial line from an interrupted write",
-                             f"run 'day60 verify --repair {path}' first")
+        if kind in ("correction", "reveal"):  # their effect reaches back: the whole journal is replayed
+            event = _append_replayed(path, fd, kind, ident, at, data, by)
+            from day60.index import forget
+
+            forget(path)
+            return event
+        return _append_indexed(path, fd, kind, ident, at, data, by, seal)
+
+
+def _append_indexed(path: Path, fd: int, kind: str, ident: str, at: dt.datetime | None, data: dict[str, Any],
+                    by: str | None, seal: str | Path | None) -> dict[str, Any]:
+    """An append that reads only the index's rows for its id: time independent of the journal's size."""
+    from day60.index import Index
+
+    idx = Index.open(path, fd)
+    try:
         at_iso = at.isoformat() if at is not None else None
         held_entry = None
         if seal is not None:
@@ -815,15 +834,42 @@ def append(
             data["commitment"] = commitment(salt, ident, at_iso)
             held_entry = {"id": ident, "at": at_iso, "salt": salt, "commitment": data["commitment"]}
             at_iso = None
-        event = _event(journal, kind, ident, at_iso, by or journal.header["runner"], data)
+        event = _new_event(idx.seq + 1, idx.prev, kind, ident, at_iso, by or idx.header["runner"], data)
         if kind == "report.element":
-            _check_element(ident, journal.header)
-        # A sealed onset is checked against the rules with its clear instant, which only the runner sees.
-        check_rules([*journal.events, event if held_entry is None else {**event, "at": held_entry["at"]}])
+            _check_element(ident, idx.header)
+        # A sealed onset is checked against the rules with its clear instant, which only the runner sees;
+        # the index keeps the state a later replay will see, with the onset sealed.
+        for view in ([{**event, "at": held_entry["at"]}] if held_entry else []) + [event]:
+            state = idx.state_for(ident)
+            eff = effective([view])[0]
+            try:
+                state.apply(eff)
+            except InputError as exc:
+                exc.seq = event["seq"]  # type: ignore[attr-defined]
+                raise
         check_new(kind, event["data"], held_entry is not None)
         if held_entry is not None:
-            _add_held(Path(seal), journal.header["hash"], {**held_entry, "seq": event["seq"]})
-        _write_line(fd, canonical(event), path)
+            _add_held(Path(seal), idx.header["hash"], {**held_entry, "seq": event["seq"]})
+        line = canonical(event)
+        _write_line(fd, line, path)
+        idx.record(state, ident, line, fd)
+    finally:
+        idx.close()
+    return event
+
+
+def _append_replayed(path: Path, fd: int, kind: str, ident: str, at: dt.datetime | None, data: dict[str, Any],
+                     by: str | None) -> dict[str, Any]:
+    """A correction or a reveal: checked against a replay of the whole journal with it applied."""
+    journal = read(path)
+    if journal.partial is not None:
+        raise InputError("JOURNAL", f"{path} ends with a partial line from an interrupted write",
+                         f"run 'day60 verify --repair {path}' first")
+    event = _event(journal, kind, ident, at.isoformat() if at is not None else None, by or journal.header["runner"],
+                   data)
+    check_rules([*journal.events, event])
+    check_new(kind, event["data"], False)
+    _write_line(fd, canonical(event), path)
     return event
 
 

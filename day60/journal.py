@@ -1010,49 +1010,114 @@ def verify(path: str | Path, expect: str | None = None) -> VerifyReport:
 
     ``expect`` ("SEQ:HASH", a head printed by an earlier report) also catches a journal cut
     short or rewritten after that report: the chain alone cannot, having no outside anchor.
-    """
-    from day60.files import MAX_JOURNAL_BYTES, read_bytes
 
+    The journal is streamed, never held whole: one pass checks each line against the one
+    before it; corrections and reveals (which change earlier events) are kept aside; a second
+    pass reads only the lines they name and checks them; a third replays the rules of fact with
+    their effect applied, as ``check_rules`` does over a journal in memory.
+    """
     path = Path(path)
     anchor = parse_head(expect) if expect else None
-    raw = read_bytes(path, "JOURNAL", "a journal made by 'day60 new'", MAX_JOURNAL_BYTES)
-    try:
-        lines, partial = _split(raw, path)
-    except InputError as exc:
-        return VerifyReport(path, 0, 0, exc.problem, False, 0, 0, 0)
-    report = VerifyReport(path, len(lines), max(len(lines) - 1, 0), None, partial is not None, 0, 0, 0)
-    if not lines:
-        report.problem = "line 1: missing header"
-        return report
-    events: list[dict[str, Any]] = []
-    for n, line in enumerate(lines, start=1):
-        problem = _check_line(n, line, lines[n - 2] if n > 1 else None)
+    report = VerifyReport(path, 0, 0, None, False, 0, 0, 0)
+    fixers: list[dict[str, Any]] = []  # corrections and reveals, in seq order
+    onsets_sealed: set[int] = set()
+    previous: str | None = None
+    head = anchored = None
+    for n, line in _stream(path, report):
+        obj, problem = _check_line(n, line, previous)
         if problem:
             report.problem = f"line {n}: {problem}"
             return report
-        if n > 1:
-            events.append(_loads_line(line))
+        if n > 1 and obj["kind"] in ("correction", "reveal"):
+            fixers.append(obj)
+        elif n > 1 and obj["kind"] == "drift.onset" and obj["at"] is None:
+            onsets_sealed.add(obj["seq"])
+        head = {"seq": n - 1, "hash": obj["hash"]}
+        if anchor is not None and anchor[0] == n - 1:
+            anchored = obj["hash"]
+        previous = line
+    if report.problem or head is None:
+        report.problem = report.problem or "line 1: missing header"
+        return report
+    report.lines, report.events, report.head = head["seq"] + 1, head["seq"], head
+    targets = {e["data"]["target"] for e in fixers}
+    by_seq = {obj["seq"]: obj for n, line in _stream(path, None) if n - 1 in targets
+              for obj in [_loads_line(line)]}
     try:
-        check_rules(events)
+        for e in fixers:
+            try:
+                _check_target(e, by_seq)
+            except InputError as exc:
+                exc.seq = e["seq"]  # type: ignore[attr-defined]
+                raise
+        _replay(path, fixers)
     except InputError as exc:
         report.problem = f"line {getattr(exc, 'seq', 0) + 1}: breaks a rule of fact: {exc.problem}"
         return report
-    report.head = {"seq": len(events), "hash": (events[-1] if events else _loads_line(lines[0]))["hash"]}
     if anchor is not None:
         seq, digest = anchor
-        if seq > len(events):
-            report.problem = (f"the journal ends at seq {len(events)}, but a report saw it reach seq {seq}: "
+        if seq > report.events:
+            report.problem = (f"the journal ends at seq {report.events}, but a report saw it reach seq {seq}: "
                               "events were removed since")
             return report
-        actual = (events[seq - 1] if seq else _loads_line(lines[0]))["hash"]
-        if actual != digest:
-            report.problem = (f"seq {seq} has hash {actual[:12]}..., but a report recorded {digest[:12]}...: "
+        if anchored != digest:
+            report.problem = (f"seq {seq} has hash {str(anchored)[:12]}..., but a report recorded {digest[:12]}...: "
                               "the journal was rewritten since")
             return report
-    report.sealed = sum(1 for e in effective(events) if e.sealed)
-    report.revealed = sum(1 for e in events if e["kind"] == "reveal")
-    report.corrections = sum(1 for e in events if e["kind"] == "correction")
+    revealed = {e["data"]["target"] for e in fixers if e["kind"] == "reveal"}
+    report.sealed = len(onsets_sealed - revealed)
+    report.revealed = sum(1 for e in fixers if e["kind"] == "reveal")
+    report.corrections = sum(1 for e in fixers if e["kind"] == "correction")
     return report
+
+
+def _stream(path: Path, report: VerifyReport | None) -> Iterator[tuple[int, str]]:
+    """The journal's complete lines, numbered from 1, read in blocks. With ``report``, a line that
+    is not UTF-8 is recorded as its problem and a partial last line as ``partial``."""
+    from day60.files import MAX_JOURNAL_BYTES, open_regular
+
+    fd = open_regular(path, "JOURNAL", "a journal made by 'day60 new'", MAX_JOURNAL_BYTES)
+    with os.fdopen(fd, "rb") as fh:
+        n, rest = 0, b""
+        while block := fh.read(1 << 22):
+            parts = (rest + block).split(b"\n")
+            rest = parts.pop()
+            for raw in parts:
+                n += 1
+                try:
+                    yield n, raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    if report is not None:
+                        report.problem = f"line {n}: is not UTF-8 text; the journal has been damaged"
+                    return
+        if rest and report is not None:
+            report.partial = True
+
+
+def _replay(path: Path, fixers: list[dict[str, Any]]) -> None:
+    """The rules of fact over the streamed journal, each event at its corrected or revealed time."""
+    fixed: dict[int, tuple[str, str]] = {}
+    for e in fixers:
+        fixed[e["data"]["target"]] = (e["kind"], e["data"]["at"])
+    state = _State()
+    for n, line in _stream(path, None):
+        if n == 1:
+            continue
+        e = _loads_line(line)
+        kind = e["kind"]
+        if kind in ("correction", "reveal"):
+            continue
+        fix = fixed.get(e["seq"])
+        at_text = fix[1] if fix else e["at"]
+        revealed = bool(fix and fix[0] == "reveal")
+        at = dt.datetime.fromisoformat(at_text) if at_text else None
+        ev = Effective(e["seq"], kind, e["id"], at, e["data"], e["at"],
+                       sealed=at is None and "commitment" in e["data"], revealed=revealed)
+        try:
+            state.apply(ev)
+        except InputError as exc:
+            exc.seq = ev.seq  # type: ignore[attr-defined]
+            raise
 
 
 def parse_head(text: str) -> tuple[int, str]:
@@ -1065,19 +1130,32 @@ def parse_head(text: str) -> tuple[int, str]:
     return int(seq), digest
 
 
-def _check_line(n: int, line: str, previous: str | None) -> str | None:
+def _check_line(n: int, line: str, previous: str | None) -> tuple[Any, str | None]:
+    """A line parsed, and what is wrong with it (canonical form, own hash, then as ``check_event``)."""
     obj, problem = _parse_line(n, line)
     if problem:
-        return problem
+        return obj, problem
     if not isinstance(obj, dict):
-        return "not a JSON object"
+        return obj, "not a JSON object"
     if canonical(obj) != line:
-        return "not in canonical form (the line was edited)"
-    if _with_hash(obj)["hash"] != obj.get("hash"):
-        return "its hash does not match its content (the line was edited)"
+        return obj, "not in canonical form (the line was edited)"
+    if _own_hash(line, obj) != obj.get("hash"):
+        return obj, "its hash does not match its content (the line was edited)"
     if previous is None:
-        return check_header(obj)
-    return check_event(n, obj, previous)
+        return obj, check_header(obj)
+    return obj, check_event(n, obj, previous)
+
+
+def _own_hash(line: str, obj: dict[str, Any]) -> str:
+    """The SHA-256 of a canonical line without its "hash" member, taken by cutting the member out
+    of the line (keys are sorted and no value after "hash" holds an object, so the last
+    occurrence is the top-level one); anything unexpected falls back to re-encoding."""
+    value = obj.get("hash")
+    member = f',"hash":"{value}"' if isinstance(value, str) else None
+    at = line.rfind(member) if member else -1
+    if at < 0:
+        return _with_hash(obj)["hash"]
+    return sha256_hex(line[:at] + line[at + len(member):])
 
 
 def repair(path: str | Path) -> Path | None:

@@ -9,15 +9,16 @@ from __future__ import annotations
 import hashlib
 import math
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import pandas as pd
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from day60.curve import slide
 from day60.errors import InputError, pydantic_problem
-from day60.metrics import NOT_DETECTED, Figures
+
+if TYPE_CHECKING:  # pandas and the metrics load only when a score is computed, not for the clauses
+    from day60.metrics import Figures
 from day60.resources import data_dir
 
 DEFAULT_RUBRIC = "day60-v1.yaml"
@@ -230,6 +231,8 @@ def _injection_notes(figures: Figures) -> str:
 
 
 def _drift_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) -> dict[str, Any]:
+    from day60.metrics import NOT_DETECTED
+
     table = figures.tables["drift"]
     table = table[table["source"].isin(tier.sources)]
     summary = figures.summary["drift"]
@@ -267,6 +270,8 @@ def _drift_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) 
 
 
 def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) -> dict[str, Any]:
+    import pandas as pd
+
     table = figures.tables["incidents"]
     if not table.empty:
         table = table[table["source"].isin(tier.sources)]
@@ -321,6 +326,8 @@ def _apart_text(apart: dict[str, int]) -> str:
 
 
 def _rollback_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) -> dict[str, Any]:
+    import pandas as pd
+
     table = figures.tables["rollbacks"]
     mine = table[(table["kind"] == tier.rollback_kind) & (table["status"] == "in the window")]
     outside = int(((table["kind"] == tier.rollback_kind) & (table["status"] != "in the window")).sum())
@@ -376,6 +383,8 @@ def _report_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any])
 
 
 def _tier_check(tier_id: str, tier: Tier, figures: Figures, header: dict[str, Any]) -> dict[str, Any]:
+    from day60.metrics import NOT_DETECTED
+
     """Whether the journal shows every event its tier requires (charter 9.9: the tier printed
     beside a score says which test was run); each gap is named, never hidden."""
     drift, incidents, rollbacks = figures.tables["drift"], figures.tables["incidents"], figures.tables["rollbacks"]

@@ -64,12 +64,14 @@ class Index:
 
     @classmethod
     def _rebuild(cls, path: Path, where: Path, info: os.stat_result) -> Index:
-        journal = jr.read(path)  # every check a read makes; a damaged journal is refused here
-        if journal.partial is not None:
+        found = jr.scan(path)  # every check a read makes, streamed; a damaged journal is refused here
+        if found.report.problem:
+            raise jr.InputError("JOURNAL", f"{path}: {found.report.problem}",
+                                f"run 'day60 verify {path}'; a journal is read only as 'day60' wrote it")
+        if found.report.partial:
             raise jr.InputError("JOURNAL", f"{path} ends with a partial line from an interrupted write",
                                 f"run 'day60 verify --repair {path}' first")
-        state = jr.check_rules(journal.events)
-        last = journal.last_line
+        state, last, header = found.state, found.last_line, found.header
         fresh = where.with_name(where.name + f".{os.getpid()}.new")
         fresh.unlink(missing_ok=True)
         try:
@@ -78,8 +80,8 @@ class Index:
                               "CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);"
                               "CREATE TABLE state (kind TEXT NOT NULL, id TEXT NOT NULL, value TEXT NOT NULL, "
                               "PRIMARY KEY (id, kind));")
-            meta = {"version": VERSION, "stat": _stat(info), "header": jr.canonical(journal.header),
-                    "seq": str(len(journal.events)), "prev": jr.sha256_hex(last), "tail": str(len(last.encode())),
+            meta = {"version": VERSION, "stat": _stat(info), "header": jr.canonical(header),
+                    "seq": str(found.report.events), "prev": jr.sha256_hex(last), "tail": str(len(last.encode())),
                     "closed": "1" if state.closed else "0"}
             con.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
             con.executemany("INSERT INTO state VALUES (?, ?, ?)", _rows(state))

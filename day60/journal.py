@@ -1010,15 +1010,29 @@ def verify(path: str | Path, expect: str | None = None) -> VerifyReport:
 
     ``expect`` ("SEQ:HASH", a head printed by an earlier report) also catches a journal cut
     short or rewritten after that report: the chain alone cannot, having no outside anchor.
-
-    The journal is streamed, never held whole: one pass checks each line against the one
-    before it; corrections and reveals (which change earlier events) are kept aside; a second
-    pass reads only the lines they name and checks them; a third replays the rules of fact with
-    their effect applied, as ``check_rules`` does over a journal in memory.
     """
+    return scan(path, expect).report
+
+
+@dataclass
+class Scan:
+    """What a streamed check of a whole journal found, and what an append needs from it."""
+
+    report: VerifyReport
+    header: dict[str, Any] | None = None
+    last_line: str | None = None
+    state: _State | None = None  # the rules' state after the last event
+
+
+def scan(path: str | Path, expect: str | None = None) -> Scan:
+    """The journal streamed, never held whole: one pass checks each line against the one before
+    it, keeping corrections and reveals (which change earlier events) aside; a second pass reads
+    only the lines they name and checks them; a third replays the rules of fact with their
+    effect applied, as ``check_rules`` does over a journal in memory."""
     path = Path(path)
     anchor = parse_head(expect) if expect else None
     report = VerifyReport(path, 0, 0, None, False, 0, 0, 0)
+    found = Scan(report)
     fixers: list[dict[str, Any]] = []  # corrections and reveals, in seq order
     onsets_sealed: set[int] = set()
     previous: str | None = None
@@ -1027,7 +1041,9 @@ def verify(path: str | Path, expect: str | None = None) -> VerifyReport:
         obj, problem = _check_line(n, line, previous)
         if problem:
             report.problem = f"line {n}: {problem}"
-            return report
+            return found
+        if n == 1:
+            found.header = obj
         if n > 1 and obj["kind"] in ("correction", "reveal"):
             fixers.append(obj)
         elif n > 1 and obj["kind"] == "drift.onset" and obj["at"] is None:
@@ -1038,8 +1054,9 @@ def verify(path: str | Path, expect: str | None = None) -> VerifyReport:
         previous = line
     if report.problem or head is None:
         report.problem = report.problem or "line 1: missing header"
-        return report
+        return found
     report.lines, report.events, report.head = head["seq"] + 1, head["seq"], head
+    found.last_line = previous
     targets = {e["data"]["target"] for e in fixers}
     by_seq = {obj["seq"]: obj for n, line in _stream(path, None) if n - 1 in targets
               for obj in [_loads_line(line)]}
@@ -1050,25 +1067,25 @@ def verify(path: str | Path, expect: str | None = None) -> VerifyReport:
             except InputError as exc:
                 exc.seq = e["seq"]  # type: ignore[attr-defined]
                 raise
-        _replay(path, fixers)
+        found.state = _replay(path, fixers)
     except InputError as exc:
         report.problem = f"line {getattr(exc, 'seq', 0) + 1}: breaks a rule of fact: {exc.problem}"
-        return report
+        return found
     if anchor is not None:
         seq, digest = anchor
         if seq > report.events:
             report.problem = (f"the journal ends at seq {report.events}, but a report saw it reach seq {seq}: "
                               "events were removed since")
-            return report
+            return found
         if anchored != digest:
             report.problem = (f"seq {seq} has hash {str(anchored)[:12]}..., but a report recorded {digest[:12]}...: "
                               "the journal was rewritten since")
-            return report
+            return found
     revealed = {e["data"]["target"] for e in fixers if e["kind"] == "reveal"}
     report.sealed = len(onsets_sealed - revealed)
     report.revealed = sum(1 for e in fixers if e["kind"] == "reveal")
     report.corrections = sum(1 for e in fixers if e["kind"] == "correction")
-    return report
+    return found
 
 
 def _stream(path: Path, report: VerifyReport | None) -> Iterator[tuple[int, str]]:
@@ -1094,7 +1111,7 @@ def _stream(path: Path, report: VerifyReport | None) -> Iterator[tuple[int, str]
             report.partial = True
 
 
-def _replay(path: Path, fixers: list[dict[str, Any]]) -> None:
+def _replay(path: Path, fixers: list[dict[str, Any]]) -> _State:
     """The rules of fact over the streamed journal, each event at its corrected or revealed time."""
     fixed: dict[int, tuple[str, str]] = {}
     for e in fixers:
@@ -1118,6 +1135,7 @@ def _replay(path: Path, fixers: list[dict[str, Any]]) -> None:
         except InputError as exc:
             exc.seq = ev.seq  # type: ignore[attr-defined]
             raise
+    return state
 
 
 def parse_head(text: str) -> tuple[int, str]:

@@ -123,6 +123,39 @@ class _Table:
     starts: np.ndarray  # int64 epoch microseconds, sorted, intervals disjoint
     ends: np.ndarray
     cum: np.ndarray  # business microseconds before interval i
+    # The bucketed lookup: for each hour from starts[0], the last interval starting at or before
+    # it; at most ``steps`` further intervals start within any one hour.
+    first: np.ndarray
+    steps: int
+
+
+_BUCKET_US = 3_600_000_000
+
+
+def _buckets(starts: np.ndarray) -> tuple[np.ndarray, int]:
+    import numpy as np
+
+    if len(starts) == 0:
+        return np.zeros(0, dtype=np.int64), 0
+    offsets = (starts - starts[0]) // _BUCKET_US
+    edges = starts[0] + np.arange(int(offsets[-1]) + 1, dtype=np.int64) * _BUCKET_US
+    first = np.searchsorted(starts, edges, side="right") - 1
+    return first.astype(np.int64), int(np.bincount(offsets).max())
+
+
+def _last_start_at_or_before(table: _Table, t: np.ndarray) -> np.ndarray:
+    """For each instant, the index of the last interval that starts at or before it (-1 when
+    none): the same answer as ``searchsorted(starts, t, "right") - 1``, found by the instant's
+    hour bucket and at most ``steps`` vectorised steps forward instead of a binary search."""
+    import numpy as np
+
+    starts, n = table.starts, len(table.starts)
+    bucket = np.clip((t - starts[0]) // _BUCKET_US, 0, len(table.first) - 1)
+    i = table.first[bucket]
+    for _ in range(table.steps):
+        nxt = np.minimum(i + 1, n - 1)
+        i = np.where((i + 1 < n) & (starts[nxt] <= t), i + 1, i)
+    return np.where(t < starts[0], -1, i)
 
 
 class BusinessCalendar:
@@ -332,7 +365,7 @@ class BusinessCalendar:
         arr = np.array(merged, dtype=np.int64).reshape(-1, 2)
         starts, ends = arr[:, 0].copy(), arr[:, 1].copy()
         cum = np.concatenate(([0], np.cumsum(ends - starts)[:-1])).astype(np.int64)
-        self._table = _Table(first, last, starts, ends, cum)
+        self._table = _Table(first, last, starts, ends, cum, *_buckets(starts))
         return self._table
 
     def _running(self, table: _Table, t: np.ndarray) -> np.ndarray:
@@ -340,7 +373,7 @@ class BusinessCalendar:
         import numpy as np
         if len(table.starts) == 0:
             return np.zeros_like(t)
-        i = np.searchsorted(table.starts, t, side="right") - 1
+        i = _last_start_at_or_before(table, t)
         safe = np.clip(i, 0, None)
         inside = np.minimum(t - table.starts[safe], table.ends[safe] - table.starts[safe])
         return np.where(i < 0, 0, table.cum[safe] + inside)

@@ -299,3 +299,22 @@ def test_holiday_dates_fixed_in_a_journal_header_decide_the_figures(tmp_path):
     from day60 import metrics
 
     assert metrics.compute(jr.read(path)).summary["holidays"]["source"] == "the journal's header"
+
+
+@settings(max_examples=300, deadline=None)
+@given(gaps=st.lists(st.integers(min_value=1, max_value=3 * 86_400_000_000), min_size=1, max_size=60),
+       probes=st.lists(st.integers(min_value=-2 * 86_400_000_000, max_value=200 * 86_400_000_000), min_size=1,
+                       max_size=60))
+def test_bucketed_lookup_is_the_binary_search(gaps, probes):
+    """The hour-bucket lookup finds exactly the interval a binary search finds, for starts packed
+    many to an hour or days apart, and for instants before, between, on and after them."""
+    import numpy as np
+
+    from day60.clock import _buckets, _last_start_at_or_before, _Table
+
+    starts = 1_767_225_600_000_000 + np.cumsum(np.array(gaps, dtype=np.int64))
+    table = _Table(dt.date(2026, 1, 1), dt.date(2026, 12, 31), starts, starts + 1, np.zeros_like(starts),
+                   *_buckets(starts))
+    t = np.concatenate([starts[0] + np.array(probes, dtype=np.int64), starts, starts - 1])
+    expected = np.searchsorted(starts, t, side="right") - 1
+    assert np.array_equal(_last_start_at_or_before(table, t), expected)

@@ -162,8 +162,15 @@ def parts(values: dict[str, Any]) -> str:
     return ", ".join(shown)
 
 
+PDF_ROWS = 30  # a document draws at most this many items of one kind; the rest are counted and
+# every one of them is in the score JSON and the tables 'day60 metrics --out' writes
+
+
 def chart_rows(line: dict[str, Any]) -> list[dict[str, Any]]:
-    """One bar per observation of a time line, each against its own target (value / target)."""
+    """One bar per observation of a time line, each against its own target (value / target).
+
+    Past PDF_ROWS observations, the ones furthest from their target are drawn (those with no
+    figure first) and a last row counts the rest."""
     fig, target = line.get("figure") or {}, line.get("target") or {}
     rows = []
     for o in fig.get("observations", []):
@@ -176,7 +183,12 @@ def chart_rows(line: dict[str, Any]) -> list[dict[str, Any]]:
             continue
         rows.append({"label": label, "ratio": o["value"] / goal,
                      "text": f"{num(o['value'], 2, unit)} (target {num(goal, 0, unit)})"})
-    return rows
+    if len(rows) <= PDF_ROWS:
+        return rows
+    worst = sorted(rows, key=lambda r: -1e300 if r["ratio"] is None else -r["ratio"])[:PDF_ROWS]
+    hidden = len(rows) - PDF_ROWS
+    return [*worst, {"label": f"{hidden:,} more", "ratio": None,
+                     "text": f"the {PDF_ROWS} furthest from target of {len(rows):,} are drawn; all in the JSON"}]
 
 
 SECTIONS = {"drift": ("Drift detection and notice", "drift-notice"), "incident": ("Incidents", "restore"),

@@ -40,7 +40,7 @@ def environment(markdown: bool = False) -> jinja2.Environment:
     env.filters.update(num=display.num, stat=display.stat, percent=display.percent, parts=display.parts,
                        missing=display.missing)
     env.globals.update(toolkit_version=__version__, line_figure=display.line_figure,
-                       line_target=display.line_target, chart_rows=display.chart_rows,
+                       line_target=display.line_target, chart_rows=display.chart_rows, pdf_rows=display.PDF_ROWS,
                        section_summary=display.section_summary, plural=display.plural, missing=display.missing,
                        drill_sheet=display.drill_sheet, drill_words=display.drill_words)
     return env

@@ -165,3 +165,18 @@ def test_the_timeline_breaks_a_long_sparse_axis():
     drawing = svg(cal_events, BusinessCalendar.load(example("uk-office.toml")),
                   {"start": "2026-07-01T00:00:00+00:00", "end": "2026-10-01T00:00:00+00:00"})
     assert drawing.count(">//<") == 2 and "14 Jul" in drawing and "17 Sep" in drawing
+
+
+def test_long_lists_are_capped_in_the_pdf_with_the_worst_drawn():
+    """A year of items draws PDF_ROWS bars, the ones furthest from target first, and counts the rest."""
+    from day60.display import PDF_ROWS, chart_rows
+
+    obs = [{"id": f"d{k}", "value": float(k), "note": None} for k in range(PDF_ROWS + 15)]
+    obs.append({"id": "never", "value": None, "note": "not notified"})
+    rows = chart_rows({"figure": {"observations": obs, "unit": "business hours"},
+                       "target": {"target": 24, "unit": "business hours"}})
+    assert len(rows) == PDF_ROWS + 1
+    assert rows[0]["label"] == "never" and rows[1]["label"] == f"d{PDF_ROWS + 14}"  # no figure, then the worst
+    assert rows[-1]["label"] == "16 more" and f"of {PDF_ROWS + 16}" in rows[-1]["text"]
+    short = chart_rows({"figure": {"observations": obs[:3]}, "target": {"target": 24}})
+    assert [r["label"] for r in short] == ["d0", "d1", "d2"]  # a short list keeps its order

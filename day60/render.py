@@ -41,6 +41,8 @@ def environment(markdown: bool = False) -> jinja2.Environment:
                        missing=display.missing)
     env.globals.update(toolkit_version=__version__, line_figure=display.line_figure,
                        line_target=display.line_target, chart_rows=display.chart_rows, pdf_rows=display.PDF_ROWS,
+                       key_figures=display.key_figures, trend=display.trend, top_of=display.top_of,
+                       signed=display.signed, compared=display.compared,
                        section_summary=display.section_summary, plural=display.plural, missing=display.missing,
                        drill_sheet=display.drill_sheet, drill_words=display.drill_words)
     return env
@@ -107,6 +109,22 @@ def score_html(journal: Any, figures: Any, score: dict[str, Any], title: str = "
         "timeline_svg": svg(journal.events, journal.calendar(), header["window"]),
 
     })
+
+
+def portfolio_html(rows: list[dict[str, Any]], refused: list[dict[str, Any]], provenance: dict[str, Any]) -> str:
+    """Many exercises: a table per supplier and its trends across exercises."""
+    suppliers: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        suppliers.setdefault(row["supplier"], []).append(row)
+    return html("portfolio.html.j2", {"rows": rows, "suppliers": suppliers, "refused": refused,
+                                      "synthetic": sum(1 for r in rows if r["synthetic"]),
+                                      "provenance": provenance})
+
+
+def compare_html(comparison: dict[str, Any], provenance: dict[str, Any]) -> str:
+    """Two exercises of one deployment side by side."""
+    synthetic = comparison["old"]["synthetic"] or comparison["new"]["synthetic"]
+    return html("compare.html.j2", {"c": comparison, "synthetic": synthetic, "provenance": provenance})
 
 
 def docx(schedule: dict[str, Any], out: str | Path, field: str = "--docx") -> None:

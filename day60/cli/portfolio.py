@@ -1,0 +1,160 @@
+"""Many exercises at once: ``day60 portfolio`` and ``day60 compare``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from day60.cli.base import _footer, _provenance, app, print_json, print_table
+
+COLUMNS = ["exercise", "supplier", "partner", "deployment", "tier", "rubric", "calendar", "records", "synthetic",
+           "window_start", "window_end", "score", "drift_earned", "drift_points", "incident_earned",
+           "incident_points", "rollback_earned", "rollback_points", "report_earned", "report_points",
+           "drift_population", "drift_notice_mean_bh", "drift_not_detected", "incidents_judged",
+           "incidents_restored", "restore_within_target", "rollback_minutes_mean", "report_completeness_percent",
+           "supplier_exercises", "exercise_at_tier", "journal_sha256", "path"]
+
+
+def _format(fmt: str, allowed: tuple[str, ...]) -> None:
+    from day60.errors import InputError
+
+    if fmt not in allowed:
+        raise InputError("--format", f"{fmt[:20]!r} is not one of {', '.join(allowed)}", f"use {' or '.join(allowed)}")
+
+
+@app.command()
+def portfolio(
+    paths: list[Path] = typer.Argument(..., metavar="JOURNAL_OR_DIR...", help="Journals, or folders of them."),
+    fmt: str = typer.Option("table", "--format", metavar="table|json|csv", help="How to print the rows."),
+    pdf: Path = typer.Option(None, "--pdf", help="Write the portfolio, with each supplier's trends, as PDF."),
+    parquet: Path = typer.Option(None, "--parquet", help="Also write the rows as Parquet, for shared storage."),
+) -> None:
+    """Many exercises at once: one row per exercise, grouped by supplier, each scored at its own tier.
+
+    A journal that cannot be read is listed with the reason and has no row.
+
+    Example: day60 portfolio exercises/ --pdf portfolio.pdf
+    """
+    from day60 import files
+    from day60.errors import InputError
+    from day60.portfolio import query, rows
+
+    _format(fmt, ("table", "json", "csv"))
+    found = rows.journals(paths)
+    files.check_outputs({"--pdf": pdf, "--parquet": parquet}, [("JOURNAL", p) for p in found])
+    scored, refused = [], []
+    for path in found:
+        try:
+            scored.append(rows.score(path).row)
+        except InputError as exc:
+            refused.append({"path": str(path), "problem": str(exc)})
+    if not scored:
+        raise InputError("JOURNAL_OR_DIR", f"no journal could be read ({refused[0]['problem'][:160]})",
+                         "give journals made by 'day60 new' (see 'day60 verify')")
+    table = query.portfolio(scored)
+    trace = _provenance({r["path"]: r["journal_sha256"] for r in table})
+    if parquet:
+        query.to_parquet(table, parquet)
+        typer.echo(f"wrote {parquet}", err=True)
+    if pdf:
+        from day60 import render
+
+        pages = render.pdf(render.portfolio_html(table, refused, trace), pdf)
+        typer.echo(f"wrote {pdf} ({pages} pages)", err=True)
+    if fmt == "json":
+        print_json({"exercises": table, "refused": refused, "provenance": trace})
+    elif fmt == "csv":
+        _csv(table)
+    else:
+        _print_portfolio(table, refused)
+        _footer(trace)
+
+
+def _csv(table: list[dict[str, Any]]) -> None:
+    import csv
+    import sys
+
+    writer = csv.DictWriter(sys.stdout, COLUMNS, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in table:
+        writer.writerow({k: "" if row.get(k) is None else row[k] for k in COLUMNS})
+
+
+def _print_portfolio(table: list[dict[str, Any]], refused: list[dict[str, Any]]) -> None:
+    from day60.display import key_figures, num
+
+    supplier = None
+    for row in table:
+        if row["supplier"] != supplier:
+            supplier = row["supplier"]
+            mine = [r for r in table if r["supplier"] == supplier]
+            typer.echo(f"\n{supplier}: {len(mine)} exercise(s)")
+            print_table([{"exercise": r["exercise"], "deployment": r["deployment"], "tier": r["tier"],
+                          "window": f"{r['window_start'][:10]} to {r['window_end'][:10]}",
+                          "score": num(r["score"], 1) + (" SYNTHETIC" if r["synthetic"] else ""),
+                          "key figures": key_figures(r)} for r in mine])
+    typer.echo("\nScores are comparable only at the same tier (charter 4.5); each is on the rubric's defaults.")
+    for item in refused:
+        typer.echo(f"not read: {item['path']}: {item['problem']}")
+
+
+@app.command()
+def compare(
+    old: Path = typer.Argument(..., metavar="OLD", help="The earlier exercise's journal."),
+    new: Path = typer.Argument(..., metavar="NEW", help="The later exercise's journal."),
+    fmt: str = typer.Option("table", "--format", metavar="table|json", help="How to print the comparison."),
+    pdf: Path = typer.Option(None, "--pdf", help="Write the comparison as PDF."),
+    old_rubric: Path = typer.Option(None, "--old-rubric", help="The rubric OLD was scored on, if not the current."),
+    new_rubric: Path = typer.Option(None, "--new-rubric", help="The rubric NEW is scored on, if not the current."),
+) -> None:
+    """Two exercises of one deployment side by side: each figure old and new, its target and change.
+
+    Rates change in percentage points, times in percent (charter 3.1.6); scores from different
+    tiers are never subtracted (charter 4.5), and a banner says what else differs.
+
+    Example: day60 compare march.jsonl june.jsonl --pdf compare.pdf
+    """
+    from day60 import files, rubric
+    from day60.errors import InputError
+    from day60.portfolio import rows
+    from day60.portfolio.compare import compare as side_by_side
+
+    _format(fmt, ("table", "json"))
+    if old.resolve() == new.resolve():
+        raise InputError("NEW", "is the same journal as OLD", "give two exercises")
+    files.check_outputs({"--pdf": pdf}, [("OLD", old), ("NEW", new), ("--old-rubric", old_rubric),
+                                         ("--new-rubric", new_rubric)])
+    result = side_by_side(rows.score(old, rubric.load(old_rubric)), rows.score(new, rubric.load(new_rubric)))
+    result["provenance"] = _provenance({"old": result["old"]["journal_sha256"], "new": result["new"]["journal_sha256"]})
+    if pdf:
+        from day60 import render
+
+        pages = render.pdf(render.compare_html(result, result["provenance"]), pdf)
+        typer.echo(f"wrote {pdf} ({pages} pages)", err=True)
+    if fmt == "json":
+        print_json(result)
+        return
+    _print_compare(result)
+    _footer(result["provenance"])
+
+
+def _print_compare(c: dict[str, Any]) -> None:
+    from day60.display import compared, num, signed
+
+    for text in c["banner"]:
+        typer.echo(f"note: {text}")
+    s = c["score"]
+    change = f": {signed(s['change_points'])} points" if s["change_points"] is not None else f"; {s['note']}"
+    typer.echo(f"score {num(s['old'], 1)} (tier {s['old_tier']}) then {num(s['new'], 1)} "
+               f"(tier {s['new_tier']}){change}")
+    print_table([{"figure": f["figure"],
+                  "old": compared(f, "old"), "new": compared(f, "new"),
+                  "target": num(f["target"], 1, f["unit"]) if f["target"] is not None else "",
+                  "change": f"{signed(f['change'])} {f['change_in']}" if f["change"] is not None
+                  else (f["change_in"] or "not compared"),
+                  "sample (old/new)": f"{f['n_old'] if f['n_old'] is not None else ''}/"
+                                      f"{f['n_new'] if f['n_new'] is not None else ''}"} for f in c["figures"]])
+    typer.echo(f"newly exercised: {', '.join(c['newly_exercised']) or 'none'}; no longer exercised: "
+               f"{', '.join(c['no_longer_exercised']) or 'none'}")

@@ -1,0 +1,96 @@
+"""One exercise, one row: the step that reads a journal, computes its figures and score, and
+keeps what a portfolio shows. It reads one journal at a time and needs nothing from the others,
+so it is the step a firm would spread over many machines (see the README); ``query`` then
+works on the rows alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from day60.errors import InputError
+
+SECTIONS = ("drift", "incident", "rollback", "report")
+
+
+@dataclass
+class Scored:
+    """An exercise read and scored: the row, and the parts ``compare`` looks into."""
+
+    row: dict[str, Any]
+    result: dict[str, Any]
+    summary: dict[str, Any]
+
+
+def journals(paths: list[Path]) -> list[Path]:
+    """The journals named, and every ``*.jsonl`` under each folder named, once each, sorted."""
+    out: dict[Path, None] = {}
+    for p in paths:
+        if p.is_dir():
+            for found in sorted(p.rglob("*.jsonl")):
+                out.setdefault(found, None)
+        else:
+            out.setdefault(p, None)
+    if not out:
+        raise InputError("JOURNAL_OR_DIR", "names no journal", "give journals, or folders holding *.jsonl files")
+    return list(out)
+
+
+def score(path: Path, published: Any = None) -> Scored:
+    """Read one journal with every check, score it at its tier against a rubric's defaults (the
+    published one unless given)."""
+    from day60 import assess
+    from day60 import journal as jr
+
+    journal = jr.read(path)
+    done = assess.score_journal(journal, published)
+    return Scored(row(path, journal, done.result, done.figures.summary), done.result, done.figures.summary)
+
+
+def calendar_id(calendar: dict[str, Any]) -> str:
+    """The calendar's definition (zone, hours, holiday rule, closures), not the dates resolved
+    for one window: two exercises on the same contract calendar share it."""
+    plain = {k: v for k, v in calendar.items() if k != "holidays"}
+    holidays = {k: v for k, v in (calendar.get("holidays") or {}).items() if k != "resolved"}
+    text = json.dumps({**plain, "holidays": holidays}, sort_keys=True)
+    return f"{calendar.get('timezone')} {hashlib.sha256(text.encode()).hexdigest()[:12]}"
+
+
+def row(path: Path, journal: Any, result: dict[str, Any], summary: dict[str, Any]) -> dict[str, Any]:
+    header = journal.header
+    lines = {line["id"]: line for line in result["lines"]}
+    out: dict[str, Any] = {
+        "exercise": path.name, "path": str(path), "journal_sha256": journal.sha256,
+        "supplier": header["supplier"], "partner": header["partner"], "deployment": header["deployment"],
+        "tier": result["tier"], "rubric": f"{result['rubric']['id']} {result['rubric']['version']}",
+        "calendar": calendar_id(header["calendar"]), "records": header.get("records", "auditor-held"),
+        "synthetic": bool(header.get("synthetic")),
+        "window_start": header["window"]["start"], "window_end": header["window"]["end"],
+        "score": result["score"],
+    }
+    for section in SECTIONS:
+        mine = [x for x in result["lines"] if x["section"] == section]
+        out[f"{section}_earned"] = sum(x["earned"] for x in mine)
+        out[f"{section}_points"] = sum(x["points"] for x in mine)
+    notice = summary["drift"]["summary"]["notice_business_hours"]
+    out["drift_population"] = summary["drift"]["population"]
+    out["drift_notice_mean_bh"] = notice.get("mean")
+    out["drift_not_detected"] = notice.get("not_detected", 0)
+    incidents = summary["incidents"]
+    out["incidents_restored"] = incidents["restored"]
+    out["incidents_judged"] = sum(incidents[k] for k in ("restored", "unconfirmed", "open", "unclassified",
+                                                        "not_detected"))
+    restore = lines.get("restore", {})
+    shares = [o["share"] for o in (restore.get("figure") or {}).get("observations", [])]
+    out["restore_within_target"] = sum(1 for s in shares if s >= 1.0)
+    rollback = lines.get("rollback-time", {})
+    out["rollback_minutes_mean"] = (rollback.get("figure") or {}).get("mean") if rollback.get("status") == "scored" \
+        else None
+    report = lines.get("report-completeness", {})
+    out["report_completeness_percent"] = (report.get("figure") or {}).get("value") \
+        if report.get("status") == "scored" else None
+    return out

@@ -1,8 +1,8 @@
 """Two exercises of one deployment side by side: each figure old and new, its target, the
 change in the charter's terms, the sample sizes, and what can and cannot be compared.
 
-Charter 3.1.6: a change in a rate is stated in percentage points; a change in a time or a cost
-in percent of the old figure. Charter 4.5: a Day-60 score is comparable only with one run at
+Charter 3.1.6: rates move by percentage points, while times and costs move by a percentage of
+the older figure. Charter 4.5: a Day-60 score is comparable only with one run at
 the same tier, so scores from different tiers are shown side by side but never subtracted.
 """
 

@@ -143,9 +143,10 @@ def calendar_of(answer: str, deal_calendar: dict[str, Any] | None = None) -> Bus
     """The calendar an answer names: a shipped one, "deal" (the deal file's), or a TOML file."""
     if answer == "deal":
         if deal_calendar is None:
-            raise InputError("deal.calendar", "the answer is 'deal', but no deal file with a [calendar] table was "
-                                              "given", "start the assessment with the deal file (--sow DEAL), or "
-                                                       "name a calendar")
+            raise InputError("deal.calendar", "the answer is 'deal', but this assessment was started without a deal "
+                                              "file that has a [calendar] table",
+                             "name a shipped calendar or a calendar file, or start the assessment again with the "
+                             "deal file")
         return BusinessCalendar.from_dict(deal_calendar)
     if answer in SHIPPED_CALENDARS:
         return _shipped(answer)

@@ -308,11 +308,7 @@ def check_rules(events: list[dict[str, Any]]) -> _State:
             raise
     state = _State()
     for ev in effective(events):
-        try:
-            state.apply(ev)
-        except InputError as exc:
-            exc.seq = ev.seq  # type: ignore[attr-defined]
-            raise
+        state.apply_at(ev)
     return state
 
 
@@ -380,6 +376,14 @@ class _State:
                     "check the instant of the injection or of the sign-off")
         if kind in _INJECTIONS:
             self.started.add(ident)
+
+    def apply_at(self, ev: Effective) -> None:
+        """``apply``, with a refusal marked with the event's seq (so a reader can name its line)."""
+        try:
+            self.apply(ev)
+        except InputError as exc:
+            exc.seq = ev.seq  # type: ignore[attr-defined]
+            raise
 
     def apply(self, ev: Effective) -> None:
         kind, ident, at, data = ev.kind, ev.id, ev.at, ev.data
@@ -841,12 +845,7 @@ def _append_indexed(path: Path, fd: int, kind: str, ident: str, at: dt.datetime 
         # the index keeps the state a later replay will see, with the onset sealed.
         for view in ([{**event, "at": held_entry["at"]}] if held_entry else []) + [event]:
             state = idx.state_for(ident)
-            eff = effective([view])[0]
-            try:
-                state.apply(eff)
-            except InputError as exc:
-                exc.seq = event["seq"]  # type: ignore[attr-defined]
-                raise
+            state.apply_at(effective([view])[0])
         check_new(kind, event["data"], held_entry is not None)
         if held_entry is not None:
             _add_held(Path(seal), idx.header["hash"], {**held_entry, "seq": event["seq"]})
@@ -1128,13 +1127,8 @@ def _replay(path: Path, fixers: list[dict[str, Any]]) -> _State:
         at_text = fix[1] if fix else e["at"]
         revealed = bool(fix and fix[0] == "reveal")
         at = dt.datetime.fromisoformat(at_text) if at_text else None
-        ev = Effective(e["seq"], kind, e["id"], at, e["data"], e["at"],
-                       sealed=at is None and "commitment" in e["data"], revealed=revealed)
-        try:
-            state.apply(ev)
-        except InputError as exc:
-            exc.seq = ev.seq  # type: ignore[attr-defined]
-            raise
+        state.apply_at(Effective(e["seq"], kind, e["id"], at, e["data"], e["at"],
+                                 sealed=at is None and "commitment" in e["data"], revealed=revealed))
     return state
 
 

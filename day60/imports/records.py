@@ -11,7 +11,6 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
-import operator
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -212,12 +211,9 @@ def number(text: str | None, column: str, scale: float = 1.0) -> float | None:
 # ----- files --------------------------------------------------------------------------------
 
 
-def csv_rows(path: Path, field_name: str, pick: list[str] | None = None) -> tuple[list[str], Iterator[tuple[int, Any]]]:
-    """An export's header and its rows, streamed (row numbers as a spreadsheet shows them).
-
-    Each row is a dict by column name, or with ``pick`` (columns the header must hold) a tuple of
-    just those cells, which is several times cheaper for a long history export. A row that
-    cannot be read is ``{"\\0problem": reason}`` either way."""
+def csv_rows(path: Path, field_name: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
+    """An export's header and its rows, streamed (row numbers as a spreadsheet shows them); a row
+    that cannot be read is ``{"\\0problem": reason}``."""
     from day60.files import open_regular
 
     fd = open_regular(path, field_name, "a CSV export", MAX_EXPORT_BYTES)
@@ -233,11 +229,8 @@ def csv_rows(path: Path, field_name: str, pick: list[str] | None = None) -> tupl
         fh.close()
         raise InputError(field_name, f"{path} is empty", "give the export with its header row")
     header = [h.strip() for h in header]
-    if pick is not None:
-        require_columns(header, pick, path, field_name, "this export")
-        getter = operator.itemgetter(*[header.index(c) for c in pick])
 
-    def rows() -> Iterator[tuple[int, Any]]:
+    def rows() -> Iterator[tuple[int, dict[str, str]]]:
         with fh:
             n = 1
             while True:
@@ -257,7 +250,7 @@ def csv_rows(path: Path, field_name: str, pick: list[str] | None = None) -> tupl
                 if len(row) != len(header):
                     yield n, {"\0problem": f"has {len(row)} cells, the header has {len(header)}"}
                     continue
-                yield n, getter(row) if pick is not None else dict(zip(header, row, strict=True))
+                yield n, dict(zip(header, row, strict=True))
 
     return header, rows()
 

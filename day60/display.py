@@ -282,6 +282,6 @@ def compared(figure: dict[str, Any], side: str) -> str:
     """One side of a compared figure: the number with its unit, or why there is none."""
     value = figure[side]
     if value is not None:
-        return num(value, 2, figure["unit"])
+        return f"{num(value, 2)}%" if figure["unit"] == "percent" else num(value, 2, figure["unit"])
     why = figure.get(f"{side}_status", "none recorded")
     return why if figure.get(f"{side}_scored") else missing(why)

@@ -151,7 +151,7 @@ def _print_compare(c: dict[str, Any]) -> None:
                f"(tier {s['new_tier']}){change}")
     print_table([{"figure": f["figure"],
                   "old": compared(f, "old"), "new": compared(f, "new"),
-                  "target": num(f["target"], 1, f["unit"]) if f["target"] is not None else "",
+                  "target": compared({**f, "new": f["target"]}, "new") if f["target"] is not None else "",
                   "change": f"{signed(f['change'])} {f['change_in']}" if f["change"] is not None
                   else (f["change_in"] or "not compared"),
                   "sample (old/new)": f"{f['n_old'] if f['n_old'] is not None else ''}/"

@@ -63,7 +63,8 @@ def _banner(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
 
 
 def _line(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    unit = (a.get("figure") or {}).get("unit") or (a.get("target") or {}).get("unit") or ""
+    unit = next((u for line in (a, b) for part in ("figure", "target")
+                 if (u := (line.get(part) or {}).get("unit"))), "")
     target = (b.get("target") or {}).get("target")
     old_value, new_value = _value(a), _value(b)
     out = _figure(a["id"], unit, old_value, new_value, _n(a), _n(b), target)

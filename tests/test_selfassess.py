@@ -308,3 +308,13 @@ def test_contradicting_answers_are_named_in_the_interviews_words(run, tmp_path):
     r = run("selfassess", "--answers", answers_file(tmp_path, raw))
     assert r.exit_code == 2
     assert "incident 2's restored" in r.stderr and "event" not in r.stderr and "--at" not in r.stderr
+
+
+def test_a_refused_ticket_import_leaves_no_journal(run, tmp_path):
+    raw = {k: v for k, v in all_dont_know().items() if not k.startswith("incidents.")}
+    path = answers_file(tmp_path, raw)
+    out = tmp_path / "kept.jsonl"
+    r = run("selfassess", "--answers", path, "--journal", out, "--tickets",
+            f"servicenow:{IMPORTS / 'servicenow-incident.csv'}", "--mode", "raw", "--severity-map", "1=1")
+    assert r.exit_code == 2 and "no deal severity is given" in r.stderr
+    assert not out.exists()

@@ -151,8 +151,8 @@ def _selfassess_result(qs: Any, ans: Any, journal_out: Path | None, fmt: str, pd
 
     if journal_out and os.path.lexists(journal_out):
         raise InputError("--journal", f"{journal_out} already exists", "journals are never overwritten")
-    with tempfile.TemporaryDirectory() as tmp:
-        done = assess.self_assess(qs, ans, journal_out or Path(tmp) / "selfassess.jsonl", tickets,
+    with tempfile.TemporaryDirectory() as tmp:  # built aside: a refusal half-way leaves no journal behind
+        done = assess.self_assess(qs, ans, Path(tmp) / "selfassess.jsonl", tickets,
                                   deal.parameters if deal else None)
         result = done.result
         result["provenance"] = _provenance({"answers": ans.sha256, "journal": done.journal.sha256,
@@ -179,3 +179,10 @@ def _selfassess_result(qs: Any, ans: Any, journal_out: Path | None, fmt: str, pd
         attachments = selfassess_attachments(Path(ans.path).read_bytes(), jsonable(result)) if pdf else None
         _write_documents(done.journal, done.figures, result, pdf, html, title="Day-60 self-assessment",
                          attachments=attachments)
+        if journal_out:
+            from day60.files import write_atomic
+
+            if os.path.lexists(journal_out):
+                raise InputError("--journal", f"{journal_out} already exists", "journals are never overwritten")
+            write_atomic(journal_out, done.journal.path.read_bytes(), "--journal")
+            typer.echo(f"wrote {journal_out}", err=True)

@@ -585,6 +585,10 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
                 n += unclassified["count"]
             if unclassified["open"]:
                 breaches.append(f"{unclassified['open']} incident(s) with no severity still open at the close")
+            unsure = inc["unconfirmed"] - sum(x["unconfirmed"] for x in by_sev.values())
+            if unsure:
+                breaches.append(f"{unsure} incident(s) with no severity closed with no monitoring check confirming a "
+                                "restore")
             if inc["not_detected"]:
                 breaches.append(f"{inc['not_detected']} raised incident(s) never detected or notified by the close")
         out[f"restore-sev{sev}"] = {"value": value, "n": n, "reason": b["reason"] if value is None else None,

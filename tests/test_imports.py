@@ -330,3 +330,22 @@ def test_settings_refuse_a_bad_map(tmp_path):
             settings(_map(tmp_path, text), None, None, None, None)
     assert settings(None, "P1=1, P2 = 2", "UTC", None, None) == Settings(
         settings(None, None, "UTC", None, None).zone, None, None, {"P1": "1", "P2": "2"}, {}, {})
+
+
+def test_comply_flags_unconfirmed_restores_of_every_severity(run, tmp_path):
+    """A ticket closed without monitoring evidence breaches the restore clause of its severity; one
+    with no severity at all is held to Severity 1's. (The deal's Day-60 tier is T3.)"""
+    journal = make_journal(tmp_path / "t3.jsonl", [], tier="T3")
+    export = tmp_path / "t.csv"
+    export.write_text("Ticket,Sev,Detected,Restored\n"
+                      "A,Sev 2,2026-03-02 10:00,2026-03-02 11:00\n"
+                      "B,,2026-03-02 10:00,2026-03-02 11:00\n")
+    m = _map(tmp_path, '[times]\ntimezone = "UTC"\n[columns]\nid = "Ticket"\nseverity = "Sev"\n'
+                       'detected = "Detected"\nrestored = "Restored"\n[severity]\n"Sev 2" = 2\n')
+    imported(run, journal, "csv", export, "--map", m)
+    r = run("comply", journal, "--sow", Path(__file__).resolve().parents[1] / "clauses" / "examples" /
+            "synthetic-sow.toml", "--format", "json")
+    out = json.loads(r.stdout)
+    text = json.dumps(out)
+    assert "1 severity 2 incident(s) closed with no monitoring check" in text
+    assert "1 incident(s) with no severity closed with no monitoring check" in text

@@ -99,19 +99,6 @@ def _no_constant(text: str) -> Any:
     raise ValueError(f"{text} is not a number JSON allows")
 
 
-def _split(raw: bytes, path: Path) -> tuple[list[str], str | None]:
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise InputError("JOURNAL", f"{path}: line {line} is not UTF-8 text; the journal has been damaged",
-                         f"run 'day60 verify {path}'") from exc
-    parts = text.split("\n")
-    del text
-    partial = parts.pop() or None  # text after the last newline
-    return parts, partial
-
-
 def _damaged(path: Path, line: int, problem: str) -> InputError:
     return InputError("JOURNAL", f"{path}: line {line}: {problem}",
                       f"run 'day60 verify {path}'; a journal is read only as 'day60' wrote it")
@@ -175,48 +162,86 @@ def read(path: str | Path) -> Journal:
     refuse a damaged one naming its first bad line (exit 2): no figure comes from a bad journal.
 
     A partial last line is kept aside in ``Journal.partial`` and everything before it is used.
+    The file is streamed and parsed a block of lines at a time, so only the events themselves
+    are held, not the file's text as well.
     """
-    from day60.files import MAX_JOURNAL_BYTES, read_bytes
+    from day60.files import MAX_JOURNAL_BYTES, open_regular
 
     path = Path(path)
-    raw = read_bytes(path, "JOURNAL", "a journal made by 'day60 new'", MAX_JOURNAL_BYTES)
-    complete_digest = sha256_hex(raw[: raw.rfind(b"\n") + 1])
-    lines, partial = _split(raw, path)
-    del raw  # large journals: keep one copy of the text at a time
-    if not lines:
-        raise InputError("JOURNAL", f"{path} has no complete header line", "create the journal with 'day60 new'")
-    header, problem = _parse_line(1, lines[0])
-    if problem is None and (not isinstance(header, dict) or header.get("format") != FORMAT):
-        raise InputError("JOURNAL", f"{path} is not a day60 journal", "give a file made by 'day60 new'")
-    problem = problem or check_header(header)
-    if problem:
-        raise _damaged(path, 1, problem)
-    try:  # one parse for all events: the decoder then shares key strings between them
-        events = _loads_line("[" + ",".join(lines[1:]) + "]")
-        if len(events) != len(lines) - 1:
-            raise ValueError("a line holds more or less than one value")
-    except (ValueError, RecursionError):
-        events = []
-        for n, line in enumerate(lines[1:], start=2):
-            obj, problem = _parse_line(n, line)
+    fd = open_regular(path, "JOURNAL", "a journal made by 'day60 new'", MAX_JOURNAL_BYTES)
+    digest = hashlib.sha256()
+    header: Any = None
+    events: list[dict[str, Any]] = []
+    block: list[str] = []
+    previous = ""  # the line before the block: the first event of the block chains to it
+    n = 0
+
+    def decode(raw: bytes, line: int) -> str:
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError("JOURNAL", f"{path}: line {line} is not UTF-8 text; the journal has been damaged",
+                             f"run 'day60 verify {path}'") from None
+
+    def take(lines: list[str], first: int, before: str) -> None:
+        """Parse and check lines ``first``.. in one go (the decoder shares key strings)."""
+        try:
+            parsed = _loads_line("[" + ",".join(lines) + "]")
+            if len(parsed) != len(lines):
+                raise ValueError("a line holds more or less than one value")
+        except (ValueError, RecursionError):
+            parsed = []
+            for k, line in enumerate(lines, start=first):
+                obj, problem = _parse_line(k, line)
+                if problem:
+                    raise _damaged(path, k, problem) from None
+                parsed.append(obj)
+        for k, event in enumerate(parsed, start=first):
+            problem = check_event(k, event, lines[k - first - 1] if k > first else before)
             if problem:
-                raise _damaged(path, n, problem) from None
-            events.append(obj)
-    for n, event in enumerate(events, start=2):
-        problem = check_event(n, event, lines[n - 2])
-        if problem:
-            before = header if n == 2 else events[n - 3]
-            if problem.startswith("does not chain") and _with_hash(before)["hash"] != before.get("hash"):
-                raise _damaged(path, n - 1, "its hash does not match its content (the line was edited)")
-            raise _damaged(path, n, problem)
+                prior = header if k == 2 else events[-1] if k == first else parsed[k - first - 1]
+                if problem.startswith("does not chain") and _with_hash(prior)["hash"] != prior.get("hash"):
+                    raise _damaged(path, k - 1, "its hash does not match its content (the line was edited)")
+                raise _damaged(path, k, problem)
+            events.append(event)
+
+    with os.fdopen(fd, "rb") as fh:
+        rest = b""
+        while chunk := fh.read(1 << 22):
+            parts = (rest + chunk).split(b"\n")
+            rest = parts.pop()
+            for raw in parts:
+                n += 1
+                digest.update(raw)
+                digest.update(b"\n")
+                line = decode(raw, n)
+                if n == 1:
+                    header, problem = _parse_line(1, line)
+                    if problem is None and (not isinstance(header, dict) or header.get("format") != FORMAT):
+                        raise InputError("JOURNAL", f"{path} is not a day60 journal", "give a file made by 'day60 new'")
+                    problem = problem or check_header(header)
+                    if problem:
+                        raise _damaged(path, 1, problem)
+                    previous = line
+                    continue
+                block.append(line)
+                if len(block) >= 20_000:
+                    take(block, n - len(block) + 1, previous)
+                    previous, block = block[-1], []
+    if n == 0:
+        raise InputError("JOURNAL", f"{path} has no complete header line", "create the journal with 'day60 new'")
+    partial = decode(rest, n + 1) if rest else None
+    if block:
+        take(block, n - len(block) + 1, previous)
+        previous = block[-1]
     last = events[-1] if events else header
     if _with_hash(last)["hash"] != last.get("hash"):
-        raise _damaged(path, len(lines), "its hash does not match its content (the line was edited)")
+        raise _damaged(path, n, "its hash does not match its content (the line was edited)")
     try:
         check_rules(events)
     except InputError as exc:
         raise _damaged(path, getattr(exc, "seq", 0) + 1, f"breaks a rule of fact: {exc.problem}") from None
-    return Journal(path, header, events, lines[-1], complete_digest, partial)
+    return Journal(path, header, events, previous, digest.hexdigest(), partial)
 
 
 def read_header(path: str | Path) -> dict[str, Any]:

@@ -1057,30 +1057,13 @@ def scan(path: str | Path, expect: str | None = None) -> Scan:
     anchor = parse_head(expect) if expect else None
     report = VerifyReport(path, 0, 0, None, False, 0, 0, 0)
     found = Scan(report)
-    fixers: list[dict[str, Any]] = []  # corrections and reveals, in seq order
-    onsets_sealed: set[int] = set()
-    previous: str | None = None
-    head = anchored = None
-    for n, line in _stream(path, report):
-        obj, problem = _check_line(n, line, previous)
-        if problem:
-            report.problem = f"line {n}: {problem}"
-            return found
-        if n == 1:
-            found.header = obj
-        if n > 1 and obj["kind"] in ("correction", "reveal"):
-            fixers.append(obj)
-        elif n > 1 and obj["kind"] == "drift.onset" and obj["at"] is None:
-            onsets_sealed.add(obj["seq"])
-        head = {"seq": n - 1, "hash": obj["hash"]}
-        if anchor is not None and anchor[0] == n - 1:
-            anchored = obj["hash"]
-        previous = line
-    if report.problem or head is None:
-        report.problem = report.problem or "line 1: missing header"
+    first = _first_pass(path, anchor[0] if anchor else None)
+    report.problem, report.partial = first.problem, first.partial
+    if report.problem:
         return found
+    found.header, found.last_line = first.header, first.last_line
+    head, fixers, anchored = first.head, first.fixers, first.anchored
     report.lines, report.events, report.head = head["seq"] + 1, head["seq"], head
-    found.last_line = previous
     targets = {e["data"]["target"] for e in fixers}
     by_seq = {obj["seq"]: obj for n, line in _stream(path, None) if n - 1 in targets
               for obj in [_loads_line(line)]}
@@ -1106,21 +1089,125 @@ def scan(path: str | Path, expect: str | None = None) -> Scan:
                               "the journal was rewritten since")
             return found
     revealed = {e["data"]["target"] for e in fixers if e["kind"] == "reveal"}
-    report.sealed = len(onsets_sealed - revealed)
+    report.sealed = len(first.sealed - revealed)
     report.revealed = sum(1 for e in fixers if e["kind"] == "reveal")
     report.corrections = sum(1 for e in fixers if e["kind"] == "correction")
     return found
 
 
-def _stream(path: Path, report: VerifyReport | None) -> Iterator[tuple[int, str]]:
-    """The journal's complete lines, numbered from 1, read in blocks. With ``report``, a line that
-    is not UTF-8 is recorded as its problem and a partial last line as ``partial``."""
+@dataclass
+class _Lines:
+    """What the first pass over a run of lines found (picklable: a worker process returns it)."""
+
+    problem: str | None = None
+    partial: bool = False
+    header: dict[str, Any] | None = None
+    head: dict[str, Any] | None = None
+    last_line: str | None = None
+    fixers: list[dict[str, Any]] = field(default_factory=list)  # corrections and reveals, in seq order
+    sealed: set[int] = field(default_factory=set)  # sealed onsets
+    anchored: str | None = None
+
+
+_PARALLEL_BYTES = 32 * 1024 * 1024  # below this one process is quicker than two
+
+
+def _first_pass(path: Path, anchor_seq: int | None) -> _Lines:
+    """Every line checked against the one before it. A large journal is cut in two at a line
+    boundary and the halves are checked at once in two processes (the second half's first line
+    is checked against the first half's last); the first problem in file order is reported."""
+    try:
+        size = os.stat(path).st_size if os.path.isfile(path) else 0
+    except OSError:
+        size = 0  # the single pass opens it and names what is wrong
+    if size < _PARALLEL_BYTES or (os.cpu_count() or 1) < 2 or "fork" not in _start_methods():
+        return _check_lines(path, 0, None, 1, None, anchor_seq)
+    cut, lines_before, previous = _cut(path, size // 2)
+    if cut is None:
+        return _check_lines(path, 0, None, 1, None, anchor_seq)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+        second = pool.submit(_check_lines, path, cut, None, lines_before + 1, previous, anchor_seq)
+        one = _check_lines(path, 0, cut, 1, None, anchor_seq)
+        two = second.result()
+    if one.problem or two.problem:
+        return one if one.problem else two
+    return _Lines(None, two.partial, one.header, two.head, two.last_line, one.fixers + two.fixers,
+                  one.sealed | two.sealed, one.anchored or two.anchored)
+
+
+def _start_methods() -> list[str]:
+    import multiprocessing
+
+    return multiprocessing.get_all_start_methods()
+
+
+def _cut(path: Path, near: int) -> tuple[int | None, int, str]:
+    """The start of the first line after byte ``near``, the number of lines before it, and the
+    line just before it (the one the second half chains to)."""
+    with path.open("rb") as fh:
+        fh.seek(near)
+        fh.readline()
+        cut = fh.tell()
+        if cut >= os.path.getsize(path):
+            return None, 0, ""
+        fh.seek(max(0, cut - 1_000_000))
+        tail = fh.read(cut - fh.tell())
+        fh.seek(0)
+        count, left = 0, cut
+        while left > 0:
+            block = fh.read(min(1 << 22, left))
+            count += block.count(b"\n")
+            left -= len(block)
+    previous = tail[:-1].rsplit(b"\n", 1)[-1]
+    try:
+        return cut, count, previous.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, 0, ""  # a damaged line at the cut: let one pass find and name it
+
+
+def _check_lines(path: Path, start: int, stop: int | None, first: int, previous: str | None,
+                 anchor_seq: int | None) -> _Lines:
+    out = _Lines()
+    report = VerifyReport(path, 0, 0, None, False, 0, 0, 0)
+    for n, line in _stream(path, report, start, stop, first):
+        obj, problem = _check_line(n, line, previous)
+        if problem:
+            out.problem = f"line {n}: {problem}"
+            return out
+        if n == 1:
+            out.header = obj
+        elif obj["kind"] in ("correction", "reveal"):
+            out.fixers.append(obj)
+        elif obj["kind"] == "drift.onset" and obj["at"] is None:
+            out.sealed.add(obj["seq"])
+        out.head = {"seq": n - 1, "hash": obj["hash"]}
+        if anchor_seq == n - 1:
+            out.anchored = obj["hash"]
+        previous = line
+    out.problem, out.partial, out.last_line = report.problem, report.partial, previous
+    if out.problem is None and out.head is None and first == 1:
+        out.problem = "line 1: missing header"
+    return out
+
+
+def _stream(path: Path, report: VerifyReport | None, start: int = 0, stop: int | None = None,
+            first: int = 1) -> Iterator[tuple[int, str]]:
+    """The journal's complete lines from byte ``start`` to ``stop`` (a line boundary), numbered
+    from ``first``, read in blocks. With ``report``, a line that is not UTF-8 is recorded as its
+    problem and a partial last line as ``partial``."""
     from day60.files import MAX_JOURNAL_BYTES, open_regular
 
     fd = open_regular(path, "JOURNAL", "a journal made by 'day60 new'", MAX_JOURNAL_BYTES)
     with os.fdopen(fd, "rb") as fh:
-        n, rest = 0, b""
-        while block := fh.read(1 << 22):
+        fh.seek(start)
+        left = None if stop is None else stop - start
+        n, rest = first - 1, b""
+        while block := fh.read(1 << 22 if left is None else min(1 << 22, left)):
+            if left is not None:
+                left -= len(block)
             parts = (rest + block).split(b"\n")
             rest = parts.pop()
             for raw in parts:

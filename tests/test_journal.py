@@ -470,3 +470,39 @@ def test_live_partner_noticed_incident_detected_as_organic(run, journal, monkeyp
     events = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
     assert [(e["kind"], e["id"]) for e in events] == [("incident.partner-notice", "I7"), ("incident.detected", "I7")]
     assert events[1]["data"] == {"severity": 2, "source": "organic"}
+
+
+def test_verify_in_two_processes_finds_what_one_finds(tmp_path, monkeypatch):
+    """A large journal is checked in two halves at once; whatever the damage and wherever it falls
+    (either half, the line at the cut, a partial last line), the verdict is the single pass's."""
+    from tests.builders import make_journal
+
+    events = []
+    for k in range(40):
+        events += [("incident.detected", f"i{k}", f"2026-03-0{2 + k % 5}T10:{k:02d}", {"severity": 2,
+                                                                                     "source": "organic"}),
+                   ("incident.restored", f"i{k}", f"2026-03-0{2 + k % 5}T11:{k:02d}", {"check": "canary"})]
+    path = make_journal(tmp_path / "j.jsonl", events, tier="T2")
+    jr.correct(path, 3, jr.dt.datetime.fromisoformat("2026-03-02T10:01+00:00"), "typo")
+    lines = path.read_bytes().split(b"\n")
+
+    def verdicts(data: bytes) -> tuple:
+        path.write_bytes(data)
+        monkeypatch.setattr(jr, "_PARALLEL_BYTES", 10**12)
+        one = jr.verify(path)
+        monkeypatch.setattr(jr, "_PARALLEL_BYTES", 1)
+        two = jr.verify(path)
+        return ((one.problem, one.partial, one.events, one.head, one.corrections),
+                (two.problem, two.partial, two.events, two.head, two.corrections))
+
+    middle = len(lines) // 2
+    cases = {"intact": lines,
+             "early edit": [*lines[:5], lines[5].replace(b"canary", b"CANARY"), *lines[6:]],
+             "late edit": [*lines[:-5], lines[-5].replace(b"canary", b"CANARY"), *lines[-4:]],
+             "line removed at the middle": lines[:middle] + lines[middle + 1:],
+             "partial last line": [*lines[:-1], b'{"seq":'],
+             "not UTF-8 late": [*lines[:-4], b"\xff\xfe", *lines[-3:]]}
+    for name, parts in cases.items():
+        one, two = verdicts(b"\n".join(parts))
+        assert one == two, name
+    assert verdicts(b"\n".join(lines))[0][0] is None and verdicts(b"\n".join(cases["late edit"]))[0][0]

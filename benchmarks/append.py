@@ -16,7 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.imports import write_exports
+from imports import write_exports  # a sibling script, on the path when this one runs
+
 from day60 import imports
 from day60 import journal as jr
 from day60.clock import BusinessCalendar

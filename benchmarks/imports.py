@@ -9,28 +9,16 @@ Run: python benchmarks/imports.py [--tickets N]
 
 import argparse
 import datetime as dt
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
+
+import measure  # a sibling script, on the path when this one runs
 
 from day60 import journal as jr
 from day60.clock import BusinessCalendar
 from day60.resources import example
 
-CHILD = """
-import sys
-from day60.cli import main
-sys.argv = ["day60", "import", *sys.argv[1:]]
-try:
-    main()
-except SystemExit as done:
-    code = done.code
-finally:
-    hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")][0].split()[1]
-    print(hwm, file=sys.stderr)
-"""
 REASONS = ("1", "5", "4")  # Awaiting Caller (a wait), Awaiting Change (a change window), Awaiting Vendor (kept)
 
 
@@ -75,16 +63,10 @@ def main() -> None:
                             "deployment": "bench", "tier": "T2", "runner": "benchmark", "calendar": cal.to_dict(),
                             "synthetic": True, "window": {"start": "2026-01-01T00:00:00+00:00",
                                                           "end": "2027-01-01T00:00:00+00:00"}})
-        t0 = time.perf_counter()
-        done = subprocess.run([sys.executable, "-c", CHILD, "servicenow", str(incidents), str(audit), "--journal",
-                               str(journal), "--mode", "raw", "--severity-map", "1=1,2=2,3=3,4=4,5=skip",
-                               ], capture_output=True, text=True)
-        seconds = time.perf_counter() - t0
-        if done.returncode != 0:
-            sys.exit(done.stderr)
-        hwm_kib = int(done.stderr.strip().splitlines()[-1])
+        seconds, peak = measure.day60("import", "servicenow", str(incidents), str(audit), "--journal", str(journal),
+                                      "--mode", "raw", "--severity-map", "1=1,2=2,3=3,4=4,5=skip")
         events = sum(1 for _ in journal.open()) - 1
-        print(f"day60 import servicenow: {seconds:.1f} s, peak {hwm_kib / 1024:.0f} MiB, {events:,} events "
+        print(f"day60 import servicenow: {seconds:.1f} s, peak {peak:.0f} MiB, {events:,} events "
               f"appended ({journal.stat().st_size / 2**20:.0f} MiB journal)")
 
 

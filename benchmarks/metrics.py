@@ -10,30 +10,16 @@ Run: python benchmarks/metrics.py [--incidents N]
 
 import argparse
 import datetime as dt
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+import measure  # a sibling script, on the path when this one runs
 import numpy as np
 
 from day60 import journal as jr
 from day60.clock import BusinessCalendar
 from day60.resources import example
-
-CHILD = """
-import sys
-from day60.cli import main
-sys.argv = ["day60", "metrics", sys.argv[1], "--format", "json"]
-try:
-    main()
-except SystemExit as done:
-    code = done.code
-finally:
-    hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")][0].split()[1]
-    print(hwm, file=sys.stderr)
-"""
 
 
 def synthetic_events(n: int, seed: int = 60) -> list:
@@ -80,12 +66,7 @@ def main() -> None:
                  events)
         built = time.perf_counter() - t0
         size = path.stat().st_size
-        t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-c", CHILD, str(path)], capture_output=True, text=True)
-        elapsed = time.perf_counter() - t0
-        if proc.returncode:
-            sys.exit(proc.stderr)
-        peak = int(proc.stderr.strip().splitlines()[-1]) / 1024
+        elapsed, peak = measure.day60("metrics", str(path), "--format", "json")
     print(f"journal: {args.incidents:,} incidents, {len(events):,} events, {size / 2**20:.0f} MiB "
           f"(built in {built:.1f} s)")
     print(f"day60 metrics --format json: {elapsed:.2f} s wall, peak RSS {peak:.0f} MiB")

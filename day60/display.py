@@ -257,9 +257,11 @@ def key_figures(row: dict[str, Any]) -> str:
         parts.append(f"{row['restore_within_target']} of {plural(row['incidents_judged'], 'incidents')} restored "
                      "within target")
     if row["rollback_minutes_mean"] is not None:
-        parts.append(f"rollback {num(row['rollback_minutes_mean'], 0, 'minutes')}")
+        parts.append(f"rollback mean {num(row['rollback_minutes_mean'], 0, 'minutes')} "
+                     f"({plural(int(row['rollbacks']), 'rollbacks')})")
     if row["report_completeness_percent"] is not None:
-        parts.append(f"report {num(row['report_completeness_percent'], 0)}% complete")
+        parts.append(f"report {num(row['report_completeness_percent'], 0)}% complete "
+                     f"({int(row['report_elements_passing'])} of {int(row['report_elements_required'])} elements)")
     return "; ".join(parts) or "no section exercised"
 
 

@@ -709,6 +709,7 @@ class Batch:
         self._prev = sha256_hex(journal.last_line)
         self._recorded_at = _quote(now_iso())
         self._quoted: dict[str, str] = {}
+        self.head_hash: str = (journal.events[-1] if journal.events else journal.header)["hash"]
         self.count = 0
 
     def add(self, kind: str, ident: str, at: str, by: str, data: dict[str, Any]) -> None:
@@ -726,6 +727,7 @@ class Batch:
         self.spool.write(line + "\n")
         self.prev_line = line
         self._prev = sha256_hex(line)
+        self.head_hash = sha256_hex(head + tail)
         self.count += 1
 
 

@@ -427,8 +427,8 @@ def _incident_events(a: dict[str, Any], i: int, at: Any, text: Any) -> list[tupl
         out.append(("incident.detected", ident, at(f"{p}.detected"), {**sev, "source": "organic"}))
     if at(f"{p}.communicated"):
         out.append(("incident.communicated", ident, at(f"{p}.communicated"), {}))
-    for block, kind in (("wait", "wait"), ("change", "change-window")):
-        for n in range(1, 6):
+    for count, block, kind in (("waits", "wait", "wait"), ("change_windows", "change", "change-window")):
+        for n in range(1, (a.get(f"{p}.{count}") or 0) + 1):  # past the question's limit nothing was asked
             start, finish = at(f"{p}.{block}.{n}.start"), at(f"{p}.{block}.{n}.end")
             if start and finish:
                 out += [(f"incident.{kind}-start", ident, start, {}), (f"incident.{kind}-end", ident, finish, {})]

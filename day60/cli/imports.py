@@ -117,9 +117,10 @@ def _print_result(r: dict[str, Any]) -> None:
             lambda x: f"{x['ticket']} ({x['state']}) at {x['at']}")
     _listed("neither restored nor closed in the export", f["open"], lambda x: f"{x['ticket']} ({x['state']})")
     if f["clock_from_opening"]:
+        kept = len(r["imported"]) + len(r["extended"]) + len(r["unchanged"])
         typer.echo(f"clock started at the ticket's opening, the export having no detection time: "
-                   f"{len(f['clock_from_opening'])} ticket(s) (charter 3.19.3 starts it at the earlier of detection "
-                   "and your notice; map a detection column to use it)")
+                   f"{len(f['clock_from_opening'])} of {kept} ticket(s) in the journal (charter 3.19.3 starts it at "
+                   "the earlier of detection and your notice; map a detection column to use it)")
     _listed("on hold for the supplier's own reasons: counted, not excluded", f["kept_pauses"],
             lambda x: f"{x['ticket']} {x['label']} from {x['start']} ({num(x['hours'], 2, unit='h')})")
     _listed("notes", f["notes"], lambda x: (f"{x['ticket']}: " if x["ticket"] else "") + x["note"])

@@ -7,21 +7,15 @@ from typing import Any
 
 import typer
 
-from day60.cli.base import _footer, _provenance, app, print_json, print_table
+from day60.cli.base import _check_format, _footer, _provenance, app, print_json, print_table
 
 COLUMNS = ["exercise", "supplier", "partner", "deployment", "tier", "rubric", "calendar", "records", "synthetic",
            "window_start", "window_end", "score", "drift_earned", "drift_points", "incident_earned",
            "incident_points", "rollback_earned", "rollback_points", "report_earned", "report_points",
            "drift_population", "drift_notice_mean_bh", "drift_not_detected", "incidents_judged",
-           "incidents_restored", "restore_within_target", "rollback_minutes_mean", "report_completeness_percent",
+           "incidents_restored", "restore_within_target", "rollback_minutes_mean", "rollbacks",
+           "report_completeness_percent", "report_elements_passing", "report_elements_required",
            "supplier_exercises", "exercise_at_tier", "journal_sha256", "path"]
-
-
-def _format(fmt: str, allowed: tuple[str, ...]) -> None:
-    from day60.errors import InputError
-
-    if fmt not in allowed:
-        raise InputError("--format", f"{fmt[:20]!r} is not one of {', '.join(allowed)}", f"use {' or '.join(allowed)}")
 
 
 @app.command()
@@ -41,7 +35,7 @@ def portfolio(
     from day60.errors import InputError
     from day60.portfolio import query, rows
 
-    _format(fmt, ("table", "json", "csv"))
+    _check_format(fmt, ("table", "json", "csv"))
     found = rows.journals(paths)
     files.check_outputs({"--pdf": pdf, "--parquet": parquet}, [("JOURNAL", p) for p in found])
     scored, refused = [], []
@@ -121,7 +115,7 @@ def compare(
     from day60.portfolio import rows
     from day60.portfolio.compare import compare as side_by_side
 
-    _format(fmt, ("table", "json"))
+    _check_format(fmt)
     if old.resolve() == new.resolve():
         raise InputError("NEW", "is the same journal as OLD", "give two exercises")
     files.check_outputs({"--pdf": pdf}, [("OLD", old), ("NEW", new), ("--old-rubric", old_rubric),

@@ -96,10 +96,10 @@ def _history(issue: Any, where: str, times: Times, history: dict[str, list[tuple
         return
     for h in histories:
         try:
-            at = times.read(h.get("created") if isinstance(h, dict) else None, "created")
+            at = times.required(h.get("created") if isinstance(h, dict) else None, "created")
             items = h.get("items") if isinstance(h, dict) else None
-            if at is None or not isinstance(items, list):
-                raise RowProblem("a history entry lacks created or items")
+            if not isinstance(items, list):
+                raise RowProblem("a history entry has no items")
         except RowProblem as exc:
             yield Unreadable(where, key, str(exc))
             continue

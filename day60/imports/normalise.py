@@ -162,13 +162,9 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], seve
                              "map every vendor value: 'VALUE=1' to '=4', '=unclassified' or '=skip'; nothing "
                              "was written")
         result.events = batch.count
-        result.head = {"seq": batch.seq, "hash": _hash_of(batch.prev_line)}
+        result.head = {"seq": batch.seq, "hash": batch.head_hash}
     result.reconcile = reconcile(batch.journal.calendar(), recon)
     return result
-
-
-def _hash_of(line: str) -> str:
-    return jr._loads_line(line)["hash"]
 
 
 def _existing(events: list[dict[str, Any]], prefix: str) -> dict[str, dict[tuple[str, int], int]]:

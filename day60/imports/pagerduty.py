@@ -51,9 +51,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
             if e["type"] not in ("trigger_log_entry", "resolve_log_entry"):
                 continue
             try:
-                at = times.read(e.get("created_at"), "created_at")
-                if at is None:
-                    raise RowProblem("created_at is empty")
+                at = times.required(e.get("created_at"), "created_at")
             except RowProblem as exc:
                 yield Unreadable(where, str(inc), str(exc))
                 continue

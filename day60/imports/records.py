@@ -173,6 +173,13 @@ class Times:
                 raise RowProblem(f"{column}: {raw!r} is not a date and time{hint}") from None
         return self.attach(value, raw, column)
 
+    def required(self, text: str | None, column: str) -> dt.datetime:
+        """``read``, for a time the record cannot do without: an empty one is the row's problem."""
+        value = self.read(text, column)
+        if value is None:
+            raise RowProblem(f"{column} is empty")
+        return value
+
     def attach(self, value: dt.datetime, raw: str, column: str) -> dt.datetime:
         """A parsed time made aware: as written when it has an offset, else in the stated zone."""
         if value.tzinfo is None:

@@ -61,9 +61,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
             if not isinstance(e, dict) or e.get("metric") not in ("requester_wait_time", "agent_work_time"):
                 continue
             try:
-                at = times.read(e.get("time"), "time")
-                if at is None:
-                    raise RowProblem("time is empty")
+                at = times.required(e.get("time"), "time")
             except RowProblem as exc:
                 yield Unreadable(f"{name} item {i + 1}", str(e.get("ticket_id")), str(exc))
                 continue

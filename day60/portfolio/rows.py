@@ -88,9 +88,14 @@ def row(path: Path, journal: Any, result: dict[str, Any], summary: dict[str, Any
     shares = [o["share"] for o in (restore.get("figure") or {}).get("observations", [])]
     out["restore_within_target"] = sum(1 for s in shares if s >= 1.0)
     rollback = lines.get("rollback-time", {})
-    out["rollback_minutes_mean"] = (rollback.get("figure") or {}).get("mean") if rollback.get("status") == "scored" \
-        else None
+    scored = rollback.get("status") == "scored"
+    out["rollback_minutes_mean"] = (rollback.get("figure") or {}).get("mean") if scored else None
+    out["rollbacks"] = (rollback.get("figure") or {}).get("count") if scored else None
     report = lines.get("report-completeness", {})
-    out["report_completeness_percent"] = (report.get("figure") or {}).get("value") \
-        if report.get("status") == "scored" else None
+    figure = report.get("figure") or {} if report.get("status") == "scored" else {}
+    lowest = min((p for p in figure.get("periods", []) if p.get("completeness_percent") is not None),
+                 key=lambda p: p["completeness_percent"], default=None)
+    out["report_completeness_percent"] = figure.get("value")
+    out["report_elements_passing"] = lowest["passing"] if lowest else None
+    out["report_elements_required"] = lowest["required"] if lowest else None
     return out

@@ -69,6 +69,10 @@ class Journal:
     last_line: str  # the last complete line, without its newline: the next event chains to it
     sha256: str  # of every complete line, newlines included
     partial: str | None = None  # an incomplete last line (a crash mid-write), if any
+    # Set by ``engine.read`` only: the incident events then live in this table (``engine.Incidents``),
+    # not in ``events``, and ``tail`` is the chain's head, which ``events`` alone cannot give.
+    incidents: Any = None
+    tail: dict[str, Any] | None = None
 
     @property
     def tz(self) -> Any:
@@ -86,6 +90,8 @@ class Journal:
         """The chain's head: the last event's seq and hash (seq 0 and the header's hash when empty).
         Printed by every report, it anchors the chain: ``verify --expect SEQ:HASH`` then detects a
         journal cut short or rewritten after it."""
+        if self.tail is not None:
+            return self.tail
         last = self.events[-1] if self.events else self.header
         return {"seq": len(self.events), "hash": last["hash"]}
 
@@ -144,6 +150,11 @@ def check_event(n: int, obj: Any, previous: str) -> str | None:
         return f"seq is {str(obj.get('seq'))[:20]!r}, expected {n - 1} (lines removed or reordered)"
     if obj.get("prev") != sha256_hex(previous):
         return "does not chain to the line before (a line was changed, removed or reordered)"
+    return check_body(obj)
+
+
+def check_body(obj: dict[str, Any]) -> str | None:
+    """What is wrong with an event's kind, fields and time, or None (``check_event`` less the chain)."""
     model = EVENT_MODELS.get(obj.get("kind")) if isinstance(obj.get("kind"), str) else None
     if model is None:
         return f"unknown kind {str(obj.get('kind'))[:40]!r}"
@@ -316,15 +327,18 @@ def _refuse(field_name: str, problem: str, fix: str) -> None:
     raise InputError(field_name, problem, fix)
 
 
-def check_rules(events: list[dict[str, Any]]) -> _State:
+def check_rules(events: list[dict[str, Any]], elsewhere: dict[int, dict[str, Any]] | None = None) -> _State:
     """Replay the journal and refuse the first event that breaks a rule of fact.
 
     Rules: safety sign-off before any injection; no second onset, detection or close; no
     notice before its onset; no restore before the incident's clock starts; waits and change
     windows opened before they are closed; rollback steps after a decision; report elements
     after the report; nothing but corrections and reveals after the close.
+
+    ``elsewhere`` holds events kept out of ``events`` (the engine's incident table) that a
+    correction names: they are looked up as its target, never replayed.
     """
-    raw_by_seq = {e["seq"]: e for e in events}
+    raw_by_seq = {**(elsewhere or {}), **{e["seq"]: e for e in events}}
     for e in events:
         try:
             _check_target(e, raw_by_seq)

@@ -74,7 +74,8 @@ def compute(journal: Journal) -> Figures:
     w1 = to_utc_us(dt.datetime.fromisoformat(window["end"]))
     closed = any(e.kind == "exercise.close" for e in events)
     drift, drift_table = _drift(events, cal, w0, w1, closed)
-    incidents, incident_table = _incidents(journal.events, cal, w0, w1)
+    held = journal.incidents if journal.incidents is not None else IncidentFrame(journal.events)
+    incidents, incident_table = _incidents(held, cal, w0, w1)
     rollbacks, rollback_table = _rollbacks(events, w0, w1)
     report, report_table = _report(events, cal, journal.header.get("report_elements", []), incident_table, w0, w1)
     summary = {
@@ -90,7 +91,7 @@ def compute(journal: Journal) -> Figures:
         "injections": {key: [{"id": e.id, "reason": e.data["reason"], "seq": e.seq} for e in events
                              if e.kind == kind]
                        for key, kind in (("stopped", "injection.stopped"), ("not_run", "injection.not-run"))},
-        "corrections": _corrections(journal.events),
+        "corrections": _corrections(journal.events, journal.incidents.targets if journal.incidents else {}),
         "disputes": _disputes(journal.events, journal.header.get("runner_organisation")),
         "holidays": _holiday_source(journal.header["calendar"]),
         "notices": [{"to": e["data"]["to"], "at": e["at"], "sha256": e["data"]["sha256"], "seq": e["seq"]}
@@ -132,9 +133,10 @@ def _disputes(events: list[dict[str, Any]], runner_org: str | None) -> list[dict
     return list(out.values())
 
 
-def _corrections(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every correction, incidents' included, with the instant it replaced."""
-    by_seq = {e["seq"]: e for e in events}
+def _corrections(events: list[dict[str, Any]], elsewhere: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every correction, incidents' included (``elsewhere``: the events named by a correction that
+    ``events`` does not hold), with the instant it replaced."""
+    by_seq = {**elsewhere, **{e["seq"]: e for e in events}}
     now: dict[int, str] = {}
     out = []
     for e in events:
@@ -327,8 +329,47 @@ def _severity(ev: pd.DataFrame) -> pd.Series:
         .combine_first(pick("incident.partner-notice", False))
 
 
-def _incidents(events: list[dict[str, Any]], cal: BusinessCalendar, w0: int, w1: int) -> tuple[dict, pd.DataFrame]:
-    """One row per incident, in exactly one bucket (INCIDENT_BUCKETS).
+FIRST_KINDS = ("incident.raised", "incident.detected", "incident.partner-notice", "incident.restored",
+               "incident.communicated", "incident.withdrawn", "incident.excluded", "incident.ticket-closed")
+
+
+class IncidentFrame:
+    """Incident events held as dicts (``journal.read``), grouped in pandas: the reference the
+    engine's SQL (``engine.Incidents``) is tested against. Both give ``grouped`` and ``pauses``."""
+
+    def __init__(self, events: list[dict[str, Any]]) -> None:
+        self.ev = _incident_events(events)
+        self.ids = pd.Index([])
+
+    def grouped(self) -> pd.DataFrame:
+        """One row per incident id (sorted): the first instant of each of FIRST_KINDS (epoch
+        microseconds, NaN where none), the severity, the source and the first seq."""
+        ev = self.ev
+        first = ev.groupby(["id", "kind"])["at"].min().unstack() if len(ev) else pd.DataFrame(index=pd.Index([]))
+        out = pd.DataFrame(index=first.index.rename(None))
+        for kind in FIRST_KINDS:
+            out[kind] = first[kind].astype(float) if kind in first else np.nan
+        out["severity"] = _severity(ev).reindex(out.index).astype(float) if len(ev) else np.nan
+        exercise = ev[(ev["kind"] == "incident.raised") | (ev["source"] == "exercise")]["id"].unique()
+        out["source"] = np.where(out.index.isin(exercise), "exercise", "organic")
+        out["first_seq"] = ev.groupby("id")["seq"].min().reindex(out.index)
+        self.ids = out.index
+        return out
+
+    def pauses(self, rows: np.ndarray, start: np.ndarray, end: np.ndarray) -> dict[str, pd.DataFrame]:
+        """Waits and change windows of the incidents at positions ``rows`` of ``grouped()``, clipped
+        to their clocks (``start`` to ``end``) and merged per incident: "all", "wait" alone and
+        "change" alone, each with columns id (the incident's place in ``rows``), s and e."""
+        bounds = pd.DataFrame({"start": start, "restored": end}, index=self.ids[rows])
+        p = _pause_intervals(self.ev, bounds)
+        p["id"] = bounds.index.get_indexer(p["id"])
+        return {"all": merge_pauses(p), "wait": merge_pauses(p[p["type"] == "wait"]),
+                "change": merge_pauses(p[p["type"] == "change"])}
+
+
+def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int) -> tuple[dict, pd.DataFrame]:
+    """One row per incident, in exactly one bucket (INCIDENT_BUCKETS), from ``held`` (an
+    ``IncidentFrame``, or the engine's ``Incidents``: the same grouping done in SQL).
 
     The clock starts at the earlier of the supplier's detection and the partner's notice
     (3.19.3); raising the incident (the exercise creating the fault) does not start it. An
@@ -338,16 +379,10 @@ def _incidents(events: list[dict[str, Any]], cal: BusinessCalendar, w0: int, w1:
     restore (3.19.4) is "unconfirmed": judged, never counted as restored.
     One with no severity by the close is "unclassified": counted, never dropped.
     """
-    ev = _incident_events(events)
-    first = ev.groupby(["id", "kind"])["at"].min().unstack() if len(ev) else pd.DataFrame(index=pd.Index([]))
-    for col in ("incident.raised", "incident.detected", "incident.partner-notice", "incident.restored",
-                "incident.communicated", "incident.withdrawn", "incident.excluded", "incident.ticket-closed"):
-        if col not in first:
-            first[col] = np.nan
+    first = held.grouped()
     inc = pd.DataFrame(index=first.index)
-    inc["severity"] = _severity(ev).reindex(inc.index) if len(ev) else np.nan
-    exercise = ev[(ev["kind"] == "incident.raised") | (ev["source"] == "exercise")]["id"].unique()
-    inc["source"] = np.where(inc.index.isin(exercise), "exercise", "organic")
+    inc["severity"] = first["severity"]
+    inc["source"] = first["source"]
     inc["start"] = first[["incident.detected", "incident.partner-notice"]].min(axis=1)
     inc["restored"] = first["incident.restored"]
     communicated = first["incident.communicated"]
@@ -359,19 +394,20 @@ def _incidents(events: list[dict[str, Any]], cal: BusinessCalendar, w0: int, w1:
         ["withdrawn", "excluded", "not detected", "outside the window", "restored", "unconfirmed"], default="open")
     inc["restored_in_window"] = inc["status"] == "restored"
     inc.loc[inc["status"].isin(["restored", "open"]) & inc["severity"].isna(), "status"] = "unclassified"
-    inc["first_seq"] = ev.groupby("id")["seq"].min().reindex(inc.index)
+    inc["first_seq"] = first["first_seq"]
 
     restored = inc[inc["restored_in_window"]]
-    pauses = _pause_intervals(ev, restored)
     wall = (restored["restored"] - restored["start"]).astype(np.int64)
     business = cal.business_us_many(restored["start"].to_numpy(np.int64), restored["restored"].to_numpy(np.int64))
     for col in ("restore_hours", "restore_business_hours", "waiting_on_partner_hours", "change_window_hours"):
         inc[col] = np.nan
     if len(restored):
-        union = merge_pauses(pauses)
-        u_wall, u_bus = pause_totals(cal, union, restored.index)
-        w_only = pause_totals(cal, merge_pauses(pauses[pauses["type"] == "wait"]), restored.index)[0]
-        c_only = pause_totals(cal, merge_pauses(pauses[pauses["type"] == "change"]), restored.index)[0]
+        merged = held.pauses(np.flatnonzero(inc["restored_in_window"].to_numpy()),
+                             restored["start"].to_numpy(np.int64), restored["restored"].to_numpy(np.int64))
+        places = pd.RangeIndex(len(restored))
+        u_wall, u_bus = pause_totals(cal, merged["all"], places)
+        w_only = pause_totals(cal, merged["wait"], places)[0]
+        c_only = pause_totals(cal, merged["change"], places)[0]
         inc.loc[restored.index, "restore_hours"] = (wall.to_numpy() - u_wall) / US_PER_HOUR
         inc.loc[restored.index, "restore_business_hours"] = (business - u_bus) / US_PER_HOUR
         inc.loc[restored.index, "waiting_on_partner_hours"] = w_only / US_PER_HOUR

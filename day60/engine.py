@@ -1,0 +1,543 @@
+"""Large journals read on DuckDB: the checks of ``journal.read``, done in bulk, and the incident
+tables ``metrics`` groups, built where the data lies.
+
+``read`` takes the fast path only where it can show that ``journal.read`` would accept the
+journal and see the same events; at the first doubt it hands the whole file to ``journal.read``,
+which then accepts it (more slowly) or names its first bad line. So the engine never accepts a
+journal the reference refuses, and every refusal carries the reference's own message.
+
+The fast path, in one parallel scan of the file:
+
+- every line is split exactly as written (the byte count and the line count are checked
+  against the file, so no line is dropped, joined or trimmed on the way);
+- every line's SHA-256 is chained to the next line's ``prev``, and each ``seq`` is its line number;
+- an incident line counts only when it is exactly the canonical JSON the toolkit writes, rebuilt
+  from the values DuckDB read (so no duplicate key, stray field, odd number or escape can read one
+  way here and another way in Python), with its times, severities, sources and texts checked
+  against the event models; texts outside plain printable ASCII go to the models themselves;
+- every other line (drift, rollbacks, reports, corrections, reveals: few in any journal) is parsed
+  and checked in Python exactly as ``journal.read`` does, and the rules of fact are replayed on them;
+- the rules of fact for incidents (one detection, nothing before the clock starts, restores not
+  before it, waits and change windows opened before they close) are checked per incident in SQL.
+
+An incident raised by the exercise, or a detection or notice of its own, goes through the safety
+gate with the injections, so a journal holding one is read by ``journal.read``; so is one whose
+incidents go on past its close, or that ends in a partial line.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import threading
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+import numpy as np
+import pandas as pd
+from pydantic import TypeAdapter, ValidationError
+
+from day60 import journal as jr
+from day60.clock import to_utc_us
+from day60.errors import InputError
+from day60.events import DATA_MODELS, Ident, Text
+from day60.metrics import FIRST_KINDS
+from day60.timeparse import EARLIEST, LATEST
+
+INCIDENT_KINDS = tuple(k for k in DATA_MODELS if k.startswith("incident."))
+
+
+# DuckDB's share of memory; past it, it spills to a private temporary folder (removed when done).
+MEMORY_LIMIT = "1GB"
+
+
+class Declined(Exception):
+    """The fast path cannot show the journal is one ``journal.read`` accepts as it reads it."""
+
+
+# ----- the incident data fields, from the event models ----------------------------------------
+
+@dataclass
+class _Field:
+    name: str
+    sql_type: str  # the type DuckDB reads it as
+    text: bool = False  # a Text field: checked as the models check it
+    bounds: tuple[int, int] | None = None
+    choices: tuple[str, ...] = ()
+    required_by: set[str] = field(default_factory=set)
+    allowed_by: set[str] = field(default_factory=set)
+
+
+def _schema(annotation: Any, metadata: list[Any]) -> dict[str, Any]:
+    return TypeAdapter(Annotated[annotation, *metadata] if metadata else annotation).json_schema()
+
+
+_TEXT_SCHEMAS = (TypeAdapter(Text).json_schema(), TypeAdapter(Text | None).json_schema())
+
+
+def _shape(name: str, info: Any) -> _Field:
+    """How the fast path reads and checks one data field. A field of a shape it does not know is a
+    programming error: the module fails to import, so a new field type fails the tests, never a user."""
+    ann = info.annotation
+    if get_origin(ann) in (Union, UnionType):
+        args = [a for a in get_args(ann) if a is not type(None)]
+        ann = args[0] if len(args) == 1 else ann
+    if _schema(info.annotation, info.metadata) in _TEXT_SCHEMAS:
+        return _Field(name, "VARCHAR", text=True)
+    if ann is bool:
+        return _Field(name, "BOOLEAN")
+    if ann is int:
+        ge = next((m.ge for m in info.metadata if hasattr(m, "ge")), None)
+        le = next((m.le for m in info.metadata if hasattr(m, "le")), None)
+        if ge is not None and le is not None:
+            return _Field(name, "UBIGINT", bounds=(ge, le))
+    if get_origin(ann) is Literal and all(isinstance(a, str) for a in get_args(ann)):
+        return _Field(name, "VARCHAR", choices=tuple(get_args(ann)))
+    raise TypeError(f"{name}: the engine does not know how to check {info.annotation!r} {info.metadata!r}")
+
+
+def _incident_fields() -> dict[str, _Field]:
+    out: dict[str, _Field] = {}
+    for kind in INCIDENT_KINDS:
+        for name, info in DATA_MODELS[kind].model_fields.items():
+            shaped = _shape(name, info)
+            known = out.setdefault(name, shaped)
+            if (known.sql_type, known.text, known.bounds, known.choices) != \
+                    (shaped.sql_type, shaped.text, shaped.bounds, shaped.choices):
+                raise TypeError(f"{name}: incident kinds disagree on its type")
+            known.allowed_by.add(kind)
+            if info.is_required():
+                known.required_by.add(kind)
+    return dict(sorted(out.items()))
+
+
+FIELDS = _incident_fields()
+
+
+def _q(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _in(values: Any) -> str:
+    return "(" + ",".join(_q(v) for v in values) + ")"
+
+
+def _render(f: _Field) -> str:
+    value = f'j.data."{f.name}"'
+    if f.sql_type == "BOOLEAN":
+        shown = f"CASE WHEN {value} THEN 'true' ELSE 'false' END"
+    elif f.sql_type == "UBIGINT":
+        shown = f"CAST({value} AS VARCHAR)"
+    else:
+        shown = f"CAST(to_json({value}) AS VARCHAR)"
+    return f"CASE WHEN {value} IS NOT NULL THEN '\"{f.name}\":' || {shown} END"
+
+
+def _plain(value: str, ident: bool = False) -> str:
+    """Plain printable ASCII with a visible character and within the length: valid for the models
+    whatever else they say (no control, format or space-only text). NULL counts as plain."""
+    if ident:
+        return f"coalesce(regexp_full_match({value}, '[ -~]*[!-~][ -~]*') AND length({value}) <= 120, true)"
+    return f"coalesce(regexp_full_match({value}, '[\\t\\n -~]*[!-~][\\t\\n -~]*') AND length({value}) <= 2000, true)"
+
+
+_ISO = ("'[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
+        "([.][0-9]{6})?[+-]([01][0-9]|2[0-3]):[0-5][0-9]'")
+
+
+def _instant_ok(value: str, us: str | None = None) -> str:
+    """The form the toolkit writes, a real date, and inside the accepted range (the local year too,
+    as ``timeparse.in_range`` checks it first). ``us``: the instant already cast, if it is."""
+    us = us or f"epoch_us(TRY_CAST({value} AS TIMESTAMPTZ))"
+    return (f"(regexp_full_match({value}, {_ISO}) AND substr({value}, 1, 4) BETWEEN "
+            f"'{EARLIEST.year:04d}' AND '{LATEST.year:04d}' AND {us} "
+            f"BETWEEN {to_utc_us(EARLIEST)} AND {to_utc_us(LATEST) - 1})")
+
+
+def _scan_sql(path: Path) -> str:
+    names = ",".join(f'"{n}":"{f.sql_type}"' for n, f in FIELDS.items())
+    shape = ('{"seq":"UBIGINT","kind":"VARCHAR","id":"VARCHAR","at":"VARCHAR","recorded_at":"VARCHAR",'
+             '"by":"VARCHAR","prev":"VARCHAR","hash":"VARCHAR","data":{' + names + '}}')
+    data = "concat_ws(',', " + ", ".join(_render(f) for f in FIELDS.values()) + ")"
+    canonical = ("concat('{\"at\":', to_json(j.at), ',\"by\":', to_json(j.by), ',\"data\":{', " + data
+                 + ", '},\"hash\":', to_json(j.hash), ',\"id\":', to_json(j.id), ',\"kind\":', to_json(j.kind), "
+                 "',\"prev\":', to_json(j.prev), ',\"recorded_at\":', to_json(j.recorded_at), ',\"seq\":', "
+                 "CAST(j.seq AS VARCHAR), '}')")
+    checks = [f"line = {canonical}", _instant_ok("j.at", "at_us"), _instant_ok("j.recorded_at"),
+              "regexp_full_match(j.hash, '[0-9a-f]{64}')"]
+    for f in FIELDS.values():
+        value = f'j.data."{f.name}"'
+        others = set(INCIDENT_KINDS) - f.allowed_by
+        if others:
+            checks.append(f"({value} IS NULL OR j.kind NOT IN {_in(sorted(others))})")
+        if f.required_by:
+            checks.append(f"({value} IS NOT NULL OR j.kind NOT IN {_in(sorted(f.required_by))})")
+        if f.bounds:
+            checks.append(f"({value} IS NULL OR {value} BETWEEN {f.bounds[0]} AND {f.bounds[1]})")
+        if f.choices:
+            checks.append(f"({value} IS NULL OR {value} IN {_in(f.choices)})")
+    texts = ["j.by"] + [f'j.data."{n}"' for n, f in FIELDS.items() if f.text]
+    plain = " AND ".join(_plain(t) for t in texts)
+    incident = f"j.kind IN {_in(INCIDENT_KINDS)}"
+    source = ("read_csv(" + _q(str(path)) + ", header=false, columns={'line': 'VARCHAR'}, delim='\x01', "
+              "quote='', escape='', new_line='\\n', auto_detect=false, strict_mode=true, max_line_size=1048576)")
+    sources = get_args(DATA_MODELS["incident.detected"].model_fields["source"].annotation)
+    return f"""
+CREATE TYPE KIND AS ENUM {_in(INCIDENT_KINDS)};
+CREATE TYPE SOURCE AS ENUM {_in(sources)};
+CREATE TEMP TABLE lines AS
+SELECT unhex(sha256(line)) AS h, strlen(line) AS bytes, TRY_CAST(j.seq AS BIGINT) AS seq,
+       CASE WHEN regexp_full_match(j.prev, '[0-9a-f]{{64}}') THEN unhex(j.prev) END AS prev,
+       CASE WHEN incident THEN NULL ELSE line END AS other,
+       CASE WHEN incident THEN CAST(j.kind AS KIND) END AS kind,
+       CASE WHEN incident THEN j.id END AS id,
+       CASE WHEN incident THEN at_us END AS at_us,
+       CASE WHEN incident THEN j.data.severity END AS severity,
+       CASE WHEN incident THEN TRY_CAST(j.data.source AS SOURCE) END AS source,
+       CASE WHEN incident THEN coalesce({' AND '.join(checks)}, false) END AS ok,
+       CASE WHEN incident AND NOT ({plain}) THEN list_filter([{', '.join(texts)}], lambda x: x IS NOT NULL) END
+         AS texts,
+       CASE WHEN incident AND NOT {_plain("j.id", ident=True)} THEN j.id END AS odd_id
+FROM (SELECT line, j, coalesce({incident}, false) AS incident, epoch_us(TRY_CAST(j.at AS TIMESTAMPTZ)) AS at_us
+      FROM (SELECT line, TRY(json_transform(line, '{shape}')) AS j FROM {source}))
+"""
+
+
+# ----- reading --------------------------------------------------------------------------------
+
+_TEXT, _IDENT = TypeAdapter(list[Text]), TypeAdapter(list[Ident])
+
+
+@dataclass
+class Incidents:
+    """The incident events of a journal, kept in DuckDB and grouped there for ``metrics``."""
+
+    con: Any
+    targets: dict[int, dict[str, Any]]  # incident events a correction names, as raw events
+    count: int
+
+    def grouped(self) -> pd.DataFrame:
+        """One row per incident id (sorted): the first instant of each kind in FIRST_KINDS (epoch
+        microseconds, NaN where none), severity, source and the first seq; as ``metrics`` builds it."""
+        firsts = ", ".join(f"CAST(min(at_us) FILTER (WHERE kind = {_q(k)}) AS DOUBLE) AS {json.dumps(k)}"
+                           for k in FIRST_KINDS)
+        self.con.execute(f"""
+            CREATE OR REPLACE TEMP TABLE grouped AS
+            SELECT row_number() OVER (ORDER BY id) - 1 AS pos, * FROM (
+              SELECT id, {firsts},
+                CAST(coalesce(
+                  arg_max(severity, seq) FILTER (WHERE kind = 'incident.classified' AND severity IS NOT NULL),
+                  arg_min(severity, seq) FILTER (WHERE kind = 'incident.detected' AND severity IS NOT NULL),
+                  arg_min(severity, seq) FILTER (WHERE kind = 'incident.partner-notice' AND severity IS NOT NULL))
+                  AS DOUBLE) AS severity,
+                CASE WHEN bool_or(kind = 'incident.raised' OR source = 'exercise') THEN 'exercise'
+                     ELSE 'organic' END AS source,
+                min(seq) AS first_seq
+              FROM incidents GROUP BY id)""").fetchall()
+        frame = self.con.execute("SELECT * EXCLUDE (pos) FROM grouped ORDER BY pos").df()
+        return frame.set_index("id").rename_axis(None)
+
+    def pauses(self, rows: np.ndarray, start: np.ndarray, end: np.ndarray) -> dict[str, pd.DataFrame]:
+        """As ``metrics.IncidentFrame.pauses``: the waits and change windows of the incidents at
+        positions ``rows`` of ``grouped()``, paired in order, clipped to each clock and merged."""
+        bounds = pd.DataFrame({"pos": rows.astype(np.int64), "k": np.arange(len(rows), dtype=np.int64),
+                               "lo": start, "hi": end})
+        self.con.register("bounds", bounds)
+        try:
+            self.con.execute("""
+                CREATE OR REPLACE TEMP TABLE kept AS
+                WITH p AS (
+                  SELECT b.k, i.seq, i.at_us, b.lo, b.hi,
+                         CASE WHEN i.kind LIKE 'incident.wait-%' THEN 'wait' ELSE 'change' END AS type,
+                         CASE WHEN i.kind LIKE '%-start' THEN 0 ELSE 1 END AS edge
+                  FROM incidents i JOIN grouped g ON i.id = g.id JOIN bounds b ON b.pos = g.pos
+                  WHERE i.kind IN ('incident.wait-start', 'incident.wait-end', 'incident.change-window-start',
+                                   'incident.change-window-end')),
+                n AS (SELECT *, row_number() OVER (PARTITION BY k, type, edge ORDER BY seq) AS nth FROM p),
+                pairs AS (SELECT s.k, s.type, s.lo, s.hi, s.at_us AS s0, e.at_us AS e0
+                          FROM n s LEFT JOIN n e ON e.k = s.k AND e.type = s.type AND e.nth = s.nth AND e.edge = 1
+                          WHERE s.edge = 0)
+                SELECT k AS id, type, greatest(s0, lo) AS s, least(coalesce(e0, hi), hi) AS e
+                FROM pairs WHERE least(coalesce(e0, hi), hi) > greatest(s0, lo)""").fetchall()
+            return {name: self._merged(where) for name, where in
+                    (("all", "true"), ("wait", "type = 'wait'"), ("change", "type = 'change'"))}
+        finally:
+            self.con.unregister("bounds")
+
+    def _merged(self, where: str) -> pd.DataFrame:
+        """Union of intervals per incident: overlapping or touching pauses count once."""
+        return self.con.execute(f"""
+            WITH r AS (SELECT id, s, e, max(e) OVER (PARTITION BY id ORDER BY s, e
+                                                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
+                       FROM kept WHERE {where}),
+            g AS (SELECT *, sum(CASE WHEN reach IS NULL OR s > reach THEN 1 ELSE 0 END)
+                            OVER (PARTITION BY id ORDER BY s, e ROWS UNBOUNDED PRECEDING) AS grp FROM r)
+            SELECT id, min(s) AS s, max(e) AS e FROM g GROUP BY id, grp ORDER BY id, s""").df()
+
+
+def read(path: str | Path) -> jr.Journal:
+    """The journal for figures: as ``journal.read`` gives it, except that on the fast path the
+    incident events are not in ``events`` but in ``incidents`` (an ``Incidents``), which
+    ``metrics.compute`` reads instead. Falls back to ``journal.read`` at the first doubt."""
+    path = Path(path)
+    header = jr.read_header(path)  # names a bad header as the reference does
+    try:
+        return _fast(path, header)
+    except Declined:
+        return jr.read(path)
+
+
+def _fast(path: Path, header: dict[str, Any]) -> jr.Journal:
+    import duckdb
+
+    from day60.files import MAX_JOURNAL_BYTES, open_regular
+
+    fd = open_regular(path, "JOURNAL", "a journal made by 'day60 new'", MAX_JOURNAL_BYTES)
+    with os.fdopen(fd, "rb") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_SH)  # an append waits until the file is read
+        facts = _FileFacts(fh.fileno(), os.fstat(fh.fileno()).st_size)
+        facts.start()
+        spill = tempfile.mkdtemp(prefix="day60-engine-")
+        con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "temp_directory": spill})
+        try:
+            try:
+                con.execute(_scan_sql(path)).fetchall()
+            except duckdb.Error as exc:  # not UTF-8, a line too long, a stray delimiter: the reference says which
+                raise Declined(str(exc)) from None
+            finally:
+                facts.join()
+            journal = _check(con, path, header, facts)
+        except BaseException:
+            con.close()
+            shutil.rmtree(spill, ignore_errors=True)
+            raise
+    weakref.finalize(journal.incidents, _close, con, spill)
+    return journal
+
+
+def _close(con: Any, spill: str) -> None:
+    con.close()
+    shutil.rmtree(spill, ignore_errors=True)
+
+
+_POW10 = 10 ** np.arange(1, 9, dtype=np.int64)
+
+
+class _FileFacts(threading.Thread):
+    """One pass over the file's bytes beside the scan (hashlib and NumPy let go of the GIL): its
+    SHA-256, its line count, its first and last lines, and whether each line k after the header
+    ends with ',"seq":k}' as the toolkit writes it. With ``seq`` unique, that ties every line the
+    scan read (in whatever order its threads finish) to its place in the file."""
+
+    TAIL = 16  # bytes kept from one chunk to the next: ',"seq":' and up to eight digits and '}'
+
+    def __init__(self, fd: int, size: int) -> None:
+        super().__init__(daemon=True)
+        self.fd, self.size = fd, size
+        self.digest = hashlib.sha256()
+        self.lines = 0
+        self.in_order = size > 0
+        self.first_line = self.last_line = b""
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self._read()
+        except BaseException as exc:  # reported by the reading thread
+            self.error = exc
+
+    def _read(self) -> None:
+        offset, carry = 0, b""
+        while offset < self.size:
+            chunk = os.pread(self.fd, min(1 << 24, self.size - offset), offset)
+            if not chunk:
+                raise OSError("the journal shrank while it was read")
+            self.digest.update(chunk)
+            if offset == 0:
+                self.first_line = chunk.split(b"\n", 1)[0]
+            buf = np.frombuffer(carry + chunk, np.uint8)
+            ends = np.flatnonzero(buf[len(carry):] == ord("\n")) + len(carry)
+            self._check_tails(buf, ends)
+            self.lines += len(ends)
+            offset += len(chunk)
+            carry = bytes(buf[-self.TAIL:])
+        self._last(offset)
+
+    def _check_tails(self, buf: np.ndarray, ends: np.ndarray) -> None:
+        k = np.arange(self.lines, self.lines + len(ends), dtype=np.int64)
+        events = k >= 1
+        p, k = ends[events], k[events]
+        if not len(p):
+            return
+        if (p < self.TAIL).any() or (k >= _POW10[-1]).any():
+            self.in_order = False
+            return
+        digits = 1 + np.searchsorted(_POW10, k, side="right")
+        ok = buf[p - 1] == ord("}")
+        for i in range(8):
+            has = digits > i
+            ok &= ~has | (buf[p - 2 - i] == ord("0") + (k // 10 ** i) % 10)
+        for j, ch in enumerate(b',"seq":'):
+            ok &= buf[p - 2 - digits - 6 + j] == ch
+        if not ok.all():
+            self.in_order = False
+
+    def _last(self, size: int) -> None:
+        start = max(0, size - (1 << 20))
+        tail = os.pread(self.fd, size - start, start)
+        if not tail.endswith(b"\n"):
+            self.in_order = False  # a partial last line: the reference keeps it aside
+            return
+        self.last_line = tail[:-1].rsplit(b"\n", 1)[-1]
+
+
+def _check(con: Any, path: Path, header: dict[str, Any], facts: _FileFacts) -> jr.Journal:
+    if facts.error is not None or not facts.in_order:
+        raise Declined("not every line is in its place as the toolkit writes it")
+    # Every line but the header has a seq from 1 to the last; each chains to the line whose seq
+    # is one less (the header's for seq 1). With as many lines as seqs, a repeated seq would leave
+    # one without its predecessor, so the chain also shows that each seq appears once.
+    lines, length, headers, low, high, bad_rows = con.execute("""
+        SELECT count(*), sum(bytes + 1), count(*) FILTER (WHERE seq IS NULL), min(seq), max(seq),
+               count(*) FILTER (WHERE kind IS NOT NULL AND NOT ok)
+        FROM lines""").fetchall()[0]
+    events = lines - 1
+    if (lines, length) != (facts.lines, facts.size) or headers != 1 or bad_rows \
+            or (events and (low, high) != (1, events)):
+        raise Declined("a line is not as the toolkit writes it")
+    unchained = con.execute("""
+        SELECT count(*) FROM lines l LEFT JOIN lines p ON coalesce(p.seq, 0) = l.seq - 1
+        WHERE l.seq IS NOT NULL AND (l.prev IS NULL OR p.h IS NULL OR l.prev <> p.h)""").fetchall()[0][0]
+    if unchained:
+        raise Declined("a line does not chain to the one before")
+    first = con.execute("SELECT other FROM lines WHERE seq IS NULL").fetchall()[0][0]
+    if first is None or first.encode("utf-8") != facts.first_line:
+        raise Declined("the header")
+    _check_texts(con)
+    others = _others(con)
+    closes = [e["seq"] for e in others if e["kind"] == "exercise.close"]
+    gated, after_close = con.execute(f"""
+        SELECT count(*) FILTER (WHERE kind = 'incident.raised' OR (kind IN ('incident.detected',
+                                'incident.partner-notice') AND coalesce(source, 'exercise') = 'exercise')),
+               count(*) FILTER (WHERE seq > {closes[0] if closes else events})
+        FROM lines WHERE kind IS NOT NULL""").fetchall()[0]
+    if gated or after_close:
+        raise Declined("an exercise incident goes through the safety gate, or incidents follow the close")
+    targets = _targets(path, facts.size, others, con)
+    try:
+        jr.check_rules(others, targets)
+    except InputError:
+        raise Declined("a rule of fact") from None
+    _incident_table(con, others)
+    con.execute("DROP TABLE lines").fetchall()  # what figures need is now in ``incidents``
+    _check_incident_rules(con)
+    last = facts.last_line.decode("utf-8")
+    last_obj = json.loads(last)
+    if not events or jr._with_hash(last_obj)["hash"] != last_obj.get("hash"):
+        raise Declined("the last line's own hash, or no events")
+    journal = jr.Journal(path, header, others, last, facts.digest.hexdigest(), None)
+    journal.tail = {"seq": events, "hash": last_obj["hash"]}
+    journal.incidents = Incidents(con, targets, con.execute("SELECT count(*) FROM incidents").fetchall()[0][0])
+    return journal
+
+
+def _check_texts(con: Any) -> None:
+    """Texts beyond plain ASCII, checked once per distinct value by the models' own validators."""
+    checks = ((_TEXT, "SELECT DISTINCT unnest(texts) FROM lines WHERE texts IS NOT NULL"),
+              (_IDENT, "SELECT DISTINCT odd_id FROM lines WHERE odd_id IS NOT NULL"))
+    for adapter, sql in checks:
+        values = [v for (v,) in con.execute(sql).fetchall()]
+        if values:
+            try:
+                adapter.validate_python(values)
+            except ValidationError:
+                raise Declined("a text the models refuse") from None
+
+
+def _others(con: Any) -> list[dict[str, Any]]:
+    """Every event that is not an incident's, parsed and checked in Python as ``journal.read`` does
+    (its place in the file is the seq its line ends with, which the file pass checked)."""
+    rows = con.execute("""
+        SELECT l.seq, l.other, hex(p.h) FROM lines l JOIN lines p ON coalesce(p.seq, 0) = l.seq - 1
+        WHERE l.seq IS NOT NULL AND l.other IS NOT NULL ORDER BY l.seq""").fetchall()
+    events = []
+    for seq, line, before in rows:
+        obj, problem = jr._parse_line(seq + 1, line)
+        if problem is None and isinstance(obj, dict):
+            placed = obj.get("seq") == seq and line.endswith(f',"seq":{seq}}}') and obj.get("prev") == before.lower()
+            problem = jr.check_body(obj) if placed else "out of place"
+        if problem or not isinstance(obj, dict):
+            raise Declined("an event the reference would refuse")
+        events.append(obj)
+    return events
+
+
+def _targets(path: Path, size: int, events: list[dict[str, Any]], con: Any) -> dict[int, dict[str, Any]]:
+    """Incident events that corrections name, read back from the file as written (the report
+    shows the instant each correction replaced)."""
+    wanted = {e["data"]["target"] for e in events if e["kind"] == "correction"}
+    wanted = {seq for (seq,) in con.execute(
+        f"SELECT seq FROM lines WHERE kind IS NOT NULL AND seq IN ({','.join(map(str, wanted))})").fetchall()} \
+        if wanted else set()
+    found: dict[int, dict[str, Any]] = {}
+    n, offset, rest = 0, 0, b""
+    with path.open("rb") as fh:
+        while wanted - found.keys() and offset < size:
+            chunk = fh.read(min(1 << 24, size - offset))
+            offset += len(chunk)
+            parts = (rest + chunk).split(b"\n")
+            rest = parts.pop()
+            for raw in parts:
+                if n in wanted:
+                    found[n] = json.loads(raw)
+                n += 1
+    return found
+
+
+def _incident_table(con: Any, events: list[dict[str, Any]]) -> None:
+    """The incident events with corrections applied (the last correction of an event wins)."""
+    fixes = {e["data"]["target"]: to_utc_us(dt.datetime.fromisoformat(e["data"]["at"]))
+             for e in events if e["kind"] == "correction"}
+    frame = pd.DataFrame({"target": np.fromiter(fixes, dtype=np.int64, count=len(fixes)),
+                          "fixed": np.fromiter(fixes.values(), dtype=np.int64, count=len(fixes))})
+    con.register("fixes", frame)
+    try:
+        con.execute("""
+            CREATE TEMP TABLE incidents AS
+            SELECT l.seq, l.kind, l.id, coalesce(f.fixed, l.at_us) AS at_us, l.severity, l.source
+            FROM lines l LEFT JOIN fixes f ON f.target = l.seq
+            WHERE l.kind IS NOT NULL""").fetchall()
+    finally:
+        con.unregister("fixes")
+
+
+def _check_incident_rules(con: Any) -> None:
+    """``_State``'s incident rules, per incident in seq order with corrected times."""
+    broken = con.execute("""
+        WITH o AS (
+          SELECT *, min(CASE WHEN kind IN ('incident.detected', 'incident.partner-notice') THEN at_us END)
+                      OVER (PARTITION BY id ORDER BY seq ROWS UNBOUNDED PRECEDING) AS clock,
+                    count(*) FILTER (WHERE kind = 'incident.detected')
+                      OVER (PARTITION BY id ORDER BY seq ROWS UNBOUNDED PRECEDING) AS detections
+          FROM incidents),
+        p AS (
+          SELECT *, CASE WHEN kind LIKE 'incident.wait-%' THEN 'wait' ELSE 'change' END AS type,
+                 row_number() OVER (PARTITION BY id, kind LIKE 'incident.wait-%' ORDER BY seq) AS k,
+                 lag(at_us) OVER (PARTITION BY id, kind LIKE 'incident.wait-%' ORDER BY seq) AS opened
+          FROM incidents
+          WHERE kind IN ('incident.wait-start', 'incident.wait-end', 'incident.change-window-start',
+                         'incident.change-window-end'))
+        SELECT (SELECT count(*) FROM o WHERE detections > 1 OR clock IS NULL
+                   OR (kind IN ('incident.restored', 'incident.ticket-closed') AND at_us < clock))
+             + (SELECT count(*) FROM p WHERE (k % 2 = 1) <> (kind LIKE '%-start')
+                   OR (kind LIKE '%-end' AND at_us < opened))""").fetchall()[0][0]
+    if broken:
+        raise Declined("an incident breaks a rule of fact")

@@ -1,0 +1,330 @@
+"""The DuckDB engine against the reference reader: the same figures to the last digit where it
+takes the fast path, the reference's own verdict wherever it does not, and never a journal
+accepted that the reference refuses."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from day60 import engine, metrics
+from day60 import journal as jr
+from day60.errors import InputError
+from tests.builders import SIGN_OFF, make_journal
+from tests.mutate import NASTY, paths, replace
+
+UTC = dt.UTC
+
+# Incidents from records (organic, so no safety gate), with every incident kind, pauses that
+# overlap and one never closed, texts beyond ASCII, and the other sections alongside.
+EVENTS = [
+    ("safety.agreed", "D1", "2026-03-02T09:30", SIGN_OFF),
+    ("drift.onset", "D1", "2026-03-02T10:00", {"affected_class": "invoices"}),
+    ("drift.onset", "D2", "2026-03-03T10:00", {"source": "organic"}),
+    ("incident.detected", "INC-1", "2026-03-02T11:00", {"severity": 2, "source": "organic"}),
+    ("incident.communicated", "INC-1", "2026-03-02T11:20"),
+    ("incident.wait-start", "INC-1", "2026-03-02T12:00"),
+    ("incident.change-window-start", "INC-1", "2026-03-02T12:30"),
+    ("incident.wait-end", "INC-1", "2026-03-02T14:00"),
+    ("incident.change-window-end", "INC-1", "2026-03-02T15:00"),
+    ("incident.wait-start", "INC-1", "2026-03-02T15:30"),
+    ("incident.wait-end", "INC-1", "2026-03-02T15:45"),
+    ("incident.restored", "INC-1", "2026-03-03T10:00", {"check": "synthetic probe/1 passed"}),
+    ("incident.partner-notice", "INC-2", "2026-03-04T09:10", {"severity": 3, "source": "organic"}),
+    ("incident.detected", "INC-2", "2026-03-04T09:40", {"source": "organic"}),
+    ("incident.classified", "INC-2", "2026-03-04T10:00", {"severity": 1, "reason": "the partner's word"}),
+    ("incident.wait-start", "INC-2", "2026-03-04T10:30"),
+    ("incident.restored", "INC-2", "2026-03-04T16:00", {"check": "sonde réseau\tverte\nsecond line"}),
+    ("incident.detected", "Zoë-3", "2026-03-05T09:00", {"source": "organic"}),
+    ("incident.restored", "Zoë-3", "2026-03-05T12:00", {"check": "probe"}),
+    ("incident.detected", "INC-4", "2026-03-05T09:00", {"severity": 4, "source": "organic"}),
+    ("incident.ticket-closed", "INC-4", "2026-03-06T09:00", {"state": "Closed", "resolved": False}),
+    ("incident.detected", "INC-5", "2026-03-06T09:00", {"severity": 2, "source": "organic"}),
+    ("incident.withdrawn", "INC-5", "2026-03-06T10:00", {"reason": "duplicate of INC-1"}),
+    ("incident.partner-notice", "INC-6", "2026-03-06T09:00", {"source": "organic"}),
+    ("incident.excluded", "INC-6", "2026-03-06T10:00", {"reason": "outside the service"}),
+    ("incident.detected", "INC-7", "2026-03-01T09:00", {"severity": 1, "source": "organic"}),
+    ("incident.restored", "INC-7", "2026-03-02T10:00", {"check": "probe"}),
+    ("incident.detected", "INC-8", "2026-03-12T09:00", {"severity": 3, "source": "organic"}),
+    ("incident.restored", "INC-8", "2026-03-16T09:00", {"check": "probe"}),
+    ("drift.notice", "D1", "2026-03-05T11:00", {"affected_class": "invoices", "evidence": "dashboard"}),
+    ("rollback.criterion-met", "R1", "2026-03-09T10:00", {"kind": "rehearsal"}),
+    ("rollback.decision", "R1", "2026-03-09T10:05"),
+    ("rollback.serving", "R1", "2026-03-09T10:30"),
+    ("report.received", "2026-03", "2026-03-10T09:00"),
+    ("report.element", "incidents-by-severity", "2026-03-10T09:05",
+     {"present": True, "covers_period": True, "supported": False}),
+]
+
+
+def journal_with_corrections(tmp: Path) -> Path:
+    path = make_journal(tmp / "j.jsonl", EVENTS, window=("2026-03-02T09:00", "2026-03-13T17:30"))
+    seqs = {(e["kind"], e["id"]): e["seq"] for e in jr.read(path).events}
+    restored = seqs[("incident.restored", "INC-1")]
+    jr.correct(path, restored, dt.datetime(2026, 3, 3, 11, tzinfo=UTC), "the probe log says 11:00")
+    jr.correct(path, restored, dt.datetime(2026, 3, 3, 9, 30, tzinfo=UTC), "the probe log, read again")
+    jr.correct(path, seqs[("incident.detected", "INC-2")], dt.datetime(2026, 3, 4, 9, 5, tzinfo=UTC), "ticket time")
+    jr.correct(path, seqs[("drift.notice", "D1")], dt.datetime(2026, 3, 5, 10, 0, tzinfo=UTC), "mail header")
+    jr.append(path, "exercise.close", "close", dt.datetime(2026, 3, 13, 17, 30, tzinfo=UTC), {})
+    jr.append(path, "dispute", "restore", dt.datetime(2026, 3, 14, 9, tzinfo=UTC),
+              {"line": "restore", "reason": "the probe was late", "raised_by": "Ann", "organisation": "Supplier"})
+    return path
+
+
+def same_figures(path: Path) -> jr.Journal:
+    """The engine's journal, after showing its figures equal the reference's to the last digit."""
+    fast = engine.read(path)
+    ours, reference = metrics.compute(fast), metrics.compute(jr.read(path))
+    assert json.dumps(ours.summary, sort_keys=True) == json.dumps(reference.summary, sort_keys=True)
+    for name in metrics.TABLES:
+        pd.testing.assert_frame_equal(ours.tables[name], reference.tables[name])
+    return fast
+
+
+def test_fast_path_gives_the_reference_figures(tmp_path):
+    path = journal_with_corrections(tmp_path)
+    fast = same_figures(path)
+    assert fast.incidents is not None, "the engine fell back: this journal should take the fast path"
+    assert not any(e["kind"].startswith("incident.") for e in fast.events)
+    assert fast.incidents.count == 26  # 9 of INC-1, 5 of INC-2, 2 each of the other six
+    reference = jr.read(path)
+    assert fast.head == reference.head and fast.sha256 == reference.sha256
+    summary = metrics.compute(fast).summary
+    # worked by hand: INC-1 (sev 2) restored at 09:30 on the 3rd (second correction), clock from
+    # 11:00 on the 2nd, less the union of its pauses 12:00-15:00 and 15:30-15:45 (3 h 15 min)
+    assert summary["incidents"]["by_severity"]["2"]["max_hours"] == pytest.approx(22.5 - 3.25)
+    assert [c["was"] for c in summary["corrections"][:2]] == ["2026-03-03T10:00:00+00:00",
+                                                              "2026-03-03T11:00:00+00:00"]
+
+
+def test_synthetic_records_at_scale_match(tmp_path):
+    """Many incidents of every shape the benchmark makes (SYNTHETIC)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
+    from metrics import synthetic_events
+
+    from day60.clock import BusinessCalendar
+    from day60.resources import example
+
+    path = tmp_path / "big.jsonl"
+    calendar = BusinessCalendar.load(example("uk-office.toml")).to_dict()
+    jr.build(path, {"partner": "SYNTHETIC partner", "supplier": "SYNTHETIC supplier", "deployment": "SYNTHETIC",
+                    "tier": "T2", "runner": "test", "calendar": calendar,
+                    "synthetic": True, "records": "supplier-reported",
+                    "window": {"start": "2026-03-01T00:00:00+00:00", "end": "2026-03-20T00:00:00+00:00"}},
+             synthetic_events(1500, seed=7))
+    assert same_figures(path).incidents is not None
+
+
+def test_exercise_incidents_go_to_the_reference(tmp_path):
+    """An incident the exercise raised passes the safety gate with the injections: read by journal.read."""
+    path = make_journal(tmp_path / "x.jsonl", [
+        ("safety.agreed", "I1", "2026-03-02T09:30", SIGN_OFF),
+        ("incident.raised", "I1", "2026-03-02T10:00"),
+        ("incident.detected", "I1", "2026-03-02T10:20", {"severity": 2}),
+        ("incident.restored", "I1", "2026-03-02T12:00", {"check": "probe"})])
+    assert same_figures(path).incidents is None
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").split("\n")[:-1]
+
+
+def rechain(lines: list[str], out: Path, verbatim: frozenset[int] = frozenset()) -> Path:
+    """The lines written with each event's prev set to the SHA-256 of the line before as written
+    and its own hash recomputed, except lines ``verbatim`` (kept exactly as given): whatever was
+    changed reads as written by a tool, not as damage."""
+    written = [lines[0]]
+    for n, line in enumerate(lines[1:], start=1):
+        obj = None
+        if n not in verbatim:
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                obj = None
+        if isinstance(obj, dict) and "prev" in obj:
+            body = {k: v for k, v in obj.items() if k != "hash"} | {"prev": jr.sha256_hex(written[-1])}
+            line = jr.canonical(body | {"hash": jr.sha256_hex(jr.canonical(body))})
+        written.append(line)
+    out.write_text("\n".join(written) + "\n", encoding="utf-8")
+    return out
+
+
+def verdict(read, path: Path):
+    try:
+        journal = read(path)
+    except InputError as exc:
+        return "refused", str(exc)
+    figures = metrics.compute(journal)
+    return "read", json.dumps(figures.summary, sort_keys=True)
+
+
+def assert_as_reference(path: Path) -> None:
+    assert verdict(engine.read, path) == verdict(jr.read, path)
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory) -> Path:
+    return journal_with_corrections(tmp_path_factory.mktemp("engine"))
+
+
+def _incident_line(lines: list[str], kind: str) -> int:
+    return next(i for i, line in enumerate(lines) if f'"kind":"{kind}"' in line)
+
+
+TEXT_EDITS = {
+    "spaces": lambda line: line.replace(",", ", ", 1),
+    "trailing comma": lambda line: line.replace('"data":{', '"data":{"check":"x",', 1).replace('}', ',}', 1),
+    "duplicate key": lambda line: line.replace('"data":{', '"data":{"severity":4,', 1),
+    "escaped": lambda line: line.replace('"by":"', '"by":"\\u0041', 1),
+    "escaped slash": lambda line: line.replace('"by":"', '"by":"a\\/', 1),
+    "carriage return": lambda line: line + "\r",
+    "explicit null": lambda line: line.replace('"data":{', '"data":{"note":null,', 1),
+    "NaN": lambda line: line.replace('"severity":2', '"severity":NaN', 1),
+    "float": lambda line: line.replace('"severity":2', '"severity":2.0', 1),
+    "string number": lambda line: line.replace('"severity":2', '"severity":"2"', 1),
+    "big number": lambda line: line.replace('"severity":2', '"severity":' + "9" * 5000, 1),
+    "unknown field": lambda line: line.replace('"data":{', '"data":{"zzz":1,', 1),
+    "bad time": lambda line: line.replace('"at":"2026-03-02T11:00:00+00:00"', '"at":"2026-02-30T11:00:00+00:00"'),
+    "local year before range": lambda line: line.replace('"at":"2026-03-02T11:00:00+00:00"',
+                                                         '"at":"1969-12-31T23:30:00-01:00"'),
+    "short fraction": lambda line: line.replace('"at":"2026-03-02T11:00:00+00:00"',
+                                                '"at":"2026-03-02T11:00:00.5+00:00"'),
+    "space in time": lambda line: line.replace('"at":"2026-03-02T11:00:00+00:00"', '"at":"2026-03-02 11:00:00+00:00"'),
+    "hour 24": lambda line: line.replace('"at":"2026-03-02T11:00:00+00:00"', '"at":"2026-03-02T24:00:00+00:00"'),
+    "invisible id": lambda line: line.replace('"id":"INC-1"', '"id":"INC-1\u200b"'),
+    "space-only by": lambda line: line.replace('"by":"Test runner"', '"by":"\u00a0\u2003"'),
+    "tab in id": lambda line: line.replace('"id":"INC-1"', '"id":"INC\\t1"'),
+    "severity 5": lambda line: line.replace('"severity":2', '"severity":5'),
+    "source unknown": lambda line: line.replace('"source":"organic"', '"source":"other"'),
+    "source absent": lambda line: line.replace(',"source":"organic"', ''),
+    "upper-case prev": lambda line: line.replace(line.split('"prev":"')[1][:64],
+                                                 line.split('"prev":"')[1][:64].upper()),
+    "seq as text": lambda line: line.rsplit(',"seq":', 1)[0] + ',"seq":"' + line.rsplit(':', 1)[1][:-1] + '"}',
+}
+
+
+@pytest.mark.parametrize("edit", sorted(TEXT_EDITS))
+def test_text_edits_read_as_the_reference_reads_them(base, tmp_path, edit):
+    lines = _lines(base)
+    k = _incident_line(lines, "incident.detected")
+    edited = TEXT_EDITS[edit](lines[k])
+    assert edited != lines[k], "the edit must change the line"
+    lines[k] = edited
+    assert_as_reference(rechain(lines, tmp_path / "edited.jsonl", verbatim=frozenset({k})))
+
+
+def test_fast_path_refuses_lines_out_of_place(base, tmp_path):
+    """Two event lines swapped in the file, each still chained in seq order: the reference
+    refuses, so the engine must not read it."""
+    lines = _lines(base)
+    a = _incident_line(lines, "incident.communicated")
+    lines[a], lines[a + 1] = lines[a + 1], lines[a]
+    out = tmp_path / "swapped.jsonl"
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(engine.Declined):
+        engine._fast(out, jr.read_header(out))
+    assert_as_reference(out)
+
+
+@pytest.mark.parametrize("where", ["blank line", "partial last line", "crlf", "header only", "cut"])
+def test_damage_reads_as_the_reference_reads_it(base, tmp_path, where):
+    text = base.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    damaged = {
+        "blank line": "\n".join([*lines[:5], "", *lines[5:]]),
+        "partial last line": text + '{"at":"2026',
+        "crlf": text.replace("\n", "\r\n"),
+        "header only": lines[0] + "\n",
+        "cut": "\n".join(lines[:8] + lines[9:]),
+    }[where]
+    out = tmp_path / "damaged.jsonl"
+    out.write_text(damaged, encoding="utf-8")
+    assert_as_reference(out)
+
+
+def test_nasty_values_anywhere_in_an_incident_line(base, tmp_path):
+    """Each field of a detection and a restore replaced by each strange value, re-chained: the
+    engine agrees with the reference every time."""
+    lines = _lines(base)
+    for kind in ("incident.detected", "incident.restored"):
+        k = _incident_line(lines, kind)
+        obj = json.loads(lines[k])
+        for place in paths(obj):
+            if place in (("prev",), ("hash",)):
+                continue
+            for value in NASTY[::3]:
+                edited = list(lines)
+                try:
+                    edited[k] = jr.canonical(replace(obj, place, value))
+                except ValueError:
+                    continue  # NaN and the like cannot be written canonically
+                out = rechain(edited, tmp_path / "nasty.jsonl")
+                assert_as_reference(out)
+
+
+RULE_BREAKS = [
+    ("restore before its clock", "incident.restored", "INC-8", "2026-03-11T09:00:00+00:00"),
+    ("wait ends before it starts", "incident.wait-end", "INC-1", "2026-03-02T11:30:00+00:00"),
+]
+
+
+@pytest.mark.parametrize("name,kind,ident,when", RULE_BREAKS)
+def test_rule_breaks_are_refused_with_the_reference_message(base, tmp_path, name, kind, ident, when):
+    lines = _lines(base)
+    k = next(i for i, line in enumerate(lines) if f'"kind":"{kind}"' in line and f'"id":"{ident}"' in line)
+    obj = json.loads(lines[k])
+    lines[k] = jr.canonical(obj | {"at": when})
+    out = rechain(lines, tmp_path / "broken.jsonl")
+    kind_read, message = verdict(jr.read, out)
+    assert kind_read == "refused" and "rule of fact" in message
+    assert verdict(engine.read, out) == (kind_read, message)
+
+
+INCIDENT_KINDS = ["incident.detected", "incident.partner-notice", "incident.classified", "incident.communicated",
+                  "incident.wait-start", "incident.wait-end", "incident.change-window-start",
+                  "incident.change-window-end", "incident.restored", "incident.ticket-closed"]
+DATA = {"incident.detected": {"source": "organic"}, "incident.partner-notice": {"source": "organic"},
+        "incident.classified": {"severity": 2, "reason": "r"}, "incident.restored": {"check": "c"},
+        "incident.ticket-closed": {"state": "Closed", "resolved": True}}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(INCIDENT_KINDS), st.sampled_from(["A", "B"]),
+                          st.integers(0, 40)), min_size=1, max_size=14))
+def test_any_incident_sequence_reads_as_the_reference(tmp_path, events):
+    """Incident events in any order and at any time, valid or not by the rules of fact, written
+    as a tool would write them: the engine reads what the reference reads, refuses what it refuses."""
+    lines = _lines(_header_only(tmp_path))[:1]
+    start = dt.datetime(2026, 3, 2, 9, tzinfo=UTC)
+    for seq, (kind, ident, hours) in enumerate(events, start=1):
+        body = {"seq": seq, "kind": kind, "id": ident, "at": (start + dt.timedelta(hours=hours)).isoformat(),
+                "recorded_at": "2026-12-01T00:00:00+00:00", "by": "tester", "data": DATA.get(kind, {}),
+                "prev": ""}
+        lines.append(jr.canonical(body))
+    out = rechain(lines, tmp_path / "seq.jsonl")
+    assert_as_reference(out)
+
+
+def _header_only(tmp_path: Path) -> Path:
+    path = tmp_path / "header.jsonl"
+    if not path.exists():
+        make_journal(path, [])
+    return path
+
+
+def test_engine_takes_no_journal_the_reference_refuses_even_when_forged(base, tmp_path):
+    """A trailing comma yyjson accepts and Python does not, with every hash made to match it."""
+    lines = _lines(base)
+    k = _incident_line(lines, "incident.restored")
+    lines[k] = lines[k].replace('"data":{"check":"synthetic probe/1 passed"}', '"data":{"check":"p",}')
+    out = rechain(lines, tmp_path / "forged.jsonl", verbatim=frozenset({k}))
+    assert verdict(jr.read, out)[0] == "refused"
+    assert_as_reference(out)

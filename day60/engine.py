@@ -55,8 +55,9 @@ from day60.timeparse import EARLIEST, LATEST
 INCIDENT_KINDS = tuple(k for k in DATA_MODELS if k.startswith("incident."))
 
 
-# DuckDB's share of memory; past it, it spills to a private temporary folder (removed when done).
-MEMORY_LIMIT = "1GB"
+# DuckDB's share of memory (2 GB, or 40% of this machine's memory if less); past it, it spills to
+# a private temporary folder, removed when done.
+MEMORY_LIMIT = f"{min(2048, os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') * 2 // 5 // 2**20)}MB"
 
 
 class Declined(Exception):
@@ -194,13 +195,13 @@ def _scan_sql(path: Path) -> str:
 CREATE TYPE KIND AS ENUM {_in(INCIDENT_KINDS)};
 CREATE TYPE SOURCE AS ENUM {_in(sources)};
 CREATE TEMP TABLE lines AS
-SELECT unhex(sha256(line)) AS h, strlen(line) AS bytes, TRY_CAST(j.seq AS BIGINT) AS seq,
+SELECT unhex(sha256(line)) AS h, CAST(strlen(line) AS INTEGER) AS bytes, TRY_CAST(j.seq AS BIGINT) AS seq,
        CASE WHEN regexp_full_match(j.prev, '[0-9a-f]{{64}}') THEN unhex(j.prev) END AS prev,
        CASE WHEN incident THEN NULL ELSE line END AS other,
        CASE WHEN incident THEN CAST(j.kind AS KIND) END AS kind,
        CASE WHEN incident THEN j.id END AS id,
        CASE WHEN incident THEN at_us END AS at_us,
-       CASE WHEN incident THEN j.data.severity END AS severity,
+       CASE WHEN incident THEN TRY_CAST(j.data.severity AS UTINYINT) END AS severity,
        CASE WHEN incident THEN TRY_CAST(j.data.source AS SOURCE) END AS source,
        CASE WHEN incident THEN coalesce({' AND '.join(checks)}, false) END AS ok,
        CASE WHEN incident AND NOT ({plain}) THEN list_filter([{', '.join(texts)}], lambda x: x IS NOT NULL) END
@@ -218,7 +219,8 @@ _TEXT, _IDENT = TypeAdapter(list[Text]), TypeAdapter(list[Ident])
 
 @dataclass
 class Incidents:
-    """The incident events of a journal, kept in DuckDB and grouped there for ``metrics``."""
+    """The incident events of a journal, grouped in DuckDB for ``metrics`` (``read`` built the
+    tables ``grouped``, one row per incident, and ``pauses``, its waits and change windows)."""
 
     con: Any
     targets: dict[int, dict[str, Any]]  # incident events a correction names, as raw events
@@ -227,46 +229,28 @@ class Incidents:
     def grouped(self) -> pd.DataFrame:
         """One row per incident id (sorted): the first instant of each kind in FIRST_KINDS (epoch
         microseconds, NaN where none), severity, source and the first seq; as ``metrics`` builds it."""
-        firsts = ", ".join(f"CAST(min(at_us) FILTER (WHERE kind = {_q(k)}) AS DOUBLE) AS {json.dumps(k)}"
-                           for k in FIRST_KINDS)
-        self.con.execute(f"""
-            CREATE OR REPLACE TEMP TABLE grouped AS
-            SELECT row_number() OVER (ORDER BY id) - 1 AS pos, * FROM (
-              SELECT id, {firsts},
-                CAST(coalesce(
-                  arg_max(severity, seq) FILTER (WHERE kind = 'incident.classified' AND severity IS NOT NULL),
-                  arg_min(severity, seq) FILTER (WHERE kind = 'incident.detected' AND severity IS NOT NULL),
-                  arg_min(severity, seq) FILTER (WHERE kind = 'incident.partner-notice' AND severity IS NOT NULL))
-                  AS DOUBLE) AS severity,
-                CASE WHEN bool_or(kind = 'incident.raised' OR source = 'exercise') THEN 'exercise'
-                     ELSE 'organic' END AS source,
-                min(seq) AS first_seq
-              FROM incidents GROUP BY id)""").fetchall()
-        frame = self.con.execute("SELECT * EXCLUDE (pos) FROM grouped ORDER BY pos").df()
+        columns = ", ".join(json.dumps(k) for k in (*FIRST_KINDS, "severity", "source", "first_seq"))
+        frame = self.con.execute(f"SELECT id, {columns} FROM grouped ORDER BY pos").df()
         return frame.set_index("id").rename_axis(None)
 
     def pauses(self, rows: np.ndarray, start: np.ndarray, end: np.ndarray) -> dict[str, pd.DataFrame]:
         """As ``metrics.IncidentFrame.pauses``: the waits and change windows of the incidents at
-        positions ``rows`` of ``grouped()``, paired in order, clipped to each clock and merged."""
+        positions ``rows`` of ``grouped()``, paired in order, clipped to each clock and merged.
+        (The rules of fact hold every start before its end, so the n-th pair is rows 2n-1 and 2n.)"""
         bounds = pd.DataFrame({"pos": rows.astype(np.int64), "k": np.arange(len(rows), dtype=np.int64),
                                "lo": start, "hi": end})
         self.con.register("bounds", bounds)
         try:
             self.con.execute("""
                 CREATE OR REPLACE TEMP TABLE kept AS
-                WITH p AS (
-                  SELECT b.k, i.seq, i.at_us, b.lo, b.hi,
-                         CASE WHEN i.kind LIKE 'incident.wait-%' THEN 'wait' ELSE 'change' END AS type,
-                         CASE WHEN i.kind LIKE '%-start' THEN 0 ELSE 1 END AS edge
-                  FROM incidents i JOIN grouped g ON i.id = g.id JOIN bounds b ON b.pos = g.pos
-                  WHERE i.kind IN ('incident.wait-start', 'incident.wait-end', 'incident.change-window-start',
-                                   'incident.change-window-end')),
-                n AS (SELECT *, row_number() OVER (PARTITION BY k, type, edge ORDER BY seq) AS nth FROM p),
-                pairs AS (SELECT s.k, s.type, s.lo, s.hi, s.at_us AS s0, e.at_us AS e0
-                          FROM n s LEFT JOIN n e ON e.k = s.k AND e.type = s.type AND e.nth = s.nth AND e.edge = 1
-                          WHERE s.edge = 0)
-                SELECT k AS id, type, greatest(s0, lo) AS s, least(coalesce(e0, hi), hi) AS e
-                FROM pairs WHERE least(coalesce(e0, hi), hi) > greatest(s0, lo)""").fetchall()
+                WITH pairs AS (
+                  SELECT pos, wait, min(at_us) FILTER (WHERE opens) AS s0, min(at_us) FILTER (WHERE NOT opens) AS e0
+                  FROM pauses SEMI JOIN bounds USING (pos)
+                  GROUP BY pos, wait, (r + 1) // 2)
+                SELECT b.k AS id, CASE WHEN wait THEN 'wait' ELSE 'change' END AS type,
+                       greatest(s0, lo) AS s, least(coalesce(e0, hi), hi) AS e
+                FROM pairs JOIN bounds b USING (pos)
+                WHERE least(coalesce(e0, hi), hi) > greatest(s0, lo)""").fetchall()
             return {name: self._merged(where) for name, where in
                     (("all", "true"), ("wait", "type = 'wait'"), ("change", "type = 'change'"))}
         finally:
@@ -363,18 +347,23 @@ class _FileFacts(threading.Thread):
             self.digest.update(chunk)
             if offset == 0:
                 self.first_line = chunk.split(b"\n", 1)[0]
-            buf = np.frombuffer(carry + chunk, np.uint8)
-            ends = np.flatnonzero(buf[len(carry):] == ord("\n")) + len(carry)
-            self._check_tails(buf, ends)
+            buf = np.frombuffer(chunk, np.uint8)
+            ends = np.flatnonzero(buf == ord("\n"))
+            k = np.arange(self.lines, self.lines + len(ends), dtype=np.int64)
+            early = ends < self.TAIL  # their tails began in the chunk before
+            if early.any():
+                joined = np.frombuffer(carry + chunk[:self.TAIL], np.uint8)
+                self._check_tails(joined, ends[early] + len(carry), k[early])
+            self._check_tails(buf, ends[~early], k[~early])
             self.lines += len(ends)
             offset += len(chunk)
-            carry = bytes(buf[-self.TAIL:])
+            carry = (carry + chunk)[-self.TAIL:]
         self._last(offset)
 
-    def _check_tails(self, buf: np.ndarray, ends: np.ndarray) -> None:
-        k = np.arange(self.lines, self.lines + len(ends), dtype=np.int64)
+    def _check_tails(self, buf: np.ndarray, p: np.ndarray, k: np.ndarray) -> None:
+        """Whether each line numbered k (the header is 0), ending at p in buf, ends with ',"seq":k}'."""
         events = k >= 1
-        p, k = ends[events], k[events]
+        p, k = p[events], k[events]
         if not len(p):
             return
         if (p < self.TAIL).any() or (k >= _POW10[-1]).any():
@@ -438,14 +427,17 @@ def _check(con: Any, path: Path, header: dict[str, Any], facts: _FileFacts) -> j
         raise Declined("a rule of fact") from None
     _incident_table(con, others)
     con.execute("DROP TABLE lines").fetchall()  # what figures need is now in ``incidents``
+    count = con.execute("SELECT count(*) FROM incidents").fetchall()[0][0]
+    _group(con)
     _check_incident_rules(con)
+    con.execute("DROP TABLE incidents").fetchall()  # and now in ``grouped`` and ``pauses``
     last = facts.last_line.decode("utf-8")
     last_obj = json.loads(last)
     if not events or jr._with_hash(last_obj)["hash"] != last_obj.get("hash"):
         raise Declined("the last line's own hash, or no events")
     journal = jr.Journal(path, header, others, last, facts.digest.hexdigest(), None)
     journal.tail = {"seq": events, "hash": last_obj["hash"]}
-    journal.incidents = Incidents(con, targets, con.execute("SELECT count(*) FROM incidents").fetchall()[0][0])
+    journal.incidents = Incidents(con, targets, count)
     return journal
 
 
@@ -466,13 +458,13 @@ def _others(con: Any) -> list[dict[str, Any]]:
     """Every event that is not an incident's, parsed and checked in Python as ``journal.read`` does
     (its place in the file is the seq its line ends with, which the file pass checked)."""
     rows = con.execute("""
-        SELECT l.seq, l.other, hex(p.h) FROM lines l JOIN lines p ON coalesce(p.seq, 0) = l.seq - 1
+        SELECT l.seq, l.other, lower(hex(p.h)) FROM lines l JOIN lines p ON coalesce(p.seq, 0) = l.seq - 1
         WHERE l.seq IS NOT NULL AND l.other IS NOT NULL ORDER BY l.seq""").fetchall()
     events = []
     for seq, line, before in rows:
         obj, problem = jr._parse_line(seq + 1, line)
         if problem is None and isinstance(obj, dict):
-            placed = obj.get("seq") == seq and line.endswith(f',"seq":{seq}}}') and obj.get("prev") == before.lower()
+            placed = obj.get("seq") == seq and line.endswith(f',"seq":{seq}}}') and obj.get("prev") == before
             problem = jr.check_body(obj) if placed else "out of place"
         if problem or not isinstance(obj, dict):
             raise Declined("an event the reference would refuse")
@@ -519,25 +511,63 @@ def _incident_table(con: Any, events: list[dict[str, Any]]) -> None:
         con.unregister("fixes")
 
 
+_CLOCK = "('incident.detected', 'incident.partner-notice')"
+_ENDS = "('incident.restored', 'incident.ticket-closed')"
+_PAUSES = "('incident.wait-start', 'incident.wait-end', 'incident.change-window-start', 'incident.change-window-end')"
+
+
+def _group(con: Any) -> None:
+    """``grouped``: one row per incident, numbered in id order (``pos``), with the first instant of
+    each kind, severity, source, first seq, and what the rules of fact need; ``pauses``: each wait
+    and change window edge with its incident's ``pos`` and its place ``r`` in that incident's
+    waits (or change windows) in seq order."""
+    firsts = ", ".join(f"CAST(min(at_us) FILTER (WHERE kind = {_q(k)}) AS DOUBLE) AS {json.dumps(k)}"
+                       for k in FIRST_KINDS)
+    con.execute(f"""
+        CREATE TEMP TABLE grouped AS
+        SELECT row_number() OVER (ORDER BY id) - 1 AS pos, * FROM (
+          SELECT id, {firsts},
+            CAST(coalesce(
+              arg_max(severity, seq) FILTER (WHERE kind = 'incident.classified' AND severity IS NOT NULL),
+              arg_min(severity, seq) FILTER (WHERE kind = 'incident.detected' AND severity IS NOT NULL),
+              arg_min(severity, seq) FILTER (WHERE kind = 'incident.partner-notice' AND severity IS NOT NULL))
+              AS DOUBLE) AS severity,
+            CASE WHEN bool_or(kind = 'incident.raised' OR source = 'exercise') THEN 'exercise'
+                 ELSE 'organic' END AS source,
+            min(seq) AS first_seq,
+            count(*) FILTER (WHERE kind = 'incident.detected') AS detections,
+            min(seq) FILTER (WHERE kind IN {_CLOCK}) AS clock_seq,
+            max(seq) FILTER (WHERE kind IN {_CLOCK}) AS last_clock_seq,
+            min(at_us) FILTER (WHERE kind IN {_CLOCK}) AS clock_at,
+            min(seq) FILTER (WHERE kind IN {_ENDS}) AS end_seq,
+            min(at_us) FILTER (WHERE kind IN {_ENDS}) AS end_at
+          FROM incidents GROUP BY id)""").fetchall()
+    con.execute(f"""
+        CREATE TEMP TABLE pauses AS
+        SELECT *, row_number() OVER (PARTITION BY pos, wait ORDER BY seq) AS r,
+               lag(at_us) OVER (PARTITION BY pos, wait ORDER BY seq) AS before
+        FROM (SELECT g.pos, i.seq, i.at_us, i.kind IN ('incident.wait-start', 'incident.wait-end') AS wait,
+                     i.kind IN ('incident.wait-start', 'incident.change-window-start') AS opens
+              FROM incidents i JOIN grouped g ON i.id = g.id WHERE i.kind IN {_PAUSES})""").fetchall()
+
+
 def _check_incident_rules(con: Any) -> None:
-    """``_State``'s incident rules, per incident in seq order with corrected times."""
+    """``_State``'s incident rules, per incident in seq order with corrected times: one detection;
+    nothing before the clock starts (the first event is a detection or a notice); no restore or
+    closure before the clock as it stood then; waits and change windows each opened before they
+    close, and not closed before they opened."""
     broken = con.execute("""
+        SELECT count(*) FROM grouped
+        WHERE detections > 1 OR clock_seq IS NULL OR clock_seq <> first_seq
+           OR (end_seq IS NOT NULL AND last_clock_seq < end_seq AND end_at < clock_at)""").fetchall()[0][0]
+    # where a detection or notice comes after a restore, the clock at each restore is a running minimum
+    broken += con.execute(f"""
         WITH o AS (
-          SELECT *, min(CASE WHEN kind IN ('incident.detected', 'incident.partner-notice') THEN at_us END)
-                      OVER (PARTITION BY id ORDER BY seq ROWS UNBOUNDED PRECEDING) AS clock,
-                    count(*) FILTER (WHERE kind = 'incident.detected')
-                      OVER (PARTITION BY id ORDER BY seq ROWS UNBOUNDED PRECEDING) AS detections
-          FROM incidents),
-        p AS (
-          SELECT *, CASE WHEN kind LIKE 'incident.wait-%' THEN 'wait' ELSE 'change' END AS type,
-                 row_number() OVER (PARTITION BY id, kind LIKE 'incident.wait-%' ORDER BY seq) AS k,
-                 lag(at_us) OVER (PARTITION BY id, kind LIKE 'incident.wait-%' ORDER BY seq) AS opened
-          FROM incidents
-          WHERE kind IN ('incident.wait-start', 'incident.wait-end', 'incident.change-window-start',
-                         'incident.change-window-end'))
-        SELECT (SELECT count(*) FROM o WHERE detections > 1 OR clock IS NULL
-                   OR (kind IN ('incident.restored', 'incident.ticket-closed') AND at_us < clock))
-             + (SELECT count(*) FROM p WHERE (k % 2 = 1) <> (kind LIKE '%-start')
-                   OR (kind LIKE '%-end' AND at_us < opened))""").fetchall()[0][0]
+          SELECT kind, at_us, min(CASE WHEN kind IN {_CLOCK} THEN at_us END)
+                   OVER (PARTITION BY id ORDER BY seq ROWS UNBOUNDED PRECEDING) AS clock
+          FROM incidents SEMI JOIN (SELECT id FROM grouped WHERE last_clock_seq > end_seq) USING (id))
+        SELECT count(*) FROM o WHERE kind IN {_ENDS} AND at_us < clock""").fetchall()[0][0]
+    broken += con.execute("""
+        SELECT count(*) FROM pauses WHERE opens <> (r % 2 = 1) OR (NOT opens AND at_us < before)""").fetchall()[0][0]
     if broken:
         raise Declined("an incident breaks a rule of fact")

@@ -147,9 +147,9 @@ def comply(
     if figures:
         measured, source = clauses.load_figures(figures), str(figures)
     else:
-        from day60 import journal as jr
+        from day60 import engine
 
-        j = jr.read(journal)
+        j = engine.read(journal)
         _warn_partial(j)
         _warn_calendar(deal, j)
         measured, source = clauses.journal_figures(j, deal), str(journal)

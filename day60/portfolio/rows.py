@@ -43,10 +43,9 @@ def journals(paths: list[Path]) -> list[Path]:
 def score(path: Path, published: Any = None) -> Scored:
     """Read one journal with every check, score it at its tier against a rubric's defaults (the
     published one unless given)."""
-    from day60 import assess
-    from day60 import journal as jr
+    from day60 import assess, engine
 
-    journal = jr.read(path)
+    journal = engine.read(path)
     done = assess.score_journal(journal, published)
     return Scored(row(path, journal, done.result, done.figures.summary), done.result, done.figures.summary)
 

@@ -6,8 +6,8 @@ most restored: about 4.45 events per incident.
 
 In one run it times, on the same file:
 - a plain line-by-line `json.loads` of the file (the floor any reader in Python pays), and
-- `day60 metrics JOURNAL --format json` as a subprocess, with its peak memory read from the
-  child's own /proc/self/status (VmHWM);
+- `day60 metrics JOURNAL --format json` and `day60 verify JOURNAL` as subprocesses, with their
+  peak memory read from the child's own /proc/self/status (VmHWM);
 and prints the ratio, then checks in-process that the engine took its fast path.
 
 The journal is written line by line as `journal.build` writes it (canonical JSON, chained
@@ -102,12 +102,15 @@ def main() -> None:
         size = path.stat().st_size
         floor = plain_json(path)
         elapsed, peak = measure.day60("metrics", str(path), "--format", "json")
+        checked, checked_peak = measure.day60("verify", str(path))
         fast = engine.read(path).incidents is not None
     print(f"journal: {args.incidents:,} incidents, {events:,} events, {size / 2**20:,.0f} MiB "
           f"(written in {built:.1f} s)")
     print(f"plain json.loads, line by line: {floor:.2f} s")
     print(f"day60 metrics --format json: {elapsed:.2f} s wall, peak RSS {peak:,.0f} MiB, "
           f"{elapsed / floor:.2f}x json.loads; engine path: {'fast' if fast else 'journal.read (fell back)'}")
+    print(f"day60 verify: {checked:.2f} s wall ({checked / events * 1e6:.1f} µs an event), "
+          f"peak RSS {checked_peak:,.0f} MiB")
 
 
 if __name__ == "__main__":

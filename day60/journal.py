@@ -1095,14 +1095,8 @@ def scan(path: str | Path, expect: str | None = None) -> Scan:
         report.problem = f"line {getattr(exc, 'seq', 0) + 1}: breaks a rule of fact: {exc.problem}"
         return found
     if anchor is not None:
-        seq, digest = anchor
-        if seq > report.events:
-            report.problem = (f"the journal ends at seq {report.events}, but a report saw it reach seq {seq}: "
-                              "events were removed since")
-            return found
-        if anchored != digest:
-            report.problem = (f"seq {seq} has hash {str(anchored)[:12]}..., but a report recorded {digest[:12]}...: "
-                              "the journal was rewritten since")
+        report.problem = anchor_problem(anchor, report.events, lambda _seq: anchored)
+        if report.problem:
             return found
     revealed = {e["data"]["target"] for e in fixers if e["kind"] == "reveal"}
     report.sealed = len(first.sealed - revealed)
@@ -1258,6 +1252,19 @@ def _replay(path: Path, fixers: list[dict[str, Any]]) -> _State:
         state.apply_at(Effective(e["seq"], kind, e["id"], at, e["data"], e["at"],
                                  sealed=at is None and "commitment" in e["data"], revealed=revealed))
     return state
+
+
+def anchor_problem(anchor: tuple[int, str], events: int, hash_at: Any) -> str | None:
+    """What ``verify --expect SEQ:HASH`` finds wrong with a journal of ``events`` events, or None;
+    ``hash_at(seq)`` gives the hash the journal holds at that seq."""
+    seq, digest = anchor
+    if seq > events:
+        return f"the journal ends at seq {events}, but a report saw it reach seq {seq}: events were removed since"
+    anchored = hash_at(seq)
+    if anchored != digest:
+        return (f"seq {seq} has hash {str(anchored)[:12]}..., but a report recorded {digest[:12]}...: "
+                "the journal was rewritten since")
+    return None
 
 
 def parse_head(text: str) -> tuple[int, str]:

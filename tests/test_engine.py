@@ -166,8 +166,19 @@ def verdict(read, path: Path):
     return "read", json.dumps(figures.summary, sort_keys=True)
 
 
+def checked(verify, path: Path, expect: str | None = None):
+    try:
+        report = verify(path, expect)
+    except InputError as exc:
+        return "refused", str(exc)
+    return (report.ok, report.problem, report.partial, report.lines, report.events, report.sealed, report.revealed,
+            report.corrections, report.head)
+
+
 def assert_as_reference(path: Path) -> None:
+    """The engine's read and verify give what journal.read and journal.verify give."""
     assert verdict(engine.read, path) == verdict(jr.read, path)
+    assert checked(engine.verify, path) == checked(jr.verify, path)
 
 
 @pytest.fixture(scope="module")
@@ -327,4 +338,41 @@ def test_engine_takes_no_journal_the_reference_refuses_even_when_forged(base, tm
     lines[k] = lines[k].replace('"data":{"check":"synthetic probe/1 passed"}', '"data":{"check":"p",}')
     out = rechain(lines, tmp_path / "forged.jsonl", verbatim=frozenset({k}))
     assert verdict(jr.read, out)[0] == "refused"
+    assert_as_reference(out)
+
+
+def test_verify_takes_the_fast_path_and_agrees(base, monkeypatch):
+    reference = checked(jr.verify, base)
+    assert reference[0] is True and reference[7] == 4  # ok, with the four corrections made above
+
+    def boom(*args, **kwargs):
+        raise AssertionError("engine.verify fell back to journal.verify")
+
+    monkeypatch.setattr(jr, "verify", boom)
+    assert checked(engine.verify, base) == reference
+
+
+@pytest.mark.parametrize("anchor", ["right", "wrong hash", "beyond the end", "header"])
+def test_verify_expect_reads_as_the_reference(base, anchor):
+    head = jr.read(base).head
+    lines = _lines(base)
+    expect = {"right": f"{head['seq']}:{head['hash']}",
+              "wrong hash": f"3:{'0' * 64}",
+              "beyond the end": f"{head['seq'] + 5}:{head['hash']}",
+              "header": f"0:{json.loads(lines[0])['hash']}"}[anchor]
+    assert checked(engine.verify, base, expect) == checked(jr.verify, base, expect)
+    if anchor in ("right", "header"):
+        assert checked(engine.verify, base, expect)[0] is True
+
+
+def test_verify_refuses_an_incident_line_whose_own_hash_is_wrong(base, tmp_path):
+    """journal.read checks only the last line's own hash; verify checks every line's."""
+    lines = _lines(base)
+    k = _incident_line(lines, "incident.communicated")
+    obj = json.loads(lines[k])
+    lines[k] = jr.canonical(obj | {"hash": "0" * 64})
+    out = rechain(lines, tmp_path / "own.jsonl", verbatim=frozenset({k}))
+    assert verdict(jr.read, out)[0] == "read"
+    ok, problem, *_ = checked(jr.verify, out)
+    assert not ok and "hash does not match" in problem
     assert_as_reference(out)

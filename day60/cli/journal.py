@@ -273,6 +273,7 @@ def verify(
 
     Example: day60 verify ex.jsonl --expect 14:9c1f...(the head a score report printed)
     """
+    from day60 import engine
     from day60 import journal as jr
 
     if expect:
@@ -280,7 +281,7 @@ def verify(
     if repair:
         moved = jr.repair(journal)
         typer.echo(f"moved the partial last line to {moved}" if moved else "no partial line to repair")
-    report = jr.verify(journal, expect)
+    report = engine.verify(journal, expect)
     if report.partial:
         typer.echo(f"{journal}: the last line is partial (an interrupted write); "
                    f"run 'day60 verify --repair {journal}'", err=True)

@@ -108,7 +108,10 @@ def test_synthetic_records_at_scale_match(tmp_path):
     import sys
 
     sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
-    from metrics import synthetic_events
+    try:
+        from metrics import synthetic_events
+    finally:
+        sys.path.pop(0)
 
     from day60.clock import BusinessCalendar
     from day60.resources import example

@@ -465,7 +465,35 @@ def instants_us(values: Any, field: str) -> np.ndarray:
         if idx.isna().any():
             raise InputError(field, "contains a missing instant (NaT)", "drop or fill it first")
         return idx.tz_convert("UTC").as_unit("us").asi8.astype(np.int64)
-    return np.fromiter((to_utc_us(v, field) for v in values), dtype=np.int64)
+    values = list(values)
+    try:
+        return _aware_list_us(values)
+    except (TypeError, ValueError, OverflowError):  # anything but aware datetimes: each one named as it fails
+        return np.fromiter((to_utc_us(v, field) for v in values), dtype=np.int64)
+
+
+_EPOCH_ORDINAL = dt.date(1970, 1, 1).toordinal()
+
+
+def _aware_list_us(values: list[Any]) -> np.ndarray:
+    """Aware datetimes as epoch microseconds, a field at a time: one C-level pass per field
+    (``map`` over the datetime type's own methods) and integer arithmetic in numpy, about twice as
+    fast as subtracting the epoch from each. Exact: the wall time less ``utcoffset()``, as the
+    subtraction itself computes it. Raises TypeError for anything else (a naive datetime among them)."""
+    import operator
+
+    import numpy as np
+
+    n = len(values)
+    offsets = list(map(dt.datetime.utcoffset, values))  # TypeError unless every one is a datetime
+    if None in offsets:
+        raise TypeError("a naive datetime")
+    field = {name: np.fromiter(map(operator.attrgetter(name), values), np.int64, n)
+             for name in ("hour", "minute", "second", "microsecond")}
+    days = np.fromiter(map(dt.datetime.toordinal, values), np.int64, n) - _EPOCH_ORDINAL
+    shift = np.rint(np.fromiter(map(dt.timedelta.total_seconds, offsets), np.float64, n) * 1e6).astype(np.int64)
+    wall = ((days * 24 + field["hour"]) * 60 + field["minute"]) * 60 + field["second"]
+    return wall * 1_000_000 + field["microsecond"] - shift
 
 
 def _parse_hours(raw: Any) -> dict[str, tuple[Span, ...]]:

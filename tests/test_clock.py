@@ -318,3 +318,29 @@ def test_bucketed_lookup_is_the_binary_search(gaps, probes):
     t = np.concatenate([starts[0] + np.array(probes, dtype=np.int64), starts, starts - 1])
     expected = np.searchsorted(starts, t, side="right") - 1
     assert np.array_equal(_last_start_at_or_before(table, t), expected)
+
+
+ZONES = [ZoneInfo(name) for name in ("Europe/London", "America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu",
+                                     "UTC")] + [dt.timezone(dt.timedelta(hours=-3, minutes=-30, seconds=-15))]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.datetimes(min_value=dt.datetime(1971, 1, 1), max_value=dt.datetime(2199, 1, 1)),
+                          st.sampled_from(ZONES), st.sampled_from([0, 1])), max_size=40))
+def test_a_list_of_aware_datetimes_converts_as_each_one_does(items):
+    """The list path (a field at a time) gives what subtracting the epoch from each gives, in
+    repeated and skipped hours (fold 0 and 1), half-hour DST and offsets with seconds."""
+    from day60.clock import instants_us, to_utc_us
+
+    values = [wall.replace(tzinfo=zone, fold=fold) for wall, zone, fold in items]
+    assert instants_us(values, "starts").tolist() == [to_utc_us(v) for v in values]
+
+
+def test_a_list_with_a_naive_or_foreign_item_names_it():
+    from day60.clock import instants_us
+
+    aware = dt.datetime(2026, 3, 2, 9, tzinfo=ZoneInfo("Europe/London"))
+    with pytest.raises(InputError, match="has no timezone"):
+        instants_us([aware, dt.datetime(2026, 3, 2, 10)], "starts")
+    with pytest.raises(InputError, match="is not a date and time"):
+        instants_us((v for v in [aware, "09:00"]), "starts")

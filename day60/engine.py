@@ -237,8 +237,18 @@ class Incidents:
         """One row per incident id (sorted): the first instant of each kind in FIRST_KINDS (epoch
         microseconds, NaN where none), severity, source and the first seq; as ``metrics`` builds it."""
         columns = ", ".join(json.dumps(k) for k in (*FIRST_KINDS, "severity", "source", "first_seq"))
-        frame = self.con.execute(f"SELECT id, {columns} FROM grouped ORDER BY pos").df()
+        frame = self._df(f"SELECT id, {columns} FROM grouped ORDER BY pos")
         return frame.set_index("id").rename_axis(None)
+
+    def _df(self, sql: str) -> pd.DataFrame:
+        import duckdb
+
+        try:
+            return self.con.execute(sql).df()
+        except duckdb.Error as exc:  # out of memory, or of disk to spill to: nothing a person typed
+            first = (str(exc).splitlines() or ["no reason given"])[0][:120]
+            raise InputError("JOURNAL", f"the engine could not finish reading it ({first})",
+                             "free memory, or disk space in the temporary folder, and run again") from None
 
     def pauses(self, rows: np.ndarray, start: np.ndarray, end: np.ndarray) -> dict[str, pd.DataFrame]:
         """As ``metrics.IncidentFrame.pauses``: the waits and change windows of the incidents at
@@ -248,7 +258,7 @@ class Incidents:
                                "lo": start, "hi": end})
         self.con.register("bounds", bounds)
         try:
-            self.con.execute("""
+            self._df("""
                 CREATE OR REPLACE TEMP TABLE kept AS
                 WITH pairs AS (
                   SELECT pos, wait, min(at_us) FILTER (WHERE opens) AS s0, min(at_us) FILTER (WHERE NOT opens) AS e0
@@ -257,7 +267,7 @@ class Incidents:
                 SELECT b.k AS id, CASE WHEN wait THEN 'wait' ELSE 'change' END AS type,
                        greatest(s0, lo) AS s, least(coalesce(e0, hi), hi) AS e
                 FROM pairs JOIN bounds b USING (pos)
-                WHERE least(coalesce(e0, hi), hi) > greatest(s0, lo)""").fetchall()
+                WHERE least(coalesce(e0, hi), hi) > greatest(s0, lo)""")
             return {name: self._merged(where) for name, where in
                     (("all", "true"), ("wait", "type = 'wait'"), ("change", "type = 'change'"))}
         finally:
@@ -265,13 +275,13 @@ class Incidents:
 
     def _merged(self, where: str) -> pd.DataFrame:
         """Union of intervals per incident: overlapping or touching pauses count once."""
-        return self.con.execute(f"""
+        return self._df(f"""
             WITH r AS (SELECT id, s, e, max(e) OVER (PARTITION BY id ORDER BY s, e
                                                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
                        FROM kept WHERE {where}),
             g AS (SELECT *, sum(CASE WHEN reach IS NULL OR s > reach THEN 1 ELSE 0 END)
                             OVER (PARTITION BY id ORDER BY s, e ROWS UNBOUNDED PRECEDING) AS grp FROM r)
-            SELECT id, min(s) AS s, max(e) AS e FROM g GROUP BY id, grp ORDER BY id, s""").df()
+            SELECT id, min(s) AS s, max(e) AS e FROM g GROUP BY id, grp ORDER BY id, s""")
 
 
 def read(path: str | Path) -> jr.Journal:
@@ -333,11 +343,13 @@ def _fast(path: Path, header: dict[str, Any], own_hashes: bool = False) -> jr.Jo
                 # shows it), not whatever the name points to by then
                 held = Path(f"/proc/self/fd/{fh.fileno()}")
                 con.execute(_scan_sql(held if held.exists() else path, own_hashes)).fetchall()
-            except duckdb.Error as exc:  # not UTF-8, a line too long, a stray delimiter: the reference says which
-                raise Declined(str(exc)) from None
             finally:
                 facts.join()
             journal = _check(con, path, header, facts)
+        except duckdb.Error as exc:  # not UTF-8, a line too long, no room to spill: the reference reads it
+            con.close()
+            shutil.rmtree(spill, ignore_errors=True)
+            raise Declined(str(exc)) from None
         except BaseException:
             con.close()
             shutil.rmtree(spill, ignore_errors=True)

@@ -379,3 +379,14 @@ def test_verify_refuses_an_incident_line_whose_own_hash_is_wrong(base, tmp_path)
     ok, problem, *_ = checked(jr.verify, out)
     assert not ok and "hash does not match" in problem
     assert_as_reference(out)
+
+
+def test_engine_out_of_room_is_one_clear_error(base):
+    """DuckDB running out of memory and of disk to spill to, after the journal was read: a
+    message saying so and what to do, never a traceback."""
+    fast = engine.read(base)
+    fast.incidents.con.execute("SET memory_limit = '1MB'").fetchall()
+    fast.incidents.con.execute("SET max_temp_directory_size = '0KB'").fetchall()
+    with pytest.raises(InputError, match=r"could not finish reading it.*free memory") as caught:
+        metrics.compute(fast)
+    assert "\n" not in str(caught.value)

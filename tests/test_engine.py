@@ -390,3 +390,23 @@ def test_engine_out_of_room_is_one_clear_error(base):
     with pytest.raises(InputError, match=r"could not finish reading it.*free memory") as caught:
         metrics.compute(fast)
     assert "\n" not in str(caught.value)
+
+
+def test_cli_metrics_and_verify_on_the_fast_path(base, run, tmp_path):
+    """What a person sees: the same figures as the reference reader, and verify's counts."""
+    done = run("metrics", base, "--format", "json")
+    assert done.exit_code == 0, done.output
+    shown = json.loads(done.stdout)
+    reference = metrics.compute(jr.read(base)).summary
+    assert shown["incidents"] == json.loads(json.dumps(reference["incidents"]))
+    assert shown["journal_head"] == jr.read(base).head
+    done = run("verify", base)
+    assert done.exit_code == 0
+    assert "ok, 42 events chained; 4 correction(s), 0 sealed, 1 revealed" in done.stdout
+    lines = _lines(base)
+    k = _incident_line(lines, "incident.communicated")
+    lines[k] = jr.canonical(json.loads(lines[k]) | {"hash": "0" * 64})
+    damaged = rechain(lines, tmp_path / "damaged.jsonl", verbatim=frozenset({k}))
+    done = run("verify", damaged)
+    assert done.exit_code == 1
+    assert f"line {k + 1}: its hash does not match its content" in done.stderr

@@ -231,7 +231,6 @@ class Incidents:
 
     con: Any
     targets: dict[int, dict[str, Any]]  # incident events a correction names, as raw events
-    count: int
 
     def grouped(self) -> pd.DataFrame:
         """One row per incident id (sorted): the first instant of each kind in FIRST_KINDS (epoch
@@ -478,7 +477,6 @@ def _check(con: Any, path: Path, header: dict[str, Any], facts: _FileFacts) -> j
         raise Declined("a rule of fact") from None
     _incident_table(con, others)
     con.execute("DROP TABLE lines").fetchall()  # what figures need is now in ``incidents``
-    count = con.execute("SELECT count(*) FROM incidents").fetchall()[0][0]
     _group(con)
     _check_incident_rules(con)
     con.execute("DROP TABLE incidents").fetchall()  # and now in ``grouped`` and ``pauses``
@@ -488,7 +486,7 @@ def _check(con: Any, path: Path, header: dict[str, Any], facts: _FileFacts) -> j
         raise Declined("the last line's own hash, or no events")
     journal = jr.Journal(path, header, others, last, facts.digest.hexdigest(), None)
     journal.tail = {"seq": events, "hash": last_obj["hash"]}
-    journal.incidents = Incidents(con, targets, count)
+    journal.incidents = Incidents(con, targets)
     return journal
 
 

@@ -338,22 +338,21 @@ class IncidentFrame:
     engine's SQL (``engine.Incidents``) is tested against. Both give ``grouped`` and ``pauses``."""
 
     def __init__(self, events: list[dict[str, Any]]) -> None:
-        self.ev = _incident_events(events)
-        self.ids = pd.Index([])
+        self.ev = ev = _incident_events(events)
+        self.first = ev.groupby(["id", "kind"])["at"].min().unstack() if len(ev) else pd.DataFrame(index=pd.Index([]))
+        self.ids = self.first.index.rename(None)  # sorted, as groupby sorts
 
     def grouped(self) -> pd.DataFrame:
         """One row per incident id (sorted): the first instant of each of FIRST_KINDS (epoch
         microseconds, NaN where none), the severity, the source and the first seq."""
-        ev = self.ev
-        first = ev.groupby(["id", "kind"])["at"].min().unstack() if len(ev) else pd.DataFrame(index=pd.Index([]))
-        out = pd.DataFrame(index=first.index.rename(None))
+        ev, first = self.ev, self.first
+        out = pd.DataFrame(index=self.ids)
         for kind in FIRST_KINDS:
             out[kind] = first[kind].astype(float) if kind in first else np.nan
         out["severity"] = _severity(ev).reindex(out.index).astype(float) if len(ev) else np.nan
         exercise = ev[(ev["kind"] == "incident.raised") | (ev["source"] == "exercise")]["id"].unique()
         out["source"] = np.where(out.index.isin(exercise), "exercise", "organic")
         out["first_seq"] = ev.groupby("id")["seq"].min().reindex(out.index)
-        self.ids = out.index
         return out
 
     def pauses(self, rows: np.ndarray, start: np.ndarray, end: np.ndarray) -> dict[str, pd.DataFrame]:

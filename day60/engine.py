@@ -239,6 +239,12 @@ class Incidents:
         frame = self._df(f"SELECT id, {columns} FROM grouped ORDER BY pos")
         return frame.set_index("id").rename_axis(None)
 
+    def written(self, prefix: str) -> list[tuple[str, str, int, int]]:
+        """(id, kind, instant as written in epoch microseconds, seq) of every incident event whose
+        id starts with ``prefix``: what an import compares a later export with."""
+        return self.con.execute("SELECT id, CAST(kind AS VARCHAR), written_us, seq FROM incidents "
+                                "WHERE starts_with(id, ?) ORDER BY seq", [prefix]).fetchall()
+
     def _df(self, sql: str) -> pd.DataFrame:
         import duckdb
 
@@ -283,14 +289,15 @@ class Incidents:
             SELECT id, min(s) AS s, max(e) AS e FROM g GROUP BY id, grp ORDER BY id, s""")
 
 
-def read(path: str | Path) -> jr.Journal:
+def read(path: str | Path, locked: bool = False) -> jr.Journal:
     """The journal for figures: as ``journal.read`` gives it, except that on the fast path the
     incident events are not in ``events`` but in ``incidents`` (an ``Incidents``), which
-    ``metrics.compute`` reads instead. Falls back to ``journal.read`` at the first doubt."""
+    ``metrics.compute`` reads instead. Falls back to ``journal.read`` at the first doubt.
+    ``locked``: the caller already holds the journal's lock (an import appending to it)."""
     path = Path(path)
     header = jr.read_header(path)  # names a bad header as the reference does
     try:
-        return _fast(path, header)
+        return _fast(path, header, locked=locked)
     except Declined:
         return jr.read(path)
 
@@ -324,14 +331,15 @@ def verify(path: str | Path, expect: str | None = None) -> jr.VerifyReport:
     return report
 
 
-def _fast(path: Path, header: dict[str, Any], own_hashes: bool = False) -> jr.Journal:
+def _fast(path: Path, header: dict[str, Any], own_hashes: bool = False, locked: bool = False) -> jr.Journal:
     import duckdb
 
     from day60.files import MAX_JOURNAL_BYTES, open_regular
 
     fd = open_regular(path, "JOURNAL", "a journal made by 'day60 new'", MAX_JOURNAL_BYTES)
     with os.fdopen(fd, "rb") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_SH)  # an append waits until the file is read
+        if not locked:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_SH)  # an append waits until the file is read
         facts = _FileFacts(fh.fileno(), os.fstat(fh.fileno()).st_size)
         facts.start()
         spill = tempfile.mkdtemp(prefix="day60-engine-")
@@ -479,7 +487,6 @@ def _check(con: Any, path: Path, header: dict[str, Any], facts: _FileFacts) -> j
     con.execute("DROP TABLE lines").fetchall()  # what figures need is now in ``incidents``
     _group(con)
     _check_incident_rules(con)
-    con.execute("DROP TABLE incidents").fetchall()  # and now in ``grouped`` and ``pauses``
     last = facts.last_line.decode("utf-8")
     last_obj = json.loads(last)
     if not events or jr._with_hash(last_obj)["hash"] != last_obj.get("hash"):
@@ -559,7 +566,8 @@ def _incident_table(con: Any, events: list[dict[str, Any]]) -> None:
     try:
         con.execute("""
             CREATE TEMP TABLE incidents AS
-            SELECT l.seq, l.kind, l.id, coalesce(f.fixed, l.at_us) AS at_us, l.severity, l.source
+            SELECT l.seq, l.kind, l.id, coalesce(f.fixed, l.at_us) AS at_us, l.at_us AS written_us, l.severity,
+                   l.source
             FROM lines l LEFT JOIN fixes f ON f.target = l.seq
             WHERE l.kind IS NOT NULL""").fetchall()
     finally:

@@ -718,12 +718,12 @@ class Batch:
     def __init__(self, journal: Journal, spool: Any) -> None:
         self.journal = journal
         self.spool = spool
-        self.seq = len(journal.events)
+        self.seq = journal.head["seq"]
         self.prev_line = journal.last_line
         self._prev = sha256_hex(journal.last_line)
         self._recorded_at = _quote(now_iso())
         self._quoted: dict[str, str] = {}
-        self.head_hash: str = (journal.events[-1] if journal.events else journal.header)["hash"]
+        self.head_hash: str = journal.head["hash"]
         self.count = 0
 
     def add(self, kind: str, ident: str, at: str, by: str, data: dict[str, Any]) -> None:
@@ -750,9 +750,11 @@ def batch(path: str | Path) -> Iterator[Batch]:
     """Append many events under one lock; on any error nothing reaches the journal."""
     import tempfile
 
+    from day60 import engine
+
     path = Path(path)
     with _locked(path) as fd:
-        journal = read(path)
+        journal = engine.read(path, locked=True)  # a year of tickets is read on the engine
         if journal.partial is not None:
             raise InputError("JOURNAL", f"{path} ends with a partial line from an interrupted write",
                              f"run 'day60 verify --repair {path}' first")

@@ -189,16 +189,26 @@ def test_imported_figure_is_the_metrics_figure(run, journal):
 # ----- idempotence --------------------------------------------------------------------------
 
 
-def test_reimport_adds_nothing(run, journal):
+def _engine_only(monkeypatch):
+    """The journal must be read on the engine's fast path: the reference reader is not reached."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("journal.read was reached: the engine fell back")
+
+    monkeypatch.setattr(jr, "read", refuse)
+
+
+def test_reimport_adds_nothing(run, journal, monkeypatch):
     args = ("csv", EX / "spreadsheet.csv", "--map", EX / "spreadsheet-map.toml")
     imported(run, journal, *args)
     before = journal.read_bytes()
+    _engine_only(monkeypatch)  # a second import reads what the first wrote on the engine
     again = imported(run, journal, *args)
     assert again["events"] == 0 and sorted(again["unchanged"]) == ["T-1", "T-3"]
     assert journal.read_bytes() == before
 
 
-def test_later_export_adds_only_new_events_and_lists_conflicts(run, journal, tmp_path):
+@pytest.mark.parametrize("engine", [True, False], ids=["engine", "reference"])
+def test_later_export_adds_only_new_events_and_lists_conflicts(run, journal, tmp_path, monkeypatch, engine):
     first = tmp_path / "week1.csv"
     first.write_text("Ticket,Sev,Detected,Restored,Restore check\n"
                      "A,Sev 1,02/03/2026 10:00,,\n"
@@ -207,6 +217,12 @@ def test_later_export_adds_only_new_events_and_lists_conflicts(run, journal, tmp
                        '[columns]\nid = "Ticket"\nseverity = "Sev"\ndetected = "Detected"\nrestored = "Restored"\n'
                        'check = "Restore check"\n[severity]\n"Sev 1" = 1\n"Sev 2" = 2\n')
     imported(run, journal, "csv", first, "--map", m)
+    if engine:
+        _engine_only(monkeypatch)
+    else:  # the same import, the journal read by the reference reader
+        from day60 import engine as eng
+
+        monkeypatch.setattr(eng, "read", lambda path, locked=False: jr.read(path))
     second = tmp_path / "week2.csv"
     second.write_text("Ticket,Sev,Detected,Restored,Restore check\n"
                       "A,Sev 1,02/03/2026 10:00,02/03/2026 12:00,SYNTHETIC canary\n"
@@ -214,6 +230,7 @@ def test_later_export_adds_only_new_events_and_lists_conflicts(run, journal, tmp
     out = imported(run, journal, "csv", second, "--map", m)
     assert out["extended"] == ["A"] and out["events"] == 1  # only A's restore is new
     assert [c["ticket"] for c in out["conflicts"]] == ["B"]  # its detection moved: a person decides
+    monkeypatch.undo()
     t = restore_table(journal)
     assert t.loc["csv:A", "restore_hours"] == pytest.approx(2.0)
     assert t.loc["csv:B", "start"] == dt.datetime(2026, 3, 2, 11, tzinfo=UTC)

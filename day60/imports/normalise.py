@@ -122,7 +122,7 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], seve
     unmapped: dict[str, str] = {}
     recon: list[tuple[str, int, int, list[tuple[str, int, int]], float | None, float | None, str]] = []
     with jr.batch(journal_path) as batch:
-        existing = _existing(batch.journal.events, fmt + ":")
+        existing = _existing(batch.journal, fmt + ":")
         for item in items:
             result.read += 1
             if isinstance(item, Unreadable):
@@ -167,11 +167,16 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], seve
     return result
 
 
-def _existing(events: list[dict[str, Any]], prefix: str) -> dict[str, dict[tuple[str, int], int]]:
+def _existing(journal: jr.Journal, prefix: str) -> dict[str, dict[tuple[str, int], int]]:
+    """The tickets of this format the journal holds: id -> (kind, instant as written) -> seq."""
+    if journal.incidents is not None:  # read on the engine: the incident events are in DuckDB
+        rows: Iterable[tuple[str, str, int, int]] = journal.incidents.written(prefix)
+    else:
+        rows = ((e["id"], e["kind"], to_utc_us(dt.datetime.fromisoformat(e["at"])), e["seq"]) for e in journal.events
+                if e["id"].startswith(prefix) and e["kind"].startswith("incident.") and e["at"])
     out: dict[str, dict[tuple[str, int], int]] = {}
-    for e in events:
-        if e["id"].startswith(prefix) and e["kind"].startswith("incident.") and e["at"]:
-            out.setdefault(e["id"], {})[(e["kind"], to_utc_us(dt.datetime.fromisoformat(e["at"])))] = e["seq"]
+    for ident, kind, at, seq in rows:
+        out.setdefault(ident, {})[(kind, at)] = seq
     return out
 
 

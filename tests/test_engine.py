@@ -410,3 +410,14 @@ def test_cli_metrics_and_verify_on_the_fast_path(base, run, tmp_path):
     done = run("verify", damaged)
     assert done.exit_code == 1
     assert f"line {k + 1}: its hash does not match its content" in done.stderr
+
+
+@pytest.mark.parametrize("raw", [b"\xff", b"\x00", b"\x01", b"\xc3"], ids=["not UTF-8", "NUL", "SOH", "cut UTF-8"])
+def test_bytes_no_text_holds_read_as_the_reference_reads_them(base, tmp_path, raw):
+    """A byte that is not text, or that DuckDB's reader might split on, inside an incident line."""
+    data = base.read_bytes().split(b"\n")
+    k = next(i for i, line in enumerate(data) if b'"kind":"incident.restored"' in line)
+    data[k] = data[k].replace(b"synthetic probe", b"synthetic " + raw + b"probe")
+    out = tmp_path / "bytes.jsonl"
+    out.write_bytes(b"\n".join(data))
+    assert_as_reference(out)

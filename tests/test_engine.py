@@ -5,6 +5,7 @@ accepted that the reference refuses."""
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 from pathlib import Path
 
@@ -418,6 +419,11 @@ def test_bytes_no_text_holds_read_as_the_reference_reads_them(base, tmp_path, ra
     data = base.read_bytes().split(b"\n")
     k = next(i for i, line in enumerate(data) if b'"kind":"incident.restored"' in line)
     data[k] = data[k].replace(b"synthetic probe", b"synthetic " + raw + b"probe")
+    for n in range(k + 1, len(data) - 1):  # the lines after chained to it as written: only the byte is odd
+        body = {key: v for key, v in json.loads(data[n]).items() if key != "hash"}
+        body["prev"] = hashlib.sha256(data[n - 1]).hexdigest()
+        data[n] = jr.canonical(body | {"hash": jr.sha256_hex(jr.canonical(body))}).encode()
     out = tmp_path / "bytes.jsonl"
     out.write_bytes(b"\n".join(data))
+    assert verdict(jr.read, out)[0] == "refused"  # no such byte is valid in a journal line
     assert_as_reference(out)

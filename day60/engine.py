@@ -379,7 +379,7 @@ class _FileFacts(threading.Thread):
     ends with ',"seq":k}' as the toolkit writes it. With ``seq`` unique, that ties every line the
     scan read (in whatever order its threads finish) to its place in the file."""
 
-    TAIL = 16  # bytes kept from one chunk to the next: ',"seq":' and up to eight digits and '}'
+    TAIL = 16  # bytes kept from one chunk to the next: ':', up to eight digits and '}'
 
     def __init__(self, fd: int, size: int) -> None:
         super().__init__(daemon=True)
@@ -427,13 +427,14 @@ class _FileFacts(threading.Thread):
         if (p < self.TAIL).any() or (k >= _POW10[-1]).any():
             self.in_order = False
             return
+        # '}' last, the digits of k before it and ':' before them: no other number fits there, and
+        # every line the scan accepts ends ',"seq":' and its own seq, so the two are the same line
         digits = 1 + np.searchsorted(_POW10, k, side="right")
-        ok = buf[p - 1] == ord("}")
-        for i in range(8):
-            has = digits > i
-            ok &= ~has | (buf[p - 2 - i] == ord("0") + (k // 10 ** i) % 10)
-        for j, ch in enumerate(b',"seq":'):
-            ok &= buf[p - 2 - digits - 6 + j] == ch
+        ok = (buf[p - 1] == ord("}")) & (buf[p - 2 - digits] == ord(":"))
+        rest = k.copy()
+        for i in range(int(digits.max())):
+            ok &= (digits <= i) | (buf[p - 2 - i] == ord("0") + rest % 10)
+            rest //= 10
         if not ok.all():
             self.in_order = False
 

@@ -60,9 +60,12 @@ from day60.timeparse import EARLIEST, LATEST
 INCIDENT_KINDS = tuple(k for k in DATA_MODELS if k.startswith("incident."))
 
 
-# DuckDB's share of memory (2 GB, or 40% of this machine's memory if less); past it, it spills to
-# a private temporary folder, removed when done.
-MEMORY_LIMIT = f"{min(2048, os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') * 2 // 5 // 2**20)}MB"
+# DuckDB's share of memory (or 40% of this machine's, if less); past it, it spills to a private
+# temporary folder, removed when done. Figures get 2 GB, for speed; verify, which keeps nothing
+# for later, 512 MB, so that its memory stays near 0.7 GB however long the journal (measured).
+_RAM_MB = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * 2 // 5 // 2**20
+MEMORY_LIMIT = f"{min(2048, _RAM_MB)}MB"
+VERIFY_MEMORY_LIMIT = f"{min(512, _RAM_MB)}MB"
 
 
 class Declined(Exception):
@@ -314,7 +317,7 @@ def verify(path: str | Path, expect: str | None = None) -> jr.VerifyReport:
             first = fh.readline(1_000_000).rstrip(b"\n").decode("utf-8")
         if jr._check_line(1, first, None)[1]:
             raise Declined("the header line")
-        journal = _fast(path, header, own_hashes=True)
+        journal = _fast(path, header, own_hashes=True, memory=VERIFY_MEMORY_LIMIT)
     except (Declined, InputError, UnicodeDecodeError):
         return jr.verify(path, expect)
     events = journal.tail["seq"]
@@ -331,7 +334,8 @@ def verify(path: str | Path, expect: str | None = None) -> jr.VerifyReport:
     return report
 
 
-def _fast(path: Path, header: dict[str, Any], own_hashes: bool = False, locked: bool = False) -> jr.Journal:
+def _fast(path: Path, header: dict[str, Any], own_hashes: bool = False, locked: bool = False,
+          memory: str | None = None) -> jr.Journal:
     import duckdb
 
     from day60.files import MAX_JOURNAL_BYTES, open_regular
@@ -343,7 +347,7 @@ def _fast(path: Path, header: dict[str, Any], own_hashes: bool = False, locked: 
         facts = _FileFacts(fh.fileno(), os.fstat(fh.fileno()).st_size)
         facts.start()
         spill = tempfile.mkdtemp(prefix="day60-engine-")
-        con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "temp_directory": spill})
+        con = duckdb.connect(config={"memory_limit": memory or MEMORY_LIMIT, "temp_directory": spill})
         try:
             try:
                 # DuckDB opens the file this process holds open and locked (where the system

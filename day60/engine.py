@@ -11,8 +11,8 @@ The fast path, in one parallel scan of the file, beside one pass over its bytes 
 - every line is split exactly as written (the byte count and the line count are checked
   against the file, so no line is dropped, joined or trimmed on the way);
 - every line's SHA-256 is chained to the line whose ``seq`` is one less, and the byte pass shows
-  that line k of the file ends with ``"seq":k``, so the scan's lines (which DuckDB's threads
-  finish in any order) are tied to their places in the file;
+  that line k of the file ends with ``:k}``, as only the line whose seq is k can, so the scan's
+  lines (which DuckDB's threads finish in any order) are tied to their places in the file;
 - an incident line counts only when it is exactly the canonical JSON the toolkit writes, rebuilt
   from the values DuckDB read (so no duplicate key, stray field, odd number or escape can read one
   way here and another way in Python), with its times, severities, sources and texts checked
@@ -380,8 +380,8 @@ _POW10 = 10 ** np.arange(1, 9, dtype=np.int64)
 class _FileFacts(threading.Thread):
     """One pass over the file's bytes beside the scan (hashlib and NumPy let go of the GIL): its
     SHA-256, its line count, its first and last lines, and whether each line k after the header
-    ends with ',"seq":k}' as the toolkit writes it. With ``seq`` unique, that ties every line the
-    scan read (in whatever order its threads finish) to its place in the file."""
+    ends with ':k}', as a line whose seq is k does. Every line the scan accepts ends with its own
+    seq, so that ties it (in whatever order DuckDB's threads finish) to its place in the file."""
 
     TAIL = 16  # bytes kept from one chunk to the next: ':', up to eight digits and '}'
 
@@ -423,7 +423,7 @@ class _FileFacts(threading.Thread):
         self._last(offset)
 
     def _check_tails(self, buf: np.ndarray, p: np.ndarray, k: np.ndarray) -> None:
-        """Whether each line numbered k (the header is 0), ending at p in buf, ends with ',"seq":k}'."""
+        """Whether each line numbered k (the header is 0), ending at p in buf, ends with ':k}'."""
         events = k >= 1
         p, k = p[events], k[events]
         if not len(p):

@@ -315,7 +315,7 @@ def verify(path: str | Path, expect: str | None = None) -> jr.VerifyReport:
         header = jr.read_header(path)
         with path.open("rb") as fh:
             first = fh.readline(1_000_000).rstrip(b"\n").decode("utf-8")
-        if jr._check_line(1, first, None)[1]:
+        if jr.check_line(1, first, None)[1]:
             raise Declined("the header line")
         journal = _fast(path, header, own_hashes=True, memory=VERIFY_MEMORY_LIMIT)
     except (Declined, InputError, UnicodeDecodeError):
@@ -494,7 +494,7 @@ def _check(con: Any, path: Path, header: dict[str, Any], facts: _FileFacts) -> j
     _check_incident_rules(con)
     last = facts.last_line.decode("utf-8")
     last_obj = json.loads(last)
-    if not events or jr._with_hash(last_obj)["hash"] != last_obj.get("hash"):
+    if not events or jr.own_hash(last, last_obj) != last_obj.get("hash"):
         raise Declined("the last line's own hash, or no events")
     journal = jr.Journal(path, header, others, last, facts.digest.hexdigest(), None)
     journal.tail = {"seq": events, "hash": last_obj["hash"]}
@@ -523,10 +523,10 @@ def _others(con: Any) -> list[dict[str, Any]]:
         WHERE l.seq IS NOT NULL AND l.other IS NOT NULL ORDER BY l.seq""").fetchall()
     events = []
     for seq, line, before in rows:
-        obj, problem = jr._parse_line(seq + 1, line)
+        obj, problem = jr.parse_line(seq + 1, line)
         if problem is None and isinstance(obj, dict):
             placed = obj.get("seq") == seq and line.endswith(f',"seq":{seq}}}') and obj.get("prev") == before \
-                and jr.canonical(obj) == line and jr._own_hash(line, obj) == obj.get("hash")
+                and jr.canonical(obj) == line and jr.own_hash(line, obj) == obj.get("hash")
             problem = jr.check_body(obj) if placed else "out of place, or not as the toolkit writes it"
         if problem or not isinstance(obj, dict):
             raise Declined("an event the reference would refuse")

@@ -110,7 +110,7 @@ def _damaged(path: Path, line: int, problem: str) -> InputError:
                       f"run 'day60 verify {path}'; a journal is read only as 'day60' wrote it")
 
 
-def _parse_line(n: int, line: str) -> tuple[Any, str | None]:
+def parse_line(n: int, line: str) -> tuple[Any, str | None]:
     try:
         return _loads_line(line), None
     except RecursionError:
@@ -203,7 +203,7 @@ def read(path: str | Path) -> Journal:
         except (ValueError, RecursionError):
             parsed = []
             for k, line in enumerate(lines, start=first):
-                obj, problem = _parse_line(k, line)
+                obj, problem = parse_line(k, line)
                 if problem:
                     raise _damaged(path, k, problem) from None
                 parsed.append(obj)
@@ -227,7 +227,7 @@ def read(path: str | Path) -> Journal:
                 digest.update(b"\n")
                 line = decode(raw, n)
                 if n == 1:
-                    header, problem = _parse_line(1, line)
+                    header, problem = parse_line(1, line)
                     if problem is None and (not isinstance(header, dict) or header.get("format") != FORMAT):
                         raise InputError("JOURNAL", f"{path} is not a day60 journal", "give a file made by 'day60 new'")
                     problem = problem or check_header(header)
@@ -264,7 +264,7 @@ def read_header(path: str | Path) -> dict[str, Any]:
     with os.fdopen(fd, "rb") as fh:
         first = fh.readline(1_000_000)
     try:
-        header, problem = _parse_line(1, first.decode("utf-8"))
+        header, problem = parse_line(1, first.decode("utf-8"))
     except UnicodeDecodeError:
         header, problem = None, "is not UTF-8 text"
     if problem is None and (not isinstance(header, dict) or header.get("format") != FORMAT):
@@ -1185,7 +1185,7 @@ def _check_lines(path: Path, start: int, stop: int | None, first: int, previous:
     out = _Lines()
     report = VerifyReport(path, 0, 0, None, False, 0, 0, 0)
     for n, line in _stream(path, report, start, stop, first):
-        obj, problem = _check_line(n, line, previous)
+        obj, problem = check_line(n, line, previous)
         if problem:
             out.problem = f"line {n}: {problem}"
             return out
@@ -1279,23 +1279,23 @@ def parse_head(text: str) -> tuple[int, str]:
     return int(seq), digest
 
 
-def _check_line(n: int, line: str, previous: str | None) -> tuple[Any, str | None]:
+def check_line(n: int, line: str, previous: str | None) -> tuple[Any, str | None]:
     """A line parsed, and what is wrong with it (canonical form, own hash, then as ``check_event``)."""
-    obj, problem = _parse_line(n, line)
+    obj, problem = parse_line(n, line)
     if problem:
         return obj, problem
     if not isinstance(obj, dict):
         return obj, "not a JSON object"
     if canonical(obj) != line:
         return obj, "not in canonical form (the line was edited)"
-    if _own_hash(line, obj) != obj.get("hash"):
+    if own_hash(line, obj) != obj.get("hash"):
         return obj, "its hash does not match its content (the line was edited)"
     if previous is None:
         return obj, check_header(obj)
     return obj, check_event(n, obj, previous)
 
 
-def _own_hash(line: str, obj: dict[str, Any]) -> str:
+def own_hash(line: str, obj: dict[str, Any]) -> str:
     """The SHA-256 of a canonical line without its "hash" member, taken by cutting the member out
     of the line (keys are sorted and no value after "hash" holds an object, so the last
     occurrence is the top-level one); anything unexpected falls back to re-encoding."""

@@ -338,17 +338,21 @@ def check_rules(events: list[dict[str, Any]], elsewhere: dict[int, dict[str, Any
     ``elsewhere`` holds events kept out of ``events`` (the engine's incident table) that a
     correction names: they are looked up as its target, never replayed.
     """
-    raw_by_seq = {**(elsewhere or {}), **{e["seq"]: e for e in events}}
+    _check_targets(events, {**(elsewhere or {}), **{e["seq"]: e for e in events}})
+    state = _State()
+    for ev in effective(events):
+        state.apply_at(ev)
+    return state
+
+
+def _check_targets(events: list[dict[str, Any]], raw_by_seq: dict[int, dict[str, Any]]) -> None:
+    """``_check_target`` for each event, a refusal marked with the event's seq."""
     for e in events:
         try:
             _check_target(e, raw_by_seq)
         except InputError as exc:
             exc.seq = e["seq"]  # type: ignore[attr-defined]
             raise
-    state = _State()
-    for ev in effective(events):
-        state.apply_at(ev)
-    return state
 
 
 def _check_target(e: dict[str, Any], raw_by_seq: dict[int, dict[str, Any]]) -> None:
@@ -1086,12 +1090,7 @@ def scan(path: str | Path, expect: str | None = None) -> Scan:
     by_seq = {obj["seq"]: obj for n, line in _stream(path, None) if n - 1 in targets
               for obj in [_loads_line(line)]}
     try:
-        for e in fixers:
-            try:
-                _check_target(e, by_seq)
-            except InputError as exc:
-                exc.seq = e["seq"]  # type: ignore[attr-defined]
-                raise
+        _check_targets(fixers, by_seq)
         found.state = _replay(path, fixers)
     except InputError as exc:
         report.problem = f"line {getattr(exc, 'seq', 0) + 1}: breaks a rule of fact: {exc.problem}"

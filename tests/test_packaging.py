@@ -103,7 +103,8 @@ def test_a_wheel_built_from_the_sdist_keeps_the_commit(tmp_path):
     head = git(clone, "rev-parse", "HEAD").strip()
     sdist = build(clone, tmp_path / "sdist", "sdist")
     with tarfile.open(sdist) as tar:
-        tar.extractall(tmp_path / "unpacked", filter="data")
+        kwargs = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}  # Python 3.11.4 and later
+        tar.extractall(tmp_path / "unpacked", **kwargs)
     [tree] = (tmp_path / "unpacked").iterdir()
     assert not is_checkout(tree) and (tree / "day60" / "_build.py").is_file()
     found = installed_source(build(tree, tmp_path / "from-sdist"), tmp_path / "site")

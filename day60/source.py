@@ -18,6 +18,7 @@ from typing import Any
 UNKNOWN = "unknown (not built from a git checkout)"
 _HASH = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")  # SHA-1, or a SHA-256 repository's 64 digits
 PACKAGE = Path(__file__).resolve().parent
+DATA = ("clauses", "rubric", "selfassess", "templates")  # shipped whole inside the wheel (pyproject.toml)
 
 
 def _git(root: Path, *args: str) -> str | None:
@@ -40,22 +41,28 @@ def from_checkout(root: Path) -> dict[str, Any] | None:
         return None
     head = (_git(root, "rev-parse", "HEAD") or "").strip()
     status = _git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all")
-    if not _HASH.fullmatch(head) or status is None:
+    ignored = _git(root, "status", "--porcelain=v1", "-z", "--ignored=matching", "--untracked-files=all", "--",
+                   *DATA)
+    if not _HASH.fullmatch(head) or status is None or ignored is None:
         return None
-    return {"commit": head, "dirty": bool(changed := changed_paths(status)), "changed": changed}
+    changed = sorted(changed_paths(status) | changed_paths(ignored, ignored=True))
+    return {"commit": head, "dirty": bool(changed), "changed": changed}
 
 
-def changed_paths(status: str) -> list[str]:
+def changed_paths(status: str, ignored: bool = False) -> set[str]:
     """The paths in ``git status --porcelain=v1 -z`` output (a rename's new name; its old name,
-    the entry after it, is skipped)."""
-    entries, out, skip = status.split("\0"), set(), False
-    for entry in entries:
+    the entry after it, is skipped); with ``ignored``, only files git ignores ("!!"), bytecode
+    caches left out. The data folders are read whole, so a file git ignores there counts too."""
+    out, skip = set(), False
+    for entry in status.split("\0"):
         if skip or len(entry) < 4:
             skip = False
             continue
-        out.add(entry[3:])
         skip = entry[0] in "RC"
-    return sorted(out)
+        if ignored and (not entry.startswith("!!") or "__pycache__/" in entry):
+            continue
+        out.add(entry[3:])
+    return out
 
 
 def describe(commit: str | None, dirty: bool | None, changed: list[str] | tuple[str, ...] = (),

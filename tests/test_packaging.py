@@ -76,8 +76,9 @@ def test_a_wheel_names_the_commit_of_the_tree_it_was_built_from(tmp_path):
 @needs_git
 def test_a_clean_clone_and_a_dirty_one(tmp_path):
     """A fresh clone is clean: commit = the clone's HEAD, dirty false, nothing changed. One edit
-    to a tracked file and one new file make the next build dirty, naming both paths, with the same
-    commit: the record never passes a changed tree off as the commit."""
+    to a tracked file, one new file, and one file git ignores (*.partial) in a data folder the wheel
+    copies whole make the next build dirty, naming the three paths, with the same commit: the
+    record never passes a changed tree off as the commit."""
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, capture_output=True)
     head = git(clone, "rev-parse", "HEAD").strip()
@@ -87,10 +88,13 @@ def test_a_clean_clone_and_a_dirty_one(tmp_path):
     rubric = clone / "rubric" / "day60-v1.yaml"
     rubric.write_text(rubric.read_text() + "\n# a local edit\n")
     (clone / "day60" / "extra.py").write_text("X = 1\n")
-    found = installed_source(build(clone, tmp_path / "dirty"), tmp_path / "dirty-site")
+    (clone / "rubric" / "notes.partial").write_text("shipped, though git ignores it\n")
+    wheel = build(clone, tmp_path / "dirty")
+    assert "day60/_data/rubric/notes.partial" in zipfile.ZipFile(wheel).namelist()
+    found = installed_source(wheel, tmp_path / "dirty-site")
     assert (found["commit"], found["dirty"]) == (head, True)
-    assert found["changed"] == ["day60/extra.py", "rubric/day60-v1.yaml"]
-    assert "with uncommitted changes to 2 path(s)" in found["text"]
+    assert found["changed"] == ["day60/extra.py", "rubric/day60-v1.yaml", "rubric/notes.partial"]
+    assert "with uncommitted changes to 3 path(s)" in found["text"]
 
 
 @needs_git

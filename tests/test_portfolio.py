@@ -386,3 +386,16 @@ def test_a_result_without_the_provisional_key_reads_as_final():
     assert provisional({"provisional": ["before the close"]}) == ["before the close"]
     assert words.score_cell(84.94, False, 0.0) == "84.9"
     assert words.score_cell(84.94, True, 4.0) == "84.9 PROVISIONAL (4.00 points under dispute)"
+
+
+def test_a_rollback_outside_the_window_is_counted_apart_not_dropped(run, tmp_path):
+    """RH-9's criterion was met on Fri 27 Feb, before the window opened on Mon 2 Mar: it is in
+    neither kind's column (0 rehearsals, 0 production rollbacks) and the row counts it apart: 1."""
+    path = make_journal(tmp_path / "apart.jsonl", [
+        ("rollback.criterion-met", "RH-9", "2026-02-27T10:00", {"kind": "rehearsal"}),
+        ("rollback.decision", "RH-9", "2026-02-27T10:05")], tier="T2", synthetic=True)
+    r = run("portfolio", path, "--format", "json")
+    assert r.exit_code == 0, r.output
+    [row] = json.loads(r.stdout)["exercises"]
+    assert (row["rehearsal_rollbacks"], row["production_rollbacks"], row["rollbacks_apart"]) == (0, 0, 1)
+    assert "1 rollback(s) counted apart" in words.key_figures(row)

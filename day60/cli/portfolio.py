@@ -16,7 +16,7 @@ ROLLBACK_COLUMNS = [f"{kind}_{name}" for kind in ("production", "rehearsal") for
 COLUMNS = ["exercise", "supplier", "partner", "deployment", "tier", "rubric", "calendar", "records", "synthetic",
            "window_start", "window_end", "score", "provisional", "provisional_reasons", "under_dispute_points",
            "drift_earned", "drift_points", "incident_earned", "incident_points", "report_earned", "report_points",
-           "rollback_scored_kind", *ROLLBACK_COLUMNS,
+           "rollback_scored_kind", *ROLLBACK_COLUMNS, "rollbacks_apart",
            "drift_population", "drift_notice_mean_bh", "drift_not_detected", "incidents_judged",
            "incidents_restored", "restore_within_target",
            "report_completeness_percent", "report_elements_passing", "report_elements_required",

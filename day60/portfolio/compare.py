@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from day60.portfolio.rows import KINDS, Scored
+from day60.portfolio.rows import KINDS, Scored, provisional
 from day60.portfolio.words import KIND_NOUN, counted
 
 TIME_UNITS = ("hours", "business hours", "minutes")
@@ -47,29 +47,25 @@ def compare(old: Scored, new: Scored) -> dict[str, Any]:
     for f in figures:
         if f.get("line") and not f.get("kind_apart") and f["old_scored"] != f["new_scored"]:
             exercised["newly exercised" if f["new_scored"] else "no longer exercised"].append(f["figure"])
-    provisional = [side for side, row in (("old", old.row), ("new", new.row)) if row["provisional"]]
+    marked = [side for side, row in (("old", old.row), ("new", new.row)) if row["provisional"]]
     note = None if same_tier else "not compared: the exercises ran at different tiers (charter 4.5)"
     unscored = [side for side, row in (("old", old.row), ("new", new.row)) if row["score"] is None]
     if same_tier and unscored:
         note = f"not compared: the {' and the '.join(unscored)} score {'are' if len(unscored) > 1 else 'is'} not run"
-    elif same_tier and provisional:
-        note = f"PROVISIONAL: the {' and the '.join(provisional)} score{'s are' if len(provisional) > 1 else ' is'} " \
+    elif same_tier and marked:
+        note = f"PROVISIONAL: the {' and the '.join(marked)} score{'s are' if len(marked) > 1 else ' is'} " \
                "provisional, so this change may move"
     return {
         "old": old.row, "new": new.row, "banner": banner,
         "score": {"old": old.row["score"], "new": new.row["score"], "old_tier": old.row["tier"],
                   "new_tier": new.row["tier"],
-                  "old_provisional": _reasons(old.row), "new_provisional": _reasons(new.row),
+                  "old_provisional": provisional(old.result), "new_provisional": provisional(new.result),
                   "old_under_dispute_points": old.row["under_dispute_points"],
                   "new_under_dispute_points": new.row["under_dispute_points"],
                   "change_points": new.row["score"] - old.row["score"] if same_tier and not unscored else None,
                   "note": note},
         "figures": figures, **{k.replace(" ", "_"): v for k, v in exercised.items()},
     }
-
-
-def _reasons(row: dict[str, Any]) -> list[str]:
-    return row["provisional_reasons"].split("; ") if row["provisional_reasons"] else []
 
 
 def _banner(a: dict[str, Any], b: dict[str, Any]) -> list[str]:

@@ -111,6 +111,9 @@ def row(path: Path, journal: Any, result: dict[str, Any], summary: dict[str, Any
         mine = kind == rollback_kind
         out[f"{kind}_rollback_earned"] = sum(x["earned"] for x in section) if mine else None
         out[f"{kind}_rollback_points"] = sum(x["points"] for x in section) if mine else None
+    # Rollbacks whose criterion was not met inside the window (or never recorded) are in no
+    # column: counted here, so none goes unseen.
+    out["rollbacks_apart"] = int(summary["rollbacks"]["outside_window"]["count"])
     for kind in KINDS:  # the charter's figures for each kind, whatever the tier scores (3.20.2)
         block = summary["rollbacks"][kind]
         out[f"{kind}_rollbacks"] = int(block["count"])

@@ -67,6 +67,9 @@ def key_figures(row: dict[str, Any]) -> str:
     if row["incidents_judged"]:
         parts.append(f"{row['restore_within_target']} of {plural(row['incidents_judged'], 'incidents')} restored "
                      "within target")
+    if row.get("rollbacks_apart"):
+        parts.append(f"{row['rollbacks_apart']} rollback(s) counted apart: criterion not met in the window, or "
+                     "never recorded")
     if row["report_completeness_percent"] is not None:
         parts.append(f"report {num(row['report_completeness_percent'], 1)}% complete "
                      f"({int(row['report_elements_passing'])} of {int(row['report_elements_required'])} elements)")

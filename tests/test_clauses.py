@@ -480,6 +480,8 @@ def test_the_list_the_show_and_an_old_deal_know_it_has_no_ceiling(run, tmp_path)
     listed = json.loads(run("comply", "--list-checks", "--sow", SOW, "--format", "json").stdout)
     row = next(c for c in listed if c["check"] == "false-containment")
     assert (row["comparator"], row["parameter"], row["threshold"], row["unit"]) == ("report", None, None, "percent")
+    listed = next(line for line in run("clauses", "list").stdout.splitlines() if line.startswith("false-containment"))
+    assert listed.endswith("none (a reporting duty with no threshold)")
     out = run("clauses", "show", "false-containment").stdout
     assert "parameters: none" in out and "false-containment: reported, in percent, with no threshold" in out
     assert "shall not exceed" not in out and "sets no level the rate must stay below" in out

@@ -39,8 +39,10 @@ def clauses_list(fmt: str = typer.Option("table", "--format", help=FORMAT_HELP))
         print_json(rows)
         return
     typer.echo(f"clause library {lib.id} {lib.version}: {len(rows)} clauses")
+    duties = {c.id for c in lib.clauses.values() if all(k.comparator == "report" for k in c.checks)}
     print_table([{"id": r["id"], "section": r["section"], "title": r["title"],
-                  "parameters": ", ".join(p["id"] for p in r["parameters"])} for r in rows])
+                  "parameters": ", ".join(p["id"] for p in r["parameters"])
+                  or ("none (a reporting duty with no threshold)" if r["id"] in duties else "none")} for r in rows])
 
 
 @clauses_app.command("show")

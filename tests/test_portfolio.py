@@ -26,6 +26,7 @@ def march(folder, name="march.jsonl", **header):
         ("drift.notice", "d1", "2026-03-02T14:00", {"affected_class": "forms", "evidence": "SYNTHETIC"}),
         ("incident.detected", "i1", "2026-03-03T10:00", {"severity": 2, **ORGANIC}),
         ("incident.restored", "i1", "2026-03-03T12:30", {"check": "SYNTHETIC canary"}),
+        ("exercise.close", "exercise", "2026-03-13T17:30"),
     ], synthetic=True, **header)
 
 
@@ -37,6 +38,7 @@ def april(folder, name="april.jsonl", **header):
         ("drift.notice", "d1", "2026-04-14T10:00", {"affected_class": "forms", "evidence": "SYNTHETIC"}),
         ("incident.detected", "i1", "2026-04-15T10:00", {"severity": 2, **ORGANIC}),
         ("incident.restored", "i1", "2026-04-15T11:00", {"check": "SYNTHETIC canary"}),
+        ("exercise.close", "exercise", "2026-04-24T17:30"),
     ], window=("2026-04-13T09:00", "2026-04-24T17:30"), synthetic=True, **header)
 
 
@@ -148,7 +150,8 @@ def test_compare_banner_for_each_difference(run, tmp_path):
     records = march(tmp_path, "records.jsonl", records="supplier-reported")
     c = json.loads(run("compare", base, records, "--format", "json").stdout)
     assert c["banner"] == ["their data sources differ (auditor-held and supplier-reported)"]
-    us = make_journal(tmp_path / "us.jsonl", [], calendar="us-office.toml", synthetic=True)
+    us = make_journal(tmp_path / "us.jsonl", [("exercise.close", "exercise", "2026-03-13T17:30")],
+                      calendar="us-office.toml", synthetic=True)
     c = json.loads(run("compare", base, us, "--format", "json").stdout)
     assert any("business calendars differ" in b for b in c["banner"])
     row = {"tier": "T3", "rubric": "day60 1.0.0", "calendar": "x", "records": "auditor-held", "deployment": "d",

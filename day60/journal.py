@@ -891,14 +891,23 @@ def _event_problem(kind: str, exc: ValidationError) -> InputError:
         if unknown:
             parts.append(f"{', '.join(str(u) for u in unknown)} {'is' if len(unknown) == 1 else 'are'} "
                          f"not a field of {kind}")
-        names = ", ".join(f"--set {n}" for n in [*missing, *unknown])
+        wrong = [e for e in errors if e["type"] not in ("missing", "extra_forbidden")]
+        others = []
+        if wrong:  # and the fields given with a wrong value, so that one run fixes them all
+            from day60.errors import _one_problem
+
+            others = [_one_problem(e, "") for e in wrong]
+            parts += [f"{n.replace('data.', '--set ')}: {m}" for n, m in others]
+        names = ", ".join([*(f"--set {n}" for n in [*missing, *unknown]),
+                           *(n.replace("data.", "--set ") for n, _ in others)])
         return InputError(names, "; ".join(parts), f"{kind} takes: {allowed} (see 'day60 kinds')")
     name, msg = pydantic_problem(exc)
     if name == "id":
         return InputError("--id", msg, "use visible characters only (no control, invisible or direction marks)")
     if name == "at":
         return InputError("--at", msg, "give a time " + RANGE_TEXT)
-    return InputError(name.replace("data.", "--set "), msg, f"{kind} takes: {allowed} (see 'day60 kinds')")
+    return InputError(name.replace("data.", "--set "), msg.replace("data.", "--set "),
+                      f"{kind} takes: {allowed} (see 'day60 kinds')")
 
 
 def append(

@@ -140,8 +140,8 @@ def _ticket(row: dict[str, str], where: str, times: Times, settings: Settings) -
     resolver = (cell("resolved_by") or "").strip()
     if resolver and resolver in settings.integrations:
         t.auto_resolved = f"{cols['resolved_by']} {resolver!r}"
-    found = settings.outcome((cols.get("outcome", "outcome"), cell("outcome")), (cols.get("state", "state"),
-                                                                                 cell("state")))
+    found = settings.outcome("the sheet's", (cols.get("outcome", "outcome"), cell("outcome")),
+                             (cols.get("state", "state"), cell("state")))
     if found:
         t.outcome = (found[0], found[1], None)
     wall = number(cell("vendor_hours"), cols.get("vendor_hours", ""))

@@ -240,10 +240,10 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, c
         t.ack_known, t.acknowledged = True, at("acknowledged")
     confirm(t, at("restored"), row.get(cols["check"]) if cols["check"] else None, cols["restored"])
     resolution = (row.get("Resolution") or "").strip()
-    found = settings.outcome(("Resolution", resolution), ("Status", t.state),
+    found = settings.outcome("Jira", ("Resolution", resolution), ("Status", t.state),
                              *([(cols["outcome"], row.get(cols["outcome"]))] if cols["outcome"] else []))
     if found:
-        t.outcome = (found[0], f"Jira {found[1]}", None)
+        t.outcome = (found[0], found[1], None)
     if cols["resolved_by"]:
         resolver = (row.get(cols["resolved_by"]) or "").strip()
         if resolver in settings.integrations:

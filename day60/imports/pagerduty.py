@@ -110,9 +110,9 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
                     t.note_stream.append((at, text))
         reason = (incident or {}).get("resolve_reason")
         if isinstance(reason, dict) and isinstance(reason.get("type"), str):
-            found = settings.outcome(("resolve_reason", reason["type"]))
+            found = settings.outcome("PagerDuty", ("resolve_reason", reason["type"]))
             if found:
-                t.outcome = (found[0], f"PagerDuty {found[1]}", t.resolved)
+                t.outcome = (found[0], found[1], t.resolved)
         yield t
 
 

@@ -61,8 +61,9 @@ def from_journal(journal: Any, figures: Any = None, only: set[str] | None = None
 
         figures = metrics.compute(journal)
     inc = figures.tables["incidents"].set_index("id")
+    cal = journal.calendar()
     table = [_row(ident, v, inc.loc[ident] if ident in inc.index else None, reopens.get(ident, 0),
-                  ident in standin) for ident, v in sorted(vendor.items())]
+                  ident in standin, cal) for ident, v in sorted(vendor.items())]
     judged = [r for r in table if r["agree"] is not None]
     differ = [r for r in judged if not r["agree"]]
     worst = max(differ, key=lambda r: r["gap_hours"]) if differ else None
@@ -91,7 +92,7 @@ def _h(value: float) -> str:
     return f"{value:.2f} h"
 
 
-def _row(ident: str, v: dict[str, Any], mine: Any, reopens: int, standin: bool) -> dict[str, Any]:
+def _row(ident: str, v: dict[str, Any], mine: Any, reopens: int, standin: bool, cal: Any) -> dict[str, Any]:
     import math
 
     row: dict[str, Any] = {
@@ -126,80 +127,101 @@ def _row(ident: str, v: dict[str, Any], mine: Any, reopens: int, standin: bool) 
     row["gap_hours"] = max(gaps)
     row["agree"] = all(g * 3600 <= AGREE_SECONDS for g in gaps)
     if not row["agree"]:
-        row["reasons"] = _reasons(row, v, mine, reopens, standin)
+        row["reasons"] = _reasons(row, v, mine, reopens, standin, cal)
     return row
 
 
-def _reasons(row: dict[str, Any], v: dict[str, Any], mine: Any, reopens: int, standin: bool) -> list[str]:
-    """Why the two figures differ, from what the journal holds; the rest is said to be unexplained."""
+def _reasons(row: dict[str, Any], v: dict[str, Any], mine: Any, reopens: int, standin: bool, cal: Any) \
+        -> list[str]:
+    """Why the two figures differ, from what the journal holds: each part (where the clocks start,
+    where they stop, how long each stood paused) worked in calendar and in business hours on the
+    deal's calendar; what the parts leave is stated: on business hours, the vendor's own schedule;
+    otherwise, unexplained."""
     tol = AGREE_SECONDS / 3600
     start = mine["start"].to_pydatetime()
     end = mine["restored"].to_pydatetime()
     v_from, v_to = _at(v.get("vendor_from")), _at(v.get("vendor_to"))
-    ours_paused = (end - start).total_seconds() / 3600 - row["ours_hours"]
+    wall_only = row["vendor_business_hours"] is None
+    unit = "h" if row["vendor_hours"] is not None else "bh"
+
+    def span(a: dt.datetime, b: dt.datetime) -> tuple[float, float]:
+        """(calendar, business) hours from a to b, negative when b is before a."""
+        sign = 1.0 if b >= a else -1.0
+        lo, hi = (a, b) if b >= a else (b, a)
+        return sign * (hi - lo).total_seconds() / 3600, sign * cal.business_seconds(lo, hi) / 3600
+
+    def shown(part: tuple[float, float]) -> str:
+        return _h(abs(part[0])) if unit == "h" else f"{abs(part[1]):.2f} bh"
+
+    ours_paused = (span(start, end)[0] - row["ours_hours"], span(start, end)[1] - row["ours_business_hours"])
     waits = float(mine["waiting_on_partner_hours"] or 0.0)
     changes = float(mine["change_window_hours"] or 0.0)
-    v_paused = _hours(v.get("vendor_paused_ms"))
-    if v_paused is None and v_from and v_to and row["vendor_hours"] is not None:
-        v_paused = (v_to - v_from).total_seconds() / 3600 - row["vendor_hours"]
+    v_paused_wall = _hours(v.get("vendor_paused_ms"))
+    if v_paused_wall is None and v_from and v_to and row["vendor_hours"] is not None:
+        v_paused_wall = span(v_from, v_to)[0] - row["vendor_hours"]
+    v_paused = None if v_paused_wall is None else (v_paused_wall, 0.0 if abs(v_paused_wall) <= tol else None)
     out: list[str] = []
-    explained = 0.0
-    known = True
+    explained = [0.0, 0.0]
+    known = [True, True]
     if v_from is not None:
-        d = (v_from - start).total_seconds() / 3600
-        explained += d
-        if abs(d) > tol:
+        d = span(start, v_from)
+        explained = [explained[0] + d[0], explained[1] + d[1]]
+        if abs(d[0]) > tol:
             basis = ("our clock starts at the ticket's opening, standing in for a detection the records lack"
                      if standin else "our clock starts at the earlier of the supplier's detection and your notice "
                                      "(charter 3.19.3)")
-            out.append(f"{basis}, {_h(abs(d))} {'before' if d > 0 else 'after'} the vendor's clock started "
+            out.append(f"{basis}, {shown(d)} {'before' if d[0] > 0 else 'after'} the vendor's clock started "
                        f"({v_from.isoformat()})")
     else:
-        known = False
+        known = [False, False]
         if standin:
             out.append("our clock starts at the ticket's opening, standing in for a detection the records lack")
     if v_to is not None:
-        d = (end - v_to).total_seconds() / 3600
-        explained += d
-        if abs(d) > tol:
-            out.append(f"our clock ends at the monitoring-confirmed restore (charter 3.19.4), {_h(abs(d))} "
-                       f"{'after' if d > 0 else 'before'} the vendor's stopped ({v_to.isoformat()})")
+        d = span(v_to, end)
+        explained = [explained[0] + d[0], explained[1] + d[1]]
+        if abs(d[0]) > tol:
+            out.append(f"our clock ends at the monitoring-confirmed restore (charter 3.19.4), {shown(d)} "
+                       f"{'after' if d[0] > 0 else 'before'} the vendor's stopped ({v_to.isoformat()})")
     else:
-        known = False
+        known = [False, False]
     if reopens:
         out.append(f"re-opened {reopens} time(s): our clock runs to the last confirmed restore")
+    parts = [f"waits on you {_h(waits)}"] if waits > tol else []
+    parts += [f"agreed change windows {_h(changes)}"] if changes > tol else []
+    ours = f"ours stops for {_h(ours_paused[0])} ({', '.join(parts)})" if parts else "ours stops for none"
     if v_paused is not None:
-        d = ours_paused - v_paused
-        explained -= d
-        if abs(d) > tol:
-            parts = [f"waits on you {_h(waits)}"] if waits > tol else []
-            parts += [f"agreed change windows {_h(changes)}"] if changes > tol else []
-            ours = f"ours stops for {_h(ours_paused)} ({', '.join(parts)})" if parts else "ours stops for none"
-            if v_paused > ours_paused:
-                out.append(f"the vendor's clock stood paused {_h(v_paused)} where {ours}: a hold the vendor "
-                           "counted out that the charter counts (the supplier's own time)")
-            else:
-                out.append(f"{ours} where the vendor's clock stood paused {_h(v_paused)}: a wait or change "
-                           "window the charter excludes that the vendor counted")
+        d = ours_paused[0] - v_paused[0]
+        explained[0] -= d
+        if v_paused[1] is None:
+            known[1] = False  # how much of the vendor's pause fell in business hours is not known
+        else:
+            explained[1] -= ours_paused[1] - v_paused[1]
+        if abs(d) > tol and v_paused[0] > ours_paused[0]:
+            out.append(f"the vendor's clock stood paused {_h(v_paused[0])} where {ours}: a hold the vendor "
+                       "counted out that the charter counts (the supplier's own time)")
+        elif abs(d) > tol:
+            out.append(f"{ours} where the vendor's clock stood paused {_h(v_paused[0])}: a wait or change "
+                       "window the charter excludes that the vendor counted")
     else:
-        known = False
-        parts = [f"waits on you {_h(waits)}"] if waits > tol else []
-        parts += [f"agreed change windows {_h(changes)}"] if changes > tol else []
+        known = [False, False]
         if parts:
             out.append(f"ours excludes {', '.join(parts)} (charter 3.19.5); the export does not say whether the "
                        "vendor's clock paused for them")
-    if row["difference_hours"] is not None and known:
-        rest = row["difference_hours"] - explained
+    if row["difference_hours"] is not None and known[0]:
+        rest = row["difference_hours"] - explained[0]
         if abs(rest) > tol:
             out.append(f"{_h(abs(rest))} of the calendar difference is not explained by the records")
-    elif row["difference_hours"] is not None and abs(row["difference_hours"]) > tol and not out:
+    if row["difference_business_hours"] is not None and abs(row["difference_business_hours"]) > tol:
+        schedule = f" ({v['vendor_schedule']})" if v.get("vendor_schedule") else ""
+        if known[1]:
+            rest = row["difference_business_hours"] - explained[1]
+            if abs(rest) > tol:
+                out.append(f"{rest:+.2f} bh of the business difference is the vendor's own schedule{schedule}, not "
+                           "the deal's calendar")
+        elif wall_only is False:
+            out.append(f"the vendor's business hours are on its own schedule{schedule}; the export does not say "
+                       "how they fall on the deal's calendar")
+    if not out:
         out.append("the export does not say when the vendor's clock started and stopped, so the difference "
                    "cannot be taken apart")
-    if row["difference_business_hours"] is not None and abs(row["difference_business_hours"]) > tol:
-        wall_agrees = row["difference_hours"] is not None and abs(row["difference_hours"]) <= tol
-        schedule = f" ({v['vendor_schedule']})" if v.get("vendor_schedule") else ""
-        if wall_agrees or not out:
-            out.append(f"the vendor's business hours are on its own schedule{schedule}, not the deal's calendar")
-        else:
-            out.append(f"the business figures also differ by the vendor's own schedule{schedule}")
     return out

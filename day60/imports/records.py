@@ -119,14 +119,14 @@ class Settings:
     def column(self, key: str, default: str | None = None) -> str | None:
         return self.columns.get(key, default)
 
-    def outcome(self, *values: tuple[str, str | None]) -> tuple[str, str] | None:
+    def outcome(self, vendor: str, *values: tuple[str, str | None]) -> tuple[str, str] | None:
         """The first of (field, vendor value) that the map's [outcomes] names: (kind, reason), the
         reason being the vendor's own value (and, for an exclusion, the contract's reason)."""
         for name, value in values:
             key = (value or "").strip()
             if key and key in self.outcomes:
                 kind, why = self.outcomes[key]
-                said = f"{name} {key!r}"
+                said = f"{vendor} {name} {key!r}"
                 return kind, said if kind == "withdrawn" else f"{why} ({said})"
         return None
 

@@ -162,6 +162,9 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
                 yield from _incidents(con, p, header, bool(audits), bool(journals), times_cols, text_cols, fmt,
                                       times, settings, held, changes, slas)
         except duckdb.Error as exc:
+            for p in paths:  # a quote opened and not closed: name its row, as the Python reader finds it
+                for _ in csv_rows(p, "EXPORT")[1]:
+                    pass
             raise InputError("EXPORT", f"the export cannot be read ({str(exc).splitlines()[0][:160]})",
                              "export it again as UTF-8 CSV") from None
         finally:
@@ -316,10 +319,10 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
     confirm(t, _at(row, col("restored"), times, fmt) if col("restored") else None,
             row[col("check")] if col("check") else None, col("restored"))
     close_code = (row.get("close_code") or "").strip()
-    found = settings.outcome(("state", state), ("state", code), ("close_code", close_code),
+    found = settings.outcome("ServiceNow", ("state", state), ("state", code), ("close_code", close_code),
                              *([(col("outcome"), row.get(col("outcome")))] if col("outcome") else []))
     if found:
-        t.outcome = (found[0], f"ServiceNow {found[1]}", t.resolved or t.closed)
+        t.outcome = (found[0], found[1], t.resolved or t.closed)
     elif state == "Canceled":
         t.notes.append("state Canceled, which the map's [outcomes] does not name: not counted as withdrawn "
                        "(add \"Canceled\" = \"withdrawn\" if the deal reads it so)")

@@ -174,9 +174,9 @@ def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, 
     values = [("tag", tag) for tag in tags] if outcome_field == "tags" else \
         [(outcome_field, None if _field(item, outcome_field) is None else str(_field(item, outcome_field)))] \
         if outcome_field else []
-    found = settings.outcome(("status", t.state), *values)
+    found = settings.outcome("Zendesk", ("status", t.state), *values)
     if found:
-        t.outcome = (found[0], f"Zendesk {found[1]}", None)
+        t.outcome = (found[0], found[1], None)
     _pauses(t, events, audits, tags, settings)
     start, end = _time(item, col("change_start"), times), _time(item, col("change_end"), times)
     if start is not None and end is not None and end > start:

@@ -141,7 +141,6 @@ def _reasons(row: dict[str, Any], v: dict[str, Any], mine: Any, reopens: int, st
     start = mine["start"].to_pydatetime()
     end = mine["restored"].to_pydatetime()
     v_from, v_to = _at(v.get("vendor_from")), _at(v.get("vendor_to"))
-    wall_only = row["vendor_business_hours"] is None
     unit = "h" if row["vendor_hours"] is not None else "bh"
 
     def span(a: dt.datetime, b: dt.datetime) -> tuple[float, float]:
@@ -207,9 +206,13 @@ def _reasons(row: dict[str, Any], v: dict[str, Any], mine: Any, reopens: int, st
         if parts:
             out.append(f"ours excludes {', '.join(parts)} (charter 3.19.5); the export does not say whether the "
                        "vendor's clock paused for them")
-    if row["difference_hours"] is not None and known[0]:
+    apart = "the export does not say when the vendor's clock started and stopped, so the difference cannot be " \
+            "taken apart"
+    if row["difference_hours"] is not None and abs(row["difference_hours"]) > tol:
         rest = row["difference_hours"] - explained[0]
-        if abs(rest) > tol:
+        if not known[0]:
+            out.append(apart)
+        elif abs(rest) > tol:
             out.append(f"{_h(abs(rest))} of the calendar difference is not explained by the records")
     if row["difference_business_hours"] is not None and abs(row["difference_business_hours"]) > tol:
         schedule = f" ({v['vendor_schedule']})" if v.get("vendor_schedule") else ""
@@ -218,10 +221,10 @@ def _reasons(row: dict[str, Any], v: dict[str, Any], mine: Any, reopens: int, st
             if abs(rest) > tol:
                 out.append(f"{rest:+.2f} bh of the business difference is the vendor's own schedule{schedule}, not "
                            "the deal's calendar")
-        elif wall_only is False:
+        elif v_from is None or v_to is None:
+            if apart not in out:
+                out.append(apart)
+        else:
             out.append(f"the vendor's business hours are on its own schedule{schedule}; the export does not say "
-                       "how they fall on the deal's calendar")
-    if not out:
-        out.append("the export does not say when the vendor's clock started and stopped, so the difference "
-                   "cannot be taken apart")
+                       "how its pauses fall on the deal's calendar")
     return out

@@ -9,10 +9,11 @@ Each ticket becomes organic incident events under the id ``FORMAT:TICKET``:
 - each wait on the partner and each agreed change window as a start and an end, merged per
   kind first so that overlapping holds from several sources count once;
 - the restore (3.19.4): a restore counts only with monitoring evidence; every resolution and
-  closure in the vendor's records is written as ``incident.ticket-closed`` (the last one
-  carrying the vendor's own duration, where the export has one, so a report can reconcile from
-  the journal alone), and every re-open as ``incident.reopened``, so that the clock runs to the
-  last confirmed restore;
+  closure in the vendor's records that is not the confirmed restore itself is written as
+  ``incident.ticket-closed``, and every re-open as ``incident.reopened``, so that the clock runs
+  to the last confirmed restore; the vendor's own duration, where the export has one, goes on
+  the last resolution (or on the restore, where that is the resolution) so a report can
+  reconcile from the journal alone;
 - a withdrawal or exclusion (3.19.5) that the map's [outcomes] or [notes] names, with the
   vendor's value as the reason.
 
@@ -134,13 +135,17 @@ def endings(t: Ticket) -> list[Event]:
     state = "live"
     ordered = sorted(items, key=lambda i: (i[0], i[1]))
     last_restore = max((n for n, i in enumerate(ordered) if i[2] == "restored"), default=None)
+    restored_at = {at for at, _o, what, _w in ordered if what == "restored"}
     for n, (at, _order, what, words) in enumerate(ordered):
         if what == "restored":
             data: dict[str, Any] = {"check": clean(words)}
-            if final is None and n == last_restore and t.vendor is not None:
-                data.update(vendor_data(t))  # no resolution in the records: the restore carries their clock
+            if n == last_restore and t.vendor is not None and (final is None or final == at):
+                data.update(vendor_data(t))  # the restore is the resolution, or there is none: it carries their clock
             out.append(("incident.restored", at, data))
             state = "restored"
+            continue
+        if what != "reopened" and at in restored_at and state == "restored":
+            continue  # resolved at the confirmed restore itself: the restore says it
         elif what == "reopened":
             if state == "live":
                 t.notes.append(f"re-opened at {at.isoformat()} ({clean(words, 80)}) with no resolution before it "

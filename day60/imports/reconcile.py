@@ -60,10 +60,16 @@ def from_journal(journal: Any, figures: Any = None, only: set[str] | None = None
         from day60 import metrics
 
         figures = metrics.compute(journal)
-    inc = figures.tables["incidents"].set_index("id")
+    inc = figures.tables["incidents"]
+    wanted = inc["id"].isin(list(vendor))  # a year of tickets: looked up by position, not by label
+    inc = inc[wanted]
+    names = ("status", "restore_hours", "restore_business_hours", "waiting_on_partner_hours", "change_window_hours",
+             "start", "restored")
+    columns = [inc[c].to_numpy() if c not in ("start", "restored") else list(inc[c]) for c in names]
+    mine = {ident: dict(zip(names, values, strict=True)) for ident, *values in zip(inc["id"], *columns, strict=True)}
     cal = journal.calendar()
-    table = [_row(ident, v, inc.loc[ident] if ident in inc.index else None, reopens.get(ident, 0),
-                  ident in standin, cal) for ident, v in sorted(vendor.items())]
+    table = [_row(ident, v, mine.get(ident), reopens.get(ident, 0), ident in standin, cal)
+             for ident, v in sorted(vendor.items())]
     judged = [r for r in table if r["agree"] is not None]
     differ = [r for r in judged if not r["agree"]]
     worst = max(differ, key=lambda r: r["gap_hours"]) if differ else None

@@ -210,8 +210,11 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
         for spec in lib.clauses[cid].parameters if cid in lib.clauses else []:
             if spec.fixed is not None and spec.id not in params:
                 params = {**params, spec.id: spec.fixed}
+    tier = tier_facts(params.get("day60_tier")) if "day60-exercise" in include else None
     missing = [p.id for cid in include if cid in lib.clauses for p in lib.clauses[cid].parameters
-               if p.id not in params]
+               if p.id not in params and not (p.id == "day60_notice_business_days" and tier and tier["unannounced"])]
+    if tier is not None:
+        problems += _tier_problems(tier, params)
     missing += sorted({d for cid in include if cid in lib.clauses for d in lib.clauses[cid].documents}
                       - set(documents))
     if calendar is None:
@@ -223,6 +226,20 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
                          "fix the deal file (see 'day60 clauses list')")
     return Deal(deal=deal, parameters=params, include=include, sha256=hashlib.sha256(raw).hexdigest(),
                 path=str(path), calendar=calendar, documents=documents, report_elements=added, raw=raw)
+
+
+def _tier_problems(tier: dict[str, Any], params: dict[str, Any]) -> list[str]:
+    """A deal whose Day-60 numbers its own tier cannot honour (charter 4.5, 9.9)."""
+    problems = []
+    floor = params.get("day60_score_floor")
+    if isinstance(floor, int | float) and not isinstance(floor, bool) and floor > tier["max_points"]:
+        problems.append(f"parameters.day60_score_floor {floor:g} cannot be reached at tier {tier['id']}, where only "
+                        f"the {', '.join(tier['sections'])} line(s) can score ({tier['max_points']:g} points at most): "
+                        "lower the floor or choose a higher tier")
+    if tier["unannounced"] and "day60_notice_business_days" in params:
+        problems.append(f"parameters.day60_notice_business_days is set, but tier {tier['id']} is unannounced: the "
+                        "Provider is not told when the window opens, so drop it")
+    return problems
 
 
 def _deal_calendar(table: Any, folder: Path, problems: list[str]) -> dict[str, Any] | None:
@@ -301,10 +318,24 @@ def _ref(lib: Library, numbers: dict[str, int]) -> Any:
 
 
 def clause_text(lib: Library, clause: Clause, values: dict[str, str], numbers: dict[str, int],
-                rubric_name: str = "[rubric: id, version and SHA-256]") -> str:
-    """Render a clause's text template with display values and cross-references."""
+                rubric_name: str = "[rubric: id, version and SHA-256]", tier: dict[str, Any] | None = None) -> str:
+    """Render a clause's text template with display values and cross-references; ``tier`` is the
+    rubric's description of the deal's Day-60 tier (None while it is not chosen)."""
     env = SandboxedEnvironment(autoescape=False, keep_trailing_newline=False)
-    return env.from_string(clause.text).render(p=values, ref=_ref(lib, numbers), rubric=rubric_name).strip()
+    return env.from_string(clause.text).render(p=values, ref=_ref(lib, numbers), rubric=rubric_name,
+                                               tier=tier).strip()
+
+
+def tier_facts(tier_id: Any, published: Any = None) -> dict[str, Any] | None:
+    """What the rubric says a Day-60 tier runs, for the clause text and the deal's checks."""
+    from day60 import rubric
+
+    published = published or rubric.load()
+    tier = published.tiers.get(tier_id) if isinstance(tier_id, str) else None
+    if tier is None:
+        return None
+    points = sum(line.points for line in published.lines if line.section in tier.sections)
+    return {"id": tier_id, **tier.model_dump(), "max_points": points}
 
 
 def definitions(lib: Library, numbers: dict[str, int], calendar: bool) -> dict[str, str]:
@@ -362,7 +393,8 @@ def schedule(lib: Library, deal: Deal, draft: bool = False) -> dict[str, Any]:
                           "fixed": p.fixed_note if p.fixed is not None else None})
         clauses.append({"number": numbers[cid], "id": cid, "title": clause.title, "section": clause.section,
                         "definitions": clause.definitions.model_dump(), "requires": clause.requires,
-                        "text": clause_text(lib, clause, values, numbers, rubric_name),
+                        "text": clause_text(lib, clause, values, numbers, rubric_name,
+                                            tier_facts(deal.parameters.get("day60_tier"), published)),
                         "documents": [lib.documents[d].term for d in clause.documents]})
     needed = sorted({d for cid in deal.include for d in lib.clauses[cid].documents})
     documents = [{"term": lib.documents[d].term, "what": lib.documents[d].what, "reference": deal.documents.get(d),
@@ -433,7 +465,7 @@ def comply(lib: Library, deal: Deal, figures: dict[str, Any], source: str,
     for row in rows:
         prior = status.get(row["clause"], "met")
         status[row["clause"]] = "not met" if "not met" in (prior, row["status"]) else (
-            "not run" if "not run" in (prior, row["status"]) else "met")
+            "not run" if {"not run", "tier not demonstrated"} & {prior, row["status"]} else "met")
     for row in rows:  # paired measures: neither is satisfied without the other
         for needed in lib.clauses[row["clause"]].requires:
             other = status.get(needed)
@@ -475,6 +507,11 @@ def _check(lib: Library, clause: Clause, check: Check, deal: Deal, figure: Any, 
         return row
     if spec.type == "tier":
         threshold = TIERS.index(threshold) + 1
+    if isinstance(figure, dict) and figure.get("tier_not_demonstrated"):  # never met: the tier was not run (9.9)
+        row.update(status="tier not demonstrated", value=figure.get("value"), n=figure.get("n"),
+                   reason=f"the exercise did not show what its tier requires: {figure['tier_not_demonstrated']}",
+                   display="tier not demonstrated")
+        return row
     if isinstance(figure, dict) and figure.get("breach"):  # broken, whatever the figure (or its absence)
         value = figure.get("value")
         row.update(status="not met", reason=figure["breach"], n=figure.get("n"), value=value,
@@ -559,7 +596,7 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
     """The Day-60 figures a journal can supply, keyed by check figure id."""
     from day60 import assess
 
-    done = assess.score_journal(journal, deal_parameters=deal.parameters)
+    done = assess.score_journal(journal, deal_parameters=deal.parameters, deal_elements=list(deal.report_elements))
     s = done.figures.summary
     out: dict[str, Any] = {}
     drift = s["drift"]
@@ -596,6 +633,14 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
     prod = s["rollbacks"]["production"]
     out["rollback"] = {"value": prod["rollback_minutes"]["max"], "n": prod["rollback_minutes"]["count"],
                        "reason": prod["rollback_minutes"].get("reason")}
+    rehearsed = s["rollbacks"]["rehearsal"]["count"]
+    needed = deal.parameters.get("rehearsals_per_quarter")
+    # The window is a few days of a quarter: rehearsals seen in it are a floor on the quarter's count,
+    # so they can show the clause met, never broken (the rest of the quarter is not in the journal).
+    out["rollback-rehearsals"] = {"value": rehearsed, "n": rehearsed} if rehearsed and needed is not None \
+        and rehearsed >= needed else {"value": None, "n": None, "reason": (
+            f"{rehearsed} rollback rehearsal(s) in the window, which covers only part of a quarter: the quarter's "
+            "count is not in the journal")}
     rep = s["report"]
     lowest = min((p for p in rep["periods"] if p["completeness_percent"] is not None),
                  key=lambda p: p["completeness_percent"], default=None)
@@ -610,8 +655,43 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
         days = [delivery_business_day(cal, p["period"], dt.date.fromisoformat(p["delivered"]))
                 for p in rep["periods"]]
         out["report-timeliness"] = {"value": max(days), "n": len(days)}
-    out["day60-score"] = {"value": done.result["score"], "n": 1}
+    check = done.result["tier_check"]
+    out["day60-score"] = {"value": done.result["score"], "n": 1, "reason": done.result.get("score_reason"),
+                          "tier_not_demonstrated": None if check["met"] else "; ".join(check["problems"])}
     return out
+
+
+def _plain_name(text: Any) -> str:
+    return " ".join(re.sub(r"[^\w]+", " ", str(text or "")).casefold().split())
+
+
+def parties_problem(deal: Deal, header: dict[str, Any]) -> str | None:
+    """Whether the deal and the journal name the same parties (case, spacing and punctuation
+    aside): figures of one supplier are never judged against another's contract unnoticed."""
+    pairs = (("partner", deal.deal.get("partner"), header.get("partner")),
+             ("provider", deal.deal.get("provider"), header.get("supplier")))
+    wrong = [f"the deal's {role} is {str(a)[:60]!r} but the journal's is {str(b)[:60]!r}"
+             for role, a, b in pairs if _plain_name(a) != _plain_name(b)]
+    return "; ".join(wrong) or None
+
+
+def floor_verdict(result: dict[str, Any], deal: Deal) -> dict[str, Any] | None:
+    """The score against the deal's Day-60 floor, judged on the unrounded score at the deal's tier."""
+    floor = deal.parameters.get("day60_score_floor")
+    if floor is None:
+        return None
+    tier = deal.parameters.get("day60_tier")
+    out = {"floor": floor, "tier": tier or "not set", "reason": None}
+    if result["score"] is None:
+        return {**out, "verdict": "not run", "reason": result.get("score_reason")}
+    if tier and result["tier"] != tier:
+        return {**out, "verdict": "not run",
+                "reason": f"the exercise ran at tier {result['tier']}, the deal's is {tier}"}
+    if not result["tier_check"]["met"]:
+        return {**out, "verdict": "tier not demonstrated", "reason": "; ".join(result["tier_check"]["problems"])}
+    met = result["score"] >= floor
+    return {**out, "verdict": "met" if met else "not met",
+            "reason": None if met else f"{result['score']!r} is below the floor (judged unrounded)"}
 
 
 def delivery_business_day(cal: Any, period: str, delivered: dt.date) -> int:

@@ -44,6 +44,7 @@ def environment(markdown: bool = False) -> jinja2.Environment:
                        key_figures=display.key_figures, trend=display.trend, top_of=display.top_of,
                        signed=display.signed, compared=display.compared,
                        section_summary=display.section_summary, plural=display.plural, missing=display.missing,
+                       nothing_earned=display.nothing_earned,
                        drill_sheet=display.drill_sheet, drill_words=display.drill_words)
     return env
 

@@ -104,11 +104,24 @@ def test_a_disputed_line_reads_under_dispute_and_the_rest_stands(report, run, tm
     seq = during["disputes"][0]["seq"]
     refused = run("resolve", path, "--dispute", str(seq - 1), "--outcome", "upheld", "--reason", "x")
     assert refused.exit_code == 2 and "is not a dispute" in refused.stderr
-    assert run("resolve", path, "--dispute", str(seq), "--outcome", "upheld", "--reason", "confirmed").exit_code == 0
+    refused = run("resolve", path, "--dispute", str(seq), "--outcome", "rejected", "--exclude", "INC-2",
+                  "--reason", "x")
+    assert refused.exit_code == 2 and "only an upheld dispute" in refused.stderr
+    refused = run("resolve", path, "--dispute", str(seq), "--outcome", "upheld", "--exclude", "INC-99",
+                  "--reason", "x")
+    assert refused.exit_code == 2 and "INC-99" in refused.stderr
+    r = run("resolve", path, "--dispute", str(seq), "--outcome", "upheld", "--exclude", "INC-2", "--reason",
+            "confirmed: INC-2 was the partner's own test")
+    assert r.exit_code == 0, r.output
     after = json.loads(run("score", path, "--format", "json").stdout)
     restore = next(x for x in after["lines"] if x["id"] == "restore")
-    assert restore["status"] == "dispute upheld" and restore["earned"] == 0
-    assert after["disputes"][0]["outcome"] == "upheld"  # nothing leaves the log
+    # Charter 8.4: the supplier won, so the remedy (INC-2 excluded) is applied and the line scored
+    # again: only INC-1 (severity 2, 2.8 h against an 8 h target, full marks) is left, so the line
+    # keeps 25 of 25; it never falls to 0 because the supplier won.
+    assert restore["status"] == "scored" and restore["earned"] == 25
+    assert [o["id"] for o in restore["figure"]["observations"]] == ["INC-1"]
+    assert "dispute upheld; remedy applied: INC-2 excluded" in restore["reason"]
+    assert after["disputes"][0]["outcome"] == "upheld" and after["disputes"][0]["exclude"] == ["INC-2"]
     assert run("resolve", path, "--dispute", str(seq), "--outcome", "rejected", "--reason", "again").exit_code == 2
     assert run("verify", path).exit_code == 0
 
@@ -139,9 +152,11 @@ def test_a_rescore_names_the_score_it_supersedes_and_never_overwrites_it(report,
     original = first.read_bytes()
     r = run("score", path, "--out", first)
     assert r.exit_code == 2 and "never silently replaced" in r.stderr and first.read_bytes() == original
-    run("dispute", path, "--line", "restore", "--by", "x", "--organisation", "Supplier", "--reason", "a test")
+    run("dispute", path, "--line", "drift-notice", "--by", "x", "--organisation", "Supplier",
+        "--reason", "DRIFT-2 was never injected")
     seq = json.loads(run("score", path, "--format", "json").stdout)["disputes"][0]["seq"]
-    run("resolve", path, "--dispute", str(seq), "--outcome", "upheld", "--reason", "the partner confirms")
+    assert run("resolve", path, "--dispute", str(seq), "--outcome", "upheld", "--exclude", "DRIFT-2",
+               "--reason", "the partner confirms").exit_code == 0
     second = tmp_path / "second.json"
     pdf = tmp_path / "second.pdf"
     r = run("score", path, "--supersede", first, "--out", second, "--pdf", pdf)
@@ -150,9 +165,15 @@ def test_a_rescore_names_the_score_it_supersedes_and_never_overwrites_it(report,
 
     new = json.loads(second.read_text())
     assert new["supersedes"]["sha256"] == hashlib.sha256(original).hexdigest() and first.read_bytes() == original
-    assert new["changelog"]["lines"] == [{"line": "restore", "was": {"earned": 25.0, "status": "scored"},
-                                          "now": {"earned": 0.0, "status": "dispute upheld"}}]
-    assert [b["reason"] for b in new["changelog"]["because"]] == ["a test", "the partner confirms"]
+    # DRIFT-1 was notified within target (share 1) and DRIFT-2 never (share 0): drift-notice earned
+    # 15 x (1 + 0) / 2 = 7.5 and drift-detection 10 x (1 + 0) / 2 = 5. With DRIFT-2 excluded by the
+    # upheld dispute, each line is the mean over DRIFT-1 alone: 15 and 10.
+    assert new["changelog"]["lines"] == [{"line": "drift-notice", "was": {"earned": 7.5, "status": "scored"},
+                                          "now": {"earned": 15.0, "status": "scored"}},
+                                         {"line": "drift-detection", "was": {"earned": 5.0, "status": "scored"},
+                                          "now": {"earned": 10.0, "status": "scored"}}]
+    assert [b["reason"] for b in new["changelog"]["because"]] == ["DRIFT-2 was never injected",
+                                                                 "the partner confirms"]
     assert run("verify-report", pdf).exit_code == 0
     assert run("score", path, "--supersede", tmp_path / "nope.json", "--out", tmp_path / "x.json").exit_code == 2
 

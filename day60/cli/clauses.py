@@ -120,6 +120,9 @@ def comply(
     fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
     list_checks: bool = typer.Option(False, "--list-checks", help="List every check id, its clause, unit and "
                                                                    "threshold (the deal's, with --sow)."),
+    parties_differ: bool = typer.Option(False, "--parties-differ",
+                                        help="Check a journal against a deal naming other parties; the output "
+                                             "says so."),
 ) -> None:
     """Check measured figures against the deal's clauses: met, not met, or not run. Exit 1 if any is not met.
 
@@ -143,7 +146,7 @@ def comply(
     if (journal is None) == (figures is None):
         raise InputError("--figures", "give exactly one of a JOURNAL or --figures", "pass one source of figures")
     deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=True)
-    scope = None
+    scope, mismatch = None, None
     if figures:
         measured, source = clauses.load_figures(figures), str(figures)
     else:
@@ -152,23 +155,30 @@ def comply(
         j = engine.read(journal)
         _warn_partial(j)
         _warn_calendar(deal, j)
+        from day60.cli.scores import _parties
+
+        mismatch = _parties(deal, j, parties_differ)
         measured, source = clauses.journal_figures(j, deal), str(journal)
         scope = {"tier": j.header["tier"], "records": j.header.get("records", "auditor-held")}
     rows = clauses.comply(lib, deal, measured, source, scope)
     trace = _provenance({"deal": Path(sow), "figures": Path(figures) if figures else None,
                          "journal": j.sha256 if journal else None}, clause_library=f"{lib.id} {lib.version}")
     synthetic = bool(deal.deal.get("synthetic")) or bool(journal and j.header.get("synthetic"))
+    parties = {"parties_differ": mismatch} if mismatch else {}
+    if parties and fmt != "json":
+        typer.echo(f"WARNING: the deal and the journal name different parties: {mismatch}")
     if fmt == "json":
         print_json({"checks": [{k: r[k] for k in ("clause", "check", "status", "value", "display", "threshold", "n",
-                                                  "reason")} for r in rows], "provenance": trace,
+                                                  "reason")} for r in rows], "provenance": trace, **parties,
                     **({"synthetic": "SYNTHETIC: invented data, not a result"} if synthetic else {})})
     else:
         if synthetic:
             typer.echo("SYNTHETIC: invented data, not a result")
-        counts = {s: sum(r["status"] == s for r in rows) for s in ("met", "not met", "not run", "triggered")}
+        counts = {s: sum(r["status"] == s for r in rows)
+                  for s in ("met", "not met", "not run", "tier not demonstrated", "triggered")}
         typer.echo(f"{len(rows)} check(s): {counts['met']} met, {counts['not met']} not met, "
-                   f"{counts['not run']} not run, {counts['triggered']} reporting trigger(s) reached "
-                   f"(figures from {source})")
+                   f"{counts['not run']} not run, {counts['tier not demonstrated']} tier not demonstrated, "
+                   f"{counts['triggered']} reporting trigger(s) reached (figures from {source})")
         print_table([{"clause": r["clause"], "check": r["check"], "status": r["status"], "figure": r["display"],
                       "n": r["n"] if r["n"] is not None else "", "threshold": f"{r['comparator']} {r['threshold']}",
                       "reason": r["reason"] or ""} for r in rows])

@@ -220,10 +220,17 @@ def resolve(
     dispute_seq: int = typer.Option(..., "--dispute", help="seq of the dispute."),
     outcome: str = typer.Option(..., "--outcome", metavar="upheld|rejected", help="upheld or rejected."),
     reason: str = typer.Option(..., "--reason", help="Why."),
+    exclude: list[str] = typer.Option(None, "--exclude", metavar="ID",
+                                      help="Upheld only: a drift, incident or rollback the resolution excludes from "
+                                           "the figures (repeat for several)."),
 ) -> None:
-    """Close a dispute: upheld (the line earns nothing until scored again) or rejected (it stands).
+    """Close a dispute: upheld, with the remedy it grants, or rejected (the line stands).
 
-    Example: day60 resolve ex.jsonl --dispute 48 --outcome rejected --reason "I2 was production traffic"
+    An upheld dispute never costs the supplier the line: the remedy is recorded (--exclude ID for an
+    exclusion; 'day60 correct' for a corrected instant), the line is scored again with it, and the
+    dispute and its outcome stay listed.
+
+    Example: day60 resolve ex.jsonl --dispute 48 --outcome upheld --exclude INC-2 --reason "INC-2 was a partner test"
     """
     import datetime as dt
 
@@ -233,13 +240,19 @@ def resolve(
     if outcome not in ("upheld", "rejected"):
         raise InputError("--outcome", f"{outcome[:40]!r} is not an outcome", "use upheld or rejected")
     try:
-        event = jr.append(journal, "resolve", f"dispute-{dispute_seq}", dt.datetime.now(dt.UTC),
-                          {"target": dispute_seq, "outcome": outcome, "reason": reason})
+        data: dict[str, object] = {"target": dispute_seq, "outcome": outcome, "reason": reason}
+        if exclude:
+            data["exclude"] = list(dict.fromkeys(exclude))
+        event = jr.append(journal, "resolve", f"dispute-{dispute_seq}", dt.datetime.now(dt.UTC), data)
     except InputError as exc:
         if exc.field in ("--set target", "--set reason"):
             raise InputError("--dispute" if "target" in exc.field else "--reason", exc.problem, exc.fix) from None
         raise
-    typer.echo(f"seq {event['seq']}: dispute {dispute_seq} {outcome}")
+    granted = f", excluding {', '.join(data['exclude'])}" if exclude else ""
+    typer.echo(f"seq {event['seq']}: dispute {dispute_seq} {outcome}{granted}")
+    if outcome == "upheld" and not exclude:
+        typer.echo("no exclusion recorded: the line stands as measured; a corrected instant is logged with "
+                   f"'day60 correct {journal} --seq SEQ --at TIME --reason ...'", err=True)
 
 
 @app.command()

@@ -38,8 +38,11 @@ def compare(old: Scored, new: Scored) -> dict[str, Any]:
         "old": old.row, "new": new.row, "banner": banner,
         "score": {"old": old.row["score"], "new": new.row["score"], "old_tier": old.row["tier"],
                   "new_tier": new.row["tier"],
-                  "change_points": new.row["score"] - old.row["score"] if same_tier else None,
-                  "note": None if same_tier else "not compared: the exercises ran at different tiers (charter 4.5)"},
+                  "change_points": new.row["score"] - old.row["score"]
+                  if same_tier and None not in (old.row["score"], new.row["score"]) else None,
+                  "note": None if same_tier and None not in (old.row["score"], new.row["score"]) else
+                  "not compared: the exercises ran at different tiers (charter 4.5)" if not same_tier else
+                  "not compared: one of the scores is not run"},
         "figures": figures, **{k.replace(" ", "_"): v for k, v in exercised.items()},
     }
 

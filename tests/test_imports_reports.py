@@ -46,7 +46,8 @@ def test_self_assessment_report_carries_the_reconciliation(run, tmp_path):
     raw.update({"deal.start": "2026-03-01T00:00", "deal.end": "2026-04-01T00:00"})
     pdf = tmp_path / "sa.pdf"
     r = run("selfassess", "--answers", answers_file(tmp_path, raw), "--tickets",
-            f"servicenow:{EX / 'servicenow-incident.csv'}", "--tickets", f"servicenow:{EX / 'servicenow-sys_audit.csv'}",
+            f"servicenow:{EX / 'servicenow-incident.csv'}",
+            "--tickets", f"servicenow:{EX / 'servicenow-sys_audit.csv'}",
             "--mode", "raw", "--map", EX / "servicenow-map.toml", "--pdf", pdf)
     assert r.exit_code == 0, r.output
     text = _text(pdf)

@@ -285,6 +285,10 @@ class Incidents:
                 self.con.execute("SELECT kept_line FROM incidents WHERE kept_line IS NOT NULL ORDER BY seq")
                 .fetchall()]
 
+    def query(self, sql: str) -> pd.DataFrame:
+        """A read of the incident table, as a frame (what a reconciliation extracts in bulk)."""
+        return self._df(sql)
+
     def count(self, kind: str) -> dict[str, int]:
         """How many events of ``kind`` each incident has (those that have any)."""
         return dict(self.con.execute("SELECT id, count(*) FROM incidents WHERE CAST(kind AS VARCHAR) = ? "

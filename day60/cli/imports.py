@@ -17,7 +17,8 @@ def import_(
     fmt: str = typer.Argument(None, metavar="FORMAT", help="servicenow, jira, zendesk, pagerduty or csv."),
     exports: list[Path] = typer.Argument(None, metavar="EXPORT...", help="The vendor's export files."),
     journal: Path = typer.Option(None, "--journal", help="The journal to append to (made by 'day60 new')."),
-    map_path: Path = typer.Option(None, "--map", help="A TOML map: [times], [columns], [pauses], [severity]."),
+    map_path: Path = typer.Option(None, "--map", help="A TOML map: [times], [columns], [pauses], [severity], "
+                                                      "[outcomes], [notes], [sla], [changes], [integrations]."),
     severity_map: str = typer.Option(None, "--severity-map", metavar="VALUE=SEV,...",
                                      help="Each vendor priority to a deal severity 1-4, unclassified or skip."),
     zone: str = typer.Option(None, "--zone", metavar="ZONE", help="IANA zone of times written without an offset."),
@@ -26,14 +27,15 @@ def import_(
     date_format: str = typer.Option(None, "--date-format", metavar="STRPTIME",
                                     help="How the export writes times that are not ISO 8601."),
     csv_out: Path = typer.Option(None, "--csv", help="Write the per-ticket reconciliation with the vendor's "
-                                                     "own durations as CSV."),
+                                                     "own durations, and the reasons they differ, as CSV."),
     list_formats: bool = typer.Option(False, "--list-formats", help="List the formats and what each reads."),
     out_format: str = typer.Option("table", "--format", help=FORMAT_HELP),
 ) -> None:
     """Append a supplier's ticket export to a journal as organic incidents.
 
     Every readable ticket becomes incident events; unreadable rows are listed and counted,
-    never dropped; re-importing the same export adds nothing.
+    never dropped; re-importing the same export adds nothing. A repeated ticket id or a broken
+    quote refuses the whole import, nothing written.
 
     Example: day60 import servicenow incident.csv sys_audit.csv --journal deal.jsonl --mode raw
     --severity-map '1=1,2=2,3=3,4=4,5=skip'

@@ -572,8 +572,6 @@ def test_drill_cli_json_and_table_say_how_each_case_was_read(run, tmp_path):
     assert next(line for line in table.splitlines() if line.startswith("barge_in")).split()[1] == "unmeasured"
 
 
-@pytest.mark.xfail(strict=True, reason="the table's 'built from' column is display.parts, which formats with "
-                                       "',.6g' (held ms 1.99457e+06); display.py is outside issue 28")
 def test_table_built_from_column_prints_plain_milliseconds(run, tmp_path):
     """held 2,000,000 - 5,433 = 1,994,567 ms should read as that number, not 1.99457e+06."""
     path = tmp_path / "obs.json"

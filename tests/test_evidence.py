@@ -270,3 +270,81 @@ def test_synthetic_input_stays_labelled_in_derived_outputs(report, run):
     metrics = json.loads(run("metrics", report["journal"], "--format", "json").stdout)
     assert metrics["synthetic"].startswith("SYNTHETIC")
     assert json.loads(report["voice"].read_text())["synthetic"].startswith("SYNTHETIC")
+
+
+def _checkout_head():
+    import subprocess
+    from pathlib import Path
+
+    import day60
+
+    root = Path(day60.__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+        status = subprocess.run(["git", "-C", str(root), "status", "--porcelain=v1", "--untracked-files=all"],
+                                capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("the suite is not running from a git checkout")
+    return head, bool(status)
+
+
+def test_every_provenance_block_names_the_version_and_source_commit(report, run):
+    """Run from a checkout, the commit is read from it: exactly `git rev-parse HEAD`, dirty exactly
+    when `git status` lists a path. It is in the JSON block and in the one-line footer."""
+    from day60 import __version__
+    from day60.evidence.provenance import footer, provenance
+
+    head, dirty = _checkout_head()
+    block = provenance({"x": b"x"}, "day60 test")
+    assert block["toolkit_version"] == __version__ and block["source"]["commit"] == head
+    assert block["source"]["dirty"] is dirty and block["source"]["recorded"] == "read from the git checkout at run time"
+    assert block["toolkit"].startswith(f"day60 {__version__}, source commit {head}")
+    assert footer(block).startswith(block["toolkit"])
+    p = json.loads(run("metrics", report["journal"], "--format", "json").stdout)["provenance"]
+    assert p["source"]["commit"] == head
+
+
+def test_the_notice_carries_the_version_and_commit(report, run, tmp_path):
+    """Charter 8.3 sends the supplier its rows, the reproduce command and the commit hash. The
+    notice's toolkit block holds the version and `git rev-parse HEAD` of the checkout the tests run
+    in; it is reproducible from that commit only if the tree was clean."""
+    from day60 import __version__
+
+    head, dirty = _checkout_head()
+    path = tmp_path / "ex.jsonl"
+    path.write_bytes(report["journal"].read_bytes())
+    r = run("notice", path, "--to", "Example AI Operations (SYNTHETIC)", "--out", tmp_path / "n.json")
+    assert r.exit_code == 0, r.output
+    built = json.loads((tmp_path / "n.json").read_text())["toolkit"]
+    assert (built["version"], built["source_commit"], built["dirty"]) == (__version__, head, dirty)
+    assert built["reproduce_with"] == f"day60 {__version__}, source commit {head}"
+    assert built["reproducible_from_commit"] is (not dirty)
+    assert ("warning:" in r.stderr) is dirty
+
+
+@pytest.mark.parametrize("origin, words", [
+    ({"commit": None, "dirty": None, "changed": [], "recorded": "no build record and no git checkout",
+      "text": "unknown (not built from a git checkout)"}, "source commit is unknown (not built from a git checkout)"),
+    ({"commit": "a" * 40, "dirty": True, "changed": ["day60/metrics.py"], "recorded": "recorded when this copy was "
+      "built", "text": "source commit aaa... with uncommitted changes"}, "uncommitted changes to 1 path(s)"),
+])
+def test_a_notice_from_an_unknown_or_dirty_build_says_it_cannot_be_reproduced(report, run, tmp_path, monkeypatch,
+                                                                              origin, words):
+    """A build with no commit, or one whose tree differed from its commit (a supplier's lawyer would
+    ask which code made the rows), is written down as such, never passed off as the commit."""
+    from day60 import source
+    from day60.evidence import provenance
+
+    monkeypatch.setattr(source, "source", lambda: origin)
+    monkeypatch.setattr(provenance, "source", lambda: origin)
+    path = tmp_path / "ex.jsonl"
+    path.write_bytes(report["journal"].read_bytes())
+    r = run("notice", path, "--to", "x", "--out", tmp_path / "n.json")
+    assert r.exit_code == 0, r.output
+    body = json.loads((tmp_path / "n.json").read_text())
+    assert body["toolkit"]["reproducible_from_commit"] is False and words in body["toolkit"]["why_not"]
+    assert words in r.stderr and body["toolkit"]["source_commit"] == origin["commit"]
+    assert body["provenance"]["source"] == origin
+    if origin["commit"] is None:
+        assert body["provenance"]["toolkit"].endswith("source commit unknown (not built from a git checkout)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -97,6 +98,8 @@ def log(
     sets: list[str] = typer.Option([], "--set", help="A data field, key=value; repeatable."),
     by: str = typer.Option(None, "--by", help="Who records it (default: the journal's runner)."),
     seal: Path = typer.Option(None, "--seal", help="drift.onset only: keep the instant in this held file."),
+    sow: Path = typer.Option(None, "--sow", help="report.element only: the deal file whose [report.elements] "
+                                                 "this exercise's report must also carry."),
 ) -> None:
     """Append one event: the non-interactive twin of every checklist step.
 
@@ -111,7 +114,16 @@ def log(
     from zoneinfo import ZoneInfo
 
     when = timeparse.parse_instant(at, ZoneInfo(header["calendar"]["timezone"]), "--at", stamp)
-    event = jr.append(journal, kind, ident, when, _parse_sets(sets), by, seal)
+    elements = None
+    if sow is not None:
+        from day60 import clauses
+        from day60.cli.base import _rubric_ids
+        from day60.errors import InputError
+
+        if kind != "report.element":
+            raise InputError("--sow", f"is for report.element, not {kind}", "drop --sow")
+        elements = list(clauses.load_deal(sow, clauses.load_library(), _rubric_ids(), draft=True).report_elements)
+    event = jr.append(journal, kind, ident, when, _parse_sets(sets), by, seal, elements)
     shown = event["at"] or "sealed"
     typer.echo(f"seq {event['seq']}: {event['kind']} {event['id']} at {shown}")
 
@@ -193,9 +205,11 @@ def notice(
     j = jr.read(journal)
     done = assess.score_journal(j)
     summary = done.figures.summary
+    built = _built_from()
     body = {"notice": "pre-publication notice (charter 8.3): these are your own rows; reproduce them with the "
                       "command below before the score is published",
             "to": to, "exercise": {k: j.header[k] for k in ("partner", "supplier", "deployment", "tier", "window")},
+            "toolkit": built,
             "reproduce": f"day60 verify {journal.name} --expect {j.head['seq']}:{j.head['hash']} && "
                          f"day60 score {journal.name} --format json",
             "journal_sha256": j.sha256, "journal_head": j.head, "rubric": done.result["rubric"],
@@ -207,11 +221,36 @@ def notice(
             "provenance": _provenance({"journal": j.sha256})}
     text = json.dumps(jsonable(body), indent=2, sort_keys=True, allow_nan=False, default=str) + "\n"
     files.write_atomic(out, text, "--out")
+    if not built["reproducible_from_commit"]:
+        typer.echo(f"warning: {built['why_not']}", err=True)
     from day60.evidence.provenance import sha256_of
 
     event = jr.append(journal, "notice.sent", "pre-publication", dt.datetime.now(dt.UTC),
                       {"to": to, "sha256": sha256_of(text.encode("utf-8"))})
     typer.echo(f"wrote {out}; seq {event['seq']}: notice to {to} logged at {event['at']}")
+
+
+def _built_from() -> dict[str, Any]:
+    """The toolkit a notice was made with (charter 8.3 sends the commit hash; 5.5 wants every
+    result reproducible from one): its version, the source commit, and whether the figures can be
+    reproduced from that commit, which they cannot if the build's tree had uncommitted changes or
+    its commit is unknown."""
+    from day60 import __version__
+    from day60.source import source
+
+    origin = source()
+    why_not = None
+    if origin["commit"] is None:
+        why_not = (f"the toolkit's source commit is {origin['text']}: the supplier cannot rebuild this toolkit "
+                   "from a commit; send the notice from a build of a committed tree")
+    elif origin["dirty"]:
+        why_not = (f"this toolkit was built from {origin['commit']} with uncommitted changes to "
+                   f"{len(origin['changed'])} path(s), so that commit alone does not reproduce these rows; "
+                   "send the notice from a build of a committed tree")
+    return {"version": __version__, "source_commit": origin["commit"], "dirty": origin["dirty"],
+            "changed": origin["changed"], "recorded": origin["recorded"],
+            "reproduce_with": f"day60 {__version__}, source commit {origin['commit'] or origin['text']}",
+            "reproducible_from_commit": why_not is None, "why_not": why_not}
 
 
 @app.command()

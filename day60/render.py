@@ -100,6 +100,7 @@ def pdf(html_text: str, out: str | Path, field: str = "--pdf",
 
 def score_html(journal: Any, figures: Any, score: dict[str, Any], title: str = "Day-60 exercise score") -> str:
     """The score document: cover, timeline, line table, figures, corrections, inputs."""
+    from day60.imports import reconcile
     from day60.timeline import svg
 
     header = journal.header
@@ -107,6 +108,7 @@ def score_html(journal: Any, figures: Any, score: dict[str, Any], title: str = "
         "title": title, "header": header, "score": score, "figures": figures.summary,
         "synthetic": bool(header.get("synthetic")),
         "timeline_svg": svg(journal.events, journal.calendar(), header["window"]),
+        "reconcile": reconcile.from_journal(journal, figures),  # the supplier's own durations, where imported
 
     })
 

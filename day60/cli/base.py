@@ -46,9 +46,13 @@ class _Day60Group(TyperGroup):
             typer.echo(f"error: {_one_line(str(exc))}", err=True)
             code = exc.exit_code
         except TyperException as exc:  # typer's own click: usage errors and bad option values
-            message = _one_line(exc.format_message()).rstrip(".")
-            typer.echo(f"error: {message}; see '{prog_name or 'day60'} --help'", err=True)
-            code = exc.exit_code
+            if type(exc).__name__ == "NoArgsIsHelpError" and getattr(exc, "ctx", None) is not None:
+                typer.echo(exc.ctx.get_help())  # a bare group asks for its help: not an error
+                code = 0
+            else:
+                message = _one_line(exc.format_message()).rstrip(".")
+                typer.echo(f"error: {message}; see '{prog_name or 'day60'} --help'", err=True)
+                code = exc.exit_code
         except (typer.Abort, KeyboardInterrupt, EOFError):
             typer.echo("stopped: nothing more was written", err=True)
             code = 130
@@ -104,6 +108,21 @@ def _app(help_text: str) -> typer.Typer:
 
 
 app = _app("Hold an AI-operations supplier to its contract: Day-60 figures, scores and clauses.")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from day60 import __version__
+        from day60.source import source
+
+        typer.echo(f"day60 {__version__}, {source()['text']}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", is_eager=True, callback=_version,
+                                       help="Print the version and the source commit it was built from.")) -> None:
+    """Hold an AI-operations supplier to its contract: Day-60 figures, scores and clauses."""
 calendar_app = _app("Check a business calendar before relying on it.")
 app.add_typer(calendar_app, name="calendar")
 voice_app = _app("Score recorded voice-agent episodes against temporal contracts.")

@@ -34,3 +34,55 @@ def load_yaml(folder: str, name: str) -> Any:
 def report_elements() -> list[dict[str, str]]:
     """The default monthly-report elements (rubric/report-elements-v1.yaml), in order."""
     return load_yaml("rubric", "report-elements-v1.yaml")["elements"]
+
+
+# ----- shipped examples: what a newcomer can copy from a wheel ----------------------------------
+
+def examples() -> dict[str, dict[str, Any]]:
+    """Every shipped example by name: its files and what it is. Calendars are named as
+    ``-c NAME`` takes them; the rest are groups of files (an import sample is its export and map)."""
+    out: dict[str, dict[str, Any]] = {}
+    for path in sorted((_PACKAGE / "examples").glob("*.toml")):
+        out[path.stem] = {"kind": "calendar", "files": [path], "what": _first_comment(path)}
+    out["synthetic-deal"] = {"kind": "deal", "files": [data_dir("clauses") / "examples" / "synthetic-sow.toml"],
+                             "what": "a SYNTHETIC deal (SOW) file: parties, calendar, documents and every parameter"}
+    out["synthetic-answers"] = {"kind": "self-assessment answers",
+                                "files": [data_dir("selfassess") / "examples" / "synthetic-answers.json"],
+                                "what": "a complete SYNTHETIC answers file for 'day60 selfassess --answers'"}
+    out["synthetic-drills"] = {"kind": "drill observations",
+                               "files": [data_dir("rubric") / "voice" / "examples" / "synthetic-drills.json"],
+                               "what": "one SYNTHETIC recorded call's drill observations for 'day60 voice drills'"}
+    out["voice-starter"] = {"kind": "voice suite", "files": [data_dir("rubric") / "voice" / "voice_starter.json"],
+                            "what": "three SYNTHETIC voice tasks for 'day60 voice bench'"}
+    imports = _PACKAGE / "imports" / "examples"
+    for fmt, prefix in (("servicenow", "servicenow"), ("jira", "jira"), ("zendesk", "zendesk"),
+                        ("pagerduty", "pagerduty"), ("csv", "spreadsheet")):
+        files = sorted(imports.glob(f"{prefix}*"))
+        if files:
+            out[f"import-{fmt}"] = {"kind": "ticket export", "files": [*files, imports / "README.md"],
+                                    "what": f"a SYNTHETIC {fmt} export and its map, for 'day60 import {fmt}'"}
+    return out
+
+
+def _first_comment(path: Path) -> str:
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            return line.lstrip("# ").strip()
+    return ""
+
+
+def calendar_file(value: str | Path) -> Path:
+    """A calendar given as a path, or as the name of a shipped one (``uk-office``): the file."""
+    path = Path(value)
+    if path.exists():
+        return path
+    name = path.name.removesuffix(".toml")
+    shipped = _PACKAGE / "examples" / f"{name}.toml"
+    if str(value) in (name, f"{name}.toml") and shipped.is_file():
+        return shipped
+    return path
+
+
+def shipped_calendars() -> list[str]:
+    return [name for name, e in examples().items() if e["kind"] == "calendar"]
+

@@ -26,3 +26,29 @@ def test_version_names_the_source_commit(run):
 def test_an_unknown_command_is_still_one_error_line(run):
     r = run("nosuch")
     assert r.exit_code == 2 and r.stderr.startswith("error: No such command") and r.stderr.count("\n") == 1
+
+
+def test_examples_lists_and_copies_what_the_wheel_ships(run, tmp_path):
+    r = run("examples", "--format", "json")
+    names = {x["name"]: x for x in __import__("json").loads(r.stdout)}
+    assert {"uk-office", "synthetic-deal", "synthetic-answers", "import-servicenow"} <= set(names)
+    assert run("examples", "synthetic-deal", "--copy", tmp_path).exit_code == 0
+    copied = tmp_path / "synthetic-sow.toml"
+    assert copied.read_text().startswith("# SYNTHETIC deal file")
+    before = copied.read_bytes()
+    r = run("examples", "synthetic-deal", "--copy", tmp_path)
+    assert r.exit_code == 2 and "never replaces" in r.stderr and copied.read_bytes() == before
+    r = run("examples", "uk-ofice")
+    assert r.exit_code == 2 and "did you mean 'uk-office'" in r.stderr
+    assert run("examples", "uk-office", "--copy", tmp_path / "missing").exit_code == 2
+
+
+def test_a_calendar_is_taken_by_its_shipped_name(run):
+    """Fri 27 Mar 16:00 GMT to Mon 30 Mar 10:00 BST on the UK office: 1.5 h on Friday and 1 h on
+    Monday = 2.5 business hours; 65 h of wall time across the clock change."""
+    r = run("hours", "-c", "uk-office", "2026-03-27T16:00", "2026-03-30T10:00", "--format", "json")
+    got = __import__("json").loads(r.stdout)
+    assert (got["wall_seconds"], got["business_seconds"]) == (65 * 3600, 2.5 * 3600)
+    assert run("calendar", "show", "uk-office", "--from", "2026-12-24", "--to", "2026-12-28").exit_code == 0
+    r = run("hours", "-c", "nope", "2026-03-27T16:00", "2026-03-30T10:00")
+    assert r.exit_code == 2 and "uk-office" in r.stderr

@@ -14,7 +14,7 @@ os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 # isort: off
 # Imported in the order their commands are listed by "day60 --help": a working session's own order.
-from day60.cli import clock, journal, imports, figures, scores, portfolio, clauses, selfassess, voice  # noqa: F401
+from day60.cli import clock, journal, imports, figures, scores, portfolio, clauses, selfassess, voice, examples  # noqa: F401
 # isort: on
 from day60.cli.base import app
 

@@ -222,3 +222,17 @@ def _rubric_ids() -> set[str]:
     return rubric.parameter_ids(rubric.load())
 
 
+def load_calendar(value: Any, field: str = "--calendar") -> Any:
+    """A business calendar from a TOML path or a shipped name (``-c uk-office``)."""
+    import os
+
+    from day60.clock import BusinessCalendar
+    from day60.errors import InputError
+    from day60.resources import calendar_file, shipped_calendars
+
+    path = calendar_file(value)
+    if not os.path.lexists(path):
+        raise InputError(field, f"{str(value)[:80]!r} is neither a calendar file nor a shipped calendar",
+                         f"give a TOML path, or one of {', '.join(shipped_calendars())} ('day60 examples')")
+    return BusinessCalendar.load(path)
+

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import typer
 
 from day60.cli.base import (
@@ -11,6 +9,7 @@ from day60.cli.base import (
     _check_format,
     app,
     calendar_app,
+    load_calendar,
     print_json,
     print_table,
 )
@@ -20,19 +19,20 @@ from day60.cli.base import (
 def hours(
     start: str = typer.Argument(..., help="Start instant: ISO 8601 with offset, or local time."),
     end: str = typer.Argument(..., help="End instant, same forms as START."),
-    calendar: Path = typer.Option(..., "--calendar", "-c", help="Calendar TOML file."),
+    calendar: str = typer.Option(..., "--calendar", "-c", metavar="CALENDAR",
+                                 help="Calendar TOML file, or a shipped one by name (uk-office, ...)."),
     pause: list[str] = typer.Option([], "--pause", help="START/END of a pause; repeatable."),
     fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
 ) -> None:
     """Wall-clock and business hours between two instants on a calendar.
 
-    Example: day60 hours -c uk.toml 2026-03-27T16:00 2026-03-30T10:00 --pause 2026-03-30T09:00/2026-03-30T09:30
+    Example: day60 hours -c uk-office 2026-03-27T16:00 2026-03-30T10:00 --pause 2026-03-30T09:00/2026-03-30T09:30
     """
     from day60 import clock, timeparse
     from day60.errors import InputError
 
     _check_format(fmt)
-    cal = clock.BusinessCalendar.load(calendar)
+    cal = load_calendar(calendar)
     a = timeparse.parse_instant(start, cal.tz, "START")
     b = timeparse.parse_instant(end, cal.tz, "END")
     pauses = []
@@ -57,20 +57,21 @@ def hours(
 
 @calendar_app.command("show")
 def calendar_show(
-    calendar: Path = typer.Argument(..., help="Calendar TOML file."),
+    calendar: str = typer.Argument(..., metavar="CALENDAR",
+                                   help="Calendar TOML file, or a shipped one by name (uk-office, ...)."),
     date_from: str = typer.Option(..., "--from", help="First local date, YYYY-MM-DD."),
     date_to: str = typer.Option(..., "--to", help="Last local date, YYYY-MM-DD."),
     fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
 ) -> None:
     """List each date's working intervals and holidays, to check a calendar by eye.
 
-    Example: day60 calendar show uk.toml --from 2026-12-21 --to 2027-01-08
+    Example: day60 calendar show uk-office --from 2026-12-21 --to 2027-01-08
     """
     from day60 import clock
     from day60.errors import InputError
 
     _check_format(fmt)
-    cal = clock.BusinessCalendar.load(calendar)
+    cal = load_calendar(calendar)
     days = []
     for field, text in (("--from", date_from), ("--to", date_to)):
         try:

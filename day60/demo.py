@@ -118,7 +118,7 @@ def prepare(out: Path) -> None:
     except OSError as exc:
         raise InputError("--out", f"cannot use {out} ({exc.strerror})", "choose a new or empty folder") from exc
     for name in ("exercise.jsonl", "runner-held.json", "metrics.json", "score.json", "score.pdf", "score.html",
-                 "schedule.pdf",
+                 "synthetic-sow.toml", "schedule.pdf",
                  "selfassess.jsonl", "selfassess.pdf", "voice-bench.json", "drills.pdf"):
         (out / name).unlink(missing_ok=True)
     (out / MARKER).write_text("written by day60 demo; its contents are SYNTHETIC and replaced on each run\n")
@@ -131,7 +131,8 @@ def run(out: Path) -> dict[str, Path]:
     journal, figures, result = done.journal, done.figures, done.result
     files = {"journal": out / "exercise.jsonl", "held": out / "runner-held.json", "metrics": out / "metrics.json",
              "score": out / "score.json",
-             "pdf": out / "score.pdf", "html": out / "score.html", "schedule": out / "schedule.pdf",
+             "pdf": out / "score.pdf", "html": out / "score.html", "deal": out / "synthetic-sow.toml",
+             "schedule": out / "schedule.pdf",
              "selfassess": out / "selfassess.pdf", "voice": out / "voice-bench.json", "drills": out / "drills.pdf"}
     note = {"synthetic": "SYNTHETIC: invented data demonstrating the toolkit; not a result"}
     files["metrics"].write_text(json.dumps({**note, **jsonable(figures.summary)}, indent=2, sort_keys=True) + "\n")
@@ -147,6 +148,7 @@ def run(out: Path) -> dict[str, Path]:
     scored = files["journal"].read_bytes()
     render.pdf(html, files["pdf"], attachments=score_attachments(scored, published.raw, None, jsonable(result)))
     library = clauses.load_library()
+    files["deal"].write_bytes(SOW.read_bytes())  # the deal the schedule is filled from, to try comply on
     deal = clauses.load_deal(SOW, library, rubric.parameter_ids(rubric.load()))
     from day60.evidence.report import schedule_attachments
 
@@ -179,3 +181,18 @@ def _self_assessment(out: Path, pdf: Path) -> None:
 
     answers = data_dir("selfassess") / "examples" / "synthetic-answers.json"
     render.pdf(html, pdf, attachments=selfassess_attachments(answers.read_bytes(), jsonable(done.result)))
+
+
+def next_steps(out: Path) -> list[tuple[str, str]]:
+    """The three commands a newcomer tries next on the demo's own files, and why."""
+    import shlex
+
+    journal = shlex.quote(str(out / "exercise.jsonl"))
+    return [
+        (f"day60 metrics {journal}", "the charter's figures behind the score, each with its count and exclusions"),
+        (f"day60 verify-report {shlex.quote(str(out / 'score.pdf'))}",
+         "the PDF carries its inputs: recompute it from them and compare"),
+        (f"day60 comply {journal} --sow {shlex.quote(str(out / 'synthetic-sow.toml'))}",
+         "the same figures against the synthetic deal's clauses: met, not met or not run"),
+    ]
+

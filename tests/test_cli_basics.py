@@ -52,3 +52,19 @@ def test_a_calendar_is_taken_by_its_shipped_name(run):
     assert run("calendar", "show", "uk-office", "--from", "2026-12-24", "--to", "2026-12-28").exit_code == 0
     r = run("hours", "-c", "nope", "2026-03-27T16:00", "2026-03-30T10:00")
     assert r.exit_code == 2 and "uk-office" in r.stderr
+
+
+def test_the_demo_says_what_to_open_and_its_next_commands_run(run, tmp_path):
+    import shlex
+
+    from day60.demo import next_steps
+
+    r = run("demo", "--out", tmp_path / "demo")
+    assert r.exit_code == 0, r.output
+    assert "Open " in r.stdout and "score.pdf first" in r.stdout
+    steps = next_steps(tmp_path / "demo")
+    assert len(steps) == 3
+    for command, _ in steps:
+        assert command in r.stdout
+        done = run(*shlex.split(command)[1:])
+        assert done.exit_code in (0, 1), (command, done.output)  # comply finds the demo's breaches: exit 1

@@ -231,3 +231,6 @@ def demo(out: Path = typer.Option(Path("day60-demo"), "--out", help="Folder for 
                f"{result['tier']}.")
     for label, path in files.items():
         typer.echo(f"  {label:10} {path}")
+    typer.echo(f"\nOpen {files['pdf']} first: page 1 answers what the score is and why. Then try:")
+    for command, why in demo_run.next_steps(out):
+        typer.echo(f"  {command}\n      {why}")

@@ -53,7 +53,7 @@ from pydantic import TypeAdapter, ValidationError
 from day60 import journal as jr
 from day60.clock import to_utc_us
 from day60.errors import InputError
-from day60.events import DATA_MODELS, Ident, Text
+from day60.events import DATA_MODELS, Ident, Instant, Text
 from day60.metrics import FIRST_KINDS
 from day60.timeparse import EARLIEST, LATEST
 
@@ -79,6 +79,7 @@ class _Field:
     name: str
     sql_type: str  # the type DuckDB reads it as
     text: bool = False  # a Text field: checked as the models check it
+    instant: bool = False  # an Instant field: checked in the form the toolkit writes
     bounds: tuple[int, int] | None = None
     choices: tuple[str, ...] = ()
     required_by: set[str] = field(default_factory=set)
@@ -101,6 +102,8 @@ def _shape(name: str, info: Any) -> _Field:
         ann = args[0] if len(args) == 1 else ann
     if _schema(info.annotation, info.metadata) in _TEXT_SCHEMAS:
         return _Field(name, "VARCHAR", text=True)
+    if ann == Instant:
+        return _Field(name, "VARCHAR", instant=True)
     if ann is bool:
         return _Field(name, "BOOLEAN")
     if ann is int:
@@ -195,6 +198,8 @@ def _scan_sql(path: Path, own_hashes: bool = False) -> str:
             checks.append(f"({value} IS NULL OR {value} BETWEEN {f.bounds[0]} AND {f.bounds[1]})")
         if f.choices:
             checks.append(f"({value} IS NULL OR {value} IN {_in(f.choices)})")
+        if f.instant:  # any other form the models accept goes to journal.read
+            checks.append(f"({value} IS NULL OR {_instant_ok(value)})")
     texts = ["j.by"] + [f'j.data."{n}"' for n, f in FIELDS.items() if f.text]
     plain = " AND ".join(_plain(t) for t in texts)
     incident = f"j.kind IN {_in(INCIDENT_KINDS)}"

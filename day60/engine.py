@@ -613,7 +613,10 @@ def _group(con: Any) -> None:
             max(seq) FILTER (WHERE kind IN {_CLOCK}) AS last_clock_seq,
             min(at_us) FILTER (WHERE kind IN {_CLOCK}) AS clock_at,
             min(seq) FILTER (WHERE kind IN {_ENDS}) AS end_seq,
-            min(at_us) FILTER (WHERE kind IN {_ENDS}) AS end_at
+            min(at_us) FILTER (WHERE kind IN {_ENDS}) AS end_at,
+            count(*) FILTER (WHERE kind IN {_ENDS} OR kind = 'incident.reopened') AS endings,
+            max(seq) FILTER (WHERE kind = 'incident.partner-notice') AS last_notice_seq,
+            min(seq) FILTER (WHERE kind = 'incident.restored') AS restore_seq
           FROM incidents GROUP BY id)""").fetchall()
     con.execute(f"""
         CREATE TEMP TABLE pauses AS
@@ -642,5 +645,40 @@ def _check_incident_rules(con: Any) -> None:
         SELECT count(*) FROM o WHERE kind IN {_ENDS} AND at_us < clock""").fetchall()[0][0]
     broken += con.execute("""
         SELECT count(*) FROM pauses WHERE opens <> (r % 2 = 1) OR (NOT opens AND at_us < before)""").fetchall()[0][0]
+    broken += _broken_endings(con)
     if broken:
         raise Declined("an incident breaks a rule of fact")
+
+
+def _broken_endings(con: Any) -> int:
+    """``journal.Ending``'s rules, for the incidents that have more than one restore, closure or
+    re-open, or a partner notice after a restore (a single restore, the usual case, has none to
+    break): a second restore only after a re-open; a re-open only after a restore or a closure and
+    not before it; nothing before the re-open it follows; no partner notice dated after a restore
+    that stands."""
+    return con.execute("""
+        WITH o AS (
+          SELECT kind, at_us,
+            last_value(CASE WHEN kind IN ('incident.restored', 'incident.reopened') THEN kind END IGNORE NULLS)
+              OVER w AS last_kind,
+            last_value(CASE WHEN kind IN ('incident.restored', 'incident.reopened') THEN seq END IGNORE NULLS)
+              OVER w AS last_seq,
+            last_value(CASE WHEN kind IN ('incident.restored', 'incident.reopened') THEN at_us END IGNORE NULLS)
+              OVER w AS last_at,
+            last_value(CASE WHEN kind = 'incident.ticket-closed' THEN seq END IGNORE NULLS) OVER w AS closed_seq,
+            last_value(CASE WHEN kind = 'incident.ticket-closed' THEN at_us END IGNORE NULLS) OVER w AS closed_at
+          FROM incidents SEMI JOIN (SELECT id FROM grouped
+                                    WHERE endings > 1 OR last_notice_seq > restore_seq) USING (id)
+          WINDOW w AS (PARTITION BY id ORDER BY seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)),
+        s AS (
+          SELECT *, CASE WHEN last_kind = 'incident.restored' THEN 'restored'
+                         WHEN closed_seq IS NOT NULL AND (last_seq IS NULL OR closed_seq > last_seq) THEN 'closed'
+                         ELSE 'live' END AS state
+          FROM o)
+        SELECT count(*) FROM s
+        WHERE (kind = 'incident.restored' AND state = 'restored')
+           OR (kind = 'incident.reopened'
+               AND (state = 'live' OR at_us < CASE WHEN state = 'restored' THEN last_at ELSE closed_at END))
+           OR (kind IN ('incident.restored', 'incident.ticket-closed') AND last_kind = 'incident.reopened'
+               AND at_us < last_at)
+           OR (kind = 'incident.partner-notice' AND state = 'restored' AND at_us > last_at)""").fetchall()[0][0]

@@ -88,6 +88,9 @@ class IncidentDetected(_Data):
                                                               "at the strictest target).")
     source: Source = Field("exercise", description="exercise: an incident the exercise created; organic: a real "
                                                    "incident.")
+    clock_start: Literal["ticket-opened"] | None = Field(
+        None, description="ticket-opened: the instant is the ticket's opening, standing in for a detection time "
+                          "the supplier's records do not hold (counted and named beside every restore figure).")
 
 
 class PartnerNotice(_Data):
@@ -190,6 +193,7 @@ DATA_MODELS: dict[str, type[_Data]] = {
     "incident.change-window-end": Empty,
     "incident.restored": IncidentRestored,
     "incident.ticket-closed": TicketClosed,
+    "incident.reopened": Reasoned,
     "incident.withdrawn": Reasoned,
     "incident.excluded": Reasoned,
     "rollback.criterion-met": RollbackCriterion,

@@ -25,7 +25,7 @@ from typing import Any
 
 from day60 import journal as jr
 
-VERSION = "2"
+VERSION = "3"
 _GLOBAL = ("report", "dispute")  # facts not keyed by an event id: loaded whole (there are few)
 
 
@@ -189,6 +189,9 @@ def _rows(state: jr._State) -> list[tuple[str, str, str]]:
                                         "revealed": ev.revealed}))
              for key, ev in state.onsets.items()]
     rows += [(f"window:{pause}", key, json.dumps(_iso(at))) for (key, pause), at in state.open_windows.items()]
+    rows += [("ending", key, json.dumps({"last": e.last, "last_at": _iso(e.last_at), "closed_at": _iso(e.closed_at),
+                                         "closed_after": e.closed_after}))
+             for key, e in state.endings.items()]
     rows += [("dispute", str(seq), json.dumps(outcome)) for seq, outcome in state.disputes.items()]
     return rows
 
@@ -205,5 +208,8 @@ def _load(state: jr._State, kind: str, key: str, value: Any) -> None:
                                          sealed=value["sealed"], revealed=value["revealed"])
     elif kind.startswith("window:"):
         state.open_windows[(key, kind.split(":", 1)[1])] = _when(value)
+    elif kind == "ending":
+        state.endings[key] = jr.Ending(value["last"], _when(value["last_at"]), _when(value["closed_at"]),
+                                       value["closed_after"])
     elif kind == "dispute":
         state.disputes[int(key)] = value

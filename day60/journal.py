@@ -376,6 +376,33 @@ def _check_target(e: dict[str, Any], raw_by_seq: dict[int, dict[str, Any]]) -> N
 _INJECTIONS = ("drift.onset", "incident.raised", "rollback.criterion-met")
 
 
+@dataclass
+class Ending:
+    """How an incident's restores, ticket closures and re-opens stand, in the order logged.
+
+    ``last``/``last_at``: the latest restore or re-open; ``closed_at``: the latest closure and
+    ``closed_after`` whether it came after that restore or re-open. A closure after a restore leaves
+    the incident restored; a re-open makes it live again.
+    """
+
+    last: str | None = None
+    last_at: dt.datetime | None = None
+    closed_at: dt.datetime | None = None
+    closed_after: bool = False
+
+    @property
+    def state(self) -> str:
+        if self.last == "restored":
+            return "restored"
+        return "closed" if self.closed_at is not None and self.closed_after else "live"
+
+    def step(self, what: str, at: dt.datetime) -> None:
+        if what == "ticket-closed":
+            self.closed_at, self.closed_after = at, True
+        else:
+            self.last, self.last_at, self.closed_after = what, at, False
+
+
 class _State:
     def __init__(self) -> None:
         self.safety: dict[str, dt.datetime] = {}
@@ -387,6 +414,7 @@ class _State:
         self.known_incidents: set[str] = set()
         self.detected: set[str] = set()
         self.open_windows: dict[tuple[str, str], dt.datetime] = {}
+        self.endings: dict[str, Ending] = {}  # per incident: its restores, closures and re-opens so far
         self.criteria: dict[str, dt.datetime] = {}
         self.decisions: dict[str, dt.datetime] = {}
         self.reports: set[str] = set()
@@ -447,11 +475,12 @@ class _State:
             _refuse("KIND", f"{where} comes after exercise.close", "record it as a correction, or not at all")
         self._gate(ev, where)
         if kind == "safety.agreed":
+            if ident in self.not_run:
+                _refuse("id", f"{where}: injection {ident} was recorded as not run", "use a new id for a new injection")
             self.safety[ident] = at
         elif kind == "injection.not-run":
-            if ident not in self.safety:
-                _refuse("id", f"no safety.agreed for {ident}", "an injection not run is one that was planned: "
-                                                                "log its safety.agreed first")
+            # An injection that could not be made safe is recorded not run without a sign-off: a
+            # sign-off would have to name owners and conditions that do not exist (charter 4.5.1).
             if ident in self.started:
                 _refuse("id", f"injection {ident} has already begun", "log injection.stopped instead")
             self.not_run.add(ident)
@@ -486,6 +515,12 @@ class _State:
             if raised is not None and at is not None and at < raised:
                 _refuse("--at", f"{where} is before the incident was raised ({raised.isoformat()})",
                         "check the instant")
+            if kind == "incident.partner-notice" and at is not None:
+                ending = self.endings.get(ident)
+                if ending is not None and ending.state == "restored" and at > ending.last_at:
+                    _refuse("KIND", f"{where} comes after the incident was restored ({ending.last_at.isoformat()})",
+                            f"if it relapsed, log incident.reopened for {ident} first; a notice of the original "
+                            "fault is dated before the restore")
             self.known_incidents.add(ident)
             self._start_incident(ident, at)
         elif kind.startswith("incident."):
@@ -501,6 +536,8 @@ class _State:
             if kind in ("incident.restored", "incident.ticket-closed") and at < start:
                 _refuse("--at", f"{where} is before the incident's clock started ({start.isoformat()})",
                         "check the instant")
+            if kind in ("incident.restored", "incident.ticket-closed", "incident.reopened"):
+                self._end_or_reopen(ident, kind, at, where)
             for pause in ("wait", "change-window"):
                 key = (ident, pause)
                 if kind == f"incident.{pause}-start":
@@ -544,6 +581,26 @@ class _State:
                         "log report.received first, and set period=YYYY-MM when there are several")
         elif kind == "exercise.close":
             self.closed = True
+
+    def _end_or_reopen(self, ident: str, kind: str, at: dt.datetime, where: str) -> None:
+        """A restore, a ticket closure or a re-open (charter 3.19.4: the clock ends at the last
+        confirmed restore). A second restore needs a re-open between; a re-open needs an end."""
+        ending = self.endings.setdefault(ident, Ending())
+        state = ending.state
+        if kind == "incident.restored" and state == "restored":
+            _refuse("KIND", f"{where}: incident {ident} is already restored ({ending.last_at.isoformat()})",
+                    "if it relapsed, log incident.reopened first; to change the instant use 'day60 correct'")
+        if kind == "incident.reopened":
+            if state == "live":
+                _refuse("KIND", f"{where}: incident {ident} is neither restored nor closed",
+                        "an incident is re-opened only after a restore or a ticket closure")
+            ended = ending.last_at if state == "restored" else ending.closed_at
+            if at < ended:
+                _refuse("--at", f"{where} is before the {state} it re-opens ({ended.isoformat()})", "check the instant")
+        elif ending.last == "reopened" and at < ending.last_at:
+            _refuse("--at", f"{where} is before the incident was re-opened ({ending.last_at.isoformat()})",
+                    "check the instant")
+        ending.step(kind.split(".")[1], at)
 
     def _start_incident(self, ident: str, at: dt.datetime | None) -> None:
         if at is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -305,13 +306,15 @@ def test_rule_breaks_are_refused_with_the_reference_message(base, tmp_path, name
 
 INCIDENT_KINDS = ["incident.detected", "incident.partner-notice", "incident.classified", "incident.communicated",
                   "incident.wait-start", "incident.wait-end", "incident.change-window-start",
-                  "incident.change-window-end", "incident.restored", "incident.ticket-closed"]
+                  "incident.change-window-end", "incident.restored", "incident.ticket-closed", "incident.reopened",
+                  "incident.restored"]
 DATA = {"incident.detected": {"source": "organic"}, "incident.partner-notice": {"source": "organic"},
         "incident.classified": {"severity": 2, "reason": "r"}, "incident.restored": {"check": "c"},
-        "incident.ticket-closed": {"state": "Closed", "resolved": True}}
+        "incident.ticket-closed": {"state": "Closed", "resolved": True}, "incident.reopened": {"reason": "relapse"}}
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=int(os.environ.get("DAY60_SEQUENCES", "60")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from(INCIDENT_KINDS), st.sampled_from(["A", "B"]),
                           st.integers(0, 40)), min_size=1, max_size=14))
 def test_any_incident_sequence_reads_as_the_reference(tmp_path, events):
@@ -427,3 +430,50 @@ def test_bytes_no_text_holds_read_as_the_reference_reads_them(base, tmp_path, ra
     out.write_bytes(b"\n".join(data))
     assert verdict(jr.read, out)[0] == "refused"  # no such byte is valid in a journal line
     assert_as_reference(out)
+
+
+RELAPSE = [
+    ("incident.detected", "R-1", "2026-03-03T10:00", {"severity": 2, "source": "organic"}),
+    ("incident.restored", "R-1", "2026-03-03T12:00", {"check": "probe"}),
+    ("incident.reopened", "R-1", "2026-03-03T13:00", {"reason": "queue stalled again"}),
+    ("incident.partner-notice", "R-1", "2026-03-03T13:05", {}),
+    ("incident.restored", "R-1", "2026-03-03T15:00", {"check": "probe"}),
+    ("incident.detected", "R-2", "2026-03-04T10:00", {"source": "organic"}),
+    ("incident.ticket-closed", "R-2", "2026-03-04T11:00", {"state": "Resolved", "resolved": True}),
+    ("incident.reopened", "R-2", "2026-03-04T11:30", {"reason": "caller"}),
+    ("incident.restored", "R-2", "2026-03-04T12:00", {"check": "probe"}),
+    ("incident.ticket-closed", "R-2", "2026-03-04T12:30", {"state": "Closed", "resolved": True}),
+]
+
+
+@pytest.fixture(scope="module")
+def relapse(tmp_path_factory) -> Path:
+    return make_journal(tmp_path_factory.mktemp("relapse") / "r.jsonl", RELAPSE)
+
+
+def test_relapses_take_the_fast_path(relapse):
+    assert same_figures(relapse).incidents is not None
+
+
+# Each edit breaks one of journal.Ending's rules; both readers must refuse it alike.
+ENDING_BREAKS = {
+    "second restore with no re-open": ("incident.reopened", "R-1", {"kind": "incident.communicated", "data": {}}),
+    "re-open before the restore": ("incident.reopened", "R-1", {"at": "2026-03-03T11:00:00+00:00"}),
+    "restore before the re-open": ("incident.restored", "R-2", {"at": "2026-03-04T11:15:00+00:00"}),
+    "notice after a standing restore": ("incident.reopened", "R-1", {"kind": "incident.wait-start", "data": {}}),
+    "re-open of a live incident": ("incident.ticket-closed", "R-2", {"kind": "incident.communicated", "data": {}}),
+}
+
+
+@pytest.mark.parametrize("name", ENDING_BREAKS)
+def test_ending_rule_breaks_read_as_the_reference(relapse, tmp_path, name):
+    kind, ident, change = ENDING_BREAKS[name]
+    lines = _lines(relapse)
+    k = next(i for i, line in enumerate(lines) if f'"kind":"{kind}"' in line and f'"id":"{ident}"' in line)
+    lines[k] = jr.canonical(json.loads(lines[k]) | change)
+    out = rechain(lines, tmp_path / "broken.jsonl")
+    kind_read, message = verdict(jr.read, out)
+    assert kind_read == "refused" and "rule of fact" in message, message
+    assert verdict(engine.read, out) == (kind_read, message)
+    with pytest.raises(engine.Declined):
+        engine._fast(out, jr.read_header(out))

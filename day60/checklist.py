@@ -90,17 +90,20 @@ def _by_id(events: list[Effective]) -> dict[str, list[Effective]]:
     return seen
 
 
-def _incident_open(evs: list[Effective]) -> bool:
-    """Started and not ended; a reopening after a restore or a closure opens it again."""
-    state = None  # never started; True open; False ended
-    for e in evs:  # in seq order
-        if e.kind in _STARTS_INCIDENT and state is None:
-            state = True
-        elif e.kind in _ENDS_INCIDENT and state:
-            state = False
-        elif e.kind == "incident.reopened" and state is False:
-            state = True
-    return bool(state)
+def incident_state(evs: list[Effective]) -> str | None:
+    """None (no incident), "live", "restored", "closed" (the ticket closed with no restore standing)
+    or "ended" (withdrawn or excluded), as the journal's rules see the incident's events in order."""
+    from day60.journal import Ending
+
+    if not any(e.kind in _STARTS_INCIDENT for e in evs):
+        return None
+    ending = Ending()
+    for e in evs:
+        if e.kind in ("incident.withdrawn", "incident.excluded"):
+            return "ended"
+        if e.kind in ("incident.restored", "incident.ticket-closed", "incident.reopened") and e.at is not None:
+            ending.step(e.kind.split(".")[1], e.at)
+    return ending.state
 
 
 def open_pauses(events: list[dict[str, Any]], ident: str) -> dict[str, Effective]:
@@ -130,10 +133,12 @@ def status(events: list[dict[str, Any]]) -> dict[str, list[str]]:
         if "drift.onset" in ks and "drift.notice" not in ks:
             detected = "" if "drift.detected" in ks else ", not detected"
             out["drift"].append(f"{ident}: no written notice yet{detected}")
-        if _incident_open(evs):
+        state = incident_state(evs)
+        if state in ("live", "closed"):
             waits = [label for pause, label in (("wait", "waiting on partner"), ("change-window", "change window"))
                      if pause in _open_in(evs)]
-            out["incidents"].append(f"{ident}: not restored" + (f" ({', '.join(waits)} open)" if waits else ""))
+            what = "not restored" if state == "live" else "ticket closed with no confirmed restore"
+            out["incidents"].append(f"{ident}: {what}" + (f" ({', '.join(waits)} open)" if waits else ""))
         if "rollback.criterion-met" in ks and "rollback.smoke-pass" not in ks:
             out["rollbacks"].append(f"{ident}: no smoke pass yet")
     return out
@@ -216,7 +221,8 @@ def _follow_ups(ident: str, evs: list[Effective]) -> list[Step]:
         if not {"drift.told", "drift.announced"} & ks:
             add("the supplier was told of this injection (excluded)", "drift.told")
             add("the partner announced this drift in advance (excluded)", "drift.announced")
-    if _incident_open(evs):
+    state = incident_state(evs)
+    if state == "live":
         if "incident.detected" not in ks:
             add("supplier detected it (gives the severity)", "incident.detected")
         if "incident.partner-notice" not in ks:
@@ -232,13 +238,17 @@ def _follow_ups(ident: str, evs: list[Effective]) -> list[Step]:
                     add(f"{label} starts", f"incident.{pause}-start")
             add("restore confirmed by monitoring", "incident.restored")
             add("ticket closed in the supplier's records", "incident.ticket-closed")
+    elif state == "closed":
+        add("restore confirmed by monitoring", "incident.restored")
+    if state in ("restored", "closed"):
+        if state == "restored" and _last_end(evs) != "incident.ticket-closed":
+            add("ticket closed in the supplier's records", "incident.ticket-closed")
+        add("reopened (the fault came back, or the closure was wrong)", "incident.reopened")
+    if state in ("live", "closed"):
         add("severity set or changed", "incident.classified")
         last.append(Step(f"{ident}: withdrawn as not reproducible", "incident.withdrawn", ident, group=ident))
         last.append(Step(f"{ident}: excluded from the figures (with the reason)", "incident.excluded", ident,
                          group=ident))
-    elif ks & _ENDS_INCIDENT and ks & _STARTS_INCIDENT and _last_end(evs) in ("incident.restored",
-                                                                               "incident.ticket-closed"):
-        add("reopened (the fault came back, or the closure was wrong)", "incident.reopened")
     if "rollback.criterion-met" in ks:
         order = ["rollback.decision", "rollback.serving", "rollback.smoke-pass", "rollback.requeue-complete"]
         labels = ["decision recorded", "previous release serving", "smoke set passed", "re-queue complete"]

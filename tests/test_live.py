@@ -250,6 +250,37 @@ def test_every_kind_an_exercise_needs_is_in_the_menu():
                                                             "at": t(50), "data": {}}])]
 
 
+def test_a_relapse_is_reopened_and_restored_again(run, journal, monkeypatch, pipe):
+    """After a restore the menu offers the ticket's closure and the re-open (with its reason), not a
+    second restore; after the re-open the restore is offered again."""
+    monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
+    pipe.send_text(pick("new: incident the supplier detected") + "I7" + ENTER + iso(100) + ENTER + ENTER)
+    pipe.send_text(pick("I7: restore confirmed") + iso(120) + ENTER + "canary" + ENTER)
+    pipe.send_text(pick("I7: reopened") + iso(130) + ENTER + "errors came back" + ENTER)
+    pipe.send_text(pick("I7: restore confirmed") + iso(150) + ENTER + "canary again" + ENTER + CTRL_C)
+    r = run("live", journal)
+    assert r.exit_code == 0, r.output
+    assert kinds(journal) == [("incident.detected", "I7"), ("incident.restored", "I7"), ("incident.reopened", "I7"),
+                              ("incident.restored", "I7")]
+    restored = [e for e in jr.read(journal).events if e["kind"] == "incident.restored"]
+    events = [{"seq": 1, "kind": "incident.detected", "id": "I7", "at": iso(100), "data": {"source": "organic"}},
+              {"seq": 2, "kind": "incident.restored", "id": "I7", "at": iso(120), "data": {"check": "c"}}]
+    offered = [s.kind for s in checklist.next_steps(events) if s.id == "I7"]
+    assert offered == ["incident.ticket-closed", "incident.reopened"]
+    assert restored[-1]["data"] == {"check": "canary again"}
+
+
+def test_an_injection_that_could_not_be_made_safe_is_recorded_not_run_without_a_sign_off(run, journal,
+                                                                                        monkeypatch, pipe):
+    monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
+    pipe.send_text(pick("new: an injection that could not be made safe") + "D9" + ENTER + iso(5) + ENTER
+                   + "no stop owner could be named" + ENTER + CTRL_C)
+    r = run("live", journal)
+    assert r.exit_code == 0, r.output
+    assert kinds(journal) == [("injection.not-run", "D9")]
+    assert jr.read(journal).events[0]["data"] == {"reason": "no stop owner could be named"}
+
+
 def test_a_report_element_is_picked_from_the_list_with_its_period(run, journal, monkeypatch, pipe):
     monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
     for month, minutes in (("2026-09", 10), ("2026-10", 20)):

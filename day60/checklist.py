@@ -72,7 +72,7 @@ def fields_for(kind: str, preset: dict[str, Any] | None = None) -> list[Ask]:
             out.append(Ask(name, "bool", help=text, required=required or name in ATTESTATIONS,
                            attest=name in ATTESTATIONS))
         elif annotation is int:
-            choices = ("1", "2", "3", "4") if required else ("1", "2", "3", "4", NOT_STATED)
+            choices = ("1", "2", "3", "4") if required else (NOT_STATED, "1", "2", "3", "4")  # never assumed
             out.append(Ask(name, "choice", choices, text, required))
         elif origin is typing.Literal:
             values = typing.get_args(annotation)  # the model's default is offered first
@@ -121,15 +121,18 @@ def open_pauses(events: list[dict[str, Any]], ident: str) -> dict[str, Effective
     return out
 
 
-def status(events: list[dict[str, Any]]) -> dict[str, list[str]]:
-    """Open items by area, as short sentences, for the head of the live screen."""
+def status(events: list[dict[str, Any]], seals_hidden: bool = False) -> dict[str, list[str]]:
+    """Open items by area, as short sentences, for the head of the live screen. ``seals_hidden``:
+    the events are a view without the sealed onsets (a page other than the runner's), so a
+    signed-off injection is not said to be "not started"."""
     eff = effective(events)
     out: dict[str, list[str]] = {"injections": [], "drift": [], "incidents": [], "rollbacks": []}
     for ident, evs in _by_id(eff).items():
         ks = {e.kind for e in evs}
         if "safety.agreed" in ks and not ({"drift.onset", "incident.raised", "rollback.criterion-met",
                                            "injection.not-run", "injection.stopped"} & ks):
-            out["injections"].append(f"{ident}: signed off, not started")
+            out["injections"].append(f"{ident}: signed off" + (" (a sealed start shows on the runner's page only)"
+                                                                if seals_hidden else ", not started"))
         if "drift.onset" in ks and "drift.notice" not in ks:
             detected = "" if "drift.detected" in ks else ", not detected"
             out["drift"].append(f"{ident}: no written notice yet{detected}")

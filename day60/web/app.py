@@ -35,7 +35,7 @@ from day60.web.room import ROLES, Keys, Participant, Room, check_name, check_rol
 
 HERE = Path(__file__).resolve().parent
 MAX_BODY = 64 * 1024  # a press is a few hundred bytes; nothing a page or a script sends comes near this
-TIMELINE_ROWS = 500  # the page shows the latest lines; 'day60 show' shows them all
+TIMELINE_ROWS = 200  # the page shows the latest lines; 'day60 show' shows them all
 COOKIE = "day60_key"
 JOIN_COOKIE = "day60_join"
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
@@ -201,7 +201,8 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int) 
             if e["data"].get("pressed_at"):
                 marks.insert(0, f"recorded late (pressed at {_shown_at(e['data']['pressed_at'])} on the browser's "
                                 "clock)")
-            data = ", ".join(f"{k}={v}" for k, v in e["data"].items() if k not in ("commitment", "pressed_at"))
+            data = ", ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in e["data"].items()
+                             if k not in ("commitment", "pressed_at"))
             rows.append({"seq": e["seq"], "at": e["at"], "kind": e["kind"], "id": e["id"], "by": e["by"],
                          "data": data, "recorded_at": e["recorded_at"], "marks": marks,
                          "late": bool(e["data"].get("pressed_at"))})
@@ -211,7 +212,8 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int) 
         shown = room.view(who)
         steps = checklist.next_steps(shown, room.header)
         if not who.runner:
-            steps = [s for s in steps if not _runner_only(s)] + _watch_steps(shown)
+            steps = _watch_steps(shown, who) + [s for s in steps if not _runner_only(s) and
+                                                presses.may_record(who, s.kind)]
         out = []
         for s in steps:
             fields = [{"name": a.name, "label": a.name.replace("_", " "), "help": a.help, "kind": a.kind,
@@ -232,9 +234,10 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int) 
         skip = {"correction", "reveal", "dispute", "resolve", "notice.sent"}
         correctable = [e for e in reversed(shown) if e["kind"] not in skip and e["at"] is not None
                        and (who.runner or e["by"] == who.by)][:12]
-        return {"status": checklist.status(shown), "steps": steps_for(who, is_local), "closed": room.closed,
+        return {"status": checklist.status(shown, seals_hidden=not who.runner), "steps": steps_for(who, is_local),
+                "closed": room.closed,
                 "correctable": correctable, "problem": room.problem, "head": room.head(who),
-                "can_reveal": who.runner and is_local and room.held is not None,
+                "can_reveal": who.runner and is_local and room.held is not None and room.closed,
                 "sealed": len(checklist.sealed_onsets(room.events)) if who.runner else None}
 
     def page_context(request: Request, who: Participant, key: str) -> dict[str, Any]:
@@ -494,14 +497,22 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int) 
 
 
 def _runner_only(step: checklist.Step) -> bool:
-    """Steps only the runner's page offers: the sealed onset and the close."""
-    return step.kind == "exercise.close" or (step.kind == "drift.onset" and step.data.get("source") == "exercise")
+    """Steps only the runner's page offers: starting an injection (the sealed onset, the raised
+    incident, the forced production rollback), recording one not run, and the close; the
+    journal's own rules and ``press.allowed`` decide what is accepted."""
+    data = step.data
+    if step.kind in ("exercise.close", "incident.raised", "injection.not-run"):
+        return True
+    if step.kind == "drift.onset":
+        return data.get("source") == "exercise"
+    return step.kind == "rollback.criterion-met" and data.get("kind") == "production" and \
+        data.get("source") == "exercise"
 
 
-def _watch_steps(shown: list[dict[str, Any]]) -> list[checklist.Step]:
-    """What a watcher stamps on a signed-off drift injection whose onset it cannot see (sealed):
-    the supplier's detection and its written notice. Offered for every signed-off id still open;
-    the journal refuses one with no onset."""
+def _watch_steps(shown: list[dict[str, Any]], who: Participant) -> list[checklist.Step]:
+    """What a watcher stamps on a signed-off injection whose sealed start it cannot see: the
+    supplier's detection and its written notice (and, for the stop owner, the stop). Offered for
+    every signed-off id still open; the journal refuses one that does not apply."""
     out = []
     kinds: dict[str, set[str]] = {}
     for e in shown:
@@ -515,6 +526,9 @@ def _watch_steps(shown: list[dict[str, Any]]) -> list[checklist.Step]:
                                       "drift.detected", ident, group=ident))
         out.append(checklist.Step(f"{ident}: written notice of the drift received", "drift.notice", ident,
                                   group=ident))
+        if who.role == "stop owner":
+            out.append(checklist.Step(f"{ident}: injection stopped by its stop condition", "injection.stopped",
+                                      ident, group=ident))
     return out
 
 

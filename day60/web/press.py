@@ -114,6 +114,19 @@ def instant(room: Room, press: Press, stamp: dt.datetime) -> tuple[dt.datetime, 
     return when, late
 
 
+SIGNERS = ("runner", "stop owner", "rollback owner")  # who records a safety sign-off
+
+
+def may_record(who: Participant, kind: str) -> bool:
+    """Whether ``who`` records ``kind`` at all (the sign-off is its signers', the close and a
+    not-run injection the runner's)."""
+    if kind == "safety.agreed":
+        return who.role in SIGNERS
+    if kind in ("exercise.close", "injection.not-run", "reveal"):
+        return who.runner
+    return True
+
+
 def allowed(room: Room, who: Participant, press: Press, local: bool) -> None:
     """Refuse what this participant's page may not do (the journal's rules decide the rest)."""
     if press.seal:
@@ -132,6 +145,9 @@ def allowed(room: Room, who: Participant, press: Press, local: bool) -> None:
                          "use the runner's page on the machine that holds the held file")
     if press.kind == "exercise.close" and not who.runner:
         raise Forbidden("kind", "only the runner closes the exercise", "ask the runner")
+    if not may_record(who, press.kind):
+        who_may = "the runner, the stop owner or the rollback owner" if press.kind == "safety.agreed" else "the runner"
+        raise Forbidden("kind", f"{press.kind} is recorded by {who_may}", f"ask {who_may}")
 
 
 def record(room: Room, who: Participant, press: Press, stamp: dt.datetime, local: bool,

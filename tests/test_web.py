@@ -461,6 +461,53 @@ def test_a_hostile_participant_is_refused(server, browser):
     page.context.close()
 
 
+def test_a_line_is_corrected_by_its_author_or_the_runner_only(server):
+    author, other = join(server, "Ivy Author", "observer"), join(server, "Otto Other", "partner")
+    status, answer = post(server, author, kind="incident.partner-notice", id="I-FIX")
+    seq = answer["event"]["seq"]
+    fix = {"kind": "correction", "id": str(seq), "data": {"target": seq, "at": NOW.isoformat(), "reason": "typo"}}
+    status, answer = post(server, other, **fix)
+    assert status == 403 and "recorded by Ivy Author (observer)" in answer["error"]
+    status, answer = post(server, author, **fix)
+    assert status == 201 and answer["event"]["by"] == "Ivy Author (observer)"
+    # What the toolkit writes itself is never taken from a request.
+    for data in ({"commitment": "0" * 64}, {"pressed_at": NOW.isoformat()}):
+        status, answer = post(server, author, kind="drift.false-alert", id="FA-X", data=data)
+        assert status == 422 and "is written by the toolkit itself" in answer["error"]
+
+
+def test_a_journal_changed_behind_the_server_stops_every_append(tmp_path):
+    from day60.web.room import Room
+
+    path = make_journal(tmp_path / "ex.jsonl")
+    jr.append(path, "drift.false-alert", "F1", NOW)
+    room = Room(path, None)
+    assert [e["id"] for e in room.events] == ["F1"]
+    jr.append(path, "drift.false-alert", "F2", NOW)  # 'day60 log' writing at the same time
+    assert room.refresh() and [e["id"] for e in room.events] == ["F1", "F2"]
+    with path.open("a") as fh:
+        fh.write('{"seq": 3, "kind": "drift.false-alert"}\n')  # a line no toolkit wrote
+    assert not room.refresh() and "line 4" in room.problem
+    from day60.web import press
+    from day60.web.room import Participant
+
+    with pytest.raises(jr.InputError, match="no longer verifies"):
+        press.record(room, Participant("A", "observer"), press.Press("drift.false-alert", "F3"), NOW, True)
+
+
+def test_the_wheel_ships_the_web_assets(tmp_path):
+    import zipfile
+
+    subprocess.run([sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(tmp_path)], cwd=ROOT,
+                   check=True, capture_output=True)
+    [wheel] = tmp_path.glob("day60-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    shipped = {f"day60/web/{p.relative_to(ROOT / 'day60' / 'web').as_posix()}"
+               for p in (ROOT / "day60" / "web").rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    assert shipped <= names
+    assert {"day60/web/static/htmx.min.js", "day60/web/static/htmx-LICENSE.txt"} <= names
+
+
 def test_concurrent_presses_of_the_same_step_are_one_line_and_one_refusal(server):
     """Two people press "supplier detected it" for the same incident at once: the journal's lock
     and rules take one; the other is refused, with log's message."""
@@ -607,3 +654,10 @@ def test_the_engine_reads_a_late_press_as_the_reference_does(tmp_path):
         jr.append(path, "incident.restored", "I1", dt.datetime(2026, 3, 2, 11, tzinfo=UTC),
                   {"check": "canary", "pressed_at": form})
         same_figures(path)
+
+
+def test_show_marks_a_line_recorded_late(run, tmp_path):
+    path = make_journal(tmp_path / "ex.jsonl")
+    jr.append(path, "drift.false-alert", "F1", NOW, {"pressed_at": "2026-03-02T10:00:00+00:00"}, "Ana (observer)")
+    r = run("show", path)
+    assert r.exit_code == 0 and "recorded late (pressed 2026-03-02T10:00:00+00:00 on the browser's clock)" in r.stdout

@@ -321,6 +321,9 @@ def show(
             mark = "sealed until revealed"
         elif e.revealed:
             mark = "revealed at close"
+        if e.data.get("pressed_at"):  # sent late by a page of 'day60 serve'
+            mark = "; ".join(filter(None, [f"recorded late (pressed {e.data['pressed_at']} on the browser's clock)",
+                                           mark]))
         rows.append({"seq": e.seq, "at": e.at.astimezone(j.tz).isoformat() if e.at else None, "kind": e.kind,
                      "id": e.id, "data": e.data, "mark": mark})
     if fmt == "json":

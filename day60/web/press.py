@@ -158,6 +158,10 @@ def record(room: Room, who: Participant, press: Press, stamp: dt.datetime, local
         raise InputError("JOURNAL", f"{room.path} no longer verifies ({room.problem})",
                          f"stop the server and run 'day60 verify {room.path}'")
     allowed(room, who, press, local)
+    written_by_us = sorted({"commitment", "pressed_at"} & set(press.data))
+    if written_by_us:
+        raise InputError(", ".join(f"data.{k}" for k in written_by_us), "is written by the toolkit itself",
+                         "seal with \"seal\": true; a press sent late carries pressed_at and sent_at beside data")
     when, late = instant(room, press, stamp)
     data = dict(press.data)
     if late is not None:

@@ -21,22 +21,24 @@ class Assessed:
 
 
 def score_journal(journal: jr.Journal, published: rubric.Rubric | None = None,
-                  deal_parameters: dict[str, Any] | None = None) -> Assessed:
+                  deal_parameters: dict[str, Any] | None = None, deal_elements: list[str] | None = None) -> Assessed:
     """An auditor's exercise: its figures and its score against the rubric at its own tier, with
-    targets from the deal's parameters where it sets them."""
+    targets from the deal's parameters where it sets them and the monthly report elements the
+    deal adds in every period's denominator."""
     published = published or rubric.load()
-    figures = metrics.compute(journal)
+    figures = metrics.compute(journal, report_elements=deal_elements)
     result = rubric.score(figures, journal.header, published, rubric.targets(published, deal_parameters))
     return Assessed(journal, figures, result)
 
 
 def self_assess(qs: selfassess.QuestionSet, ans: selfassess.Answers, journal_path: str | Path,
-                tickets: selfassess.Tickets | None = None, deal_parameters: dict[str, Any] | None = None) -> Assessed:
+                tickets: selfassess.Tickets | None = None, deal_parameters: dict[str, Any] | None = None,
+                deal_elements: list[str] | None = None) -> Assessed:
     """A BPO's self-assessment: a journal from the answers (and a ticket export), scored at the
     question set's tier cap against the deal's targets where given, with lines that needed a
     missing record marked "not evidenced"."""
     journal = selfassess.to_journal(qs, ans, journal_path, tickets)
-    figures = metrics.compute(journal)
+    figures = metrics.compute(journal, report_elements=deal_elements)
     if ans.answers.get("drift.false_alerts", 0) is None:  # "don't know" is not zero
         figures.summary["drift"].update(false_alerts=None, false_alerts_reason="not evidenced: the supplier's "
                                                                                "log of withdrawn alerts was not seen")

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import yaml
 from jinja2.sandbox import SandboxedEnvironment
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from day60.errors import InputError, pydantic_problem
 from day60.files import read_json, read_toml
@@ -50,10 +50,24 @@ class Parameter(BaseModel):
 
 
 class Check(BaseModel):
+    """One figure a clause judges. ``floor`` and ``ceiling`` are promises against a deal
+    parameter; ``trigger`` is a reporting duty whose parameter starts a remedy; ``report`` is a
+    reporting duty with no threshold at all (false containment, charter 3.10.7): it names the
+    figure's ``unit`` instead of a parameter, and is reported, never met or not met."""
+
     model_config = ConfigDict(extra="forbid")
     figure: str
-    comparator: Literal["floor", "ceiling", "trigger"]
-    parameter: str
+    comparator: Literal["floor", "ceiling", "trigger", "report"]
+    parameter: str | None = None
+    unit: Literal[tuple(TYPES)] | None = None  # type: ignore[valid-type]
+
+    @model_validator(mode="after")
+    def _shape(self) -> Check:
+        if self.comparator == "report" and (self.parameter is not None or self.unit is None):
+            raise ValueError("a report check names its unit and no parameter: it has no threshold")
+        if self.comparator != "report" and (self.parameter is None or self.unit is not None):
+            raise ValueError(f"a {self.comparator} check names the parameter holding its threshold, not a unit")
+        return self
 
 
 class Definitions(BaseModel):
@@ -120,7 +134,17 @@ def load_library(folder: Path | None = None) -> Library:
     ids = [p.id for c in lib.clauses.values() for p in c.parameters]
     if len(ids) != len(set(ids)):
         raise InputError("clauses", "a parameter id is used by two clauses", "make parameter ids unique")
+    for clause in lib.clauses.values():
+        for check in clause.checks:
+            if check.parameter is not None and check.parameter not in {p.id for p in clause.parameters}:
+                raise InputError(f"clauses/{clause.id}.yaml", f"check {check.figure} names parameter "
+                                 f"{check.parameter}, which the clause does not define", "define it or fix the check")
     return lib
+
+
+# Parameters a deal may still carry from an earlier library, and why they went.
+RETIRED = {"false_containment_ceiling_percent": "false containment is a reporting duty with no ceiling since clause "
+                                                "library 1.2.0 (charter 3.10.7); remove it"}
 
 
 # ----- deal files ----------------------------------------------------------------------------
@@ -198,7 +222,9 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
     for pid, value in params.items():
         spec = lib.parameter(pid)
         if spec is None:
-            if pid not in extra_parameters:
+            if pid in RETIRED:
+                problems.append(f"parameters.{pid} is no longer a parameter: {RETIRED[pid]}")
+            elif pid not in extra_parameters:
                 problems.append(f"parameters.{pid} is not a parameter of the library")
             continue
         problem = _check_value(spec, value)
@@ -210,8 +236,11 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
         for spec in lib.clauses[cid].parameters if cid in lib.clauses else []:
             if spec.fixed is not None and spec.id not in params:
                 params = {**params, spec.id: spec.fixed}
+    tier = tier_facts(params.get("day60_tier")) if "day60-exercise" in include else None
     missing = [p.id for cid in include if cid in lib.clauses for p in lib.clauses[cid].parameters
-               if p.id not in params]
+               if p.id not in params and not (p.id == "day60_notice_business_days" and tier and tier["unannounced"])]
+    if tier is not None:
+        problems += _tier_problems(tier, params)
     missing += sorted({d for cid in include if cid in lib.clauses for d in lib.clauses[cid].documents}
                       - set(documents))
     if calendar is None:
@@ -223,6 +252,20 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
                          "fix the deal file (see 'day60 clauses list')")
     return Deal(deal=deal, parameters=params, include=include, sha256=hashlib.sha256(raw).hexdigest(),
                 path=str(path), calendar=calendar, documents=documents, report_elements=added, raw=raw)
+
+
+def _tier_problems(tier: dict[str, Any], params: dict[str, Any]) -> list[str]:
+    """A deal whose Day-60 numbers its own tier cannot honour (charter 4.5, 9.9)."""
+    problems = []
+    floor = params.get("day60_score_floor")
+    if isinstance(floor, int | float) and not isinstance(floor, bool) and floor > tier["max_points"]:
+        problems.append(f"parameters.day60_score_floor {floor:g} cannot be reached at tier {tier['id']}, where only "
+                        f"the {', '.join(tier['sections'])} line(s) can score ({tier['max_points']:g} points at most): "
+                        "lower the floor or choose a higher tier")
+    if tier["unannounced"] and "day60_notice_business_days" in params:
+        problems.append(f"parameters.day60_notice_business_days is set, but tier {tier['id']} is unannounced: the "
+                        "Provider is not told when the window opens, so drop it")
+    return problems
 
 
 def _deal_calendar(table: Any, folder: Path, problems: list[str]) -> dict[str, Any] | None:
@@ -301,10 +344,24 @@ def _ref(lib: Library, numbers: dict[str, int]) -> Any:
 
 
 def clause_text(lib: Library, clause: Clause, values: dict[str, str], numbers: dict[str, int],
-                rubric_name: str = "[rubric: id, version and SHA-256]") -> str:
-    """Render a clause's text template with display values and cross-references."""
+                rubric_name: str = "[rubric: id, version and SHA-256]", tier: dict[str, Any] | None = None) -> str:
+    """Render a clause's text template with display values and cross-references; ``tier`` is the
+    rubric's description of the deal's Day-60 tier (None while it is not chosen)."""
     env = SandboxedEnvironment(autoescape=False, keep_trailing_newline=False)
-    return env.from_string(clause.text).render(p=values, ref=_ref(lib, numbers), rubric=rubric_name).strip()
+    return env.from_string(clause.text).render(p=values, ref=_ref(lib, numbers), rubric=rubric_name,
+                                               tier=tier).strip()
+
+
+def tier_facts(tier_id: Any, published: Any = None) -> dict[str, Any] | None:
+    """What the rubric says a Day-60 tier runs, for the clause text and the deal's checks."""
+    from day60 import rubric
+
+    published = published or rubric.load()
+    tier = published.tiers.get(tier_id) if isinstance(tier_id, str) else None
+    if tier is None:
+        return None
+    points = sum(line.points for line in published.lines if line.section in tier.sections)
+    return {"id": tier_id, **tier.model_dump(), "max_points": points}
 
 
 def definitions(lib: Library, numbers: dict[str, int], calendar: bool) -> dict[str, str]:
@@ -362,7 +419,8 @@ def schedule(lib: Library, deal: Deal, draft: bool = False) -> dict[str, Any]:
                           "fixed": p.fixed_note if p.fixed is not None else None})
         clauses.append({"number": numbers[cid], "id": cid, "title": clause.title, "section": clause.section,
                         "definitions": clause.definitions.model_dump(), "requires": clause.requires,
-                        "text": clause_text(lib, clause, values, numbers, rubric_name),
+                        "text": clause_text(lib, clause, values, numbers, rubric_name,
+                                            tier_facts(deal.parameters.get("day60_tier"), published)),
                         "documents": [lib.documents[d].term for d in clause.documents]})
     needed = sorted({d for cid in deal.include for d in lib.clauses[cid].documents})
     documents = [{"term": lib.documents[d].term, "what": lib.documents[d].what, "reference": deal.documents.get(d),
@@ -398,6 +456,10 @@ def check_ids(lib: Library, deal: Deal | None = None) -> list[dict[str, Any]]:
     for cid in (deal.include if deal else lib.order):
         clause = lib.clauses[cid]
         for check in clause.checks:
+            if check.comparator == "report":  # a reporting duty: no parameter, no threshold
+                out.append({"check": check.figure, "clause": cid, "unit": TYPES[check.unit], "comparator": "report",
+                            "parameter": None, "threshold": None})
+                continue
             spec = next(p for p in clause.parameters if p.id == check.parameter)
             out.append({"check": check.figure, "clause": cid, "unit": spec.unit, "comparator": check.comparator,
                         "parameter": spec.id, "threshold": deal.parameters.get(spec.id) if deal else None})
@@ -422,6 +484,12 @@ def comply(lib: Library, deal: Deal, figures: dict[str, Any], source: str,
         hint = f"did you mean {close[0]}? " if close else ""
         raise InputError("--figures", f"{', '.join(k[:40] for k in unknown)} name(s) no check",
                          f"{hint}see 'day60 comply --list-checks'")
+    percent = {c["check"] for c in check_ids(lib) if c["unit"] == TYPES["percent"]}
+    outside = [f"{k[:40]}.value is {v['value']!r}" for k, v in sorted(figures.items()) if k in percent
+               and isinstance(v, dict) and isinstance(v.get("value"), int | float) and not 0 <= v["value"] <= 100]
+    if outside:  # a share above 100 percent (or below 0) is a typing error, never a figure to judge
+        raise InputError("--figures", f"{'; '.join(outside)}: not a percentage from 0 to 100",
+                         "give each rate in percent (23.8 for 23.8 percent)")
     rows = []
     for cid in deal.include:
         clause = lib.clauses[cid]
@@ -433,7 +501,7 @@ def comply(lib: Library, deal: Deal, figures: dict[str, Any], source: str,
     for row in rows:
         prior = status.get(row["clause"], "met")
         status[row["clause"]] = "not met" if "not met" in (prior, row["status"]) else (
-            "not run" if "not run" in (prior, row["status"]) else "met")
+            "not run" if {"not run", "tier not demonstrated"} & {prior, row["status"]} else "met")
     for row in rows:  # paired measures: neither is satisfied without the other
         for needed in lib.clauses[row["clause"]].requires:
             other = status.get(needed)
@@ -465,20 +533,31 @@ def _scope(rows: list[dict[str, Any]], deal: Deal, scope: dict[str, Any]) -> Non
 
 
 def _check(lib: Library, clause: Clause, check: Check, deal: Deal, figure: Any, source: str) -> dict[str, Any]:
-    spec = next(p for p in clause.parameters if p.id == check.parameter)
-    threshold = deal.parameters.get(check.parameter)
+    currency = str(deal.deal.get("currency", ""))
+    unit_type = check.unit if check.comparator == "report" else \
+        next(p for p in clause.parameters if p.id == check.parameter).type
+    threshold = deal.parameters.get(check.parameter) if check.parameter else None
     row = {"clause": clause.id, "check": check.figure, "section": clause.section, "comparator": check.comparator,
            "parameter": check.parameter, "threshold": threshold, "value": None, "display": "not run", "n": None,
            "status": "not run", "reason": None, "source": source}
+    if check.comparator == "report":
+        return _reported(row, figure, source, unit_type, currency)
     if threshold is None:
         row["reason"] = f"the deal sets no {check.parameter}"
         return row
-    if spec.type == "tier":
+    if unit_type == "tier":
         threshold = TIERS.index(threshold) + 1
+    if isinstance(figure, dict) and figure.get("tier_not_demonstrated"):  # never met: the tier was not run (9.9)
+        row.update(status="tier not demonstrated", value=figure.get("value"), n=figure.get("n"),
+                   reason=f"the exercise did not show what its tier requires: {figure['tier_not_demonstrated']}",
+                   display="tier not demonstrated")
+        return row
     if isinstance(figure, dict) and figure.get("breach"):  # broken, whatever the figure (or its absence)
         value = figure.get("value")
+        # A breach with no figure is not "not run": it shows what broke, so no reader takes it for untested.
         row.update(status="not met", reason=figure["breach"], n=figure.get("n"), value=value,
-                   display="not run" if value is None else _display(spec, float(value), deal.deal.get("currency", "")))
+                   display=f"no figure: {figure['breach']}" if value is None
+                   else _display(unit_type, float(value), currency))
         return row
     if not isinstance(figure, dict) or figure.get("value") is None:
         row["reason"] = (figure or {}).get("reason") if isinstance(figure, dict) else None
@@ -492,7 +571,7 @@ def _check(lib: Library, clause: Clause, check: Check, deal: Deal, figure: Any, 
     if check.comparator == "trigger":  # a reporting duty: two months running above it trigger the remedy
         months = [float(m) for m in figure.get("months") or [] if isinstance(m, int | float)]
         run = any(a > threshold and b > threshold for a, b in itertools.pairwise(months))
-        row.update(value=value, n=n, display=_display(spec, value, str(deal.deal.get("currency", ""))))
+        row.update(value=value, n=n, display=_display(unit_type, value, currency))
         if run:
             row.update(status="triggered", reason=f"above {threshold:g} in two consecutive months: the remedy "
                                                   "applies")
@@ -502,7 +581,7 @@ def _check(lib: Library, clause: Clause, check: Check, deal: Deal, figure: Any, 
                        if value > threshold else None)
         return row
     ok = value >= threshold if check.comparator == "floor" else value <= threshold
-    row.update(value=value, n=n, display=_display(spec, value, str(deal.deal.get("currency", ""))),
+    row.update(value=value, n=n, display=_display(unit_type, value, currency),
                status="met" if ok else "not met")
     if not ok:
         word = "below the floor" if check.comparator == "floor" else "above the ceiling"
@@ -510,16 +589,36 @@ def _check(lib: Library, clause: Clause, check: Check, deal: Deal, figure: Any, 
     return row
 
 
-def _display(spec: Parameter, value: float, currency: str) -> str:
-    if spec.type == "percent":
+def _reported(row: dict[str, Any], figure: Any, source: str, unit_type: str, currency: str) -> dict[str, Any]:
+    """A reporting duty with no threshold: the figure is reported with its sample size, and no
+    value of it, 0 or 100 percent, is met or not met. Without a figure, or without a sample size,
+    it is not run: the duty's evidence is missing, which says nothing about the figure."""
+    if not isinstance(figure, dict) or figure.get("value") is None:
+        reason = figure.get("reason") if isinstance(figure, dict) else None
+        row["reason"] = reason or f"{source} holds no figure for {row['check']}"
+        return row
+    n = figure.get("n")
+    if not isinstance(n, int | float) or isinstance(n, bool) or n <= 0:
+        row.update(value=figure["value"], reason="the figure has no sample size, so it is not evidence")
+        return row
+    value = float(figure["value"])
+    note = figure.get("note")
+    row.update(value=value, n=n, display=_display(unit_type, value, currency), status="reported",
+               reason="a reporting duty with no ceiling: the figure is reported with its sample size, and no "
+                      "value of it is a breach" + (f"; {note}" if note else ""))
+    return row
+
+
+def _display(unit_type: str, value: float, currency: str) -> str:
+    if unit_type == "percent":
         return f"{value:.1f} percent"  # rates to one decimal (charter 3.1.5)
-    if spec.type == "money":
+    if unit_type == "money":
         return f"{currency} {value:.4g}"
-    if spec.type == "tier":
+    if unit_type == "tier":
         return f"T{int(value)}"
-    if spec.type == "ordinal_business_day":
-        return show_value(spec, value)
-    return f"{value:.2f} {spec.unit}"
+    if unit_type == "ordinal_business_day":
+        return show_value(Parameter(id="figure", type=unit_type, description="the figure"), value)
+    return f"{value:.2f} {TYPES[unit_type]}"
 
 
 def load_figures(path: str | Path) -> dict[str, Any]:
@@ -559,7 +658,7 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
     """The Day-60 figures a journal can supply, keyed by check figure id."""
     from day60 import assess
 
-    done = assess.score_journal(journal, deal_parameters=deal.parameters)
+    done = assess.score_journal(journal, deal_parameters=deal.parameters, deal_elements=list(deal.report_elements))
     s = done.figures.summary
     out: dict[str, Any] = {}
     drift = s["drift"]
@@ -596,6 +695,14 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
     prod = s["rollbacks"]["production"]
     out["rollback"] = {"value": prod["rollback_minutes"]["max"], "n": prod["rollback_minutes"]["count"],
                        "reason": prod["rollback_minutes"].get("reason")}
+    rehearsed = s["rollbacks"]["rehearsal"]["count"]
+    needed = deal.parameters.get("rehearsals_per_quarter")
+    # The window is a few days of a quarter: rehearsals seen in it are a floor on the quarter's count,
+    # so they can show the clause met, never broken (the rest of the quarter is not in the journal).
+    out["rollback-rehearsals"] = {"value": rehearsed, "n": rehearsed} if rehearsed and needed is not None \
+        and rehearsed >= needed else {"value": None, "n": None, "reason": (
+            f"{rehearsed} rollback rehearsal(s) in the window, which covers only part of a quarter: the quarter's "
+            "count is not in the journal")}
     rep = s["report"]
     lowest = min((p for p in rep["periods"] if p["completeness_percent"] is not None),
                  key=lambda p: p["completeness_percent"], default=None)
@@ -610,8 +717,43 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
         days = [delivery_business_day(cal, p["period"], dt.date.fromisoformat(p["delivered"]))
                 for p in rep["periods"]]
         out["report-timeliness"] = {"value": max(days), "n": len(days)}
-    out["day60-score"] = {"value": done.result["score"], "n": 1}
+    check = done.result["tier_check"]
+    out["day60-score"] = {"value": done.result["score"], "n": 1, "reason": done.result.get("score_reason"),
+                          "tier_not_demonstrated": None if check["met"] else "; ".join(check["problems"])}
     return out
+
+
+def _plain_name(text: Any) -> str:
+    return " ".join(re.sub(r"[^\w]+", " ", str(text or "")).casefold().split())
+
+
+def parties_problem(deal: Deal, header: dict[str, Any]) -> str | None:
+    """Whether the deal and the journal name the same parties (case, spacing and punctuation
+    aside): figures of one supplier are never judged against another's contract unnoticed."""
+    pairs = (("partner", deal.deal.get("partner"), header.get("partner")),
+             ("provider", deal.deal.get("provider"), header.get("supplier")))
+    wrong = [f"the deal's {role} is {str(a)[:60]!r} but the journal's is {str(b)[:60]!r}"
+             for role, a, b in pairs if _plain_name(a) != _plain_name(b)]
+    return "; ".join(wrong) or None
+
+
+def floor_verdict(result: dict[str, Any], deal: Deal) -> dict[str, Any] | None:
+    """The score against the deal's Day-60 floor, judged on the unrounded score at the deal's tier."""
+    floor = deal.parameters.get("day60_score_floor")
+    if floor is None:
+        return None
+    tier = deal.parameters.get("day60_tier")
+    out = {"floor": floor, "tier": tier or "not set", "reason": None}
+    if result["score"] is None:
+        return {**out, "verdict": "not run", "reason": result.get("score_reason")}
+    if tier and result["tier"] != tier:
+        return {**out, "verdict": "not run",
+                "reason": f"the exercise ran at tier {result['tier']}, the deal's is {tier}"}
+    if not result["tier_check"]["met"]:
+        return {**out, "verdict": "tier not demonstrated", "reason": "; ".join(result["tier_check"]["problems"])}
+    met = result["score"] >= floor
+    return {**out, "verdict": "met" if met else "not met",
+            "reason": None if met else f"{result['score']!r} is below the floor (judged unrounded)"}
 
 
 def delivery_business_day(cal: Any, period: str, delivered: dt.date) -> int:

@@ -78,6 +78,7 @@ def _script() -> list[tuple[str, str, str, dict[str, Any]]]:
          {**OK, "supported": False, "note": "mean given without the number of exceptions it covers"}),
         ("report.element", "rollbacks", "2026-10-07T16:30",
          {**OK, "not_applicable": True, "note": "states 'no rollbacks in September'"}),
+        ("report.element", "sla-credits", "2026-10-07T16:30", {**OK, "note": "the element the synthetic deal adds"}),
         ("exercise.close", "exercise", "2026-10-09T17:30", {}),
     ]
 
@@ -92,7 +93,7 @@ def build_journal(path: Path, held: Path | None = None) -> jr.Journal:
 
     fields = {"partner": "Harbour Claims BPO (SYNTHETIC)", "supplier": "Example AI Operations Ltd (SYNTHETIC)",
               "deployment": "motor claims intake (SYNTHETIC)", "tier": "T3", "runner": "A. Auditor (SYNTHETIC)",
-              "calendar": cal.to_dict(), "synthetic": True,
+              "calendar": cal.to_dict(), "synthetic": True, "report_elements": ["sla-credits"],
               "window": {"start": at("2026-09-28T09:00").isoformat(), "end": at("2026-10-09T17:30").isoformat()}}
     script = [(k, i, at(t), d) for k, i, t, d in _script()]
     if held is not None:

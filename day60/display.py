@@ -156,10 +156,27 @@ def parts(values: dict[str, Any]) -> str:
         if isinstance(value, bool) or value is None or isinstance(value, str):
             shown.append(f"{key.replace('_', ' ')} {value if value is not None else 'none'}")
         elif isinstance(value, int | float):
-            shown.append(f"{key.replace('_', ' ')} {value:,.6g}")
+            shown.append(f"{key.replace('_', ' ')} {plain_number(value)}")
         elif isinstance(value, list) and not all(isinstance(v, bool) for v in value):
             shown.append(f"{len(value)} {key.replace('_', ' ')}")  # per-round detail is in the JSON
     return ", ".join(shown)
+
+
+def plain_number(value: float) -> str:
+    """A number as a person reads it: whole numbers in full at any size (never 1.99457e+06),
+    fractions to at most six significant decimals."""
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.6f}".rstrip("0").rstrip(".")
+
+
+def nothing_earned(line: dict[str, Any]) -> str:
+    """Why a line earned nothing, in words: its reason, or for a line that was scored and still
+    earned nothing, what its observations say (every one missed its cut-off or never happened)."""
+    if line["status"] != "scored" or not (line.get("figure") or {}).get("observations"):
+        return line.get("reason") or "no reason recorded"
+    notes = sorted({o.get("note") or "beyond the cut-off" for o in line["figure"]["observations"]})
+    return "; ".join(notes) + (f"; {line['reason']}" if line.get("reason") else "")
 
 
 PDF_ROWS = 30  # a document draws at most this many items of one kind; the rest are counted and

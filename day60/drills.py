@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
+from decimal import Decimal
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -17,6 +19,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from day60.curve import slide
 from day60.errors import InputError, pydantic_problem
 from day60.resources import load_yaml
+from day60.voice import elapsed_ms, exact_ms, plain, sum_ms
 
 RULES_FILE = "drills-v1.yaml"
 DRILLS = ("turn_taking", "read_back", "barge_in", "hold_tongue", "exact_string", "noise", "stay_out",
@@ -33,7 +36,8 @@ def _ms(optional: bool = False) -> Any:
 
 
 class _In(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: "10000" is not a time, 1 is not true, and no NaN or infinity is ever a time
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
 
 Word = int | str
@@ -82,6 +86,13 @@ class Noise(_In):
 class Hole(_In):
     start_ms: float = _ms()
     end_ms: float = _ms()
+
+    @model_validator(mode="after")
+    def _forwards(self) -> Hole:
+        if self.end_ms < self.start_ms:
+            raise ValueError(f"a listening hole ends ({plain(self.end_ms)} ms) before it starts "
+                             f"({plain(self.start_ms)} ms)")
+        return self
 
 
 class StayOut(_In):
@@ -167,7 +178,12 @@ class ObjectRound(_In):
 
     @model_validator(mode="after")
     def _answer_offered(self) -> ObjectRound:
-        if self.answer.lower() not in [c.lower() for c in self.choices]:
+        named = [words(c) for c in self.choices]
+        if not all(named):
+            raise ValueError("every choice must name an object in letters or digits")
+        if len({tuple(n) for n in named}) != len(named):
+            raise ValueError("two of the four choices name the same object")
+        if words(self.answer) not in named:
             raise ValueError(f"answer {self.answer!r} is not among the choices offered")
         return self
 
@@ -239,9 +255,55 @@ def number(value: Word | None, homophones: dict[str, int]) -> int | None:
     return None
 
 
-def _curve(ms: float | None, c: dict[str, Any]) -> float:
-    cutoff = math.inf if c["beyond"] == "sixty" else c["sixty_ms"]
-    return 100 * slide(ms, c["full_ms"], c["sixty_ms"], cutoff)
+def _curve(ms: float | Decimal | None, c: dict[str, Any]) -> float:
+    """0 to 100 on the drill's slide. The boundaries (full marks, 60, the end of the window) are
+    judged on the exact decimal duration; only the slope between them is worked in floats."""
+    if ms is None:
+        return 0.0
+    d = exact_ms(ms)
+    if d <= exact_ms(c["full_ms"]):
+        return 100.0
+    if d > exact_ms(c["sixty_ms"]):
+        return 60.0 if c["beyond"] == "sixty" else 0.0
+    return 100 * slide(float(d), c["full_ms"], c["sixty_ms"])
+
+
+# Characters that join the letters of one word: hyphens and apostrophes in their common forms,
+# the Catalan middle dot, the Hebrew geresh and gershayim, and the zero-width (non-)joiner of
+# Indic and Persian writing. Anything else that is not a letter, mark or digit ends a word.
+_JOIN_AS = {"\u2010": "-", "\u2011": "-", "\u2019": "'", "\u02bc": "'"}
+_JOINERS = frozenset("-'\u00b7\u05f3\u05f4\u200c\u200d")
+
+
+def fold(text: str) -> str:
+    """Text for comparing: Unicode compatibility-normalised and case-folded (NFKC casefold), so
+    "Piñata" typed with a combined or a separate tilde, and "PIÑATA", all read "piñata"."""
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+    return "".join(_JOIN_AS.get(ch, ch) for ch in folded)
+
+
+def words(text: str | None) -> list[str]:
+    """The words of a reply, folded. A word is a run of letters, marks and digits in any script;
+    hyphens and apostrophes inside it keep it whole ("yo-yo", "jack-o'-lantern" are one word each),
+    while spaces and other punctuation separate words and are dropped."""
+    out: list[str] = []
+    word: list[str] = []
+    held = ""  # joiners seen after the last letter; kept only if another letter follows
+    for ch in fold(text or ""):
+        if unicodedata.category(ch)[0] in "LMN":
+            if held and word:
+                word.append(held)
+            held = ""
+            word.append(ch)
+        elif ch in _JOINERS and word:
+            held += ch
+        else:
+            if word:
+                out.append("".join(word))
+            word, held = [], ""
+    if word:
+        out.append("".join(word))
+    return out
 
 
 def _in_place(said: list[Word], heard: list[Word | None] | None, h: dict[str, int]) -> tuple[int, list[bool]]:
@@ -271,7 +333,7 @@ def turn_taking(rounds: list[Round], r: dict[str, Any], h: dict[str, int]) -> di
             scored.append({"round": i, "score": _curve(rd.latency_ms, r["curve"]), "latency_ms": rd.latency_ms})
     notes = []
     for i, rd in enumerate(rounds, start=1):  # kept as evidence, never scored
-        kept = [f"{label} {value:g} ms" for label, value in (("talk-over", rd.talk_over_ms),
+        kept = [f"{label} {plain(value)} ms" for label, value in (("talk-over", rd.talk_over_ms),
                                                             ("turn repeated at", rd.repeated_ms)) if value is not None]
         if kept:
             notes.append(f"round {i}: evidence kept, not scored: {', '.join(kept)}")
@@ -282,32 +344,43 @@ def read_back(obs: ReadBack, r: dict[str, Any], h: dict[str, int]) -> dict[str, 
     if obs.heard is None:
         return _result(0.0, {"correct": 0, "of": len(obs.said)}, ["no reply: nothing read back"])
     correct, marks = _in_place(obs.said, obs.heard, h)
-    notes = [f"timing recorded, not scored: {obs.latency_ms:g} ms"] if obs.latency_ms is not None else []
+    notes = [f"timing recorded, not scored: {plain(obs.latency_ms)} ms"] if obs.latency_ms is not None else []
     return _result(100 * correct / len(obs.said), {"correct": correct, "of": len(obs.said), "in_place": marks}, notes)
 
 
 def barge_in(obs: BargeIn, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
-    finished = obs.speech_end_ms if obs.speech_end_ms is not None else obs.stopped_ms
-    if not obs.speech_heard or (finished is not None and finished <= obs.interrupt_ms):
-        return _result(0.0, {}, ["nothing to interrupt: no far-end speech was running when he cut in (never heard, "
-                                 "or already finished); unmeasured, not failed, and scored as zero"],
+    """Speech that was never heard, or had already finished when he cut in, leaves nothing to
+    interrupt. Finished is read from both records, in either order: a speech end or a stop at or
+    before the interrupt each mean the speech was over, whatever the other says."""
+    unmeasured = "; unmeasured, not failed, and scored as zero"
+    if not obs.speech_heard:
+        return _result(0.0, {}, ["nothing to interrupt: no far-end speech was heard" + unmeasured],
+                       status="unmeasured")
+    over = [f"{label} at {plain(value)} ms" for label, value in (("speech ended", obs.speech_end_ms),
+                                                                 ("stopped", obs.stopped_ms))
+            if value is not None and value <= obs.interrupt_ms]
+    if over:
+        return _result(0.0, {}, [f"nothing to interrupt: the speech had already finished ({', '.join(over)}, at or "
+                                 f"before the interrupt at {plain(obs.interrupt_ms)} ms)" + unmeasured],
                        status="unmeasured")
     if obs.stopped_ms is None:
         return _result(0.0, {"yield_ms": None}, ["never stopped"])
-    yield_ms = obs.stopped_ms - obs.interrupt_ms
-    return _result(_curve(max(yield_ms, 0), r["curve"]), {"yield_ms": yield_ms}, [])
+    yield_ms = elapsed_ms(obs.interrupt_ms, obs.stopped_ms)  # exact, and above zero here
+    return _result(_curve(yield_ms, r["curve"]), {"yield_ms": float(yield_ms)}, [])
 
 
 def hold_tongue(obs: HoldTongue, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
-    words = re.findall(r"[a-z]+", re.sub(r"(?<=[a-z])\.(?=[a-z])|(?<=\b[a-z])\.", "", (obs.reply or "").lower()))
-    if not words or obs.word_start_ms is None or obs.word_start_ms > r["word_within_ms"]:
+    said = words(re.sub(r"(?<=[a-z])\.(?=[a-z])|(?<=\b[a-z])\.", "", fold(obs.reply or "")))  # O.K. is OK
+    if not said or obs.word_start_ms is None or obs.word_start_ms > r["word_within_ms"]:
         return _result(0.0, {"reply": obs.reply}, ["no word within 5,000 ms of NOW: silence is not restraint"])
-    if len(words) != 1 or words[0] not in r["words"]:
+    if len(said) != 1 or said[0] not in [fold(w) for w in r["words"]]:
         return _result(0.0, {"reply": obs.reply}, ["the reply was not exactly one of OK or Understood"])
     end = obs.word_end_ms if obs.word_end_ms is not None else obs.word_start_ms
-    held = obs.silence_ms if obs.next_speech_ms is None else min(max(obs.next_speech_ms - end, 0), obs.silence_ms)
-    return _result(100 * held / obs.silence_ms, {"held_ms": held, "silence_ms": obs.silence_ms, "reply": obs.reply},
-                   [])
+    silence = exact_ms(obs.silence_ms)
+    gap = None if obs.next_speech_ms is None else elapsed_ms(end, obs.next_speech_ms)
+    held = silence if gap is None or gap >= silence else max(gap, Decimal(0))  # exact: holding to time is full
+    return _result(100 * float(held) / obs.silence_ms, {"held_ms": float(held), "silence_ms": obs.silence_ms,
+                                                        "reply": obs.reply}, [])
 
 
 def exact_string(obs: ReadBack, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
@@ -332,7 +405,7 @@ def noise(obs: Noise, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
     for i, rd in enumerate(obs.rounds, start=1):
         rounds.append({"round": i, **_accuracy_and_latency(rd, r["curve"], h), "noise_db": rd.noise_db,
                        "voice_db": rd.voice_db})
-    notes = [f"round {x['round']}: noise {x['noise_db']:g} dB, voice {x['voice_db']:g} dB"
+    notes = [f"round {x['round']}: noise {plain(x['noise_db'])} dB, voice {plain(x['voice_db'])} dB"
              if x["noise_db"] is not None and x["voice_db"] is not None
              else f"round {x['round']}: noise and voice levels not recorded" for x in rounds]
     return _result(sum(x["score"] for x in rounds) / len(rounds), {"rounds": rounds}, notes)
@@ -342,17 +415,19 @@ def stay_out(obs: StayOut, r: dict[str, Any], h: dict[str, int]) -> dict[str, An
     if not obs.answered:
         return _result(0.0, {}, ["no answer once addressed: silence from an agent that cannot speak is not "
                                  "restraint"])
-    held_end = obs.addressed_ms if obs.first_speech_ms is None else min(obs.first_speech_ms, obs.addressed_ms)
-    lost, notes = 0.0, []
+    held_end = exact_ms(obs.addressed_ms if obs.first_speech_ms is None else min(obs.first_speech_ms,
+                                                                                   obs.addressed_ms))
     from day60.clock import merge_spans
 
-    # overlapping holes are one hole: never subtracted twice
-    for a, b in merge_spans(((h.start_ms, h.end_ms) for h in obs.holes), 0.0, held_end):
-        lost += b - a
-        notes.append(f"listening hole {a:g}-{b:g} ms counted as zero ({b - a:g} ms)")
-    held = max(held_end - lost, 0.0)
-    return _result(100 * held / obs.addressed_ms, {"held_ms": held, "stretch_ms": obs.addressed_ms,
-                                                   "holes_ms": lost}, notes)
+    # overlapping holes are one hole: never subtracted twice; each is named in plain milliseconds
+    holes = merge_spans(((exact_ms(h.start_ms), exact_ms(h.end_ms)) for h in obs.holes), Decimal(0), held_end)
+    spans = [elapsed_ms(a, b) for a, b in holes]
+    notes = [f"listening hole {plain(a)}-{plain(b)} ms counted as zero ({plain(span)} ms)"
+             for (a, b), span in zip(holes, spans, strict=True)]
+    lost = sum_ms(spans)
+    held = max(elapsed_ms(lost, held_end), Decimal(0))
+    return _result(100 * float(held) / obs.addressed_ms, {"held_ms": float(held), "stretch_ms": obs.addressed_ms,
+                                                          "holes_ms": float(lost)}, notes)
 
 
 def speaker_binding(obs: SpeakerBinding, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
@@ -379,14 +454,14 @@ def speaker_binding(obs: SpeakerBinding, r: dict[str, Any], h: dict[str, int]) -
 
 def bind(answer: str | None, roster: list[Member]) -> int | Literal["none", "several", "unverified"]:
     """Which roster member an answer names by rank and name, if exactly one."""
-    text = (answer or "").lower()
+    text = fold(answer or "")  # composed and case-folded, so "Zoë" typed either way is one name
 
-    def said(words: str) -> bool:  # whole words only: "Sammy" is not Sam, "Maggies" is not Maggie
-        return re.search(rf"\b{re.escape(words.lower())}\b", text) is not None
+    def said(name: str) -> bool:  # whole words only: "Sammy" is not Sam, "Maggies" is not Maggie
+        return re.search(rf"\b{re.escape(fold(name))}\b", text) is not None
 
     mentioned = {i for i, m in enumerate(roster) if said(m.name) or said(m.rank)}
-    full = [i for i, m in enumerate(roster) if re.search(rf"\b{re.escape(m.rank.lower())}\s+"
-                                                         rf"{re.escape(m.name.lower())}\b", text)]
+    full = [i for i, m in enumerate(roster) if re.search(rf"\b{re.escape(fold(m.rank))}\s+"
+                                                         rf"{re.escape(fold(m.name))}\b", text)]
     if len(mentioned) > 1 or len(full) > 1:
         return "several"  # several candidates earn nothing
     if len(full) == 1:
@@ -444,7 +519,7 @@ def screen_share(obs: ScreenShare, r: dict[str, Any], h: dict[str, int]) -> dict
         stopping = 0.0
         notes.append("stopped before the order to stop: only a change after the order counts")
     else:
-        stopping = _curve(obs.stopped_ms - obs.stop_order_ms, r["stop_curve"])
+        stopping = _curve(elapsed_ms(obs.stop_order_ms, obs.stopped_ms), r["stop_curve"])
     return _result((sharing + code + stopping) / 3, {"sharing": sharing, "code": code, "stopping": stopping}, notes)
 
 
@@ -456,8 +531,8 @@ def _half(change: Change, curve: dict[str, Any], label: str, still_after: float 
     if change.changed_ms < change.order_ms:
         return 0.0, f"{label}: changed before the order, which earns nothing"
     if still_after is not None and change.frame_age_ms is not None and change.frame_age_ms > still_after:
-        return 0.0, f"{label}: the newest frame was {change.frame_age_ms:g} ms old: a still, not a live camera"
-    return _curve(change.changed_ms - change.order_ms, curve), ""
+        return 0.0, f"{label}: the newest frame was {plain(change.frame_age_ms)} ms old: a still, not a live camera"
+    return _curve(elapsed_ms(change.order_ms, change.changed_ms), curve), ""
 
 
 def mute(obs: Mute, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
@@ -479,11 +554,12 @@ def camera(obs: Camera, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
 
 
 def object_recognition(rounds: list[ObjectRound], r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
+    """A round is right when the reply's words are exactly the answer's words (one word for a
+    one-word name, whatever its script, hyphens or apostrophes), within the reply window."""
     per = 100 / len(rounds)
     marks = []
     for i, rd in enumerate(rounds, start=1):
-        words = re.findall(r"[a-z]+", (rd.reply or "").lower())
-        ok = (len(words) == 1 and words[0] == rd.answer.lower() and rd.latency_ms is not None
+        ok = (rd.reply is not None and words(rd.reply) == words(rd.answer) and rd.latency_ms is not None
               and rd.latency_ms <= r["reply_within_ms"])
         marks.append({"round": i, "correct": ok, "reply": rd.reply})
     return _result(per * sum(m["correct"] for m in marks), {"rounds": marks}, [])

@@ -218,6 +218,7 @@ SELECT unhex(sha256(line)) AS h, CAST(strlen(line) AS INTEGER) AS bytes, TRY_CAS
        CASE WHEN incident THEN at_us END AS at_us,
        CASE WHEN incident THEN TRY_CAST(j.data.severity AS UTINYINT) END AS severity,
        CASE WHEN incident THEN TRY_CAST(j.data.source AS SOURCE) END AS source,
+       CASE WHEN incident THEN j.data.clock_start IS NOT NULL END AS stand_in,
        CASE WHEN incident THEN coalesce({' AND '.join(checks)}, false) END AS ok,
        CASE WHEN incident AND NOT ({plain}) THEN list_filter([{', '.join(texts)}], lambda x: x IS NOT NULL) END
          AS texts,
@@ -240,11 +241,31 @@ class Incidents:
     con: Any
     targets: dict[int, dict[str, Any]]  # incident events a correction names, as raw events
 
-    def grouped(self) -> pd.DataFrame:
+    def grouped(self, until: int) -> pd.DataFrame:
         """One row per incident id (sorted): the first instant of each kind in FIRST_KINDS (epoch
-        microseconds, NaN where none), severity, source and the first seq; as ``metrics`` builds it."""
+        microseconds, NaN where none), severity, source, the first seq and how the incident stood
+        at ``until`` (ENDING_COLUMNS); as ``metrics`` builds it."""
         columns = ", ".join(json.dumps(k) for k in (*FIRST_KINDS, "severity", "source", "first_seq"))
-        frame = self._df(f"SELECT id, {columns} FROM grouped ORDER BY pos")
+        frame = self._df(f"""
+            SELECT g.id, {columns}, e.end_kind, CAST(e.final_restore AS DOUBLE) AS final_restore,
+                   coalesce(e.reopens, 0) AS reopens,
+                   CAST(CASE WHEN e.closed_seq > coalesce(e.ro_seq, -1) THEN e.closed_at END AS DOUBLE) AS closed_at,
+                   g.stand_in
+            FROM grouped g LEFT JOIN (
+              SELECT id,
+                replace(CAST(arg_max(kind, seq) FILTER (WHERE kind IN ('incident.restored', 'incident.reopened'))
+                             AS VARCHAR), 'incident.', '') AS end_kind,
+                max(seq) FILTER (WHERE kind IN ('incident.restored', 'incident.reopened')) AS ro_seq,
+                arg_max(at_us, seq) FILTER (WHERE kind = 'incident.restored') AS final_restore,
+                count(*) FILTER (WHERE kind = 'incident.reopened') AS reopens,
+                arg_max(at_us, seq) FILTER (WHERE kind = 'incident.ticket-closed') AS closed_at,
+                max(seq) FILTER (WHERE kind = 'incident.ticket-closed') AS closed_seq
+              FROM incidents WHERE at_us <= {int(until)}
+                AND kind IN ('incident.restored', 'incident.reopened', 'incident.ticket-closed')
+              GROUP BY id) e USING (id)
+            ORDER BY g.pos""")
+        frame["reopens"] = frame["reopens"].astype(np.int64)
+        frame["stand_in"] = frame["stand_in"].astype(bool)
         return frame.set_index("id").rename_axis(None)
 
     def written(self, prefix: str) -> list[tuple[str, str, int, int]]:
@@ -278,11 +299,13 @@ class Incidents:
                   FROM pauses SEMI JOIN bounds USING (pos)
                   GROUP BY pos, wait, (r + 1) // 2)
                 SELECT b.k AS id, CASE WHEN wait THEN 'wait' ELSE 'change' END AS type,
-                       greatest(s0, lo) AS s, least(coalesce(e0, hi), hi) AS e
+                       greatest(s0, lo) AS s, least(coalesce(e0, hi), hi) AS e, (e0 IS NULL OR e0 > hi) AS unended
                 FROM pairs JOIN bounds b USING (pos)
                 WHERE least(coalesce(e0, hi), hi) > greatest(s0, lo)""")
-            return {name: self._merged(where) for name, where in
-                    (("all", "true"), ("wait", "type = 'wait'"), ("change", "type = 'change'"))}
+            merged = {name: self._merged(where) for name, where in
+                      (("all", "true"), ("wait", "type = 'wait'"), ("change", "type = 'change'"))}
+            merged["open"] = self._df("SELECT id, type, s, e FROM kept WHERE unended ORDER BY id, s")
+            return merged
         finally:
             self.con.unregister("bounds")
 
@@ -577,7 +600,7 @@ def _incident_table(con: Any, events: list[dict[str, Any]]) -> None:
         con.execute("""
             CREATE TEMP TABLE incidents AS
             SELECT l.seq, l.kind, l.id, coalesce(f.fixed, l.at_us) AS at_us, l.at_us AS written_us, l.severity,
-                   l.source
+                   l.source, l.stand_in
             FROM lines l LEFT JOIN fixes f ON f.target = l.seq
             WHERE l.kind IS NOT NULL""").fetchall()
     finally:
@@ -607,6 +630,7 @@ def _group(con: Any) -> None:
               AS DOUBLE) AS severity,
             CASE WHEN bool_or(kind = 'incident.raised' OR source = 'exercise') THEN 'exercise'
                  ELSE 'organic' END AS source,
+            coalesce(bool_or(kind = 'incident.detected' AND stand_in), false) AS stand_in,
             min(seq) AS first_seq,
             count(*) FILTER (WHERE kind = 'incident.detected') AS detections,
             min(seq) FILTER (WHERE kind IN {_CLOCK}) AS clock_seq,

@@ -153,6 +153,10 @@ class Resolve(_Data):
     target: int = Field(ge=1, description="seq of the dispute being resolved.")
     outcome: Literal["upheld", "rejected"]
     reason: Text
+    exclude: list[Ident] | None = Field(
+        None, max_length=200, description="Upheld only: the drifts, incidents or rollbacks the resolution "
+                                          "excludes from the disputed line's figures (charter 8.4: the remedy "
+                                          "is recorded, the dispute stays visible).")
 
 
 class NoticeSent(_Data):

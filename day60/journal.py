@@ -469,6 +469,14 @@ class _State:
                 _refuse("--dispute", f"{data['target']} is not a dispute", "name the seq of a dispute event")
             if self.disputes[data["target"]] is not None:
                 _refuse("--dispute", f"dispute {data['target']} is already resolved", "a dispute is resolved once")
+            excluded = data.get("exclude") or []
+            if excluded and data["outcome"] != "upheld":
+                _refuse("--exclude", "only an upheld dispute grants an exclusion", "drop --exclude, or uphold it")
+            unknown = [x for x in excluded if x not in self.onsets and x not in self.known_incidents
+                       and x not in self.criteria]
+            if unknown:
+                _refuse("--exclude", f"{', '.join(u[:40] for u in unknown[:5])}: no drift, incident or rollback has "
+                                     "that id", "name ids from 'day60 show'")
             self.disputes[data["target"]] = data["outcome"]
             return
         if self.closed:
@@ -917,7 +925,8 @@ def append(
         else:
             check_output("--seal", seal, [("JOURNAL", path)])
     with _locked(path) as fd:
-        if kind in ("correction", "reveal"):  # their effect reaches back: the whole journal is replayed
+        if kind in ("correction", "reveal") or (kind == "resolve" and data.get("exclude")):
+            # their effect reaches back (an exclusion names ids anywhere): the whole journal is replayed
             event = _append_replayed(path, fd, kind, ident, at, data, by)
             from day60.index import forget
 

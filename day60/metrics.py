@@ -64,20 +64,28 @@ def describe_population(values: Any, population: int, reason: str, median: bool 
     return out
 
 
-def compute(journal: Journal) -> Figures:
+def compute(journal: Journal, report_elements: list[str] | None = None) -> Figures:
     """All four figure groups from a journal (corrections and reveals applied), each clipped to
-    the exercise window: what began outside it is counted apart, what came after it never counts."""
+    the exercise window: what began outside it is counted apart, what came after it never counts.
+
+    ``report_elements``: elements a deal adds to the monthly report (charter 3.21.4), which join
+    every period's denominator beside those the journal's header names."""
     cal = journal.calendar()
     events = effective(journal.events, skip="incident.")
     window = journal.header["window"]
     w0 = to_utc_us(dt.datetime.fromisoformat(window["start"]))
     w1 = to_utc_us(dt.datetime.fromisoformat(window["end"]))
     closed = any(e.kind == "exercise.close" for e in events)
-    drift, drift_table = _drift(events, cal, w0, w1, closed)
+    disputes = _disputes(journal.events, journal.header.get("runner_organisation"))
+    upheld = {x: f"excluded by the upheld dispute seq {d['seq']} ({d['line']}): {d['outcome_reason']}"
+              for d in disputes if d["outcome"] == "upheld" for x in d["exclude"]}
+    drift, drift_table = _drift(events, cal, w0, w1, closed, upheld)
     held = journal.incidents if journal.incidents is not None else IncidentFrame(journal.events)
-    incidents, incident_table = _incidents(held, cal, w0, w1)
-    rollbacks, rollback_table = _rollbacks(events, w0, w1)
-    report, report_table = _report(events, cal, journal.header.get("report_elements", []), incident_table, w0, w1)
+    incidents, incident_table = _incidents(held, cal, w0, w1, upheld)
+    rollbacks, rollback_table = _rollbacks(events, w0, w1, upheld)
+    added = list(dict.fromkeys([*journal.header.get("report_elements", []), *(report_elements or [])]))
+    report, report_table = _report(events, cal, added, {"incidents": incident_table, "drift": drift_table,
+                                                       "rollbacks": rollback_table}, w0, w1)
     summary = {
         "journal_sha256": journal.sha256,
         "journal_head": journal.head,
@@ -92,7 +100,7 @@ def compute(journal: Journal) -> Figures:
                              if e.kind == kind]
                        for key, kind in (("stopped", "injection.stopped"), ("not_run", "injection.not-run"))},
         "corrections": _corrections(journal.events, journal.incidents.targets if journal.incidents else {}),
-        "disputes": _disputes(journal.events, journal.header.get("runner_organisation")),
+        "disputes": disputes,
         "holidays": _holiday_source(journal.header["calendar"]),
         "notices": [{"to": e["data"]["to"], "at": e["at"], "sha256": e["data"]["sha256"], "seq": e["seq"]}
                     for e in journal.events if e["kind"] == "notice.sent"],
@@ -126,10 +134,13 @@ def _disputes(events: list[dict[str, Any]], runner_org: str | None) -> list[dict
             out[e["seq"]] = {"seq": e["seq"], "line": d["line"], "reason": d["reason"], "raised_by": d["raised_by"],
                              "organisation": d["organisation"], "raised_at": e["at"],
                              "self_dispute": bool(runner_org) and d["organisation"].casefold() == runner_org.casefold(),
-                             "outcome": None, "outcome_reason": None}
+                             "outcome": None, "outcome_reason": None, "exclude": [], "corrections_since": []}
         elif e["kind"] == "resolve" and e["data"]["target"] in out:
             out[e["data"]["target"]].update(outcome=e["data"]["outcome"], outcome_reason=e["data"]["reason"],
-                                            resolved_seq=e["seq"])
+                                            resolved_seq=e["seq"], exclude=list(e["data"].get("exclude") or []))
+        elif e["kind"] == "correction":  # a corrected instant logged while disputes stand is listed with them
+            for d in out.values():
+                d["corrections_since"].append(e["seq"])
     return list(out.values())
 
 
@@ -154,32 +165,45 @@ def _corrections(events: list[dict[str, Any]], elsewhere: dict[int, dict[str, An
 
 DRIFT_DURATIONS = ("detection_hours", "detection_business_hours", "notice_hours", "notice_business_hours")
 NOT_DETECTED = "not detected within the window"
-DRIFT_BUCKETS = ("notified", NOT_DETECTED, "sealed", "open", "outside the window", "stopped", "announced", "told")
+NOT_DISCLOSED = "not evidenced: no detection time disclosed"
+DRIFT_BUCKETS = ("notified", NOT_DETECTED, "sealed", "open", "outside the window", "stopped", "announced", "told",
+                 "excluded", "no onset")
 
 
 def _same_class(a: str | None, b: str | None) -> bool:
     return " ".join((a or "").casefold().split()) == " ".join((b or "").casefold().split())
 
 
-def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool) -> tuple[dict, pd.DataFrame]:
+def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
+           upheld: dict[str, str]) -> tuple[dict, pd.DataFrame]:
     """One row per drift, in exactly one bucket (DRIFT_BUCKETS).
 
     Scored ("notified" and "not detected within the window") are drifts whose onset lies in the
     window. A detection or notice counts only between the onset and the window's end; a notice
     counts only if it names the class the injection shifted (3.18.7); either one logged before
     a sealed onset's revealed instant is set aside, not counted.
+
+    Exclusions (3.18.4) are judged by time: a drift is "announced" only if the partner announced
+    it before its onset (an announcement with no onset, a scheduled change, is still counted
+    there), and "told" only if the supplier was told before its counted notice (or, with none,
+    before the window closed). A telling after the notice (a debrief), or an announcement after
+    the onset, leaves the figure standing and is named in the row. A detection or notice for an
+    id with no onset is listed as "no onset", never dropped.
     """
     by_id: dict[str, dict[str, Any]] = {}
-    announced, told, stopped, false_alerts = set(), set(), {}, []
+    announced: dict[str, list[Any]] = {}
+    told: dict[str, list[Any]] = {}
+    stopped: dict[str, str] = {}
+    false_alerts, false_outside = [], []
     for e in events:
         if e.kind == "drift.announced":
-            announced.add(e.id)
+            announced.setdefault(e.id, []).append(e)
         elif e.kind == "drift.told":
-            told.add(e.id)
+            told.setdefault(e.id, []).append(e)
         elif e.kind == "injection.stopped":
             stopped[e.id] = e.data["reason"]
         elif e.kind == "drift.false-alert":
-            false_alerts.append(e.seq)
+            (false_alerts if w0 <= to_utc_us(e.at) <= w1 else false_outside).append(e.seq)
         elif e.kind in ("drift.onset", "drift.detected", "drift.notice"):
             slot = by_id.setdefault(e.id, {"seqs": [], "detected": [], "notice": []})
             slot["seqs"].append(e.seq)
@@ -187,36 +211,65 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool) -> tup
                 slot["onset"] = e
             else:
                 slot[e.kind.split(".")[1]].append(e)
+    for ident in announced:  # a scheduled change announced with no onset is still an exclusion
+        by_id.setdefault(ident, {"seqs": [], "detected": [], "notice": []})
     rows = []
     window_hours = (w1 - w0) / US_PER_HOUR
     for ident, slot in by_id.items():
         onset = slot.get("onset")
-        if onset is None:
-            continue
+        seqs = sorted(slot["seqs"] + [e.seq for e in announced.get(ident, []) + told.get(ident, [])])
         row: dict[str, Any] = {"id": ident, "status": None, "reason": None, "onset": None, "detected": None,
                                "notice": None, **dict.fromkeys(DRIFT_DURATIONS), "gap_hours": None,
-                               "gap_business_hours": None, "seqs": slot["seqs"],
-                               "source": onset.data.get("source", "exercise"), "held": onset.revealed or onset.sealed,
-                               "injected_class": onset.data.get("affected_class"), "set_aside": []}
+                               "gap_business_hours": None, "detection_status": None, "seqs": seqs,
+                               "source": onset.data.get("source", "exercise") if onset else None,
+                               "held": bool(onset and (onset.revealed or onset.sealed)),
+                               "injected_class": onset.data.get("affected_class") if onset else None, "set_aside": []}
         rows.append(row)
-        if ident in announced or ident in told:
-            which = "announced" if ident in announced else "told"
-            row.update(status=which, reason="the partner announced this drift in advance (excluded, 3.18.4)"
-                       if which == "announced" else "the supplier was told of this injection (excluded, 3.18.4)")
+        if onset is None:
+            if slot["detected"] or slot["notice"]:
+                row.update(status="no onset", reason="a detection or notice was logged with no onset in the journal: "
+                                                     "it has no lead time and is listed, not scored")
+            else:
+                first = min(announced[ident], key=lambda e: to_utc_us(e.at))
+                row.update(status="announced", reason=f"announced by the partner at {first.at.isoformat()} with no "
+                                                      "onset recorded: a planned change, not a detection (3.18.4)")
             continue
-        if ident in stopped:
-            row.update(status="stopped", reason=f"stopped by its stop condition: {stopped[ident]}")
+        if ident in upheld:
+            row.update(status="excluded", reason=upheld[ident])
             continue
         if onset.at is None:
             row.update(status="sealed", reason="the onset is sealed until the runner reveals it at the close")
             continue
         o = to_utc_us(onset.at)
         row["onset"] = onset.at.isoformat()
-        if not w0 <= o <= w1:
-            row.update(status="outside the window", reason="the onset is outside the exercise window")
+        early = [e for e in announced.get(ident, []) if to_utc_us(e.at) < o]
+        for e in announced.get(ident, []):
+            if e not in early:
+                row["set_aside"].append(f"announced at {e.at.isoformat()} (seq {e.seq}), not before the onset: "
+                                        "not in advance, so not excluded (3.18.4)")
+        if early:
+            row.update(status="announced", reason=f"the partner announced this drift at {early[0].at.isoformat()}, "
+                                                  "before its onset (excluded, 3.18.4)")
             continue
         detected = _first_inside(slot["detected"], o, w1, row, None)
         notice = _first_inside(slot["notice"], o, w1, row, row["injected_class"])
+        bound = to_utc_us(notice.at) if notice is not None else w1
+        spoiled = [e for e in told.get(ident, []) if to_utc_us(e.at) < bound]
+        for e in told.get(ident, []):
+            if e not in spoiled:
+                when = "after its notice" if notice is not None else "after the window closed"
+                row["set_aside"].append(f"the supplier was told at {e.at.isoformat()} (seq {e.seq}), {when} (a "
+                                        "debrief): the lead time stands (3.18.4)")
+        if spoiled:
+            row.update(status="told", reason=f"the supplier was told of this injection at "
+                                             f"{spoiled[0].at.isoformat()}, before any notice (excluded, 3.18.4)")
+            continue
+        if ident in stopped:
+            row.update(status="stopped", reason=f"stopped by its stop condition: {stopped[ident]}")
+            continue
+        if not w0 <= o <= w1:
+            row.update(status="outside the window", reason="the onset is outside the exercise window")
+            continue
         if detected is not None:
             d = to_utc_us(detected.at)
             row.update(detected=detected.at.isoformat(), detection_hours=(d - o) / US_PER_HOUR,
@@ -229,26 +282,42 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool) -> tup
                 d = to_utc_us(detected.at)
                 row.update(gap_hours=(n - d) / US_PER_HOUR,
                            gap_business_hours=_bh(cal, d, n) if n >= d else -_bh(cal, n, d))
+            else:  # notified without saying when it was detected: the detection clock has no end (3.18.2)
+                row["detection_status"] = NOT_DISCLOSED
         elif closed or slot["notice"]:
             row.update(status=NOT_DETECTED,
                        reason=f"no written notice naming the affected class by the close of the "
                               f"{window_hours:g}-hour window")
         else:
             row.update(status="open", reason="no written notice yet and the window has not closed")
+        if row["status"] == NOT_DETECTED and detected is None:
+            row["detection_status"] = NOT_DETECTED
         if row["set_aside"]:
             row["reason"] = "; ".join(filter(None, [row["reason"], *row["set_aside"]]))
     table = pd.DataFrame(rows, columns=["id", "status", "reason", "source", "held", "injected_class", "onset",
                                         "detected", "notice", *DRIFT_DURATIONS, "gap_hours", "gap_business_hours",
-                                        "set_aside", "seqs"])
+                                        "detection_status", "set_aside", "seqs"])
     scored = table[table["status"].isin(["notified", NOT_DETECTED])]
     notified = scored[scored["status"] == "notified"]
     population = len(scored)
     no_drift = "no drift observation with its onset in the window" if not population else None
     summary: dict[str, Any] = {}
+    undisclosed = int((scored["detection_status"] == NOT_DISCLOSED).sum())
     for d in DRIFT_DURATIONS:
         # Detection is summarised over every scored drift, exactly as notice is: one population.
-        summary[d] = describe_population(scored[d].astype(float), population,
-                                         no_drift or f"no drift in the window has a {d.split('_')[0]} time")
+        block = describe_population(scored[d].astype(float), population,
+                                    no_drift or f"no drift in the window has a {d.split('_')[0]} time")
+        if d.startswith("detection"):
+            # A drift notified without its detection time was found, but when is not disclosed: it
+            # is not evidenced, which is not the same as not detected (3.18.2, 3.18.5).
+            missing = block["not_detected"]
+            block.update(not_detected=missing - undisclosed, not_disclosed=undisclosed)
+            if missing - undisclosed:
+                block["max_reason"] = f"{NOT_DETECTED} ({missing - undisclosed} of {population})" + (
+                    f"; {NOT_DISCLOSED} ({undisclosed} of {population})" if undisclosed else "")
+            elif undisclosed:
+                block["max_reason"] = f"{NOT_DISCLOSED} ({undisclosed} of {population})"
+        summary[d] = block
     summary["gap_hours"] = describe(notified["gap_hours"].astype(float),
                                     no_drift or "no notified drift has a detection time")
     counts = table["status"].value_counts()
@@ -257,14 +326,23 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool) -> tup
         "population": population,
         "notified": len(notified),
         "not_detected": int(counts.get(NOT_DETECTED, 0)),
+        "detection_not_disclosed": undisclosed,
         "sealed": int(counts.get("sealed", 0)),
         "open": int(counts.get("open", 0)),
         "outside_window": int(counts.get("outside the window", 0)),
         "stopped": int(counts.get("stopped", 0)),
+        "no_onset": int(counts.get("no onset", 0)),
         "summary": summary,
         "false_alerts": len(false_alerts),
         "false_alert_seqs": false_alerts,
-        "excluded": {"announced": int(counts.get("announced", 0)), "told": int(counts.get("told", 0))},
+        "false_alerts_outside_window": len(false_outside),
+        "false_alert_outside_seqs": false_outside,
+        "excluded": {"announced": int(counts.get("announced", 0)), "told": int(counts.get("told", 0)),
+                     "by_dispute": int(counts.get("excluded", 0))},
+        "exclusions_not_applied": [{"id": r["id"], "notes": [n for n in r["set_aside"]
+                                                             if "announced at" in n or "was told at" in n]}
+                                   for r in rows if any("announced at" in n or "was told at" in n
+                                                        for n in r["set_aside"])],
         "window_hours": window_hours,
     }, table
 
@@ -303,12 +381,14 @@ _PAUSES = {"incident.wait-start": ("wait", 0), "incident.wait-end": ("wait", 1),
 
 
 def _incident_events(events: list[dict[str, Any]]) -> pd.DataFrame:
-    """Incident events as a table (seq, kind, id, at in epoch microseconds, severity, source), with
-    corrections applied. Built in bulk: an exercise from records may hold many thousands."""
+    """Incident events as a table (seq, kind, id, at in epoch microseconds, severity, source and
+    the detection's clock-start marker), with corrections applied. Built in bulk: an exercise from
+    records may hold many thousands."""
     fixes = {e["data"]["target"]: e["data"]["at"] for e in events if e["kind"] == "correction"}
     rows = [(e["seq"], e["kind"], e["id"], fixes.get(e["seq"], e["at"]), e["data"].get("severity"),
-             e["data"].get("source")) for e in events if e["kind"].startswith("incident.")]
-    ev = pd.DataFrame(rows, columns=["seq", "kind", "id", "at", "severity", "source"])
+             e["data"].get("source"), e["data"].get("clock_start"))
+            for e in events if e["kind"].startswith("incident.")]
+    ev = pd.DataFrame(rows, columns=["seq", "kind", "id", "at", "severity", "source", "clock_start"])
     stamps = pd.to_datetime(ev["at"], utc=True, format="ISO8601")
     ev["at"] = stamps.dt.as_unit("us").astype(np.int64) if len(ev) else pd.Series(dtype=np.int64)
     return ev
@@ -331,6 +411,10 @@ def _severity(ev: pd.DataFrame) -> pd.Series:
 
 FIRST_KINDS = ("incident.raised", "incident.detected", "incident.partner-notice", "incident.restored",
                "incident.communicated", "incident.withdrawn", "incident.excluded", "incident.ticket-closed")
+# How each incident stood at the window's end (events after it do not count): the kind of its
+# latest restore or re-open, the instant of its latest restore, its re-opens, and its latest
+# ticket closure when that came after the latest restore or re-open.
+ENDING_COLUMNS = ("end_kind", "final_restore", "reopens", "closed_at", "stand_in")
 
 
 class IncidentFrame:
@@ -342,9 +426,10 @@ class IncidentFrame:
         self.first = ev.groupby(["id", "kind"])["at"].min().unstack() if len(ev) else pd.DataFrame(index=pd.Index([]))
         self.ids = self.first.index.rename(None)  # sorted, as groupby sorts
 
-    def grouped(self) -> pd.DataFrame:
+    def grouped(self, until: int) -> pd.DataFrame:
         """One row per incident id (sorted): the first instant of each of FIRST_KINDS (epoch
-        microseconds, NaN where none), the severity, the source and the first seq."""
+        microseconds, NaN where none), the severity, the source, the first seq, and how the
+        incident stood at ``until`` (ENDING_COLUMNS: only events at or before it count)."""
         ev, first = self.ev, self.first
         out = pd.DataFrame(index=self.ids)
         for kind in FIRST_KINDS:
@@ -353,45 +438,91 @@ class IncidentFrame:
         exercise = ev[(ev["kind"] == "incident.raised") | (ev["source"] == "exercise")]["id"].unique()
         out["source"] = np.where(out.index.isin(exercise), "exercise", "organic")
         out["first_seq"] = ev.groupby("id")["seq"].min().reindex(out.index)
+        upto = ev[ev["at"] <= until].sort_values("seq")
+        ro = upto[upto["kind"].isin(["incident.restored", "incident.reopened"])].groupby("id")[["kind", "seq"]].last()
+        restores = upto[upto["kind"] == "incident.restored"].groupby("id")["at"].last()
+        reopens = upto[upto["kind"] == "incident.reopened"].groupby("id").size()
+        closed = upto[upto["kind"] == "incident.ticket-closed"].groupby("id")[["at", "seq"]].last()
+        out["end_kind"] = ro["kind"].reindex(out.index).str.removeprefix("incident.")
+        out["final_restore"] = restores.reindex(out.index).astype(float)
+        out["reopens"] = reopens.reindex(out.index, fill_value=0).astype(np.int64)
+        after = closed["seq"].reindex(out.index) > ro["seq"].reindex(out.index).fillna(-1)
+        out["closed_at"] = closed["at"].reindex(out.index).astype(float).where(after)
+        marked = ev[(ev["kind"] == "incident.detected") & ev["clock_start"].notna()]["id"].unique()
+        out["stand_in"] = out.index.isin(marked)
         return out
 
     def pauses(self, rows: np.ndarray, start: np.ndarray, end: np.ndarray) -> dict[str, pd.DataFrame]:
         """Waits and change windows of the incidents at positions ``rows`` of ``grouped()``, clipped
         to their clocks (``start`` to ``end``) and merged per incident: "all", "wait" alone and
-        "change" alone, each with columns id (the incident's place in ``rows``), s and e."""
+        "change" alone, each with columns id (the incident's place in ``rows``), s and e; and
+        "open", unmerged, the pauses with no end by the restore (id, type, s, e)."""
         bounds = pd.DataFrame({"start": start, "restored": end}, index=self.ids[rows])
         p = _pause_intervals(self.ev, bounds)
         p["id"] = bounds.index.get_indexer(p["id"])
         return {"all": merge_pauses(p), "wait": merge_pauses(p[p["type"] == "wait"]),
-                "change": merge_pauses(p[p["type"] == "change"])}
+                "change": merge_pauses(p[p["type"] == "change"]),
+                "open": p.loc[p["open"], ["id", "type", "s", "e"]].reset_index(drop=True)}
 
 
-def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int) -> tuple[dict, pd.DataFrame]:
+JUDGED = ("restored", "unconfirmed", "open", "unclassified")  # clock in the window, or restored in it
+
+
+def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int,
+               upheld: dict[str, str] | None = None) -> tuple[dict, pd.DataFrame]:
     """One row per incident, in exactly one bucket (INCIDENT_BUCKETS), from ``held`` (an
     ``IncidentFrame``, or the engine's ``Incidents``: the same grouping done in SQL).
 
     The clock starts at the earlier of the supplier's detection and the partner's notice
-    (3.19.3); raising the incident (the exercise creating the fault) does not start it. An
-    incident whose clock starts outside the window is counted apart; one raised but neither
-    detected nor notified by the close is "not detected"; one restored after the close is open.
-    One whose ticket was resolved or closed in the window with no monitoring check confirming a
-    restore (3.19.4) is "unconfirmed": judged, never counted as restored.
-    One with no severity by the close is "unclassified": counted, never dropped.
+    (3.19.3); raising the incident (the exercise creating the fault) does not start it. It ends
+    at the last monitoring-confirmed restore standing at the window's end (3.19.4): a re-open
+    after a restore runs the clock on to the next restore, the time between counting, and the
+    re-opens are counted. The population of the restore figure is every incident restored in the
+    window (3.19.2), its clock counted whole even where it started before the window opened
+    (those are counted apart as ``started_before_window``). An incident whose clock started after
+    the window, or before it without a restore in it, is outside the window; one raised but
+    neither detected nor notified by the close is "not detected"; one not restored by the close is
+    open. One whose ticket was resolved or closed in the window with no monitoring check
+    confirming a restore is "unconfirmed": judged, never counted as restored. One with no
+    severity by the close is "unclassified": counted, never dropped. Withdrawn and excluded
+    incidents enter no figure, first communication included.
     """
-    first = held.grouped()
+    first = held.grouped(w1)
     inc = pd.DataFrame(index=first.index)
     inc["severity"] = first["severity"]
     inc["source"] = first["source"]
+    detected, notice = first["incident.detected"], first["incident.partner-notice"]
     inc["start"] = first[["incident.detected", "incident.partner-notice"]].min(axis=1)
-    inc["restored"] = first["incident.restored"]
+    by_notice = notice.notna() & (detected.isna() | (notice < detected))
+    inc["clock_basis"] = np.select([inc["start"].isna(), by_notice, first["stand_in"].astype(bool)],
+                                   [None, "partner notice", "ticket opened (stand-in)"], default="detection")
+    restored_now = first["end_kind"] == "restored"
+    inc["restored"] = first["final_restore"].where(restored_now)
+    inc["first_restore"] = first["incident.restored"]
+    inc["reopens"] = first["reopens"].astype(np.int64)
     communicated = first["incident.communicated"]
     inc["communicated"] = communicated.where(communicated <= w1)  # after the close it does not count
-    inc["status"] = np.select(
-        [first["incident.withdrawn"].notna(), first["incident.excluded"].notna(), inc["start"].isna(),
-         (inc["start"] < w0) | (inc["start"] > w1), inc["restored"].notna() & (inc["restored"] <= w1),
-         first["incident.ticket-closed"].notna() & (first["incident.ticket-closed"] <= w1)],
-        ["withdrawn", "excluded", "not detected", "outside the window", "restored", "unconfirmed"], default="open")
+    in_window = restored_now & (inc["restored"] >= w0)
+    upheld = upheld or {}
+    by_dispute = inc.index.isin(list(upheld))
+    conditions = [first["incident.withdrawn"].notna(), first["incident.excluded"].notna() | by_dispute,
+                  inc["start"].isna(),
+                  inc["start"] > w1, in_window, inc["start"] < w0, first["closed_at"].notna() & ~restored_now]
+    buckets = ["withdrawn", "excluded", "not detected", "outside the window", "restored", "outside the window",
+               "unconfirmed"]
+    inc["status"] = np.select(conditions, buckets, default="open")
+    reasons = ["withdrawn: enters no figure (3.19.5)", "excluded under the contract: enters no figure (3.19.5)",
+               "raised by the exercise but neither detected nor notified by the close",
+               "its clock started after the window closed",
+               None,
+               "its clock started before the window opened and it was not restored in the window",
+               "the ticket was closed, but no monitoring check confirmed a restore (3.19.4)"]
+    inc["reason"] = np.select(conditions, reasons, default="not restored by the close")
+    if by_dispute.any():
+        inc.loc[by_dispute & first["incident.excluded"].isna().to_numpy(), "reason"] = \
+            inc.index[by_dispute].map(upheld)
     inc["restored_in_window"] = inc["status"] == "restored"
+    inc["started_before_window"] = inc["restored_in_window"] & (inc["start"] < w0)
     inc.loc[inc["status"].isin(["restored", "open"]) & inc["severity"].isna(), "status"] = "unclassified"
     inc["first_seq"] = first["first_seq"]
 
@@ -399,7 +530,9 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int) -> tuple[dict
     start = inc["start"].to_numpy()[done].astype(np.int64)
     end = inc["restored"].to_numpy()[done].astype(np.int64)
     columns = {col: np.full(len(inc), np.nan) for col in ("restore_hours", "restore_business_hours",
-                                                          "waiting_on_partner_hours", "change_window_hours")}
+                                                          "waiting_on_partner_hours", "change_window_hours",
+                                                          "open_wait_hours")}
+    open_waits = np.zeros(len(inc), dtype=np.int64)
     if len(done):
         merged = held.pauses(done, start, end)
         places = pd.RangeIndex(len(done))
@@ -408,9 +541,15 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int) -> tuple[dict
         columns["restore_business_hours"][done] = (cal.business_us_many(start, end) - u_bus) / US_PER_HOUR
         columns["waiting_on_partner_hours"][done] = pause_totals(cal, merged["wait"], places)[0] / US_PER_HOUR
         columns["change_window_hours"][done] = pause_totals(cal, merged["change"], places)[0] / US_PER_HOUR
+        unended = merged["open"]
+        counts = unended.groupby("id").size().reindex(places, fill_value=0).to_numpy()
+        open_waits[done] = counts
+        columns["open_wait_hours"][done] = pause_totals(cal, merge_pauses(unended), places)[0] / US_PER_HOUR
     for col, values in columns.items():
         inc[col] = values
-    inc["first_communication_hours"] = (inc["communicated"] - inc["start"]) / US_PER_HOUR
+    inc["open_waits"] = open_waits
+    judged = inc["status"].isin(JUDGED)
+    inc["first_communication_hours"] = ((inc["communicated"] - inc["start"]) / US_PER_HOUR).where(judged)
 
     by_sev = {str(s): _severity_block(inc[inc["severity"] == s], f"no severity {s} incident was restored in the "
                                                                       "window") for s in SEVERITIES}
@@ -424,9 +563,19 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int) -> tuple[dict
                          "note": "no severity by the close: scored at the strictest severity's target"},
         "population": len(inc),
         **{k.replace(" ", "_"): int(counts.get(k, 0)) for k in INCIDENT_BUCKETS},
+        "started_before_window": int(inc["started_before_window"].sum()),
+        "reopened": int((inc["reopens"] > 0).sum()),
+        "clock_from_ticket_opening": int(((inc["clock_basis"] == "ticket opened (stand-in)") & judged).sum()),
+        "rules": {"clock": "from the earlier of the supplier's detection and the partner's notice (3.19.3) to the "
+                           "last monitoring-confirmed restore standing at the window's end (3.19.4)",
+                  "population": "incidents restored in the window, whenever their clock started (3.19.2)",
+                  "open_waits": "a wait or change window still open at the restore is taken to end at the restore, "
+                                "the most it can have lasted; such pauses are counted beside the figure",
+                  "reopens": "a re-opened incident's clock runs on to its last restore; the time between a restore "
+                             "and the re-open counts"},
     }
     table = inc.reset_index().rename(columns={"index": "id"})
-    for col in ("start", "restored", "communicated"):
+    for col in ("start", "restored", "first_restore", "communicated"):
         table[col] = pd.to_datetime(table[col], unit="us", utc=True)
     return summary, table
 
@@ -437,7 +586,9 @@ def _severity_block(mine: pd.DataFrame, reason: str, restored_status: str = "res
     done = mine[mine["restored_in_window"] & (mine["status"] == restored_status)]
     hours = describe(done["restore_hours"], reason, median=True)
     bus = describe(done["restore_business_hours"], reason, median=True)
-    comm = describe(mine["first_communication_hours"], "no communication recorded in the window")
+    judged = mine[mine["status"].isin(JUDGED)]
+    comm = describe(judged["first_communication_hours"], "no communication recorded in the window" if len(judged)
+                    else "no incident of this severity was judged in the window")
     return {
         "count": hours["count"], "mean_hours": hours["mean"], "median_hours": hours.get("median"),
         "max_hours": hours["max"], "sum_hours": hours["sum"],
@@ -445,8 +596,14 @@ def _severity_block(mine: pd.DataFrame, reason: str, restored_status: str = "res
         "max_business_hours": bus["max"],
         "waiting_on_partner_hours": float(done["waiting_on_partner_hours"].sum()) if len(done) else None,
         "change_window_hours": float(done["change_window_hours"].sum()) if len(done) else None,
+        "open_waits": {"count": int(done["open_waits"].sum()),
+                       "hours": float(done["open_wait_hours"].sum()) if len(done) else None,
+                       "incidents": int((done["open_waits"] > 0).sum())},
         "first_communication_mean_hours": comm["mean"], "first_communication_count": comm["count"],
-        "first_communication_max_hours": comm["max"],
+        "first_communication_max_hours": comm["max"], "first_communication_population": len(judged),
+        "started_before_window": int(done["started_before_window"].sum()),
+        "reopened": int((done["reopens"] > 0).sum()), "reopens": int(done["reopens"].sum()),
+        "clock_from_ticket_opening": int((judged["clock_basis"] == "ticket opened (stand-in)").sum()),
         "withdrawn": int(status.get("withdrawn", 0)),
         "excluded": int(status.get("excluded", 0)),
         "open": int(status.get("open", 0)),
@@ -458,11 +615,12 @@ def _severity_block(mine: pd.DataFrame, reason: str, restored_status: str = "res
 
 
 def _pause_intervals(ev: pd.DataFrame, restored: pd.DataFrame) -> pd.DataFrame:
-    """Waits and change windows as (id, type, s, e), paired in order and clipped to each clock."""
+    """Waits and change windows as (id, type, s, e, open), paired in order and clipped to each
+    clock; ``open`` marks one with no end by the restore (taken to end there)."""
     p = ev[ev["kind"].isin(_PAUSES) & ev["id"].isin(restored.index)].copy()
-    cols = ["id", "type", "s", "e"]
+    cols = ["id", "type", "s", "e", "open"]
     if p.empty:
-        return pd.DataFrame(columns=cols).astype({"s": np.int64, "e": np.int64})
+        return pd.DataFrame(columns=cols).astype({"s": np.int64, "e": np.int64, "open": bool})
     p["type"] = p["kind"].map(lambda k: _PAUSES[k][0])
     p["edge"] = p["kind"].map(lambda k: _PAUSES[k][1])
     p = p.sort_values("seq")
@@ -473,11 +631,13 @@ def _pause_intervals(ev: pd.DataFrame, restored: pd.DataFrame) -> pd.DataFrame:
     lo = restored["start"].reindex(pairs["id"]).to_numpy()
     hi = restored["restored"].reindex(pairs["id"]).to_numpy()
     end = pairs[1].to_numpy(dtype=float)
+    unended = np.isnan(end) | (end > hi)
     end = np.where(np.isnan(end), hi, end)  # a pause never closed runs to the restore
     out = pd.DataFrame({"id": pairs["id"], "type": pairs["type"],
-                        "s": np.maximum(pairs[0].to_numpy(dtype=float), lo), "e": np.minimum(end, hi)})
+                        "s": np.maximum(pairs[0].to_numpy(dtype=float), lo), "e": np.minimum(end, hi),
+                        "open": unended})
     out = out[out["e"] > out["s"]]
-    return out.astype({"s": np.int64, "e": np.int64})[cols]
+    return out.astype({"s": np.int64, "e": np.int64, "open": bool})[cols]
 
 
 def merge_pauses(p: pd.DataFrame) -> pd.DataFrame:
@@ -507,7 +667,7 @@ def pause_totals(cal: BusinessCalendar, merged: pd.DataFrame, index: pd.Index) -
 ROLLBACK_TIMES = ("decision_minutes", "rollback_minutes", "requeue_minutes")
 
 
-def _rollbacks(events, w0: int, w1: int) -> tuple[dict, pd.DataFrame]:
+def _rollbacks(events, w0: int, w1: int, upheld: dict[str, str] | None = None) -> tuple[dict, pd.DataFrame]:
     """Decision, rollback and re-queue times per rollback (3.20). A rollback whose criterion was met
     outside the window is counted apart; a step recorded after the window's end never counts."""
     by_id: dict[str, dict[str, Any]] = {}
@@ -528,28 +688,47 @@ def _rollbacks(events, w0: int, w1: int) -> tuple[dict, pd.DataFrame]:
 
         inside = crit is not None and w0 <= to_utc_us(crit.at) <= w1
 
+        # The rollback ends when the previous release is serving and has passed the smoke set: the
+        # later of the two (3.20.1). With no serving recorded, the formula's own end, the smoke pass
+        # (3.20.2), is taken and the row says so; with no smoke pass it has not ended.
+        ended, note = smoke, None
+        if smoke is not None and serving is not None and to_utc_us(serving.at) > to_utc_us(smoke.at):
+            ended = serving
+        if dec is not None and smoke is None:
+            note = ("not ended: no rollback.smoke-pass recorded (the rollback ends when the previous release is "
+                    "serving and has passed the smoke set, 3.20.1)")
+        elif dec is not None and serving is None:
+            note = "no rollback.serving recorded: measured to the smoke pass (3.20.2); serving may have come later"
         rows.append({
             "id": ident, "kind": crit.data["kind"] if crit else None,
-            "status": "in the window" if inside else "outside the window",
+            "criterion_at": crit.at.isoformat() if crit else None,
+            "status": "excluded" if ident in (upheld or {}) else "in the window" if inside else "outside the window",
             "decision_minutes": minutes(crit, dec), "serving_minutes": minutes(dec, serving),
-            "rollback_minutes": minutes(dec, smoke), "requeue_minutes": minutes(dec, requeue),
+            "smoke_minutes": minutes(dec, smoke),
+            "rollback_minutes": minutes(dec, ended), "requeue_minutes": minutes(dec, requeue),
+            "rollback_end": None if ended is None else ended.kind.split(".")[1],
+            "reason": (upheld or {}).get(ident, note), "serving_recorded": serving is not None,
             "smoke_restored": {k: smoke.data[k] for k in ("model_pin", "prompt_version", "threshold_set")}
             if smoke else None,
             "data_restore": "data-restore" in slot, "seqs": slot["seqs"],
         })
-    table = pd.DataFrame(rows, columns=["id", "kind", "status", "decision_minutes", "serving_minutes",
-                                        "rollback_minutes",
-                                        "requeue_minutes", "smoke_restored", "data_restore", "seqs"])
+    table = pd.DataFrame(rows, columns=["id", "kind", "criterion_at", "status", "decision_minutes", "serving_minutes",
+                                        "smoke_minutes", "rollback_minutes", "rollback_end", "requeue_minutes",
+                                        "reason", "serving_recorded", "smoke_restored", "data_restore", "seqs"])
     summary: dict[str, Any] = {}
     outside = table[table["status"] == "outside the window"]
     for kind in ("production", "rehearsal"):
         mine = table[(table["kind"] == kind) & (table["status"] == "in the window")]
-        block: dict[str, Any] = {"count": len(mine)}
+        block: dict[str, Any] = {"count": len(mine),
+                                 "serving_not_recorded": int((~mine["serving_recorded"].astype(bool)).sum()),
+                                 "ended_at_serving": int((mine["rollback_end"] == "serving").sum())}
         for col in ROLLBACK_TIMES:
             block[col] = describe(mine[col].astype(float), f"no {kind} rollback reached this step")
         summary[kind] = block
     restores = table[table["data_restore"].astype(bool)]
     summary["outside_window"] = {"count": len(outside), "ids": outside["id"].tolist()}
+    excluded = table[table["status"] == "excluded"]
+    summary["excluded"] = {"count": len(excluded), "ids": excluded["id"].tolist()}
     summary["data_restores"] = {"count": len(restores), "ids": restores["id"].tolist(),
                                 "note": "reported apart; its time belongs to the backup and recovery policy"}
     return summary, table
@@ -561,7 +740,7 @@ def _rollbacks(events, w0: int, w1: int) -> tuple[dict, pd.DataFrame]:
 default_report_elements = report_elements
 
 
-def _report(events, cal: BusinessCalendar, added: list[str], incidents: pd.DataFrame, w0: int,
+def _report(events, cal: BusinessCalendar, added: list[str], seen: dict[str, pd.DataFrame], w0: int,
             w1: int) -> tuple[dict, pd.DataFrame]:
     """Completeness and timeliness of every monthly report in scope, each period judged on its own
     (3.21). In scope: received in the window, or for a month the window overlaps; any other
@@ -584,7 +763,7 @@ def _report(events, cal: BusinessCalendar, added: list[str], incidents: pd.DataF
             checks.setdefault(e.data.get("period") or latest, {})[e.id] = e  # a later check supersedes
     periods, tables = [], []
     for report in inside:
-        period, table = _one_report(report, checks.get(report.id, {}), cal, added, incidents)
+        period, table = _one_report(report, checks.get(report.id, {}), cal, added, seen)
         periods.append(period)
         tables.append(table)
     checked = [p for p in periods if p["completeness_percent"] is not None]
@@ -612,20 +791,53 @@ def _overlaps_window(period: str, cal: BusinessCalendar, w0: int, w1: int) -> bo
     return to_utc_us(first) <= w1 and to_utc_us(after) > w0
 
 
+# An element marked "not applicable" for a period in which the journal shows what it reports
+# fails (3.21.5): what the journal would show, in words, per element.
+NOT_APPLICABLE_CHECKS = {
+    "incidents-by-severity": ("incidents", "incident(s) whose clock started"),
+    "drift-timestamps": ("drift", "drift(s) notified"),
+    "rollbacks": ("rollbacks", "production rollback(s) whose criterion was met"),
+    "rollback-rehearsal": ("rollbacks", "rollback rehearsal(s) whose criterion was met"),
+}
+
+
+def _in_month(values: pd.Series, cal: BusinessCalendar, first_day: dt.date, last_day: dt.date) -> int:
+    """How many instants (ISO text or datetimes) fall on a local date of the month."""
+    stamps = pd.to_datetime(values.dropna(), utc=True, format="ISO8601")
+    if stamps.empty:
+        return 0
+    dates = stamps.dt.tz_convert(cal.tz).dt.date
+    return int(((dates >= first_day) & (dates <= last_day)).sum())
+
+
+def _journal_shows(tables: dict[str, pd.DataFrame], cal: BusinessCalendar, first_day: dt.date,
+                   last_day: dt.date) -> dict[str, int]:
+    """Per element that can be "not applicable", how many things the journal shows in the month."""
+    inc, drift, rb = tables["incidents"], tables["drift"], tables["rollbacks"]
+    counted = {
+        "incidents-by-severity": _in_month(inc["start"], cal, first_day, last_day) if len(inc) else 0,
+        "drift-timestamps": _in_month(drift["notice"], cal, first_day, last_day) if len(drift) else 0,
+        "rollbacks": _in_month(rb.loc[rb["kind"] == "production", "criterion_at"], cal, first_day, last_day)
+        if len(rb) else 0,
+        "rollback-rehearsal": _in_month(rb.loc[rb["kind"] == "rehearsal", "criterion_at"], cal, first_day, last_day)
+        if len(rb) else 0,
+    }
+    return counted
+
+
 def _one_report(report, checks: dict[str, Any], cal: BusinessCalendar, added: list[str],
-                incidents: pd.DataFrame) -> tuple[dict[str, Any], pd.DataFrame]:
+                tables: dict[str, pd.DataFrame]) -> tuple[dict[str, Any], pd.DataFrame]:
     period = report.id
     required = [el["id"] for el in default_report_elements()]
-    for extra in [*added, *checks]:  # elements the exercise adds, each counted once
+    for extra in [*added, *checks]:  # elements the exercise or the deal adds, each counted once
         if extra not in required:
             required.append(extra)
     year, month = (int(x) for x in period.split("-"))
     first_day = dt.date(year, month, 1)
     last_day = (dt.date(year + (month == 12), month % 12 + 1, 1) - dt.timedelta(days=1))
-    in_month = 0
-    if len(incidents):
-        started = pd.to_datetime(incidents["start"], utc=True).dt.tz_convert(cal.tz).dt.date
-        in_month = int(((started >= first_day) & (started <= last_day)).sum())
+    shows = _journal_shows(tables, cal, first_day, last_day)
+    period_end = dt.datetime.combine(last_day + dt.timedelta(days=1), dt.time(0), tzinfo=cal.tz)
+    early = to_utc_us(report.at) < to_utc_us(period_end)
     rows = []
     for el in required:
         c = checks.get(el)
@@ -638,13 +850,16 @@ def _one_report(report, checks: dict[str, Any], cal: BusinessCalendar, added: li
             ok = d["present"]
             status, reason = ("not applicable", None) if ok else (
                 "fail", "does not apply in the period, but the report does not say so")
-            if el == "incidents-by-severity" and in_month:
-                status, reason = "fail", (f"marked not applicable, but the journal shows {in_month} incident(s) "
-                                          f"whose clock started in {period}")
+            if shows.get(el):
+                status, reason = "fail", (f"marked not applicable, but the journal shows {shows[el]} "
+                                          f"{NOT_APPLICABLE_CHECKS[el][1]} in {period}")
         elif not d["present"]:
             status, reason = "fail", "absent"
         elif not d["covers_period"]:
             status, reason = "fail", "does not cover the whole period"
+        elif early:
+            status, reason = "fail", (f"the report was received on {report.at.astimezone(cal.tz).date()}, before "
+                                      f"its period ended on {last_day}: it cannot cover the whole period (3.21.3)")
         elif not d["supported"]:
             status, reason = "fail", "a figure has no sample size or basis"
         else:

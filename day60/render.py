@@ -44,6 +44,7 @@ def environment(markdown: bool = False) -> jinja2.Environment:
                        key_figures=display.key_figures, trend=display.trend, top_of=display.top_of,
                        signed=display.signed, compared=display.compared,
                        section_summary=display.section_summary, plural=display.plural, missing=display.missing,
+                       nothing_earned=display.nothing_earned,
                        drill_sheet=display.drill_sheet, drill_words=display.drill_words)
     return env
 
@@ -113,18 +114,22 @@ def score_html(journal: Any, figures: Any, score: dict[str, Any], title: str = "
 
 def portfolio_html(rows: list[dict[str, Any]], refused: list[dict[str, Any]], provenance: dict[str, Any]) -> str:
     """Many exercises: a table per supplier and its trends across exercises."""
+    from day60.portfolio import words
+
     suppliers: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         suppliers.setdefault(row["supplier"], []).append(row)
     return html("portfolio.html.j2", {"rows": rows, "suppliers": suppliers, "refused": refused,
                                       "synthetic": sum(1 for r in rows if r["synthetic"]),
-                                      "provenance": provenance})
+                                      "provenance": provenance, "w": words})
 
 
 def compare_html(comparison: dict[str, Any], provenance: dict[str, Any]) -> str:
     """Two exercises of one deployment side by side."""
+    from day60.portfolio import words
+
     synthetic = comparison["old"]["synthetic"] or comparison["new"]["synthetic"]
-    return html("compare.html.j2", {"c": comparison, "synthetic": synthetic, "provenance": provenance})
+    return html("compare.html.j2", {"c": comparison, "synthetic": synthetic, "provenance": provenance, "w": words})
 
 
 def docx(schedule: dict[str, Any], out: str | Path, field: str = "--docx") -> None:

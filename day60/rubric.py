@@ -141,16 +141,28 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
     disputes = figures.summary.get("disputes", [])
     for line in lines:  # 8.4.3: a disputed line is marked; the rest of the score stands
         mine = [d for d in disputes if d["line"] == line["id"]]
-        if any(d["outcome"] == "upheld" for d in mine):
-            line.update(status="dispute upheld", earned=0.0,
-                        reason="a dispute was upheld; the line earns nothing until it is scored again after a "
-                               "correction")
-        elif any(d["outcome"] is None for d in mine):
-            line.update(status="under dispute")
+        open_ = [d for d in mine if d["outcome"] is None]
+        upheld = [d for d in mine if d["outcome"] == "upheld"]
+        if open_:
+            line.update(status="under dispute", status_before_dispute=line["status"])
+        elif upheld:
+            # 8.4: a dispute the supplier wins never costs it the line. The remedy the resolution
+            # grants (an exclusion, a corrected instant) is in the journal and already in the figure.
+            remedies = [f"{x} excluded (seq {d['resolved_seq']})" for d in upheld for x in d.get("exclude", [])]
+            fixes = sorted({c for d in upheld for c in d.get("corrections_since", [])})
+            note = (f"dispute upheld; remedy applied: {', '.join(remedies)}" if remedies
+                    else "dispute upheld with no exclusion: the figure stands as measured")
+            if fixes:
+                note += f"; corrections logged since it was raised: seq {', '.join(map(str, fixes))}"
+            line["reason"] = "; ".join(filter(None, [line["reason"], note]))
+            line["dispute_outcome"] = "upheld"
         line["disputes"] = [d["seq"] for d in mine]
-    total = sum(line["earned"] for line in lines)
+    exercised = [line for line in lines if line["status"] == "scored" or line.get("status_before_dispute") == "scored"]
+    total = sum(line["earned"] for line in lines) if exercised else None
+    why_not = None if exercised else _nothing_exercised(lines)
     return {
         "score": total,
+        "score_reason": why_not,
         "tier": tier_id,
         "tier_name": tier.name,
         "tier_check": _tier_check(tier_id, tier, figures, header),
@@ -164,9 +176,28 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
         "disputes": disputes,
         "notices": figures.summary.get("notices", []),
         "under_dispute_points": sum(line["earned"] for line in lines if line["status"] == "under dispute"),
+        "under_dispute_lines": [line["id"] for line in lines if line["status"] == "under dispute"],
+        "provisional": provisional(figures),
         "runner": {"name": header["runner"], "organisation": header.get("runner_organisation"),
                    "conflict_statement": header.get("conflict_statement")},
     }
+
+
+def _nothing_exercised(lines: list[dict[str, Any]]) -> str:
+    """Why no line was scored: the score is then not run, never 0 of 100 (charter 3.1.8, 4.5.1)."""
+    reasons = sorted({line["status"] for line in lines})
+    return ("not run: no rubric line could be scored (" + ", ".join(reasons) + "); each line says why")
+
+
+def provisional(figures: Figures) -> list[str]:
+    """Why a score may still change: the exercise is not closed, or a sealed onset is not revealed."""
+    out = []
+    if not figures.summary["window"]["closed"]:
+        out.append("the exercise has not been closed")
+    sealed = figures.summary["drift"]["sealed"]
+    if sealed:
+        out.append(f"{sealed} sealed onset(s) not yet revealed")
+    return out
 
 
 def targets(rubric: Rubric, parameters: dict[str, Any] | None) -> dict[str, Any]:
@@ -241,7 +272,8 @@ def _drift_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) 
         return _result(line, "not run", 0.0, f"{len(pending)} drift observation(s) still sealed or open: "
                                              "reveal the onsets and close the window first")
     scored = table[table["status"].isin(["notified", NOT_DETECTED])]
-    apart = {k: int((table["status"] == k).sum()) for k in ("outside the window", "stopped", "announced", "told")}
+    apart = {k: int((table["status"] == k).sum()) for k in ("outside the window", "stopped", "announced", "told",
+                                                             "excluded", "no onset")}
     if scored.empty:
         sources = " or ".join(tier.sources)
         return _result(line, NOT_EXERCISED, 0.0, f"no {sources} drift observation with its onset in the window (an "
@@ -251,17 +283,22 @@ def _drift_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) 
     band = _band(line, deal)
     if line.figure == "false_alerts":
         count = summary["false_alerts"]
+        if count is None:  # "don't know" is never zero
+            return _result(line, "not evidenced", 0.0, summary.get("false_alerts_reason"), None, band)
         share = slide(count, band["target"], line.slide_end, line.cutoff)
         obs = [{"id": "false alerts in the window", "value": count, "share": share}]
-        return _curve_result(line, obs, band, summary["false_alert_seqs"])
+        result = _curve_result(line, obs, band, summary["false_alert_seqs"])
+        outside = summary.get("false_alerts_outside_window", 0)
+        if outside:
+            result["reason"] = f"counted apart: {outside} false alert(s) outside the window"
+        return result
     obs = []
     for row in scored.itertuples():
         value = getattr(row, line.figure)
         value = None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
         note = None
         if value is None:  # never detected (or notified) within the window: the curve gives nothing
-            note = "no supplier detection recorded within the window" if "detection" in line.figure \
-                else NOT_DETECTED
+            note = (row.detection_status or NOT_DETECTED) if "detection" in line.figure else NOT_DETECTED
         obs.append({"id": row.id, "value": value, "share": slide(value, band["target"], line.slide_end, line.cutoff),
                     "status": row.status, "note": note})
     result = _curve_result(line, obs, band, evidence)
@@ -296,13 +333,15 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
                                       "cutoff": band.cutoff, "unit": band.unit, "source": source}
             value = row.restore_hours if band.clock == "elapsed" else row.restore_business_hours
             value = None if not row.restored_in_window or pd.isna(value) else float(value)
-            note = None
+            notes = []
             if value is None:
-                note = {"not detected": "never detected or notified by the close",
-                        "unconfirmed": "the ticket was closed, but no monitoring check confirmed a restore (3.19.4)"
-                        }.get(row.status, "still open at the window's close")
+                notes.append({"not detected": "never detected or notified by the close",
+                              "unconfirmed": "the ticket was closed, but no monitoring check confirmed a restore "
+                                             "(3.19.4)"}.get(row.status, "still open at the window's close"))
             if unclassified:
-                note = "; ".join(filter(None, [note, f"no severity recorded: judged at severity {severity}'s target"]))
+                notes.append(f"no severity recorded: judged at severity {severity}'s target")
+            notes += _incident_notes(row)
+            note = "; ".join(notes) or None
             obs.append({"id": row.id, "severity": severity, "value": value, "unit": band.unit,
                         "share": slide(value, target, band.slide_end, band.cutoff), "note": note})
         result = _curve_result(line, obs, {"by_severity": targets}, evidence)
@@ -320,6 +359,20 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
     return result
 
 
+def _incident_notes(row: Any) -> list[str]:
+    """What a reader must know beside one incident's restore figure."""
+    notes = []
+    if getattr(row, "started_before_window", False):
+        notes.append("its clock started before the window opened; counted whole because it was restored in the window")
+    if getattr(row, "clock_basis", None) == "ticket opened (stand-in)":
+        notes.append("the clock starts at the ticket's opening, standing in for a detection time the records lack")
+    if getattr(row, "reopens", 0):
+        notes.append(f"re-opened {row.reopens} time(s): the clock runs to the last restore")
+    if getattr(row, "open_waits", 0):
+        notes.append(f"{row.open_waits} wait(s) or change window(s) still open at the restore, taken to end there")
+    return notes
+
+
 def _apart_text(apart: dict[str, int]) -> str:
     parts = [f"{n} {k}" for k, n in apart.items() if n]
     return f"; counted apart: {', '.join(parts)}" if parts else ""
@@ -330,8 +383,9 @@ def _rollback_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
 
     table = figures.tables["rollbacks"]
     mine = table[(table["kind"] == tier.rollback_kind) & (table["status"] == "in the window")]
-    outside = int(((table["kind"] == tier.rollback_kind) & (table["status"] != "in the window")).sum())
-    apart = _apart_text({"outside the window": outside})
+    outside = int(((table["kind"] == tier.rollback_kind) & (table["status"] == "outside the window")).sum())
+    excluded = int(((table["kind"] == tier.rollback_kind) & (table["status"] == "excluded")).sum())
+    apart = _apart_text({"outside the window": outside, "excluded": excluded})
     if mine.empty:
         return _result(line, NOT_EXERCISED, 0.0, f"no {tier.rollback_kind} rollback in the window (rehearsals and "
                                                  "production are never mixed)" + apart
@@ -348,8 +402,11 @@ def _rollback_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
     for row in mine.itertuples():
         value = getattr(row, line.figure)
         value = None if value is None or pd.isna(value) else float(value)
+        note = row.reason if isinstance(row.reason, str) else None
+        if value is None and note is None:
+            note = "this step was not recorded within the window"
         obs.append({"id": row.id, "value": value, "share": slide(value, band["target"], line.slide_end, line.cutoff),
-                    "note": "this step was not recorded within the window" if value is None else None})
+                    "note": note})
     result = _curve_result(line, obs, {**band, "kind": tier.rollback_kind}, evidence)
     result["reason"] = apart.lstrip("; ") or None
     return result

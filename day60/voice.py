@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, Context, Decimal, Inexact, InvalidOperation, Overflow
 from pathlib import Path
 from typing import Any
 
 from day60.errors import InputError
-from day60.files import read_json
+from day60.files import MAX_NUMBER, read_json
 from day60.stats import nearest_rank
 
 DEFAULT_MAX_LATENCY_MS = 1200
@@ -28,21 +29,65 @@ SUITE_KIND = "agent-learning.bench-suite.v1"
 
 COMPAT = ("day60", "reference")  # "reference": reproduce the reference harness's coercions (README)
 
+# ----- exact durations -----------------------------------------------------------------------
+# A time is read as the decimal number its file wrote (an int as itself, a float by the shortest
+# digits that give it back, which are the digits JSON held), and durations are differences of
+# those decimals with no rounding at all: 2048.03 - 848.03 is 1200 exactly, where subtracting the
+# floats gives 1200.0000000000002 and loses a boundary (and 600.1 - 600 gives 0.10000000000002274,
+# not 0.1). The context traps any step that would not be exact.
+_EXACT = Context(prec=MAX_PREC, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[Inexact, InvalidOperation, Overflow])
 
-def _ms(turn: dict[str, Any], key: str, where: str, compat: str = "day60") -> float:
+
+def exact_ms(value: float | int | Decimal) -> Decimal:
+    """A finite time (or budget) in milliseconds as the exact decimal it was written as."""
+    if type(value) is float:
+        return Decimal(repr(value))
+    if isinstance(value, Decimal):
+        return value
+    if isinstance(value, int):
+        return Decimal(value)
+    return Decimal(repr(float(value)))
+
+
+def elapsed_ms(start: float | int | Decimal, end: float | int | Decimal) -> Decimal:
+    """``end - start`` in milliseconds, exactly."""
+    return _EXACT.subtract(exact_ms(end), exact_ms(start))
+
+
+def sum_ms(values: Iterable[float | int | Decimal]) -> Decimal:
+    """The exact total of several durations in milliseconds."""
+    total = Decimal(0)
+    for value in values:
+        total = _EXACT.add(total, exact_ms(value))
+    return total
+
+
+def plain(value: float | int | Decimal) -> str:
+    """A number in plain digits at any size, never in exponent notation: 1234567.0 reads 1234567,
+    0.5 reads 0.5 (an exact decimal keeps every digit it has)."""
+    d = exact_ms(value)
+    if d == d.to_integral_value():
+        return str(int(d))
+    return format(d.normalize(), "f")
+
+
+def _ms(turn: dict[str, Any], key: str, where: str, compat: str = "day60") -> int | float:
     value = turn.get(key)
     if value is None:
-        return 0.0
+        return 0
     if compat == "reference":  # the reference reads times with int(): "1500" and 1500.9 both give 1500
         try:
-            return float(int(value))
+            return int(value)
         except (TypeError, ValueError, OverflowError) as exc:
             raise InputError(f"{where}.{key}", f"{str(value)[:40]!r} is not a number of milliseconds",
                              "give a number") from exc
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InputError(f"{where}.{key}", f"{str(value)[:40]!r} is not a number of milliseconds",
                          "give a number (or score with --compat reference, which reads it with int())")
-    return float(value)
+    if not math.isfinite(value) or abs(value) > MAX_NUMBER:
+        raise InputError(f"{where}.{key}", f"{str(value)[:40]!r} is not a finite time within ±10^15 ms",
+                         "give the time in milliseconds")
+    return value
 
 
 def turns_of(dialogue: Any, where: str = "dialogue", compat: str = "day60") -> list[dict[str, Any]]:
@@ -64,7 +109,7 @@ def turns_of(dialogue: Any, where: str = "dialogue", compat: str = "day60") -> l
             check_budget(turn["tool_ms"], f"{here}.tool_ms")
         start, end = _ms(turn, "start_ms", here, compat), _ms(turn, "end_ms", here, compat)
         if end < start and compat != "reference":
-            raise InputError(f"{here}.end_ms", f"{end:g} is before start_ms {start:g}",
+            raise InputError(f"{here}.end_ms", f"{plain(end)} is before start_ms {plain(start)}",
                              "fix the turn's times (--compat reference scores such a turn as the reference does)")
         if turn.get("speaker") in ("caller", "agent"):
             out.append({**turn, "start_ms": start, "end_ms": end, "index": i})
@@ -100,24 +145,31 @@ def _overlap_counts(callers: list[dict[str, Any]], agents: list[dict[str, Any]])
     are taken in falling order of start while caller turns are added in falling order of end,
     so each query counts, among callers already added (c.end > a.start), those whose start lies
     in a range: n log n overall, where comparing every pair took a minute at 40,000 turns.
+
+    The yield test, a.end - c.start <= 600, is made on exact decimals (``elapsed_ms``): an
+    interrupt at 0.1 ms and an agent end at 600.1 ms are exactly 600 ms apart, inside the window.
     """
     import bisect
 
-    starts = sorted({c["start_ms"] for c in callers})
+    exact_starts = [exact_ms(c["start_ms"]) for c in callers]
+    starts = sorted(set(exact_starts))
+    rank_of = {s: r for r, s in enumerate(starts)}
     every, interrupts = _Counter(len(starts)), _Counter(len(starts))
-    by_end = sorted(callers, key=lambda c: c["end_ms"], reverse=True)
+    by_end = sorted(range(len(callers)), key=lambda j: callers[j]["end_ms"], reverse=True)
     out: list[tuple[int, int, int]] = [(0, 0, 0)] * len(agents)
+    window_ms = Decimal(YIELD_WINDOW_MS)
     k = 0
     for i in sorted(range(len(agents)), key=lambda i: agents[i]["start_ms"], reverse=True):
         a = agents[i]
-        while k < len(by_end) and by_end[k]["end_ms"] > a["start_ms"]:
-            rank = bisect.bisect_left(starts, by_end[k]["start_ms"])
+        while k < len(by_end) and callers[by_end[k]]["end_ms"] > a["start_ms"]:
+            rank = rank_of[exact_starts[by_end[k]]]
             every.add(rank)
-            if by_end[k].get("interrupt"):
+            if callers[by_end[k]].get("interrupt"):
                 interrupts.add(rank)
             k += 1
-        before_end = bisect.bisect_left(starts, a["end_ms"])  # ranks of starts < a.end
-        window = bisect.bisect_left(starts, a["end_ms"] - YIELD_WINDOW_MS)  # starts < a.end - window
+        end = exact_ms(a["end_ms"])
+        before_end = bisect.bisect_left(starts, end)  # ranks of starts < a.end
+        window = bisect.bisect_left(starts, _EXACT.subtract(end, window_ms))  # starts < a.end - 600, exactly
         n_int = interrupts.below(before_end)
         out[i] = (every.below(before_end), n_int, n_int - interrupts.below(window))
     return out
@@ -129,12 +181,20 @@ def score_episode(dialogue: Any, max_latency_ms: float = DEFAULT_MAX_LATENCY_MS,
 
     A dialogue with no caller and no agent turn has nothing to score: every sub-score would be
     vacuous, so it is "not scored" (components and verdict null, with the reason), never a pass
-    and never a fail. With ``compat="reference"`` it passes with every sub-score 1.0, as the
-    reference harness scores it.
+    and never a fail. With ``compat="reference"`` the reference harness's two readings are kept:
+    an empty transcript (no turn at all) is a fail with scalar 0.0 and no sub-scores, and one
+    whose turns are all other speakers passes with every sub-score a vacuous 1.0.
     """
     max_latency_ms = check_budget(max_latency_ms, "--max-latency-ms")
+    if compat == "reference":  # the reference reads the budget with int(): 1200.9 gives 1200
+        max_latency_ms = float(int(max_latency_ms))
     turns = turns_of(dialogue, where, compat)
     keywords = [k.lower() for k in required_content]
+    listed = dialogue["turns"] if isinstance(dialogue, dict) else dialogue  # turns_of has checked the shape
+    if compat == "reference" and not listed:
+        return {"scalar": 0.0, "components": {}, "pass_fail": {"voice": False}, "raw": {
+            "turns": 0, "budget_ms": max_latency_ms,
+            "note": "empty transcript: the reference fails it with scalar 0.0 and no sub-scores"}}
     if not turns and compat != "reference":
         return {"scalar": None, "components": dict.fromkeys(COMPONENTS), "pass_fail": {
             "voice": None, **{f"{k}_floor": None for k in COMPONENTS}}, "raw": {
@@ -144,13 +204,17 @@ def score_episode(dialogue: Any, max_latency_ms: float = DEFAULT_MAX_LATENCY_MS,
 
     counted = inside = 0
     last_caller = None
+    last_end: tuple[Any, Decimal] = (None, Decimal(0))
+    budget = exact_ms(max_latency_ms)
     for t in turns:
         if t["speaker"] == "caller":
             last_caller = t
         elif last_caller is not None:
             counted += 1
-            gap = t["start_ms"] - last_caller["end_ms"]
-            inside += 0 <= gap <= max_latency_ms
+            if last_caller is not last_end[0]:
+                last_end = (last_caller, exact_ms(last_caller["end_ms"]))
+            gap = _EXACT.subtract(exact_ms(t["start_ms"]), last_end[1])  # exact: 2048.03 after 848.03 is 1200
+            inside += 0 <= gap <= budget
     latency = inside / counted if counted else 1.0
 
     harmful = 0
@@ -232,7 +296,8 @@ def budget_of(task: dict[str, Any], where: str, compat: str = "day60") -> float:
 
 
 def check_budget(value: Any, field: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0 \
+            or value > MAX_NUMBER:
         raise InputError(field, f"{str(value)[:40]!r} is not a number of milliseconds of 0 or more",
                          "give a whole or decimal number such as 1200")
     return float(value)
@@ -277,6 +342,8 @@ def run_suite(suite: dict[str, Any], submission: dict[str, Any] | None, referenc
                                    if reference else f"--submission.{str(task['id'])[:40]}", compat)
             if result["pass_fail"]["voice"] is None:
                 row.update(verdict="void", result=result, reason=result["raw"]["note"])
+            elif not result["components"]:  # --compat reference: an empty transcript fails, with no sub-score
+                row.update(verdict="fail", result=result, reason=result["raw"]["note"])
             else:
                 row.update(verdict="pass" if result["pass_fail"]["voice"] else "fail", result=result)
         rows.append(row)
@@ -336,7 +403,8 @@ def ttft(dialogues: list[tuple[str, Any]]) -> dict[str, Any]:
     A reply is the first agent turn after a caller turn. The opening agent turn of each
     dialogue, replies carrying ``tool_ms`` (a tool call) and replies that overlap the caller
     (negative gaps) are reported apart. Where a reply is a ``filler``, the time to the first
-    substantive agent turn is reported beside it.
+    substantive agent turn is reported beside it. Each gap is the exact decimal difference of
+    the two times (2048.03 after 848.03 is 1200, not 1200.0000000000002), given as a float.
     """
     main, opening, tools, overlapping, fillers, first_substantive = [], [], [], [], [], []
     endpointing = set()
@@ -360,12 +428,12 @@ def ttft(dialogues: list[tuple[str, Any]]) -> dict[str, Any]:
                 last_caller, replied, waiting_substance = t, False, None
                 continue
             if waiting_substance is not None and not t.get("filler"):
-                first_substantive.append(t["start_ms"] - waiting_substance)
+                first_substantive.append(float(elapsed_ms(waiting_substance, t["start_ms"])))
                 waiting_substance = None
                 continue  # the answer a filler stood in for: counted there, not as a continuation
             if not seen_agent:
                 seen_agent = True
-                gap = t["start_ms"] - last_caller["end_ms"] if last_caller else None
+                gap = float(elapsed_ms(last_caller["end_ms"], t["start_ms"])) if last_caller else None
                 opening.append({"dialogue": name, "ms": gap})
                 replied = True
                 continue
@@ -373,7 +441,7 @@ def ttft(dialogues: list[tuple[str, Any]]) -> dict[str, Any]:
                 continuations += 1
                 continue
             replied = True
-            gap = t["start_ms"] - last_caller["end_ms"]
+            gap = float(elapsed_ms(last_caller["end_ms"], t["start_ms"]))  # exact, then shown as a float
             if gap < 0:
                 overlapping.append(gap)
             elif t.get("tool_ms") is not None:

@@ -42,7 +42,9 @@ def test_library_covers_every_metric_of_section_3_and_day60():
     assert len(LIB.clauses) == 20
     for c in LIB.clauses.values():
         assert c.definitions.unit and c.definitions.denominator and c.definitions.exclusions
-        assert c.checks and all(any(p.id == k.parameter for p in c.parameters) for k in c.checks)
+        # Every check names its clause's parameter, except a reporting duty without a threshold.
+        assert c.checks and all(any(p.id == k.parameter for p in c.parameters) or k.comparator == "report"
+                                for k in c.checks)
 
 
 def test_paired_measures_are_declared():
@@ -128,7 +130,7 @@ def test_every_clause_renders_with_its_values(schedule_pdf):
                   "7 calendar days", "0.05", "tier T3", "1.5 seconds"):
         assert shown in text, shown
     assert clauses.load_deal(SOW, LIB).sha256 in text.replace(" ", "")
-    assert "day60-clauses 1.1.0" in text and "3.18" in text
+    assert "day60-clauses 1.2.0" in text and "3.18" in text
     assert all("SYNTHETIC" in p.extract_text() for p in reader.pages)
     assert "SYNTHETIC" in reader.metadata.title
     md = (schedule_pdf / "s.md").read_text()
@@ -228,7 +230,9 @@ def test_comply_from_a_journal(run, tmp_path):
     assert r.exit_code == 1  # the demo's second drift was never notified
     assert rows[("drift-lead-time", "drift-notice")]["status"] == "not met"
     assert rows[("restore", "restore-sev2")]["status"] == "met"
-    assert rows[("report-completeness", "report-completeness")]["value"] == 90.0
+    # Ten default elements and the deal's sla-credits: 11 required; reviewer-minutes fails (no
+    # sample size): 10 / 11 = 90.909...%, below the deal's 100 percent.
+    assert rows[("report-completeness", "report-completeness")]["value"] == pytest.approx(100 * 10 / 11)
     # Delivered 7 Oct 2026: the 5th business day of October in England (1, 2, 5, 6, 7).
     assert rows[("report-completeness", "report-timeliness")]["value"] == 5
     assert rows[("report-completeness", "report-timeliness")]["status"] == "met"
@@ -417,13 +421,13 @@ def test_comply_is_tier_aware(run, tmp_path):
     path = make_journal(tmp_path / "j.jsonl", [
         ("incident.detected", "I1", "2026-03-03T10:00", {"severity": 2, "source": "organic"}),
         ("incident.restored", "I1", "2026-03-03T11:00", {"check": "probe"})], tier="T2")
-    rows = json.loads(run("comply", path, "--sow", SOW, "--format", "json").stdout)["checks"]
+    rows = json.loads(run("comply", path, "--sow", SOW, "--format", "json", "--parties-differ").stdout)["checks"]
     sev2 = next(r for r in rows if r["check"] == "restore-sev2")
     assert sev2["status"] == "not run" and "tier T2" in sev2["reason"]
     path = make_journal(tmp_path / "k.jsonl", [
         ("incident.detected", "I1", "2026-03-03T10:00", {"severity": 2, "source": "organic"}),
         ("incident.restored", "I1", "2026-03-03T11:00", {"check": "probe"})], records="supplier-reported")
-    rows = json.loads(run("comply", path, "--sow", SOW, "--format", "json").stdout)["checks"]
+    rows = json.loads(run("comply", path, "--sow", SOW, "--format", "json", "--parties-differ").stdout)["checks"]
     assert "supplier's own records" in next(r for r in rows if r["check"] == "restore-sev2")["reason"]
 
 
@@ -431,3 +435,89 @@ def test_clauses_show_lists_parameters_with_bounds_and_checks(run):
     out = run("clauses", "show", "containment").stdout
     assert "containment_floor_percent (percent; at least 0, at most 100)" in out
     assert "fixed by the charter" in out and "containment: floor containment_floor_percent" in out
+
+
+# ----- false containment is reported, never judged (charter 3.10.7) ------------------------------------
+
+def test_false_containment_is_a_reporting_duty_without_a_ceiling(run, tmp_path):
+    """The charter's own arithmetic (3.10.6): definition B counts 231 contacts contained, 176 of them
+    contained under 3.9.1: (231 - 176) / 231 = 23.81 percent, shown 23.8 percent with n = 231.
+    Reported, with no threshold. At 100 percent (every contact B calls contained is not), still
+    reported: the clause sets no ceiling, so comply exits 0 and never says met or not met."""
+    figures = tmp_path / "f.json"
+    for value, shown in (((231 - 176) / 231 * 100, "23.8 percent"), (100.0, "100.0 percent"), (0.0, "0.0 percent")):
+        figures.write_text(json.dumps({"false-containment": {"value": value, "n": 231}}))
+        r = run("comply", "--sow", SOW, "--figures", figures, "--format", "json")
+        assert r.exit_code == 0, r.output
+        row = next(x for x in json.loads(r.stdout)["checks"] if x["check"] == "false-containment")
+        assert (row["status"], row["display"], row["n"], row["threshold"]) == ("reported", shown, 231, None)
+        assert row["value"] == pytest.approx(value) and "no ceiling" in row["reason"]
+    r = run("comply", "--sow", SOW, "--figures", figures)
+    line = next(x for x in r.stdout.splitlines() if x.startswith("false-containment"))
+    assert "reported" in line and "none (a reporting duty)" in line and "not met" not in line
+    assert "1 reporting duty reported" in r.stdout
+    # With no figure, or no sample size, the duty's evidence is missing: not run, never reported.
+    figures.write_text(json.dumps({"false-containment": {"value": 12.0}}))
+    row = next(x for x in json.loads(run("comply", "--sow", SOW, "--figures", figures, "--format",
+                                         "json").stdout)["checks"] if x["check"] == "false-containment")
+    assert row["status"] == "not run" and "sample size" in row["reason"]
+    figures.write_text(json.dumps({}))
+    row = next(x for x in json.loads(run("comply", "--sow", SOW, "--figures", figures, "--format",
+                                         "json").stdout)["checks"] if x["check"] == "false-containment")
+    assert (row["status"], row["display"]) == ("not run", "not run")
+
+
+def test_a_rate_outside_0_to_100_percent_is_refused(run, tmp_path):
+    """A share cannot exceed its whole: 150 percent false containment (or -1 percent containment) is
+    a typing error, refused with every such field named, exit 2, never judged."""
+    figures = tmp_path / "f.json"
+    figures.write_text(json.dumps({"false-containment": {"value": 150, "n": 231},
+                                   "containment": {"value": -1, "n": 500}}))
+    r = run("comply", "--sow", SOW, "--figures", figures)
+    assert r.exit_code == 2 and "false-containment.value is 150" in r.stderr and "containment.value is -1" in r.stderr
+    assert "Traceback" not in r.output
+
+
+def test_the_list_the_show_and_an_old_deal_know_it_has_no_ceiling(run, tmp_path):
+    listed = json.loads(run("comply", "--list-checks", "--sow", SOW, "--format", "json").stdout)
+    row = next(c for c in listed if c["check"] == "false-containment")
+    assert (row["comparator"], row["parameter"], row["threshold"], row["unit"]) == ("report", None, None, "percent")
+    listed = next(line for line in run("clauses", "list").stdout.splitlines() if line.startswith("false-containment"))
+    assert listed.endswith("none (a reporting duty with no threshold)")
+    out = run("clauses", "show", "false-containment").stdout
+    assert "parameters: none" in out and "false-containment: reported, in percent, with no threshold" in out
+    assert "shall not exceed" not in out and "sets no level the rate must stay below" in out
+    (tmp_path / "none.json").write_text("{}")
+    old_deal = write_deal(tmp_path, deal_text() + "false_containment_ceiling_percent = 10.0\n")  # [parameters] is last
+    r = run("comply", "--sow", old_deal, "--figures", tmp_path / "none.json")
+    assert r.exit_code == 2 and "false_containment_ceiling_percent is no longer a parameter" in r.stderr
+    assert "3.10.7" in r.stderr
+
+
+def test_a_check_is_a_promise_or_a_duty_never_both():
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="names its unit and no parameter"):
+        clauses.Check(figure="x", comparator="report", parameter="x_ceiling", unit="percent")
+    with pytest.raises(ValidationError, match="names the parameter"):
+        clauses.Check(figure="x", comparator="ceiling", unit="percent")
+
+
+def test_a_check_not_met_never_displays_not_run(tmp_path):
+    """The only drift was never notified (1 of 1) and the only severity 1 incident is still open
+    at the close: neither has a figure, both are broken. Their figure column says what broke."""
+    from day60 import journal as jr
+    from tests.builders import SIGN_OFF, make_journal
+
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("safety.agreed", "D1", "2026-03-01T10:00", SIGN_OFF), ("drift.onset", "D1", "2026-03-02T09:00"),
+        ("safety.agreed", "I1", "2026-03-01T10:00", SIGN_OFF),
+        ("incident.detected", "I1", "2026-03-03T09:00", {"severity": 1}),
+        ("exercise.close", "x", "2026-03-13T17:30")])
+    deal = clauses.load_deal(SOW, LIB)
+    rows = {r["check"]: r for r in clauses.comply(LIB, deal, clauses.journal_figures(jr.read(path), deal), "j")}
+    assert rows["drift-notice"]["display"] == "no figure: 1 of 1 drift observation(s) not notified within the window"
+    assert rows["restore-sev1"]["display"] == "no figure: 1 severity 1 incident(s) still open at the close"
+    for row in rows.values():
+        if row["status"] == "not met":
+            assert not row["display"].startswith("not run"), row

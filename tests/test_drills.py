@@ -2,8 +2,11 @@
 statements, and each decision taken where the reference is silent."""
 
 import json
+from decimal import Decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pypdf import PdfReader
 
 from day60 import drills
@@ -371,3 +374,240 @@ def test_observations_that_cannot_be_true_are_refused(edit, needle, tmp_path, ru
     path.write_text(json.dumps(doc))
     r = run("voice", "drills", path)
     assert r.exit_code == 2 and needle in r.stderr and r.stderr.count("\n") == 1
+
+
+# ----- issue 28: the last readings of the rules --------------------------------------------------
+# Exact values here are decimals, as a JSON file writes them; each is handed to the scorer as the
+# float that JSON text parses to (json.loads(str(d))), so no test ever subtracts two floats itself.
+
+
+def _float(d):
+    """The float a JSON file holding the decimal ``d`` parses to (None stays None)."""
+    return None if d is None else json.loads(str(d))
+
+
+def barge(speech_end, interrupt, stopped):
+    return one("barge_in", {"speech_heard": True, "speech_end_ms": speech_end, "interrupt_ms": interrupt,
+                            "stopped_ms": stopped})
+
+
+@pytest.mark.parametrize(("speech_end", "stopped"), [(10500, 9500), (9500, 10500)],
+                         ids=["stop before, speech end after", "speech end before, stop after"])
+def test_barge_in_speech_already_over_is_unmeasured_in_either_order(speech_end, stopped):
+    """The rules: speech "that had already finished" when he cut in leaves the drill unmeasured,
+    not failed. With the interrupt at 10,000 ms, a stop at 9,500 ms (500 ms before it) says the
+    speech was over whatever the speech end says, and so does a speech end at 9,500 ms whatever
+    the stop says. Before this reading the first order scored 100 on a yield of -500 ms."""
+    got = barge(speech_end, 10000, stopped)
+    assert got["status"] == "unmeasured" and got["score"] == 0 and "yield_ms" not in got["parts"]
+    assert "already finished" in got["notes"][0] and "9500 ms" in got["notes"][0]
+    assert "interrupt at 10000 ms" in got["notes"][0]
+
+
+def test_barge_in_stop_at_the_interrupt_is_unmeasured_and_both_after_is_scored():
+    """At or before counts as over (the rules file): a stop at exactly 10,000 ms has nothing to
+    yield. With both records after the interrupt the drill is scored on the stop: 10,700 - 10,000
+    = 700 ms, within a second, so 100; 11,500 ms stop is 1,500 ms, 100 - 40 * 500 / 1000 = 80."""
+    assert barge(None, 10000, 10000)["status"] == "unmeasured"
+    assert barge(10000, 10000, 10700)["status"] == "unmeasured"
+    got = barge(10800, 10000, 10700)
+    assert got["status"] == "scored" and got["parts"]["yield_ms"] == 700 and got["score"] == 100
+    assert barge(12000, 10000, 11500)["score"] == pytest.approx(80)
+
+
+ms_decimal = st.decimals(min_value=0, max_value=100000, places=3, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(speech_end=st.none() | ms_decimal, interrupt=ms_decimal, stopped=st.none() | ms_decimal)
+def test_barge_in_is_unmeasured_exactly_when_a_record_says_the_speech_was_over(speech_end, interrupt, stopped):
+    """Unmeasured iff a recorded speech end or stop is at or before the interrupt; otherwise the
+    yield is the stop less the interrupt (exactly, compared as decimals) and never negative."""
+    got = barge(_float(speech_end), _float(interrupt), _float(stopped))
+    over = any(v is not None and v <= interrupt for v in (speech_end, stopped))
+    assert (got["status"] == "unmeasured") is over
+    if not over and stopped is not None:
+        assert Decimal(repr(got["parts"]["yield_ms"])) == stopped - interrupt > 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(interrupt=st.decimals(min_value=Decimal("0.001"), max_value=50000, places=3),
+       offset=st.integers(-5, 5), step=st.sampled_from([Decimal("0.001"), Decimal("0.1")]))
+def test_barge_in_full_marks_boundary_is_exact_with_fractional_times(interrupt, offset, step):
+    """Full marks for a yield within a second: a stop at interrupt + 1,000 ms + offset * step earns
+    100 exactly when offset <= 0 (2190.943 after 1190.943 is 1,000 ms, not 1000.0000000000002), and
+    less than 100 past it: 100 - 40 * (yield - 1000) / 1000."""
+    yield_ms = 1000 + offset * step
+    got = barge(None, _float(interrupt), _float(interrupt + yield_ms))
+    if offset <= 0:
+        assert got["score"] == 100
+    else:
+        assert got["score"] < 100
+        assert got["score"] == pytest.approx(100 - 40 * float(yield_ms - 1000) / 1000)
+
+
+def test_barge_in_fractional_yield_at_the_boundary():
+    """Interrupt at 1190.943 ms, stop at 2190.943 ms: 2190.943 - 1190.943 = 1,000 ms exactly, full
+    marks; subtracted as floats it is 1000.0000000000002, just past the boundary (99.99999999999999)."""
+    got = barge(None, 1190.943, 2190.943)
+    assert got["parts"]["yield_ms"] == 1000 and got["score"] == 100
+
+
+def objects(choices, answer, reply, latency_ms=1200):
+    """Round 1 as given, rounds 2-10 with no reply: 10 points exactly when round 1 is right."""
+    first = {"choices": choices, "answer": answer, "reply": reply, "latency_ms": latency_ms}
+    rest = {"choices": ["mug", "stapler", "torch", "wallet"], "answer": "mug", "reply": None, "latency_ms": None}
+    return one("object_recognition", [first] + [rest] * 9)
+
+
+@pytest.mark.parametrize(("choices", "answer", "reply", "right"), [
+    (["yo-yo", "kite", "marble", "top"], "yo-yo", "Yo-yo.", True),
+    (["yo-yo", "kite", "marble", "top"], "yo-yo", "yo\u2011yo", True),  # a non-breaking hyphen
+    (["yo-yo", "kite", "marble", "top"], "yo-yo", "yo yo", False),  # two words
+    (["yo-yo", "kite", "marble", "top"], "yo-yo", "a yo-yo", False),  # an extra word
+    (["yo-yo", "kite", "marble", "top"], "yo-yo", "yo", False),
+    (["jack-o'-lantern", "kite", "marble", "top"], "jack-o'-lantern", "Jack-o\u2019-lantern", True),
+    (["piñata", "kite", "marble", "top"], "piñata", "Piñata!", True),
+    (["piñata", "kite", "marble", "top"], "piñata", "pin\u0303ata", True),  # the tilde as a separate mark
+    (["piñata", "kite", "marble", "top"], "piñata", "PIÑATA", True),
+    (["piñata", "kite", "marble", "top"], "piñata", "pinata", False),  # another spelling
+    (["crème-brûlée", "kite", "marble", "top"], "crème-brûlée", "Crème-Brûlée", True),
+    (["банан", "мяч", "камера", "наушники"], "банан", "Банан!", True),
+    (["μπανάνα", "μπάλα", "κάμερα", "ακουστικά"], "μπανάνα", "ΜΠΑΝΆΝΑ", True),
+    (["हाथी", "केला", "गेंद", "कैमरा"], "हाथी", "हाथी।", True),  # vowel signs are marks, not breaks
+    (["バナナ", "ボール", "カメラ", "ヘッドホン"], "バナナ", "バナナ", True),
+    (["موز", "كرة", "كاميرا", "سماعات"], "موز", "موز.", True),
+    (["ג׳ירפה", "כדור", "מצלמה", "אוזניות"], "ג׳ירפה", "ג׳ירפה", True),  # the geresh keeps one word
+    (["banana", "baseball", "camera", "headphones"], "banana", "banana camera", False),
+])
+def test_object_recognition_one_naming_word_whatever_its_letters(choices, answer, reply, right):
+    """The rules: the agent "says the one word that names what it sees"; a wrong candidate or
+    extra words score nothing; ten rounds share 100 points, so one right round is 100 / 10 = 10.
+    A naming word is one word whatever its letters: a hyphen or apostrophe between letters does
+    not split it, nor does an accent or a vowel sign, in any script."""
+    assert objects(choices, answer, reply)["score"] == (10 if right else 0)
+
+
+def test_object_recognition_the_reply_window_still_holds():
+    """Right but later than ten seconds scores nothing: 10,000 ms is in, 10,001 ms is out."""
+    assert objects(["yo-yo", "kite", "marble", "top"], "yo-yo", "yo-yo", 10000)["score"] == 10
+    assert objects(["yo-yo", "kite", "marble", "top"], "yo-yo", "yo-yo", 10001)["score"] == 0
+
+
+def test_object_choices_compare_as_the_replies_do():
+    """The answer is found among the choices the way replies are read ("PIÑATA" is the choice
+    "piñata"); four names that are not four different objects cannot be true and are refused."""
+    assert objects(["piñata", "kite", "marble", "top"], "PIÑATA", "piñata")["score"] == 10
+    for choices, needle in ((["kite", "Kite", "marble", "top"], "same object"),
+                            (["kite", "!!", "marble", "top"], "in letters or digits")):
+        with pytest.raises(InputError, match=needle):
+            objects(choices, "kite", "kite")
+
+
+def test_hold_tongue_reads_words_in_any_script():
+    """A reply in another script is a word, just not OK or Understood: it scores nothing as the
+    wrong word, never as silence ("no word within 5,000 ms" would misstate what happened)."""
+    got = one("hold_tongue", {"reply": "Хорошо", "word_start_ms": 800, "word_end_ms": 1200, "next_speech_ms": None,
+                              "silence_ms": 10000})
+    assert got["score"] == 0 and "not exactly one of OK or Understood" in got["notes"][0]
+
+
+def test_speaker_names_compare_composed_and_folded():
+    """"Zoë" with a separate diaeresis names Zoë, and does not name a Zoe who is not on the roster."""
+    members = [drills.Member(rank="Major", name="Zoë"), drills.Member(rank="Lieutenant", name="Lottie"),
+               drills.Member(rank="Corporal", name="Charlie"), drills.Member(rank="Sergeant", name="Sam")]
+    assert drills.bind("Major Zoe\u0308", members) == 0
+    assert drills.bind("Major Zoe", members) == "unverified"  # the rank alone is named
+
+
+@pytest.mark.parametrize(("hole", "addressed", "note", "held"), [
+    ((1234567, 1240000), 2000000, "listening hole 1234567-1240000 ms counted as zero (5433 ms)", 1994567),
+    ((0.5, 1.75), 100, "listening hole 0.5-1.75 ms counted as zero (1.25 ms)", 98.75),
+    ((123456789012345, 123456789012346), 999999999999999,
+     "listening hole 123456789012345-123456789012346 ms counted as zero (1 ms)", 999999999999998),
+])
+def test_stay_out_names_holes_in_plain_milliseconds(hole, addressed, note, held):
+    """The hole is named in plain milliseconds at any length: 1,240,000 - 1,234,567 = 5,433 ms, so
+    the agent held 2,000,000 - 5,433 = 1,994,567 ms of a 2,000,000 ms stretch; a fractional hole
+    keeps its digits (1.75 - 0.5 = 1.25 ms, held 100 - 1.25 = 98.75 of 100)."""
+    got = one("stay_out", {"addressed_ms": addressed, "answered": True,
+                           "holes": [{"start_ms": hole[0], "end_ms": hole[1]}]})
+    assert got["notes"] == [note] and "e+" not in note
+    assert got["parts"]["held_ms"] == held and got["score"] == pytest.approx(100 * held / addressed)
+
+
+def test_other_drill_notes_never_use_exponents():
+    """Evidence and timing notes print plain milliseconds too: talk-over 1,234,567 ms, a frame
+    1,234,567 ms old."""
+    specs = rounds((4, "4", 500), *[(6, "6", 500)] * 4)
+    specs[0]["talk_over_ms"] = 1234567
+    assert "talk-over 1234567 ms" in one("turn_taking", specs)["notes"][0]
+    got = one("camera", {"on": change(0, 1000, frame_age_ms=1234567), "off": change(0, 1000)})
+    assert "1234567 ms old" in got["notes"][0]
+    assert "1234567 ms" in one("read_back", {"said": [1], "heard": [1], "latency_ms": 1234567})["notes"][0]
+
+
+def test_a_hole_ending_before_it_starts_is_refused():
+    with pytest.raises(InputError, match=r"ends .* before it starts"):
+        one("stay_out", {"addressed_ms": 100, "answered": True, "holes": [{"start_ms": 50, "end_ms": 40}]})
+
+
+def test_drill_cli_json_and_table_say_how_each_case_was_read(run, tmp_path):
+    """Through the CLI: the barge-in read from both records comes back unmeasured in the JSON and
+    the table; the stay-out hole is in plain milliseconds in both; the rules version is stated."""
+    path = tmp_path / "obs.json"
+    path.write_text(json.dumps({"call": {"id": "c"}, "drills": {
+        "barge_in": {"speech_heard": True, "speech_end_ms": 10500, "interrupt_ms": 10000, "stopped_ms": 9500},
+        "stay_out": {"addressed_ms": 2000000, "answered": True,
+                     "holes": [{"start_ms": 1234567, "end_ms": 1240000}]}}}))
+    r = run("voice", "drills", path, "--format", "json")
+    assert r.exit_code == 0, r.output
+    result = json.loads(r.stdout)
+    assert result["drills"]["barge_in"]["status"] == "unmeasured"
+    assert result["summary"]["unmeasured_as_zero"] == ["barge_in"] and result["rules"]["version"] == "1.2.0"
+    assert "1234567-1240000 ms" in result["drills"]["stay_out"]["notes"][0]
+    table = run("voice", "drills", path).stdout
+    stay_out = next(line for line in table.splitlines() if line.startswith("stay_out"))
+    assert "listening hole 1234567-1240000 ms counted as zero (5433 ms)" in stay_out
+    assert next(line for line in table.splitlines() if line.startswith("barge_in")).split()[1] == "unmeasured"
+
+
+def test_table_built_from_column_prints_plain_milliseconds(run, tmp_path):
+    """held 2,000,000 - 5,433 = 1,994,567 ms should read as that number, not 1.99457e+06."""
+    path = tmp_path / "obs.json"
+    path.write_text(json.dumps({"call": {"id": "c"}, "drills": {"stay_out": {
+        "addressed_ms": 2000000, "answered": True, "holes": [{"start_ms": 1234567, "end_ms": 1240000}]}}}))
+    stay_out = next(line for line in run("voice", "drills", path).stdout.splitlines() if line.startswith("stay_out"))
+    assert "e+0" not in stay_out and "1,994,567" in stay_out
+
+
+def test_pdf_says_never_stopped_rather_than_nothing_to_interrupt(run, tmp_path):
+    """A barge-in that never stopped is scored (zero); the sheet must not word it as nothing to
+    interrupt, which is the unmeasured case."""
+    path = tmp_path / "obs.json"
+    path.write_text(json.dumps({"call": {"id": "c"}, "drills": {
+        "barge_in": {"speech_heard": True, "interrupt_ms": 10000, "stopped_ms": None}}}))
+    r = run("voice", "drills", path, "--pdf", tmp_path / "d.pdf")
+    assert r.exit_code == 0, r.output
+    text = " ".join(PdfReader(tmp_path / "d.pdf").pages[0].extract_text().split())
+    assert "never stopped after the interrupt" in text and "no speech was interrupted" not in text
+
+
+@pytest.mark.parametrize(("drill", "obs", "field"), [
+    ("barge_in", {"speech_heard": True, "interrupt_ms": "10000", "stopped_ms": 10500}, "interrupt_ms"),
+    ("barge_in", {"speech_heard": True, "interrupt_ms": 100, "stopped_ms": "inf"}, "stopped_ms"),
+    ("barge_in", {"speech_heard": True, "interrupt_ms": 100, "stopped_ms": "NaN"}, "stopped_ms"),
+    ("barge_in", {"speech_heard": "yes", "interrupt_ms": 100, "stopped_ms": 200}, "speech_heard"),
+    ("barge_in", {"speech_heard": 1, "interrupt_ms": 100, "stopped_ms": 200}, "speech_heard"),
+    ("barge_in", {"speech_heard": True, "interrupt_ms": 100, "stopped_ms": True}, "stopped_ms"),
+    ("barge_in", {"speech_heard": True, "interrupt_ms": -0.5, "stopped_ms": 200}, "interrupt_ms"),
+    ("stay_out", {"addressed_ms": 100, "answered": True, "holes": [{"start_ms": 50, "end_ms": 40}]}, "holes"),
+    ("object_recognition", [], "object_recognition"),
+])
+def test_hostile_drill_values_are_one_line_and_exit_2(run, tmp_path, drill, obs, field):
+    """Text, true, NaN and infinity are not times (before, "inf" as text was read as an
+    infinite stop and credited 60); each bad value is named on one line, exit 2."""
+    path = tmp_path / "obs.json"
+    path.write_text(json.dumps({"call": {"id": "c"}, "drills": {drill: obs}}))
+    r = run("voice", "drills", path)
+    assert r.exit_code == 2 and field in r.stderr and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr

@@ -104,11 +104,24 @@ def test_a_disputed_line_reads_under_dispute_and_the_rest_stands(report, run, tm
     seq = during["disputes"][0]["seq"]
     refused = run("resolve", path, "--dispute", str(seq - 1), "--outcome", "upheld", "--reason", "x")
     assert refused.exit_code == 2 and "is not a dispute" in refused.stderr
-    assert run("resolve", path, "--dispute", str(seq), "--outcome", "upheld", "--reason", "confirmed").exit_code == 0
+    refused = run("resolve", path, "--dispute", str(seq), "--outcome", "rejected", "--exclude", "INC-2",
+                  "--reason", "x")
+    assert refused.exit_code == 2 and "only an upheld dispute" in refused.stderr
+    refused = run("resolve", path, "--dispute", str(seq), "--outcome", "upheld", "--exclude", "INC-99",
+                  "--reason", "x")
+    assert refused.exit_code == 2 and "INC-99" in refused.stderr
+    r = run("resolve", path, "--dispute", str(seq), "--outcome", "upheld", "--exclude", "INC-2", "--reason",
+            "confirmed: INC-2 was the partner's own test")
+    assert r.exit_code == 0, r.output
     after = json.loads(run("score", path, "--format", "json").stdout)
     restore = next(x for x in after["lines"] if x["id"] == "restore")
-    assert restore["status"] == "dispute upheld" and restore["earned"] == 0
-    assert after["disputes"][0]["outcome"] == "upheld"  # nothing leaves the log
+    # Charter 8.4: the supplier won, so the remedy (INC-2 excluded) is applied and the line scored
+    # again: only INC-1 (severity 2, 2.8 h against an 8 h target, full marks) is left, so the line
+    # keeps 25 of 25; it never falls to 0 because the supplier won.
+    assert restore["status"] == "scored" and restore["earned"] == 25
+    assert [o["id"] for o in restore["figure"]["observations"]] == ["INC-1"]
+    assert "dispute upheld; remedy applied: INC-2 excluded" in restore["reason"]
+    assert after["disputes"][0]["outcome"] == "upheld" and after["disputes"][0]["exclude"] == ["INC-2"]
     assert run("resolve", path, "--dispute", str(seq), "--outcome", "rejected", "--reason", "again").exit_code == 2
     assert run("verify", path).exit_code == 0
 
@@ -139,9 +152,11 @@ def test_a_rescore_names_the_score_it_supersedes_and_never_overwrites_it(report,
     original = first.read_bytes()
     r = run("score", path, "--out", first)
     assert r.exit_code == 2 and "never silently replaced" in r.stderr and first.read_bytes() == original
-    run("dispute", path, "--line", "restore", "--by", "x", "--organisation", "Supplier", "--reason", "a test")
+    run("dispute", path, "--line", "drift-notice", "--by", "x", "--organisation", "Supplier",
+        "--reason", "DRIFT-2 was never injected")
     seq = json.loads(run("score", path, "--format", "json").stdout)["disputes"][0]["seq"]
-    run("resolve", path, "--dispute", str(seq), "--outcome", "upheld", "--reason", "the partner confirms")
+    assert run("resolve", path, "--dispute", str(seq), "--outcome", "upheld", "--exclude", "DRIFT-2",
+               "--reason", "the partner confirms").exit_code == 0
     second = tmp_path / "second.json"
     pdf = tmp_path / "second.pdf"
     r = run("score", path, "--supersede", first, "--out", second, "--pdf", pdf)
@@ -150,9 +165,15 @@ def test_a_rescore_names_the_score_it_supersedes_and_never_overwrites_it(report,
 
     new = json.loads(second.read_text())
     assert new["supersedes"]["sha256"] == hashlib.sha256(original).hexdigest() and first.read_bytes() == original
-    assert new["changelog"]["lines"] == [{"line": "restore", "was": {"earned": 25.0, "status": "scored"},
-                                          "now": {"earned": 0.0, "status": "dispute upheld"}}]
-    assert [b["reason"] for b in new["changelog"]["because"]] == ["a test", "the partner confirms"]
+    # DRIFT-1 was notified within target (share 1) and DRIFT-2 never (share 0): drift-notice earned
+    # 15 x (1 + 0) / 2 = 7.5 and drift-detection 10 x (1 + 0) / 2 = 5. With DRIFT-2 excluded by the
+    # upheld dispute, each line is the mean over DRIFT-1 alone: 15 and 10.
+    assert new["changelog"]["lines"] == [{"line": "drift-notice", "was": {"earned": 7.5, "status": "scored"},
+                                          "now": {"earned": 15.0, "status": "scored"}},
+                                         {"line": "drift-detection", "was": {"earned": 5.0, "status": "scored"},
+                                          "now": {"earned": 10.0, "status": "scored"}}]
+    assert [b["reason"] for b in new["changelog"]["because"]] == ["DRIFT-2 was never injected",
+                                                                 "the partner confirms"]
     assert run("verify-report", pdf).exit_code == 0
     assert run("score", path, "--supersede", tmp_path / "nope.json", "--out", tmp_path / "x.json").exit_code == 2
 
@@ -249,3 +270,81 @@ def test_synthetic_input_stays_labelled_in_derived_outputs(report, run):
     metrics = json.loads(run("metrics", report["journal"], "--format", "json").stdout)
     assert metrics["synthetic"].startswith("SYNTHETIC")
     assert json.loads(report["voice"].read_text())["synthetic"].startswith("SYNTHETIC")
+
+
+def _checkout_head():
+    import subprocess
+    from pathlib import Path
+
+    import day60
+
+    root = Path(day60.__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+        status = subprocess.run(["git", "-C", str(root), "status", "--porcelain=v1", "--untracked-files=all"],
+                                capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("the suite is not running from a git checkout")
+    return head, bool(status)
+
+
+def test_every_provenance_block_names_the_version_and_source_commit(report, run):
+    """Run from a checkout, the commit is read from it: exactly `git rev-parse HEAD`, dirty exactly
+    when `git status` lists a path. It is in the JSON block and in the one-line footer."""
+    from day60 import __version__
+    from day60.evidence.provenance import footer, provenance
+
+    head, dirty = _checkout_head()
+    block = provenance({"x": b"x"}, "day60 test")
+    assert block["toolkit_version"] == __version__ and block["source"]["commit"] == head
+    assert block["source"]["dirty"] is dirty and block["source"]["recorded"] == "read from the git checkout at run time"
+    assert block["toolkit"].startswith(f"day60 {__version__}, source commit {head}")
+    assert footer(block).startswith(block["toolkit"])
+    p = json.loads(run("metrics", report["journal"], "--format", "json").stdout)["provenance"]
+    assert p["source"]["commit"] == head
+
+
+def test_the_notice_carries_the_version_and_commit(report, run, tmp_path):
+    """Charter 8.3 sends the supplier its rows, the reproduce command and the commit hash. The
+    notice's toolkit block holds the version and `git rev-parse HEAD` of the checkout the tests run
+    in; it is reproducible from that commit only if the tree was clean."""
+    from day60 import __version__
+
+    head, dirty = _checkout_head()
+    path = tmp_path / "ex.jsonl"
+    path.write_bytes(report["journal"].read_bytes())
+    r = run("notice", path, "--to", "Example AI Operations (SYNTHETIC)", "--out", tmp_path / "n.json")
+    assert r.exit_code == 0, r.output
+    built = json.loads((tmp_path / "n.json").read_text())["toolkit"]
+    assert (built["version"], built["source_commit"], built["dirty"]) == (__version__, head, dirty)
+    assert built["reproduce_with"] == f"day60 {__version__}, source commit {head}"
+    assert built["reproducible_from_commit"] is (not dirty)
+    assert ("warning:" in r.stderr) is dirty
+
+
+@pytest.mark.parametrize("origin, words", [
+    ({"commit": None, "dirty": None, "changed": [], "recorded": "no build record and no git checkout",
+      "text": "unknown (not built from a git checkout)"}, "source commit is unknown (not built from a git checkout)"),
+    ({"commit": "a" * 40, "dirty": True, "changed": ["day60/metrics.py"], "recorded": "recorded when this copy was "
+      "built", "text": "source commit aaa... with uncommitted changes"}, "uncommitted changes to 1 path(s)"),
+])
+def test_a_notice_from_an_unknown_or_dirty_build_says_it_cannot_be_reproduced(report, run, tmp_path, monkeypatch,
+                                                                              origin, words):
+    """A build with no commit, or one whose tree differed from its commit (a supplier's lawyer would
+    ask which code made the rows), is written down as such, never passed off as the commit."""
+    from day60 import source
+    from day60.evidence import provenance
+
+    monkeypatch.setattr(source, "source", lambda: origin)
+    monkeypatch.setattr(provenance, "source", lambda: origin)
+    path = tmp_path / "ex.jsonl"
+    path.write_bytes(report["journal"].read_bytes())
+    r = run("notice", path, "--to", "x", "--out", tmp_path / "n.json")
+    assert r.exit_code == 0, r.output
+    body = json.loads((tmp_path / "n.json").read_text())
+    assert body["toolkit"]["reproducible_from_commit"] is False and words in body["toolkit"]["why_not"]
+    assert words in r.stderr and body["toolkit"]["source_commit"] == origin["commit"]
+    assert body["provenance"]["source"] == origin
+    if origin["commit"] is None:
+        assert body["provenance"]["toolkit"].endswith("source commit unknown (not built from a git checkout)")

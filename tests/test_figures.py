@@ -147,8 +147,10 @@ def test_the_window_is_enforced_at_both_ends(tmp_path):
 
 def test_detection_is_judged_over_the_same_population_in_metrics_and_rubric(tmp_path):
     """D1 onset Tue 3 Mar 09:00, detected 11:00 (2 bh), notice 12:00. D2 onset 09:00, notice 14:00,
-    no detection recorded. Metrics: detection count 1 of population 2, max not a number.
-    Rubric: two observations, D1 full marks (2 bh is within 8), D2 nothing: 10 x 1/2 = 5."""
+    no detection recorded. Metrics: detection count 1 of population 2, max not a number; D2 was
+    found (it was notified) but its detection time was not disclosed, so it reads "not evidenced",
+    never "not detected within the window" (3.18.2). Rubric: two observations, D1 full marks (2 bh
+    is within 8), D2 nothing: 10 x 1/2 = 5."""
     path = make_journal(tmp_path / "j.jsonl", [
         ("drift.onset", "D1", "2026-03-03T09:00", {"source": "organic", "affected_class": "scanned invoices"}),
         ("drift.detected", "D1", "2026-03-03T11:00"),
@@ -159,7 +161,9 @@ def test_detection_is_judged_over_the_same_population_in_metrics_and_rubric(tmp_
     ], tier="T2")
     done = scored(path)
     det = done.figures.summary["drift"]["summary"]["detection_business_hours"]
-    assert (det["count"], det["population"], det["not_detected"], det["max"]) == (1, 2, 1, None)
+    assert (det["count"], det["population"], det["not_detected"], det["not_disclosed"], det["max"]) == \
+        (1, 2, 0, 1, None)
+    assert det["max_reason"] == "not evidenced: no detection time disclosed (1 of 2)"
     detection = line(done, "drift-detection")
     assert detection["figure"]["count"] == 2 and detection["earned"] == pytest.approx(5.0)
 
@@ -249,7 +253,7 @@ def test_comply_reports_the_population_and_the_drift_never_notified(tmp_path, ru
         ("drift.onset", "D2", "2026-03-03T09:00", {"source": "organic", "affected_class": "scanned invoices"}),
         ("exercise.close", "exercise", "2026-03-13T17:30"),
     ])
-    r = run("comply", path, "--sow", SOW, "--format", "json")
+    r = run("comply", path, "--sow", SOW, "--format", "json", "--parties-differ")
     row = next(x for x in json.loads(r.stdout)["checks"] if x["check"] == "drift-notice")
     assert row["status"] == "not met" and row["n"] == 1 and row["value"] == 3.0
     assert row["reason"] == "1 of 2 drift observation(s) not notified within the window"
@@ -288,21 +292,24 @@ def test_a_notice_naming_another_class_is_not_notice_of_the_drift(tmp_path):
 
 
 def test_every_report_in_the_window_is_judged_and_a_false_not_applicable_is_flagged(tmp_path):
-    """Two reports. 2026-02 received Mon 2 Mar: all ten pass (10/10). 2026-03 received Fri 13 Mar:
-    nine pass, and "incidents-by-severity" is marked not applicable though incident I1 started on
-    4 March: it fails, 9/10. Completeness earns 10 x (100 + 90) / 2 / 100 = 9.5. Timeliness: due
-    5th business day of March (Fri 6 Mar) and of April (Wed 8 Apr, after Easter); both on time."""
+    """Two reports. 2026-02 received Mon 2 Mar: all ten pass (10/10). 2026-03 received Tue 7 Apr
+    (after the close, but its month overlaps the window, so it is judged): nine pass, and
+    "incidents-by-severity" is marked not applicable though incident I1 started on 4 March: it
+    fails, 9/10. Completeness earns 10 x (100 + 90) / 2 / 100 = 9.5. Timeliness: due the 5th
+    business day of March (Fri 6 Mar) and of April (1, 2, then Good Friday 3 and Easter Monday 6
+    are holidays, 7, 8, 9: Thu 9 Apr); both on time."""
     elements = [e["id"] for e in mx.default_report_elements()]
     events = [("incident.detected", "I1", "2026-03-04T10:00", {"severity": 3, "source": "organic"}),
               ("report.received", "2026-02", "2026-03-02T10:00")]
     events += [("report.element", el, "2026-03-02T11:00", {**PASS, "period": "2026-02"}) for el in elements]
-    events.append(("report.received", "2026-03", "2026-03-13T10:00"))
-    events += [("report.element", el, "2026-03-13T11:00",
+    events.append(("report.received", "2026-03", "2026-04-07T10:00"))
+    events += [("report.element", el, "2026-04-07T11:00",
                 {**PASS, "period": "2026-03", **({"not_applicable": True} if el == "incidents-by-severity" else {})})
                for el in elements]
     done = scored(make_journal(tmp_path / "j.jsonl", events))
     periods = {p["period"]: p for p in done.figures.summary["report"]["periods"]}
     assert periods["2026-02"]["completeness_percent"] == 100 and periods["2026-03"]["completeness_percent"] == 90
+    assert periods["2026-03"]["due"] == "2026-04-09"
     assert "journal shows 1 incident" in periods["2026-03"]["failing"][0]["reason"]
     assert line(done, "report-completeness")["earned"] == pytest.approx(9.5)
     assert line(done, "report-timeliness")["earned"] == 5

@@ -361,7 +361,7 @@ def test_comply_flags_unconfirmed_restores_of_every_severity(run, tmp_path):
                        'detected = "Detected"\nrestored = "Restored"\n[severity]\n"Sev 2" = 2\n')
     imported(run, journal, "csv", export, "--map", m)
     r = run("comply", journal, "--sow", Path(__file__).resolve().parents[1] / "clauses" / "examples" /
-            "synthetic-sow.toml", "--format", "json")
+            "synthetic-sow.toml", "--format", "json", "--parties-differ")
     out = json.loads(r.stdout)
     text = json.dumps(out)
     assert "1 severity 2 incident(s) closed with no monitoring check" in text

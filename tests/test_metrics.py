@@ -144,7 +144,7 @@ def test_worked_drift(worked):
     assert {k: o["status"] for k, o in obs.items() if o["status"] in ("announced", "told")} == {
         "D2": "announced", "D3": "told"}  # excluded, and counted
     assert d["population"] == 2  # D1 and D5 are scored
-    assert d["excluded"] == {"announced": 1, "told": 1}
+    assert d["excluded"] == {"announced": 1, "told": 1, "by_dispute": 0}
     assert d["false_alerts"] == 1
     d1 = obs["D1"]
     # Thu 26 Mar 15:00 GMT -> Mon 30 Mar 10:00 BST: 90 h; business Thu 2.5 + Fri 8.5 + Mon 1.

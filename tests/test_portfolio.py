@@ -10,8 +10,9 @@ import json
 import pytest
 from pypdf import PdfReader
 
-from day60.portfolio.compare import _banner
-from tests.builders import make_journal
+from day60.portfolio import words
+from day60.portfolio.compare import _banner, _figure
+from tests.builders import SIGN_OFF, make_journal
 
 ORGANIC = {"source": "organic"}
 
@@ -25,6 +26,7 @@ def march(folder, name="march.jsonl", **header):
         ("drift.notice", "d1", "2026-03-02T14:00", {"affected_class": "forms", "evidence": "SYNTHETIC"}),
         ("incident.detected", "i1", "2026-03-03T10:00", {"severity": 2, **ORGANIC}),
         ("incident.restored", "i1", "2026-03-03T12:30", {"check": "SYNTHETIC canary"}),
+        ("exercise.close", "exercise", "2026-03-13T17:30"),
     ], synthetic=True, **header)
 
 
@@ -36,6 +38,7 @@ def april(folder, name="april.jsonl", **header):
         ("drift.notice", "d1", "2026-04-14T10:00", {"affected_class": "forms", "evidence": "SYNTHETIC"}),
         ("incident.detected", "i1", "2026-04-15T10:00", {"severity": 2, **ORGANIC}),
         ("incident.restored", "i1", "2026-04-15T11:00", {"check": "SYNTHETIC canary"}),
+        ("exercise.close", "exercise", "2026-04-24T17:30"),
     ], window=("2026-04-13T09:00", "2026-04-24T17:30"), synthetic=True, **header)
 
 
@@ -127,12 +130,10 @@ def test_compare_same_deployment_hand_worked(run, folder, tmp_path):
     r = run("compare", folder / "march.jsonl", folder / "april.jsonl", "--pdf", tmp_path / "c.pdf")
     assert r.exit_code == 0, r.output
     text = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(tmp_path / "c.pdf").pages)
-    assert "Day-60 comparison" in text and "+112.50 percent of the old figure" in text and "SYNTHETIC" in text
+    assert "Day-60 comparison" in text and "+112.5 percent of the old figure" in text and "SYNTHETIC" in text
 
 
 def test_a_rate_changes_in_percentage_points():
-    from day60.portfolio.compare import _figure
-
     f = _figure("report-completeness", "percent", 80.0, 90.0, 1, 1, 100.0)
     assert f["change"] == pytest.approx(10.0) and f["change_in"] == "percentage points"
     f = _figure("first-communication", "hours", 0.0, 1.0, 1, 1, 1.0)
@@ -149,7 +150,8 @@ def test_compare_banner_for_each_difference(run, tmp_path):
     records = march(tmp_path, "records.jsonl", records="supplier-reported")
     c = json.loads(run("compare", base, records, "--format", "json").stdout)
     assert c["banner"] == ["their data sources differ (auditor-held and supplier-reported)"]
-    us = make_journal(tmp_path / "us.jsonl", [], calendar="us-office.toml", synthetic=True)
+    us = make_journal(tmp_path / "us.jsonl", [("exercise.close", "exercise", "2026-03-13T17:30")],
+                      calendar="us-office.toml", synthetic=True)
     c = json.loads(run("compare", base, us, "--format", "json").stdout)
     assert any("business calendars differ" in b for b in c["banner"])
     row = {"tier": "T3", "rubric": "day60 1.0.0", "calendar": "x", "records": "auditor-held", "deployment": "d",
@@ -161,3 +163,242 @@ def test_compare_banner_for_each_difference(run, tmp_path):
     assert r.exit_code == 2 and "same journal" in r.stderr
     r = run("compare", base, t2, "--format", "csv")
     assert r.exit_code == 2 and "--format" in r.stderr
+
+
+# ----- rehearsals apart (charter 3.20.4), rates and samples (3.1.6), provisional and disputed --------------
+
+SMOKE = {"model_pin": "SYNTHETIC model 1", "prompt_version": "SYNTHETIC prompts 1", "threshold_set": "SYNTHETIC t 1"}
+
+
+def rollback(ident, kind, day, criterion, decision, serving, smoke, requeue):
+    return [("rollback.criterion-met", ident, f"2026-03-{day}T{criterion}", {"kind": kind}),
+            ("rollback.decision", ident, f"2026-03-{day}T{decision}"),
+            ("rollback.serving", ident, f"2026-03-{day}T{serving}"),
+            ("rollback.smoke-pass", ident, f"2026-03-{day}T{smoke}", SMOKE),
+            ("rollback.requeue-complete", ident, f"2026-03-{day}T{requeue}")]
+
+
+# RB-1, production, Tue 3 Mar: criterion 14:02, decision 14:09 (decision time 7 min), serving 14:21,
+# smoke pass 14:26 (rollback time 17 min: the later of serving and the smoke pass), re-queue 15:40 (91 min).
+PRODUCTION = [("safety.agreed", "RB-1", "2026-03-02T09:30", SIGN_OFF),
+              *rollback("RB-1", "production", "03", "14:02", "14:09", "14:21", "14:26", "15:40")]
+# RH-2, rehearsal, Wed 4 Mar: decision 10:10 (10 min after the criterion), serving 10:30, smoke pass 10:40
+# (rollback time 30 min), re-queue 11:10 (60 min).
+REHEARSAL_T3 = rollback("RH-2", "rehearsal", "04", "10:00", "10:10", "10:30", "10:40", "11:10")
+# RH-1, rehearsal, Mon 2 Mar: decision 10:05 (5 min), serving 10:20, smoke 10:25 (20 min), re-queue 11:05 (60 min).
+REHEARSAL_T2 = rollback("RH-1", "rehearsal", "02", "10:00", "10:05", "10:20", "10:25", "11:05")
+
+
+@pytest.fixture
+def rollbacks(tmp_path):
+    folder = tmp_path / "rollbacks"
+    folder.mkdir()
+    return {"t2": make_journal(folder / "t2.jsonl", REHEARSAL_T2, tier="T2", synthetic=True),
+            "t3": make_journal(folder / "t3.jsonl", PRODUCTION + REHEARSAL_T3, synthetic=True),
+            "t3-rehearsal-only": make_journal(tmp_path / "only-rehearsal.jsonl", REHEARSAL_T3, synthetic=True),
+            "t3-production-only": make_journal(tmp_path / "only-production.jsonl", PRODUCTION, synthetic=True),
+            "folder": folder}
+
+
+def test_portfolio_keeps_rehearsals_and_production_rollbacks_in_their_own_columns(run, rollbacks, tmp_path):
+    """T2 scores rehearsals, T3 production rollbacks (rubric tiers); each kind has its own columns.
+
+    t2.jsonl (T2): one rehearsal, RH-1: rollback time 20 min, decision 5, re-queue 60. All within
+    the targets (30, 10, 90 min), smoke set restored: 8 + 4 + 4 + 4 = 20 of 20, in the rehearsal
+    column; the production column holds no points ("not scored at T2") and no rollback.
+    t3.jsonl (T3): RB-1 production: decision 7 (within 10: 4), rollback 17 (within 30: 8),
+    re-queue 91 min, beyond the 90 target on the slide to 60% at 180: 1 - 0.4 x (91 - 90) / (180 - 90)
+    = 0.99556 of 4 = 3.98222; smoke set 4. Production column: 19.98222 of 20. Its rehearsal RH-2
+    (rollback time 30 min) is counted in the rehearsal column with no points ("not scored at T3").
+    The old single column (a T2 rehearsal 20 min above a T3 production 17 min) is gone.
+    """
+    r = run("portfolio", rollbacks["folder"], "--format", "json")
+    assert r.exit_code == 0, r.output
+    t2, t3 = json.loads(r.stdout)["exercises"]
+    assert "rollback_minutes_mean" not in t2 and "rollback_earned" not in t2
+    assert (t2["rollback_scored_kind"], t3["rollback_scored_kind"]) == ("rehearsal", "production")
+    assert (t2["rehearsal_rollback_earned"], t2["rehearsal_rollback_points"]) == (pytest.approx(20.0), 20.0)
+    assert t2["production_rollback_earned"] is None and t2["production_rollback_points"] is None
+    assert (t2["rehearsal_rollbacks"], t2["rehearsal_rollback_minutes_mean"]) == (1, pytest.approx(20.0))
+    assert t2["production_rollbacks"] == 0 and t2["production_rollback_minutes_mean"] is None
+    assert t3["production_rollback_earned"] == pytest.approx(4 + 8 + 4 * (1 - 0.4 * 1 / 90) + 4)
+    assert t3["rehearsal_rollback_earned"] is None
+    assert (t3["production_rollbacks"], t3["production_rollback_minutes_mean"]) == (1, pytest.approx(17.0))
+    assert (t3["production_decision_minutes_mean"], t3["production_requeue_minutes_mean"]) == (7.0, 91.0)
+    assert (t3["rehearsal_rollbacks"], t3["rehearsal_rollback_minutes_max"]) == (1, pytest.approx(30.0))
+    r = run("portfolio", rollbacks["folder"])
+    assert r.exit_code == 0, r.output
+    t2_line = next(line for line in r.stdout.splitlines() if line.startswith("t2.jsonl"))
+    t3_line = next(line for line in r.stdout.splitlines() if line.startswith("t3.jsonl"))
+    assert "not scored at T2 (it scores rehearsals); no production rollback in the window" in t2_line
+    assert "20.0 of 20; mean 20 minutes, max 20 minutes (1 rehearsal, 1 timed)" in t2_line
+    assert "20.0 of 20; mean 17 minutes, max 17 minutes (1 production rollback, 1 timed)" in t3_line
+    assert "not scored at T3 (it scores production rollbacks); mean 30 minutes" in t3_line
+    r = run("portfolio", rollbacks["folder"], "--format", "csv")
+    table = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert table[0]["production_rollback_earned"] == "" and table[0]["rehearsal_rollbacks"] == "1"
+    assert table[1]["production_rollback_minutes_mean"] == "17.0" and table[1]["rehearsal_rollback_earned"] == ""
+    out = tmp_path / "p.pdf"
+    assert run("portfolio", rollbacks["folder"], "--pdf", out).exit_code == 0
+    text = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(out).pages)
+    assert "Production rollbacks" in text and "Rehearsals" in text and "not scored at T2" in text
+
+
+def test_compare_never_sets_a_rehearsal_against_a_production_rollback(run, rollbacks):
+    """T2 (its rollback lines score RH-1, a rehearsal) against T3 (they score RB-1, production).
+
+    rollback-time splits into a rehearsal row (old 20 min, new not scored) and a production row
+    (old not scored, new 17 min); neither has a change. The kinds' own figures: T2 has no
+    production rollback (only 1 rehearsal), so production rollback time is not compared; both have
+    one rehearsal: 20 then 30 min, (30 - 20) / 20 = +50.0 percent of the old figure, n=1 each.
+    """
+    r = run("compare", rollbacks["t2"], rollbacks["t3"], "--format", "json")
+    assert r.exit_code == 0, r.output
+    c = json.loads(r.stdout)
+    assert any("rehearsal rollback and the new one's a production rollback" in b for b in c["banner"])
+    figures = {f["figure"]: f for f in c["figures"]}
+    assert "rollback-time" not in figures
+    rehearsal, production = figures["rollback-time (rehearsal)"], figures["rollback-time (production)"]
+    assert (rehearsal["old"], rehearsal["new"], rehearsal["change"]) == (20.0, None, None)
+    assert (production["old"], production["new"], production["change"]) == (None, 17.0, None)
+    assert "not compared: only the old exercise scores a rehearsal rollback" in rehearsal["change_in"]
+    assert (rehearsal["old_earned"], rehearsal["new_earned"]) == (8.0, None)
+    apart = figures["production rollbacks: rollback time (mean)"]
+    assert (apart["old"], apart["new"], apart["change"], apart["n_old"], apart["n_new"]) == (None, 17.0, None, 0, 1)
+    assert apart["change_in"] == ("not compared: the old exercise has no production rollback in the window "
+                                  "(it holds 1 rehearsal)")
+    like = figures["rehearsals: rollback time (mean)"]
+    assert (like["old"], like["new"], like["change"]) == (20.0, 30.0, pytest.approx(50.0))
+    # Every rubric row named for a kind holds that kind only: T3 scores no rehearsal, T2 no production rollback.
+    for f in c["figures"]:
+        if f.get("line", "").startswith(("rollback", "requeue", "smoke")):
+            assert f["new"] is None if f["figure"].endswith("(rehearsal)") else f["old"] is None, f["figure"]
+            assert f["new_earned"] is None if f["figure"].endswith("(rehearsal)") else f["old_earned"] is None
+    assert c["newly_exercised"] == [] and c["no_longer_exercised"] == []
+    r = run("compare", rollbacks["t2"], rollbacks["t3"])
+    assert r.exit_code == 0, r.output
+    assert "+50.0 percent of the old figure" in r.stdout
+    assert "not scored at T3 (it scores production rollbacks)" in r.stdout
+
+
+def test_compare_says_when_one_side_has_only_the_other_kind(run, rollbacks):
+    """Both T3, so both score production rollbacks: the old holds only a rehearsal (RH-2, 30 min),
+    the new only a production rollback (RB-1, 17 min). rollback-time (production) is not compared:
+    the old exercise has no production rollback (it holds 1 rehearsal). The rehearsal figures are
+    not scored at T3 and are shown apart: the new exercise has no rehearsal (it holds 1 production
+    rollback)."""
+    r = run("compare", rollbacks["t3-rehearsal-only"], rollbacks["t3-production-only"], "--format", "json")
+    assert r.exit_code == 0, r.output
+    figures = {f["figure"]: f for f in json.loads(r.stdout)["figures"]}
+    line = figures["rollback-time (production)"]
+    assert (line["old"], line["new"], line["change"]) == (None, 17.0, None)
+    assert line["change_in"] == ("not compared: the old exercise has no production rollback in the window "
+                                 "(it holds 1 rehearsal)")
+    apart = figures["rehearsals: rollback time (mean)"]
+    assert (apart["old"], apart["new"], apart["change"]) == (30.0, None, None)
+    assert apart["change_in"] == ("not compared: the new exercise has no rehearsal in the window "
+                                  "(it holds 1 production rollback)")
+    assert "production rollbacks: rollback time (mean)" not in figures  # the rubric's rows compare it
+
+
+def test_compare_prints_rates_to_one_decimal_and_samples_in_words(run, folder):
+    """Charter 3.1.6: a rate of 80 then 92.46 percent changes by +12.46 points, printed +12.5
+    percentage points; the rates print 80.0% and 92.5%. A time of 4 then 8.5 hours changes by
+    (8.5 - 4) / 4 = +112.5 percent of the old figure. Sample sizes read 'old n=14, new n=15', and a
+    side with none says 'no sample': never a bare '/'."""
+    f = _figure("report-completeness", "percent", 80.0, 92.46, 14, 15, 100.0)
+    assert (words.value(f, "old"), words.value(f, "new"), words.target(f)) == ("80.0%", "92.5%", "100.0%")
+    assert words.change(f) == "+12.5 percentage points" and words.sample(f) == "old n=14, new n=15"
+    f = _figure("drift-notice", "business hours", 4.0, 8.5, 1, None, 24.0)
+    assert words.change(f) == "+112.5 percent of the old figure" and words.sample(f) == "old n=1, new no sample"
+    r = run("compare", folder / "march.jsonl", folder / "april.jsonl")
+    assert r.exit_code == 0, r.output
+    assert " / " not in r.stdout and " /\n" not in r.stdout
+    notice = next(line for line in r.stdout.splitlines() if line.startswith("drift-notice"))
+    assert "old n=1, new n=1" in notice and "+112.5 percent of the old figure" in notice
+
+
+def _provisional_scorer(monkeypatch, reasons_by_window_end):
+    """Stand in for the scorer's 'provisional' key (the list of reasons, empty when final)."""
+    from day60 import rubric
+
+    real = rubric.score
+
+    def score(figures, header, *args, **kwargs):
+        result = real(figures, header, *args, **kwargs)
+        result["provisional"] = list(reasons_by_window_end.get(header["window"]["end"][:10], []))
+        return result
+
+    monkeypatch.setattr(rubric, "score", score)
+
+
+def test_provisional_scores_and_points_under_dispute_are_marked_everywhere(run, folder, tmp_path, monkeypatch):
+    """A provisional score says PROVISIONAL beside it in the portfolio (table, JSON, CSV, PDF trend,
+    Parquet) and in compare (banner, table, JSON, PDF). A dispute of April's drift-notice puts that
+    line's earned points under dispute: 8.5 business hours against the 24-hour target earns all
+    15, so the headline reads '15.00 points under dispute' beside April's score."""
+    reason = "taken before the exercise's close"
+    _provisional_scorer(monkeypatch, {"2026-03-13": [reason]})  # march.jsonl's window ends 13 Mar
+    r = run("dispute", folder / "april.jsonl", "--line", "drift-notice", "--by", "R. Supplier",
+            "--organisation", "Test supplier", "--reason", "SYNTHETIC: the onset was a partner test")
+    assert r.exit_code == 0, r.output
+    rows = {x["exercise"]: x for x in json.loads(run("portfolio", folder, "--format", "json").stdout)["exercises"]}
+    march_row, april_row = rows["march.jsonl"], rows["april.jsonl"]
+    assert (march_row["provisional"], march_row["provisional_reasons"]) == (True, reason)
+    assert (april_row["provisional"], april_row["provisional_reasons"]) == (False, None)
+    assert april_row["under_dispute_points"] == pytest.approx(15.0) and march_row["under_dispute_points"] == 0
+    table = run("portfolio", folder).stdout
+    march_line = next(line for line in table.splitlines() if line.startswith("march.jsonl"))
+    april_line = next(line for line in table.splitlines() if line.startswith("april.jsonl"))
+    assert "PROVISIONAL" in march_line and "PROVISIONAL" not in april_line
+    assert "(15.00 points under dispute)" in april_line
+    assert f"PROVISIONAL: march.jsonl: {reason}" in table
+    rows_csv = {x["exercise"]: x for x in csv.DictReader(io.StringIO(run("portfolio", folder, "--format",
+                                                                             "csv").stdout))}
+    assert rows_csv["march.jsonl"]["provisional"] == "True" and rows_csv["april.jsonl"]["provisional"] == "False"
+    assert rows_csv["april.jsonl"]["under_dispute_points"] == "15.0"
+    pdf, parquet = tmp_path / "p.pdf", tmp_path / "p.parquet"
+    assert run("portfolio", folder, "--pdf", pdf, "--parquet", parquet).exit_code == 0
+    text = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(pdf).pages)
+    assert f"march.jsonl ({reason})" in text and "15.00 points under dispute" in text
+    assert "PROVISIONAL" in text.split("Test supplier: score by exercise")[1]  # beside the trend's point
+    import duckdb
+
+    got = dict(duckdb.connect().execute(f"SELECT exercise, provisional FROM read_parquet('{parquet}')").fetchall())
+    assert got["march.jsonl"] is True and got["april.jsonl"] is False
+
+    r = run("compare", folder / "march.jsonl", folder / "april.jsonl", "--format", "json")
+    c = json.loads(r.stdout)
+    assert c["score"]["old_provisional"] == [reason] and c["score"]["new_provisional"] == []
+    assert c["score"]["new_under_dispute_points"] == pytest.approx(15.0)
+    assert f"the old score is PROVISIONAL ({reason})" in c["banner"]
+    assert c["score"]["note"].startswith("PROVISIONAL")
+    r = run("compare", folder / "march.jsonl", folder / "april.jsonl")
+    score_line = next(line for line in r.stdout.splitlines() if line.startswith("score "))
+    assert " PROVISIONAL (tier T3) then " in score_line and "(15.00 points under dispute) (tier T3)" in score_line
+    assert run("compare", folder / "march.jsonl", folder / "april.jsonl", "--pdf", tmp_path / "c.pdf").exit_code == 0
+    text = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(tmp_path / "c.pdf").pages)
+    assert "PROVISIONAL" in text and "15.00 points under dispute" in text
+
+
+def test_a_result_without_the_provisional_key_reads_as_final():
+    """Until every scorer states the key, its absence is an empty list, and the row is final."""
+    from day60.portfolio.rows import provisional
+
+    assert provisional({}) == [] and provisional({"provisional": None}) == []
+    assert provisional({"provisional": ["before the close"]}) == ["before the close"]
+    assert words.score_cell(84.94, False, 0.0) == "84.9"
+    assert words.score_cell(84.94, True, 4.0) == "84.9 PROVISIONAL (4.00 points under dispute)"
+
+
+def test_a_rollback_outside_the_window_is_counted_apart_not_dropped(run, tmp_path):
+    """RH-9's criterion was met on Fri 27 Feb, before the window opened on Mon 2 Mar: it is in
+    neither kind's column (0 rehearsals, 0 production rollbacks) and the row counts it apart: 1."""
+    path = make_journal(tmp_path / "apart.jsonl", [
+        ("rollback.criterion-met", "RH-9", "2026-02-27T10:00", {"kind": "rehearsal"}),
+        ("rollback.decision", "RH-9", "2026-02-27T10:05")], tier="T2", synthetic=True)
+    r = run("portfolio", path, "--format", "json")
+    assert r.exit_code == 0, r.output
+    [row] = json.loads(r.stdout)["exercises"]
+    assert (row["rehearsal_rollbacks"], row["production_rollbacks"], row["rollbacks_apart"]) == (0, 0, 1)
+    assert "1 rollback(s) counted apart" in words.key_figures(row)

@@ -90,8 +90,10 @@ def test_tier_t1_does_not_exercise_drift(tmp_path):
 
 
 def test_nothing_recorded_is_not_exercised_never_assumed(tmp_path):
+    """An empty journal exercises nothing: every line reads "not exercised" with its reason, and
+    the score is not run with the reason, never 0 of 100 (charter 3.1.8, 4.5.1)."""
     result = score_of(make_journal(tmp_path / "j.jsonl", []))
-    assert result["score"] == 0
+    assert result["score"] is None and result["score_reason"].startswith("not run: no rubric line could be scored")
     for line in result["lines"]:
         assert line["status"] == "not exercised" and line["earned"] == 0 and line["reason"]
     assert "4.5.1" in lines(result)["drift-notice"]["reason"]
@@ -176,8 +178,9 @@ def test_demo_score_hand_worked(demo_dir):
     result = json.loads((demo_dir / "score.json").read_text())
     # drift-notice 7.5 (one of two notified in time), detection 5, one false alert 4, restore 25,
     # first communication 10, rollback time 8, decision 13 min (1 - 0.4 * 3/20), re-queue
-    # 110 min (1 - 0.4 * 20/90), smoke set 4, report 9 of 10 pass, on time 5.
-    expected = 7.5 + 5 + 4 + 25 + 10 + 8 + 4 * 0.94 + 4 * (1 - 0.4 * 20 / 90) + 4 + 9 + 5
+    # 110 min (1 - 0.4 * 20/90), smoke set 4, report 10 of 11 pass (the ten defaults and the
+    # deal's sla-credits; reviewer-minutes lacks its sample size): 10 x 10/11, on time 5.
+    expected = 7.5 + 5 + 4 + 25 + 10 + 8 + 4 * 0.94 + 4 * (1 - 0.4 * 20 / 90) + 4 + 10 * 10 / 11 + 5
     assert result["score"] == pytest.approx(expected)
     assert result["tier"] == "T3"
 

@@ -221,14 +221,16 @@ def test_dont_know_everywhere_invents_no_figure(run, tmp_path):
     assert r.exit_code == 0, r.output
     result = json.loads(r.stdout)
     lines = {line["id"]: line for line in result["lines"]}
-    assert result["score"] == 0 and all(line["earned"] == 0 for line in result["lines"])
+    # Nothing could be scored, so the score is not run with the reason, never 0 of 100 (3.1.8).
+    assert result["score"] is None and all(line["earned"] == 0 for line in result["lines"])
+    assert "not evidenced" in result["score_reason"]
     # What the BPO could not say is "not evidenced", never "did not happen".
     for line in ("drift-notice", "drift-detection", "false-alerts", "restore", "first-communication",
                  "rollback-time", "report-completeness", "report-timeliness"):
         assert lines[line]["status"] == "not evidenced", line
     assert not any(line["status"] == "scored" for line in result["lines"])
     text = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(tmp_path / "s.pdf").pages)
-    assert "False alerts: not evidenced" in text and "False alerts: 0" not in text
+    assert "False alerts in the window: not evidenced" in text and "False alerts in the window: 0" not in text
     for word in (" nan", "None", "null"):
         assert word not in text
 

@@ -1,6 +1,7 @@
 """Voice episodes: every scoring rule at and either side of its boundary, suites, TTFT."""
 
 import json
+from decimal import Decimal
 
 import pytest
 from hypothesis import given, settings
@@ -80,6 +81,50 @@ def test_yield_window_boundary(stop, handled):
     assert comp(dialogue)["barge_in"] == handled
 
 
+def test_yield_window_with_fractional_times_from_the_issue():
+    """Interrupt at 0.1 ms, agent end at 600.1 ms: 600.1 - 0.1 = 600 ms exactly, inside the
+    600 ms window, so the one pair is handled (barge_in 1 / 1 = 1.0). The sweep used to compare
+    the start with end - 600 in floats, 0.10000000000002274, which put 0.1 outside the window."""
+    dialogue = [a(0, 600.1), c(0.1, 300, interrupt=True)]
+    result = voice.score_episode(dialogue)
+    assert result["raw"]["barge_in_pairs"] == 1 and result["components"]["barge_in"] == 1.0
+
+
+def _float(d):
+    """The float a JSON file holding the decimal ``d`` parses to."""
+    return json.loads(str(d))
+
+
+@settings(max_examples=400, deadline=None)
+@given(start=st.decimals(min_value=Decimal("0.001"), max_value=10**7, places=3),
+       offset=st.integers(-3, 3), step=st.sampled_from([Decimal("0.001"), Decimal("0.1"), Decimal("0.5")]))
+def test_yield_window_boundary_is_exact_for_fractional_times(start, offset, step):
+    """The agent turn (from 0) ends start + 600 + offset * step ms, the interrupt starts at
+    ``start``: the yield is 600 + offset * step ms, compared as decimals, never by subtracting
+    floats. Handled (1.0) exactly when offset <= 0, else missed (0.0)."""
+    end = start + 600 + offset * step
+    dialogue = [a(0, _float(end)), c(_float(start), _float(end + 1), interrupt=True)]
+    assert comp(dialogue)["barge_in"] == (1.0 if offset <= 0 else 0.0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(end=st.decimals(min_value=0, max_value=10**7, places=3), offset=st.integers(-2, 2),
+       budget=st.decimals(min_value=0, max_value=5000, places=1))
+def test_latency_budget_boundary_is_exact_for_fractional_times(end, offset, budget):
+    """A reply starting end + budget + offset * 0.001 ms after the caller ends at ``end`` is
+    within a budget of ``budget`` ms exactly when offset <= 0 (a gap below 0 never is)."""
+    start = end + budget + offset * Decimal("0.001")
+    result = comp([c(0, _float(end)), a(_float(start), _float(start + 10))], max_latency_ms=_float(budget))
+    assert result["latency"] == (1.0 if offset <= 0 and start >= end else 0.0)
+
+
+def test_ttft_gaps_are_exact_decimal_differences():
+    """Caller end 848.03 ms, reply 2048.03 ms (after the opening agent turn, reported apart): 1200 ms
+    exactly, so p50 reads 1200.0, not 1200.0000000000002 (2048.03 - 848.03 in floats)."""
+    r = voice.ttft([("d", [a(0, 50), c(60, 848.03), a(2048.03, 3000)])])
+    assert r["replies"]["p50"] == 1200 and r["replies"]["max"] == 1200
+
+
 def test_interrupt_overlapping_two_agent_turns_counts_each_pair():
     dialogue = [c(0, 400), a(500, 1200), a(1250, 3000), c(1100, 1300, interrupt=True)]
     result = voice.score_episode(dialogue)
@@ -122,13 +167,68 @@ def test_rounding_and_floor_on_rounded_values():
 
 @pytest.mark.parametrize("dialogue", [[], [{"speaker": "system", "start_ms": 0, "end_ms": 500, "text": "hi"}]])
 def test_a_dialogue_with_no_caller_or_agent_turn_is_not_scored(dialogue):
-    """Nothing to score: no sub-score, no floor, no verdict (never a pass, never a fail). The
-    reference harness scores it as a pass with every sub-score 1.0; --compat reference does too."""
+    """Nothing to score: no sub-score, no floor, no verdict (never a pass, never a fail)."""
     result = voice.score_episode(dialogue)
     assert result["scalar"] is None and result["pass_fail"]["voice"] is None
     assert set(result["components"].values()) == {None} and "no caller or agent turn" in result["raw"]["note"]
-    compat = voice.score_episode(dialogue, compat="reference")
-    assert compat["pass_fail"]["voice"] is True and set(compat["components"].values()) == {1.0}
+
+
+def test_compat_reference_fails_an_empty_transcript_with_no_components():
+    """The reference returns, for a transcript with no turn at all, a fail with scalar 0.0 and no
+    components (its pass_fail holds only the voice verdict, false). --compat reference does the
+    same, and a suite of one such task has 0 passed of 1 scored: pass_rate 0 / 1 = 0.0, and
+    mean_score 0.0 / 1 = 0.0; the row says why it failed."""
+    for empty in ([], {"endpointing": "vad", "turns": []}):
+        result = voice.score_episode(empty, compat="reference")
+        assert (result["scalar"], result["components"], result["pass_fail"]) == (0.0, {}, {"voice": False})
+        assert "empty transcript" in result["raw"]["note"]
+    suite = json.loads(STARTER.read_text())
+    suite["tasks"] = suite["tasks"][:1]
+    out = voice.run_suite(suite, {suite["tasks"][0]["id"]: []}, compat="reference")
+    agg = out["aggregate"]
+    assert (agg["count"], agg["scored"], agg["void"], agg["passed"]) == (1, 1, 0, 0)
+    assert agg["pass_rate"] == 0.0 and agg["mean_score"] == 0.0
+    row = out["per_task"][0]
+    assert row["verdict"] == "fail" and "empty transcript" in row["reason"]
+    # The default reading is unchanged: nothing to score, so the row is void and nothing is scored.
+    assert voice.run_suite(suite, {suite["tasks"][0]["id"]: []})["aggregate"]["scored"] == 0
+
+
+def test_compat_reference_still_passes_a_transcript_of_other_speakers_only():
+    """The reference fails only a transcript with no turns; one whose turns are all another
+    speaker reaches its scorers, where every sub-score is vacuous (1.0), so it passes."""
+    result = voice.score_episode([{"speaker": "system", "start_ms": 0, "end_ms": 500, "text": "hi"}],
+                                 compat="reference")
+    assert result["pass_fail"]["voice"] is True and set(result["components"].values()) == {1.0}
+
+
+def test_compat_reference_empty_transcript_through_the_cli(run, tmp_path):
+    """voice score and voice bench under --compat reference: the fail, its scalar 0.0, no
+    components, and a pass rate of 0.0 in the artifact."""
+    path = tmp_path / "empty.json"
+    path.write_text("[]")
+    r = run("voice", "score", path, "--compat", "reference", "--format", "json")
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.stdout)
+    assert (got["scalar"], got["components"], got["pass_fail"]) == (0.0, {}, {"voice": False})
+    assert run("voice", "score", path, "--compat", "reference").stdout.startswith("fail: scalar 0.000")
+    suite = json.loads(STARTER.read_text())
+    suite["tasks"] = suite["tasks"][:1]
+    suite_path, sub, out = tmp_path / "suite.json", tmp_path / "sub.json", tmp_path / "a.json"
+    suite_path.write_text(json.dumps(suite))
+    sub.write_text(json.dumps({suite["tasks"][0]["id"]: []}))
+    r = run("voice", "bench", suite_path, "--submission", sub, "--out", out, "--compat", "reference")
+    assert r.exit_code == 0, r.output
+    assert "0 of 1 scored task(s) passed; 0 void" in r.stdout and "empty transcript" in r.stdout
+    assert json.loads(out.read_text())["aggregate"]["pass_rate"] == 0.0
+
+
+def test_compat_reference_reads_a_fractional_budget_with_int():
+    """The reference reads max_latency_ms with int(): 1200.9 is 1200. Its times are whole too, so
+    a whole gap g is inside exactly when g <= 1200: 1200 is in, 1201 is out."""
+    result = voice.score_episode([c(0, 1000), a(2200, 3000)], 1200.9, compat="reference")
+    assert result["raw"]["budget_ms"] == 1200 and result["components"]["latency"] == 1.0
+    assert voice.score_episode([c(0, 1000), a(2201, 3000)], 1200.9, compat="reference")["components"]["latency"] == 0
 
 
 def test_a_suite_row_with_nothing_to_score_is_void():

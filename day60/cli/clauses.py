@@ -39,8 +39,10 @@ def clauses_list(fmt: str = typer.Option("table", "--format", help=FORMAT_HELP))
         print_json(rows)
         return
     typer.echo(f"clause library {lib.id} {lib.version}: {len(rows)} clauses")
+    duties = {c.id for c in lib.clauses.values() if all(k.comparator == "report" for k in c.checks)}
     print_table([{"id": r["id"], "section": r["section"], "title": r["title"],
-                  "parameters": ", ".join(p["id"] for p in r["parameters"])} for r in rows])
+                  "parameters": ", ".join(p["id"] for p in r["parameters"])
+                  or ("none (a reporting duty with no threshold)" if r["id"] in duties else "none")} for r in rows])
 
 
 @clauses_app.command("show")
@@ -61,14 +63,16 @@ def clauses_show(clause_id: str = typer.Argument(..., help="A clause id from 'da
     typer.echo("")
     for key, value in c.definitions.model_dump().items():
         typer.echo(f"{key}: {value}")
-    typer.echo("\nparameters:")
+    typer.echo("\nparameters:" + ("" if c.parameters else " none"))
     for p in c.parameters:
         bounds = ", ".join(f"{k} {v:g}" for k, v in (("at least", p.min), ("at most", p.max)) if v is not None)
         fixed = f"; {p.fixed_note}" if p.fixed is not None else ""
         typer.echo(f"  {p.id} ({p.unit}{'; ' + bounds if bounds else ''}{fixed}): {p.description}")
     typer.echo("checks:")
     for check in c.checks:
-        typer.echo(f"  {check.figure}: {check.comparator} {check.parameter}")
+        typer.echo(f"  {check.figure}: " + (f"reported, in {clauses.TYPES[check.unit]}, with no threshold (a reporting "
+                                            "duty)" if check.comparator == "report"
+                                            else f"{check.comparator} {check.parameter}"))
     if c.requires:
         typer.echo(f"stands or falls with: {', '.join(c.requires)}")
 
@@ -120,8 +124,11 @@ def comply(
     fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
     list_checks: bool = typer.Option(False, "--list-checks", help="List every check id, its clause, unit and "
                                                                    "threshold (the deal's, with --sow)."),
+    parties_differ: bool = typer.Option(False, "--parties-differ",
+                                        help="Check a journal against a deal naming other parties; the output "
+                                             "says so."),
 ) -> None:
-    """Check measured figures against the deal's clauses: met, not met, or not run. Exit 1 if any is not met.
+    """Check measured figures against the deal's clauses: met, not met, not run, or reported. Exit 1 if any is not met.
 
     Example: day60 comply --sow deal.toml --figures measured.json
     """
@@ -143,7 +150,7 @@ def comply(
     if (journal is None) == (figures is None):
         raise InputError("--figures", "give exactly one of a JOURNAL or --figures", "pass one source of figures")
     deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=True)
-    scope = None
+    scope, mismatch = None, None
     if figures:
         measured, source = clauses.load_figures(figures), str(figures)
     else:
@@ -152,25 +159,36 @@ def comply(
         j = engine.read(journal)
         _warn_partial(j)
         _warn_calendar(deal, j)
+        from day60.cli.scores import _parties
+
+        mismatch = _parties(deal, j, parties_differ)
         measured, source = clauses.journal_figures(j, deal), str(journal)
         scope = {"tier": j.header["tier"], "records": j.header.get("records", "auditor-held")}
     rows = clauses.comply(lib, deal, measured, source, scope)
     trace = _provenance({"deal": Path(sow), "figures": Path(figures) if figures else None,
                          "journal": j.sha256 if journal else None}, clause_library=f"{lib.id} {lib.version}")
     synthetic = bool(deal.deal.get("synthetic")) or bool(journal and j.header.get("synthetic"))
+    parties = {"parties_differ": mismatch} if mismatch else {}
+    if parties and fmt != "json":
+        typer.echo(f"WARNING: the deal and the journal name different parties: {mismatch}")
     if fmt == "json":
         print_json({"checks": [{k: r[k] for k in ("clause", "check", "status", "value", "display", "threshold", "n",
-                                                  "reason")} for r in rows], "provenance": trace,
+                                                  "reason")} for r in rows], "provenance": trace, **parties,
                     **({"synthetic": "SYNTHETIC: invented data, not a result"} if synthetic else {})})
     else:
         if synthetic:
             typer.echo("SYNTHETIC: invented data, not a result")
-        counts = {s: sum(r["status"] == s for r in rows) for s in ("met", "not met", "not run", "triggered")}
+        counts = {s: sum(r["status"] == s for r in rows) for s in ("met", "not met", "not run", "triggered",
+                                                                    "reported", "tier not demonstrated")}
+        duties = counts["reported"] + sum(r["status"] == "reported, not triggered" for r in rows)
         typer.echo(f"{len(rows)} check(s): {counts['met']} met, {counts['not met']} not met, "
-                   f"{counts['not run']} not run, {counts['triggered']} reporting trigger(s) reached "
-                   f"(figures from {source})")
+                   f"{counts['not run']} not run, {counts['tier not demonstrated']} tier not demonstrated, "
+                   f"{duties} reporting dut{'y' if duties == 1 else 'ies'} reported, "
+                   f"{counts['triggered']} reporting trigger(s) reached (figures from {source})")
         print_table([{"clause": r["clause"], "check": r["check"], "status": r["status"], "figure": r["display"],
-                      "n": r["n"] if r["n"] is not None else "", "threshold": f"{r['comparator']} {r['threshold']}",
+                      "n": r["n"] if r["n"] is not None else "",
+                      "threshold": "none (a reporting duty)" if r["comparator"] == "report"
+                      else f"{r['comparator']} {'not set' if r['threshold'] is None else r['threshold']}",
                       "reason": r["reason"] or ""} for r in rows])
         _footer(trace)
     if any(r["status"] == "not met" for r in rows):

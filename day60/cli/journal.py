@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -199,9 +200,11 @@ def notice(
     j = jr.read(journal)
     done = assess.score_journal(j)
     summary = done.figures.summary
+    built = _built_from()
     body = {"notice": "pre-publication notice (charter 8.3): these are your own rows; reproduce them with the "
                       "command below before the score is published",
             "to": to, "exercise": {k: j.header[k] for k in ("partner", "supplier", "deployment", "tier", "window")},
+            "toolkit": built,
             "reproduce": f"day60 verify {journal.name} --expect {j.head['seq']}:{j.head['hash']} && "
                          f"day60 score {journal.name} --format json",
             "journal_sha256": j.sha256, "journal_head": j.head, "rubric": done.result["rubric"],
@@ -213,11 +216,36 @@ def notice(
             "provenance": _provenance({"journal": j.sha256})}
     text = json.dumps(jsonable(body), indent=2, sort_keys=True, allow_nan=False, default=str) + "\n"
     files.write_atomic(out, text, "--out")
+    if not built["reproducible_from_commit"]:
+        typer.echo(f"warning: {built['why_not']}", err=True)
     from day60.evidence.provenance import sha256_of
 
     event = jr.append(journal, "notice.sent", "pre-publication", dt.datetime.now(dt.UTC),
                       {"to": to, "sha256": sha256_of(text.encode("utf-8"))})
     typer.echo(f"wrote {out}; seq {event['seq']}: notice to {to} logged at {event['at']}")
+
+
+def _built_from() -> dict[str, Any]:
+    """The toolkit a notice was made with (charter 8.3 sends the commit hash; 5.5 wants every
+    result reproducible from one): its version, the source commit, and whether the figures can be
+    reproduced from that commit, which they cannot if the build's tree had uncommitted changes or
+    its commit is unknown."""
+    from day60 import __version__
+    from day60.source import source
+
+    origin = source()
+    why_not = None
+    if origin["commit"] is None:
+        why_not = (f"the toolkit's source commit is {origin['text']}: the supplier cannot rebuild this toolkit "
+                   "from a commit; send the notice from a build of a committed tree")
+    elif origin["dirty"]:
+        why_not = (f"this toolkit was built from {origin['commit']} with uncommitted changes to "
+                   f"{len(origin['changed'])} path(s), so that commit alone does not reproduce these rows; "
+                   "send the notice from a build of a committed tree")
+    return {"version": __version__, "source_commit": origin["commit"], "dirty": origin["dirty"],
+            "changed": origin["changed"], "recorded": origin["recorded"],
+            "reproduce_with": f"day60 {__version__}, source commit {origin['commit'] or origin['text']}",
+            "reproducible_from_commit": why_not is None, "why_not": why_not}
 
 
 @app.command()
@@ -226,10 +254,17 @@ def resolve(
     dispute_seq: int = typer.Option(..., "--dispute", help="seq of the dispute."),
     outcome: str = typer.Option(..., "--outcome", metavar="upheld|rejected", help="upheld or rejected."),
     reason: str = typer.Option(..., "--reason", help="Why."),
+    exclude: list[str] = typer.Option(None, "--exclude", metavar="ID",
+                                      help="Upheld only: a drift, incident or rollback the resolution excludes from "
+                                           "the figures (repeat for several)."),
 ) -> None:
-    """Close a dispute: upheld (the line earns nothing until scored again) or rejected (it stands).
+    """Close a dispute: upheld, with the remedy it grants, or rejected (the line stands).
 
-    Example: day60 resolve ex.jsonl --dispute 48 --outcome rejected --reason "I2 was production traffic"
+    An upheld dispute never costs the supplier the line: the remedy is recorded (--exclude ID for an
+    exclusion; 'day60 correct' for a corrected instant), the line is scored again with it, and the
+    dispute and its outcome stay listed.
+
+    Example: day60 resolve ex.jsonl --dispute 48 --outcome upheld --exclude INC-2 --reason "INC-2 was a partner test"
     """
     import datetime as dt
 
@@ -239,13 +274,19 @@ def resolve(
     if outcome not in ("upheld", "rejected"):
         raise InputError("--outcome", f"{outcome[:40]!r} is not an outcome", "use upheld or rejected")
     try:
-        event = jr.append(journal, "resolve", f"dispute-{dispute_seq}", dt.datetime.now(dt.UTC),
-                          {"target": dispute_seq, "outcome": outcome, "reason": reason})
+        data: dict[str, object] = {"target": dispute_seq, "outcome": outcome, "reason": reason}
+        if exclude:
+            data["exclude"] = list(dict.fromkeys(exclude))
+        event = jr.append(journal, "resolve", f"dispute-{dispute_seq}", dt.datetime.now(dt.UTC), data)
     except InputError as exc:
         if exc.field in ("--set target", "--set reason"):
             raise InputError("--dispute" if "target" in exc.field else "--reason", exc.problem, exc.fix) from None
         raise
-    typer.echo(f"seq {event['seq']}: dispute {dispute_seq} {outcome}")
+    granted = f", excluding {', '.join(data['exclude'])}" if exclude else ""
+    typer.echo(f"seq {event['seq']}: dispute {dispute_seq} {outcome}{granted}")
+    if outcome == "upheld" and not exclude:
+        typer.echo("no exclusion recorded: the line stands as measured; a corrected instant is logged with "
+                   f"'day60 correct {journal} --seq SEQ --at TIME --reason ...'", err=True)
 
 
 @app.command()

@@ -9,11 +9,16 @@ import typer
 
 from day60.cli.base import _check_format, _footer, _provenance, app, print_json, print_table
 
+ROLLBACK_COLUMNS = [f"{kind}_{name}" for kind in ("production", "rehearsal") for name in (
+    "rollback_earned", "rollback_points", "rollbacks", "decision_timed", "decision_minutes_mean",
+    "decision_minutes_max", "rollback_timed", "rollback_minutes_mean", "rollback_minutes_max", "requeue_timed",
+    "requeue_minutes_mean", "requeue_minutes_max")]
 COLUMNS = ["exercise", "supplier", "partner", "deployment", "tier", "rubric", "calendar", "records", "synthetic",
-           "window_start", "window_end", "score", "drift_earned", "drift_points", "incident_earned",
-           "incident_points", "rollback_earned", "rollback_points", "report_earned", "report_points",
+           "window_start", "window_end", "score", "provisional", "provisional_reasons", "under_dispute_points",
+           "drift_earned", "drift_points", "incident_earned", "incident_points", "report_earned", "report_points",
+           "rollback_scored_kind", *ROLLBACK_COLUMNS, "rollbacks_apart",
            "drift_population", "drift_notice_mean_bh", "drift_not_detected", "incidents_judged",
-           "incidents_restored", "restore_within_target", "rollback_minutes_mean", "rollbacks",
+           "incidents_restored", "restore_within_target",
            "report_completeness_percent", "report_elements_passing", "report_elements_required",
            "supplier_exercises", "exercise_at_tier", "journal_sha256", "path"]
 
@@ -77,7 +82,7 @@ def _csv(table: list[dict[str, Any]]) -> None:
 
 
 def _print_portfolio(table: list[dict[str, Any]], refused: list[dict[str, Any]]) -> None:
-    from day60.display import key_figures, num
+    from day60.portfolio import words
 
     supplier = None
     for row in table:
@@ -87,9 +92,17 @@ def _print_portfolio(table: list[dict[str, Any]], refused: list[dict[str, Any]])
             typer.echo(f"\n{supplier}: {len(mine)} exercise(s)")
             print_table([{"exercise": r["exercise"], "deployment": r["deployment"], "tier": r["tier"],
                           "window": f"{r['window_start'][:10]} to {r['window_end'][:10]}",
-                          "score": num(r["score"], 1) + (" SYNTHETIC" if r["synthetic"] else ""),
-                          "key figures": key_figures(r)} for r in mine])
-    typer.echo("\nScores are comparable only at the same tier (charter 4.5); each is on the rubric's defaults.")
+                          "score": words.row_score(r) + (" SYNTHETIC" if r["synthetic"] else ""),
+                          "production rollbacks": f"{words.rollback_points(r, 'production')}; "
+                                                  f"{words.rollback_figure(r, 'production')}",
+                          "rehearsals": f"{words.rollback_points(r, 'rehearsal')}; "
+                                        f"{words.rollback_figure(r, 'rehearsal')}",
+                          "other key figures": words.key_figures(r)} for r in mine])
+    for row in table:
+        if row["provisional"]:
+            typer.echo(f"PROVISIONAL: {row['exercise']}: {row['provisional_reasons']}")
+    typer.echo("\nScores are comparable only at the same tier (charter 4.5); each is on the rubric's defaults. "
+               "Production rollbacks and rehearsals are counted and scored apart (charter 3.20.4).")
     for item in refused:
         typer.echo(f"not read: {item['path']}: {item['problem']}")
 
@@ -135,20 +148,13 @@ def compare(
 
 
 def _print_compare(c: dict[str, Any]) -> None:
-    from day60.display import compared, num, signed
+    from day60.portfolio import words
 
     for text in c["banner"]:
         typer.echo(f"note: {text}")
-    s = c["score"]
-    change = f": {signed(s['change_points'])} points" if s["change_points"] is not None else f"; {s['note']}"
-    typer.echo(f"score {num(s['old'], 1)} (tier {s['old_tier']}) then {num(s['new'], 1)} "
-               f"(tier {s['new_tier']}){change}")
-    print_table([{"figure": f["figure"],
-                  "old": compared(f, "old"), "new": compared(f, "new"),
-                  "target": compared({**f, "new": f["target"]}, "new") if f["target"] is not None else "",
-                  "change": f"{signed(f['change'])} {f['change_in']}" if f["change"] is not None
-                  else (f["change_in"] or "not compared"),
-                  "sample (old/new)": f"{f['n_old'] if f['n_old'] is not None else ''}/"
-                                      f"{f['n_new'] if f['n_new'] is not None else ''}"} for f in c["figures"]])
+    typer.echo(words.score_line(c))
+    print_table([{"figure": f["figure"], "old": words.value(f, "old"), "new": words.value(f, "new"),
+                  "target": words.target(f), "change": words.change(f), "sample": words.sample(f),
+                  "points": words.points(f)} for f in c["figures"]])
     typer.echo(f"newly exercised: {', '.join(c['newly_exercised']) or 'none'}; no longer exercised: "
                f"{', '.join(c['no_longer_exercised']) or 'none'}")

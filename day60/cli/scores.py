@@ -37,6 +37,9 @@ def score(
     sign_with: Path = typer.Option(None, "--sign", metavar="KEY.p12",
                                    help="Sign the PDF with your own certificate; the passphrase comes from "
                                         "DAY60_SIGN_PASSPHRASE or a prompt, never a flag."),
+    parties_differ: bool = typer.Option(False, "--parties-differ",
+                                        help="Score with --sow although the deal names other parties than the "
+                                             "journal; every output then says so."),
 ) -> None:
     """Score an exercise 0 to 100 against the published rubric, the tier beside it.
 
@@ -65,7 +68,11 @@ def score(
     j = jr.read(journal)
     _warn_partial(j)
     _warn_calendar(deal, j)
-    done = assess.score_journal(j, published, parameters)
+    mismatch = _parties(deal, j, parties_differ)
+    done = assess.score_journal(j, published, parameters, list(deal.report_elements) if deal else None)
+    if deal is not None:
+        done.result["deal"] = {"sha256": deal.sha256, "parties_differ": mismatch}
+        done.result["deal_floor"] = clauses.floor_verdict(done.result, deal)
     from day60.display import jsonable
     from day60.evidence.report import score_attachments
 
@@ -90,6 +97,22 @@ def score(
 
         files.write_atomic(pdf, sign(Path(pdf).read_bytes(), sign_with, passphrase), "--pdf")
         typer.echo(f"signed {pdf} with {sign_with}", err=True)
+
+
+def _parties(deal: Any, j: Any, allowed: bool) -> str | None:
+    """Refuse a deal naming other parties than the journal, unless told to go on (then said loudly)."""
+    if deal is None:
+        return None
+    from day60 import clauses
+    from day60.errors import InputError
+
+    problem = clauses.parties_problem(deal, j.header)
+    if problem and not allowed:
+        raise InputError("--sow", f"the deal and the journal name different parties: {problem}",
+                         "give this exercise's own deal file, or add --parties-differ to go on (every output says so)")
+    if problem:
+        typer.echo(f"warning: the deal and the journal name different parties: {problem}", err=True)
+    return problem
 
 
 def _passphrase(p12: Path | None, pdf: Path | None) -> bytes:
@@ -124,7 +147,16 @@ def _emit_score(result: dict[str, Any], fmt: str) -> None:
     mark = "  SYNTHETIC" if result["synthetic"] else ""
     shown = "" if result["tier_check"]["met"] else ", tier not demonstrated: " + "; ".join(
         result["tier_check"]["problems"])
-    typer.echo(f"score {num(result['score'], 1)} of 100, tier {result['tier']} ({result['tier_name']}){shown}{mark}")
+    if result.get("provisional"):
+        typer.echo(f"PROVISIONAL: {'; '.join(result['provisional'])}")
+    headline = f"{num(result['score'], 1)} of 100" if result["score"] is not None else result["score_reason"]
+    disputed = f" ({num(result['under_dispute_points'], 1)} points under dispute)" \
+        if result.get("under_dispute_points") else ""
+    typer.echo(f"score {headline}{disputed}, tier {result['tier']} ({result['tier_name']}){shown}{mark}")
+    floor = result.get("deal_floor")
+    if floor:
+        typer.echo(f"against the deal's floor of {num(floor['floor'], 0)} at tier {floor['tier']}: {floor['verdict']}"
+                   + (f" ({floor['reason']})" if floor.get("reason") else ""))
     typer.echo(f"rubric {result['rubric']['id']} {result['rubric']['version']}; targets: {result['targets']}")
     print_table([{"line": line["id"], "points": num(line["points"], 0), "earned": num(line["earned"], 2),
                   "status": line["status"], "figure": line_figure(line)[:70], "reason": line["reason"] or ""}
@@ -193,7 +225,9 @@ def demo(out: Path = typer.Option(Path("day60-demo"), "--out", help="Folder for 
 
     files = demo_run.run(out)
     result = json.loads(files["score"].read_text())
-    typer.echo(f"SYNTHETIC demo: invented data, not a result. Score {result['score']:.1f} of 100 at tier "
+    from day60.display import num
+
+    typer.echo(f"SYNTHETIC demo: invented data, not a result. Score {num(result['score'], 1)} of 100 at tier "
                f"{result['tier']}.")
     for label, path in files.items():
         typer.echo(f"  {label:10} {path}")

@@ -1,7 +1,9 @@
 """Where an output came from: the toolkit, the rules, the inputs' hashes, the run and the command.
 
 Every JSON output carries this block; tables print its short form as a footer and PDFs on their
-last page. It names the packages whose release can move a figure (holidays, tzdata).
+last page. It names the packages whose release can move a figure (holidays, tzdata), and the
+toolkit's version with the source commit it was built from (``day60.source``: recorded in the
+wheel at build time, read from the checkout at run time, or stated unknown, never guessed).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from day60 import __version__
+from day60.source import source
 
 CHARTER = "Benchmark charter, sections 2.5, 3.1, 3.3 to 3.21 and 4.5"
 
@@ -40,8 +43,11 @@ def provenance(inputs: dict[str, bytes | str | Path | None], command: str = "", 
         if isinstance(value, Path):
             value = value.read_bytes()
         hashed[label] = value if isinstance(value, str) else sha256_of(value)
+    origin = source()
     return {
-        "toolkit": f"day60 {__version__}",
+        "toolkit": toolkit(origin),
+        "toolkit_version": __version__,
+        "source": origin,
         "charter": CHARTER,
         **{k: v for k, v in versions.items() if v is not None},
         "inputs_sha256": hashed,
@@ -50,6 +56,14 @@ def provenance(inputs: dict[str, bytes | str | Path | None], command: str = "", 
         "packages": {"holidays": _version("holidays"), "tzdata": _version("tzdata"),
                      "python": sys.version.split()[0]},
     }
+
+
+def toolkit(origin: dict[str, Any]) -> str:
+    """'day60 0.1.0, source commit <hash>' (with its uncommitted changes, or unknown) in one phrase."""
+    if origin["commit"] is None:
+        return f"day60 {__version__}, source commit {origin['text']}"
+    dirty = f" plus uncommitted changes to {len(origin['changed'])} path(s)" if origin["dirty"] else ""
+    return f"day60 {__version__}, source commit {origin['commit']}{dirty}"
 
 
 def footer(block: dict[str, Any]) -> str:

@@ -106,7 +106,10 @@ def _compare_lines(fresh: dict[str, Any], recorded: dict[str, Any], text: str) -
             problems.append(f"line {line['id']}: recorded {old.get('earned')!r} ({old.get('status')}), "
                             f"recomputed {line['earned']!r} ({line['status']})")
     shown = re.search(r"(\d+(?:\.\d)?) of 100", text)
-    if shown is None or float(shown.group(1)) != round(fresh["score"], 1):
+    if fresh["score"] is None:
+        if shown is not None:
+            problems.append(f"the page shows {shown.group(1)} of 100, but the score recomputes to not run")
+    elif shown is None or float(shown.group(1)) != round(fresh["score"], 1):
         problems.append(f"the page shows {shown.group(1) if shown else 'no score'} of 100, but the score "
                         f"recomputes to {fresh['score']:.1f}")
     return problems

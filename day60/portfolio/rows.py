@@ -14,7 +14,9 @@ from typing import Any
 
 from day60.errors import InputError
 
-SECTIONS = ("drift", "incident", "rollback", "report")
+SECTIONS = ("drift", "incident", "report")  # the rollback section is split by kind, below
+KINDS = ("production", "rehearsal")
+ROLLBACK_TIMES = ("decision", "rollback", "requeue")
 
 
 @dataclass
@@ -43,11 +45,21 @@ def journals(paths: list[Path]) -> list[Path]:
 def score(path: Path, published: Any = None) -> Scored:
     """Read one journal with every check, score it at its tier against a rubric's defaults (the
     published one unless given)."""
-    from day60 import assess, engine
+    from day60 import assess, engine, rubric
 
+    published = published or rubric.load()
     journal = engine.read(path)
     done = assess.score_journal(journal, published)
-    return Scored(row(path, journal, done.result, done.figures.summary), done.result, done.figures.summary)
+    kind = published.tiers[done.result["tier"]].rollback_kind
+    return Scored(row(path, journal, done.result, done.figures.summary, kind), done.result, done.figures.summary)
+
+
+def provisional(result: dict[str, Any]) -> list[str]:
+    """Why a score is provisional (taken before the close, a sealed onset not yet revealed):
+    empty when it is final. Read with a default, so a result without the key reads as final only
+    because nothing says otherwise; the scorer states the reasons."""
+    reasons = result.get("provisional") or []
+    return [str(r) for r in reasons] if isinstance(reasons, list | tuple) else [str(reasons)]
 
 
 def calendar_id(calendar: dict[str, Any]) -> str:
@@ -59,8 +71,13 @@ def calendar_id(calendar: dict[str, Any]) -> str:
     return f"{calendar.get('timezone')} {hashlib.sha256(text.encode()).hexdigest()[:12]}"
 
 
-def row(path: Path, journal: Any, result: dict[str, Any], summary: dict[str, Any]) -> dict[str, Any]:
+def row(path: Path, journal: Any, result: dict[str, Any], summary: dict[str, Any],
+        rollback_kind: str) -> dict[str, Any]:
+    """One exercise's row. ``rollback_kind`` is the kind of rollback its tier's rollback lines
+    score (production, rehearsal or none): the rollback section's points go to that kind's
+    columns only, so rehearsal and production are never in one column (charter 3.20.4)."""
     header = journal.header
+    reasons = provisional(result)
     lines = {line["id"]: line for line in result["lines"]}
     out: dict[str, Any] = {
         "exercise": path.name, "path": str(path), "journal_sha256": journal.sha256,
@@ -70,6 +87,9 @@ def row(path: Path, journal: Any, result: dict[str, Any], summary: dict[str, Any
         "synthetic": bool(header.get("synthetic")),
         "window_start": header["window"]["start"], "window_end": header["window"]["end"],
         "score": result["score"],
+        "provisional": bool(reasons), "provisional_reasons": "; ".join(reasons) or None,
+        "under_dispute_points": float(result.get("under_dispute_points") or 0.0),
+        "rollback_scored_kind": rollback_kind,
     }
     for section in SECTIONS:
         mine = [x for x in result["lines"] if x["section"] == section]
@@ -86,10 +106,23 @@ def row(path: Path, journal: Any, result: dict[str, Any], summary: dict[str, Any
     restore = lines.get("restore", {})
     shares = [o["share"] for o in (restore.get("figure") or {}).get("observations", [])]
     out["restore_within_target"] = sum(1 for s in shares if s >= 1.0)
-    rollback = lines.get("rollback-time", {})
-    scored = rollback.get("status") == "scored"
-    out["rollback_minutes_mean"] = (rollback.get("figure") or {}).get("mean") if scored else None
-    out["rollbacks"] = (rollback.get("figure") or {}).get("count") if scored else None
+    section = [x for x in result["lines"] if x["section"] == "rollback"]
+    for kind in KINDS:  # points only in the column of the kind the tier scores; the other is None
+        mine = kind == rollback_kind
+        out[f"{kind}_rollback_earned"] = sum(x["earned"] for x in section) if mine else None
+        out[f"{kind}_rollback_points"] = sum(x["points"] for x in section) if mine else None
+    # Rollbacks whose criterion was not met inside the window (or never recorded) are in no
+    # column: counted here, so none goes unseen.
+    out["rollbacks_apart"] = int(summary["rollbacks"]["outside_window"]["count"])
+    for kind in KINDS:  # the charter's figures for each kind, whatever the tier scores (3.20.2)
+        block = summary["rollbacks"][kind]
+        out[f"{kind}_rollbacks"] = int(block["count"])
+        for step in ROLLBACK_TIMES:
+            times = block[f"{step}_minutes"]
+            timed = int(times.get("count") or 0)
+            out[f"{kind}_{step}_timed"] = timed
+            out[f"{kind}_{step}_minutes_mean"] = times.get("mean") if timed else None
+            out[f"{kind}_{step}_minutes_max"] = times.get("max") if timed else None
     report = lines.get("report-completeness", {})
     figure = report.get("figure") or {} if report.get("status") == "scored" else {}
     lowest = min((p for p in figure.get("periods", []) if p.get("completeness_percent") is not None),

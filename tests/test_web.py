@@ -143,8 +143,11 @@ def browser():
 
 
 def shot(page, name: str) -> None:
+    """The page from its top, at most 2400 pixels of it (the module's journal grows long)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    height = min(2400, page.evaluate("() => document.documentElement.scrollHeight"))
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True, clip={"x": 0, "y": 0, "width": 1280,
+                                                                          "height": height})
 
 
 def open_page(browser, server: Server, name: str, role: str = "observer", token: str | None = None):

@@ -304,7 +304,9 @@ def warnings(header: dict[str, Any], kind: str, ident: str, when: dt.datetime, n
                    f"{now.astimezone(when.tzinfo).isoformat(timespec='seconds')})")
     window = header.get("window") or {}
     start, end = dt.datetime.fromisoformat(window["start"]), dt.datetime.fromisoformat(window["end"])
-    if kind not in ("safety.agreed", "injection.not-run") and not start <= when <= end:
+    # A sign-off or a not-run injection comes before the window; a report and the close may come after.
+    outside_ok = kind in ("safety.agreed", "injection.not-run", "exercise.close") or kind.startswith("report.")
+    if not outside_ok and not start <= when <= end:
         side = "before the exercise window opens" if when < start else "after the exercise window closes"
         out.append(f"{when.isoformat(timespec='seconds')} is {side} ({start.isoformat(timespec='minutes')} to "
                    f"{end.isoformat(timespec='minutes')})")

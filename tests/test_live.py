@@ -461,3 +461,26 @@ def test_new_stopped_at_a_prompt_writes_nothing(run, tmp_path, monkeypatch, pipe
     r = run("new", tmp_path / "ex.jsonl")
     assert r.exit_code == 130
     assert not (tmp_path / "ex.jsonl").exists()
+
+
+def test_warnings_name_the_future_the_window_and_the_sealed_onset_and_spare_what_belongs_outside():
+    """Window 2026-03-02 09:00 to 2026-03-13 17:30 UTC; "now" 2026-03-05 12:00 UTC. A minute's
+    slack is allowed before "in the future" (12:01:00 is not warned, 12:01:01 is)."""
+    header = {"window": {"start": "2026-03-02T09:00:00+00:00", "end": "2026-03-13T17:30:00+00:00"}}
+    now = dt.datetime(2026, 3, 5, 12, 0, tzinfo=UTC)
+    at = lambda text: dt.datetime.fromisoformat(text + "+00:00")  # noqa: E731
+    assert checklist.warnings(header, "drift.notice", "D1", at("2026-03-05T12:01:00"), now) == []
+    [w] = checklist.warnings(header, "drift.notice", "D1", at("2026-03-05T12:01:01"), now)
+    assert "is in the future" in w
+    [w] = checklist.warnings(header, "incident.detected", "I1", at("2026-03-01T10:00:00"), now)
+    assert "before the exercise window opens" in w
+    for kind in ("safety.agreed", "injection.not-run"):
+        assert checklist.warnings(header, kind, "D1", at("2026-02-27T10:00:00"), now) == []
+    late = dt.datetime(2026, 3, 20, 10, tzinfo=UTC)
+    for kind in ("exercise.close", "report.received", "report.element"):
+        assert checklist.warnings(header, kind, "x", late, late) == []
+    held = {"D1": "2026-03-04T09:00:00+00:00"}
+    [w] = checklist.warnings(header, "drift.detected", "D1", at("2026-03-04T08:59:59"), now, held)
+    assert "before the sealed onset of D1" in w
+    assert checklist.warnings(header, "drift.detected", "D1", at("2026-03-04T09:00:00"), now, held) == []
+    assert checklist.warnings(header, "drift.detected", "D1", at("2026-03-04T08:59:59"), now) == []  # not held

@@ -227,6 +227,21 @@ def test_a_refusal_is_shown_to_the_person_who_pressed_and_nothing_is_written(ser
     page.context.close()
 
 
+def test_what_is_being_typed_survives_another_persons_press(server, browser):
+    page = open_page(browser, server, "Jo Typist", "observer")
+    form = open_step(page, "new: supplier alert withdrawn as false")
+    form.locator("input[name=id]").fill("KEEP-1")
+    form.locator("input[name=id]").focus()
+    post(server, join(server, "Lu Other", "observer"), kind="drift.false-alert", id="OTHER-1")
+    page.wait_for_function("() => document.getElementById('timeline').innerText.includes('OTHER-1')")
+    time.sleep(0.2)
+    details = page.locator("details.step", has=page.locator("summary", has_text="new: supplier alert withdrawn"))
+    assert details.first.evaluate("d => d.open")  # the refresh kept it open
+    assert details.first.locator("input[name=id]").input_value() == "KEEP-1"
+    assert page.evaluate("() => document.activeElement.name") == "id"
+    page.context.close()
+
+
 def test_a_time_in_the_future_is_confirmed_before_it_is_recorded(server, browser):
     page = open_page(browser, server, "Di Moss", "observer")
     form = open_step(page, "new: supplier alert withdrawn as false")

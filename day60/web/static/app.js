@@ -71,19 +71,25 @@
   }
 
   var refreshing = false, again = false;
-  function fragment(url, target) {
+  function fetchText(url) {
     return fetch(url, {credentials: "same-origin", headers: {"HX-Request": "true"}}).then(function (response) {
       if (!response.ok) { throw new Error(url + ": " + response.status); }
       return response.text();
-    }).then(function (html) { htmx.swap(target, html, {swapStyle: "innerHTML"}); });
+    });
   }
 
+  // Both fragments are fetched first, then swapped at once: what is open or typed is read at that
+  // moment, so a step opened while the fragments were on their way stays open.
   function refresh() {
     if (refreshing) { again = true; return; }
     refreshing = true;
-    var saved = capture();
-    Promise.all([fragment("/fragment/timeline", "#timeline"), fragment("/fragment/state", "#state")])
-      .then(function () { restore(saved); }, function () { again = false; })  // the stream's reopening refreshes
+    Promise.all([fetchText("/fragment/timeline"), fetchText("/fragment/state")])
+      .then(function (parts) {
+        var saved = capture();
+        htmx.swap("#timeline", parts[0], {swapStyle: "innerHTML"});
+        htmx.swap("#state", parts[1], {swapStyle: "innerHTML"});
+        restore(saved);
+      }, function () { again = false; })  // the stream's reopening refreshes
       .finally(function () {
         refreshing = false;
         if (again) { again = false; refresh(); }

@@ -406,12 +406,18 @@ def schedule(lib: Library, deal: Deal, draft: bool = False) -> dict[str, Any]:
     numbers = {cid: i for i, cid in enumerate(deal.include, start=1)}
     currency = str(deal.deal.get("currency", ""))
     clauses, table, unfilled = [], [], []
+    tier = tier_facts(deal.parameters.get("day60_tier"), published)
     for cid in deal.include:
         clause = lib.clauses[cid]
         values = blanks(clause)
         for p in clause.parameters:
             if p.id in deal.parameters:
                 values[p.id] = show_value(p, deal.parameters[p.id], currency)
+            elif p.id == "day60_notice_business_days" and tier and tier["unannounced"]:
+                values[p.id] = f"not used: tier {tier['id']} is unannounced"
+                table.append({"clause": numbers[cid], "id": p.id, "type": p.type, "unit": p.unit,
+                              "value": values[p.id], "filled": True, "description": p.description, "fixed": None})
+                continue
             else:
                 unfilled.append(p.id)
             table.append({"clause": numbers[cid], "id": p.id, "type": p.type, "unit": p.unit,
@@ -419,8 +425,7 @@ def schedule(lib: Library, deal: Deal, draft: bool = False) -> dict[str, Any]:
                           "fixed": p.fixed_note if p.fixed is not None else None})
         clauses.append({"number": numbers[cid], "id": cid, "title": clause.title, "section": clause.section,
                         "definitions": clause.definitions.model_dump(), "requires": clause.requires,
-                        "text": clause_text(lib, clause, values, numbers, rubric_name,
-                                            tier_facts(deal.parameters.get("day60_tier"), published)),
+                        "text": clause_text(lib, clause, values, numbers, rubric_name, tier),
                         "documents": [lib.documents[d].term for d in clause.documents]})
     needed = sorted({d for cid in deal.include for d in lib.clauses[cid].documents})
     documents = [{"term": lib.documents[d].term, "what": lib.documents[d].what, "reference": deal.documents.get(d),
@@ -719,7 +724,8 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
         out["report-timeliness"] = {"value": max(days), "n": len(days)}
     check = done.result["tier_check"]
     out["day60-score"] = {"value": done.result["score"], "n": 1, "reason": done.result.get("score_reason"),
-                          "tier_not_demonstrated": None if check["met"] else "; ".join(check["problems"])}
+                          "tier_not_demonstrated": None if check["met"] or done.result["score"] is None
+                          else "; ".join(check["problems"])}
     return out
 
 

@@ -263,44 +263,6 @@ def drill_words(name: str, drill: dict[str, Any], sheet: dict[str, Any]) -> dict
 # ----- portfolio and comparison --------------------------------------------------------------
 
 
-def key_figures(row: dict[str, Any]) -> str:
-    """An exercise's key figures in words, each with its sample, for a portfolio row."""
-    parts = []
-    if row["drift_population"]:
-        lead = num(row["drift_notice_mean_bh"], 2, "business hours", reason="no drift notified")
-        late = f", {row['drift_not_detected']} not detected" if row["drift_not_detected"] else ""
-        parts.append(f"notice lead time mean {lead} ({plural(row['drift_population'], 'drifts')}{late})")
-    if row["incidents_judged"]:
-        parts.append(f"{row['restore_within_target']} of {plural(row['incidents_judged'], 'incidents')} restored "
-                     "within target")
-    if row["rollback_minutes_mean"] is not None:
-        parts.append(f"rollback mean {num(row['rollback_minutes_mean'], 0, 'minutes')} "
-                     f"({plural(int(row['rollbacks']), 'rollbacks')})")
-    if row["report_completeness_percent"] is not None:
-        parts.append(f"report {num(row['report_completeness_percent'], 0)}% complete "
-                     f"({int(row['report_elements_passing'])} of {int(row['report_elements_required'])} elements)")
-    return "; ".join(parts) or "no section exercised"
-
-
-def trend(rows: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
-    """One point per exercise, in date order, for a trend chart; the series is the tier."""
-    return [{"label": r["window_end"][:10], "value": r[key], "series": r["tier"]}
-            for r in sorted(rows, key=lambda r: r["window_end"])]
-
-
 def top_of(points: list[dict[str, Any]]) -> float:
     values = [p["value"] for p in points if p["value"] is not None]
     return max(values) * 1.2 if values and max(values) > 0 else 1.0
-
-
-def signed(value: float) -> str:
-    return f"{value:+,.2f}"
-
-
-def compared(figure: dict[str, Any], side: str) -> str:
-    """One side of a compared figure: the number with its unit, or why there is none."""
-    value = figure[side]
-    if value is not None:
-        return f"{num(value, 2)}%" if figure["unit"] == "percent" else num(value, 2, figure["unit"])
-    why = figure.get(f"{side}_status", "none recorded")
-    return why if figure.get(f"{side}_scored") else missing(why)

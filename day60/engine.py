@@ -58,6 +58,8 @@ from day60.metrics import FIRST_KINDS
 from day60.timeparse import EARLIEST, LATEST
 
 INCIDENT_KINDS = tuple(k for k in DATA_MODELS if k.startswith("incident."))
+# Incident data a reconciliation of an import reads back (``Incidents.kept``): few lines keep it.
+KEPT_FIELDS = ("vendor_measure", "clock_start")
 
 
 # DuckDB's share of memory (or 40% of this machine's, if less); past it, it spills to a private
@@ -79,7 +81,7 @@ class _Field:
     name: str
     sql_type: str  # the type DuckDB reads it as
     text: bool = False  # a Text field: checked as the models check it
-    instant: bool = False  # an Instant field: checked in the form the toolkit writes
+    instant: bool = False  # an Instant: accepted only in the form the toolkit writes
     bounds: tuple[int, int] | None = None
     choices: tuple[str, ...] = ()
     required_by: set[str] = field(default_factory=set)
@@ -102,7 +104,7 @@ def _shape(name: str, info: Any) -> _Field:
         ann = args[0] if len(args) == 1 else ann
     if _schema(info.annotation, info.metadata) in _TEXT_SCHEMAS:
         return _Field(name, "VARCHAR", text=True)
-    if ann == Instant:
+    if info.annotation in (Instant, Instant | None):
         return _Field(name, "VARCHAR", instant=True)
     if ann is bool:
         return _Field(name, "BOOLEAN")
@@ -122,8 +124,8 @@ def _incident_fields() -> dict[str, _Field]:
         for name, info in DATA_MODELS[kind].model_fields.items():
             shaped = _shape(name, info)
             known = out.setdefault(name, shaped)
-            if (known.sql_type, known.text, known.bounds, known.choices) != \
-                    (shaped.sql_type, shaped.text, shaped.bounds, shaped.choices):
+            if (known.sql_type, known.text, known.instant, known.bounds, known.choices) != \
+                    (shaped.sql_type, shaped.text, shaped.instant, shaped.bounds, shaped.choices):
                 raise TypeError(f"{name}: incident kinds disagree on its type")
             known.allowed_by.add(kind)
             if info.is_required():
@@ -198,7 +200,7 @@ def _scan_sql(path: Path, own_hashes: bool = False) -> str:
             checks.append(f"({value} IS NULL OR {value} BETWEEN {f.bounds[0]} AND {f.bounds[1]})")
         if f.choices:
             checks.append(f"({value} IS NULL OR {value} IN {_in(f.choices)})")
-        if f.instant:  # any other form the models accept goes to journal.read
+        if f.instant:
             checks.append(f"({value} IS NULL OR {_instant_ok(value)})")
     texts = ["j.by"] + [f'j.data."{n}"' for n, f in FIELDS.items() if f.text]
     plain = " AND ".join(_plain(t) for t in texts)
@@ -222,7 +224,9 @@ SELECT unhex(sha256(line)) AS h, CAST(strlen(line) AS INTEGER) AS bytes, TRY_CAS
        CASE WHEN incident THEN coalesce({' AND '.join(checks)}, false) END AS ok,
        CASE WHEN incident AND NOT ({plain}) THEN list_filter([{', '.join(texts)}], lambda x: x IS NOT NULL) END
          AS texts,
-       CASE WHEN incident AND NOT {_plain("j.id", ident=True)} THEN j.id END AS odd_id
+       CASE WHEN incident AND NOT {_plain("j.id", ident=True)} THEN j.id END AS odd_id,
+       CASE WHEN incident AND ({" OR ".join(f'j.data."{n}" IS NOT NULL' for n in KEPT_FIELDS)}) THEN line END
+         AS kept_line
 FROM (SELECT line, j, coalesce({incident}, false) AS incident, epoch_us(TRY_CAST(j.at AS TIMESTAMPTZ)) AS at_us
       FROM (SELECT line, TRY(json_transform(line, '{shape}')) AS j FROM {source}))
 """
@@ -273,6 +277,22 @@ class Incidents:
         id starts with ``prefix``: what an import compares a later export with."""
         return self.con.execute("SELECT id, CAST(kind AS VARCHAR), written_us, seq FROM incidents "
                                 "WHERE starts_with(id, ?) ORDER BY seq", [prefix]).fetchall()
+
+    def kept(self) -> list[dict[str, Any]]:
+        """The incident events whose data holds one of KEPT_FIELDS (the vendor's own clock, a
+        stand-in clock start), whole, in seq order: what a reconciliation reads."""
+        return [json.loads(line) for (line,) in
+                self.con.execute("SELECT kept_line FROM incidents WHERE kept_line IS NOT NULL ORDER BY seq")
+                .fetchall()]
+
+    def query(self, sql: str) -> pd.DataFrame:
+        """A read of the incident table, as a frame (what a reconciliation extracts in bulk)."""
+        return self._df(sql)
+
+    def count(self, kind: str) -> dict[str, int]:
+        """How many events of ``kind`` each incident has (those that have any)."""
+        return dict(self.con.execute("SELECT id, count(*) FROM incidents WHERE CAST(kind AS VARCHAR) = ? "
+                                     "GROUP BY id", [kind]).fetchall())
 
     def _df(self, sql: str) -> pd.DataFrame:
         import duckdb
@@ -600,7 +620,7 @@ def _incident_table(con: Any, events: list[dict[str, Any]]) -> None:
         con.execute("""
             CREATE TEMP TABLE incidents AS
             SELECT l.seq, l.kind, l.id, coalesce(f.fixed, l.at_us) AS at_us, l.at_us AS written_us, l.severity,
-                   l.source, l.stand_in
+                   l.source, l.stand_in, l.kept_line
             FROM lines l LEFT JOIN fixes f ON f.target = l.seq
             WHERE l.kind IS NOT NULL""").fetchall()
     finally:

@@ -22,11 +22,27 @@ class InputError(Day60Error):
         super().__init__(text)
 
 
-def pydantic_problem(exc: Any, prefix: str = "") -> tuple[str, str]:
-    """The first error of a pydantic ValidationError as (field path, message), the message in words."""
-    err = exc.errors()[0]
+def pydantic_problem(exc: Any, prefix: str = "", limit: int = 8) -> tuple[str, str]:
+    """Every error of a pydantic ValidationError (up to ``limit``) as (field paths, message), in
+    words: one field reads "field", "message"; several read "a, b", "a: ...; b: ...", so a person
+    fixes them all at once."""
+    found = [_one_problem(err, prefix) for err in exc.errors()]
+    found = list(dict.fromkeys(found))
+    if len(found) == 1:
+        return found[0]
+    shown = found[:limit]
+    more = f"; and {len(found) - limit} more" if len(found) > limit else ""
+    return ", ".join(f for f, _ in shown), "; ".join(f"{f}: {m}" for f, m in shown) + more
+
+
+def _one_problem(err: dict[str, Any], prefix: str) -> tuple[str, str]:
     loc = ".".join(str(p) for p in err["loc"])
     msg = err["msg"]
+    words = {"bool_parsing": "must be true or false", "bool_type": "must be true or false",
+             "int_parsing": "must be a whole number", "int_type": "must be a whole number",
+             "float_parsing": "must be a number", "missing": "is missing"}
+    if err["type"] in words:
+        msg = words[err["type"]]
     if err["type"] == "string_pattern_mismatch":
         pattern = str((err.get("ctx") or {}).get("pattern", ""))
         if "Cf" in pattern:

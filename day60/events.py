@@ -105,11 +105,28 @@ class Classified(_Data):
     reason: Text = Field(description="Why it is set or changed, and on whose word.")
 
 
-class IncidentRestored(_Data):
+class _VendorClock(_Data):
+    """The vendor's own clock for the ticket, as its export gives it (an import writes these on
+    the ticket's last resolution, or on its restore where the records hold no resolution), so
+    that a report can set ours beside theirs from the journal alone."""
+
+    vendor_measure: Text | None = Field(None, description="Which of the vendor's fields the duration is.")
+    vendor_wall_ms: int | None = Field(None, ge=0, le=10**13,
+                                       description="The vendor's elapsed calendar (24x7) time, in ms.")
+    vendor_business_ms: int | None = Field(None, ge=0, le=10**13,
+                                           description="The vendor's time on its own business schedule, in ms.")
+    vendor_paused_ms: int | None = Field(None, ge=0, le=10**13,
+                                         description="Calendar time the vendor's clock stood paused, in ms.")
+    vendor_from: Instant | None = Field(None, description="When the vendor's clock started.")
+    vendor_to: Instant | None = Field(None, description="When the vendor's clock stopped.")
+    vendor_schedule: Text | None = Field(None, description="The vendor's business schedule, where named.")
+
+
+class IncidentRestored(_VendorClock):
     check: Text = Field(description="The monitoring check that confirmed the restore.")
 
 
-class TicketClosed(_Data):
+class TicketClosed(_VendorClock):
     state: Text = Field(description="The ticket's state in the supplier's records, e.g. Resolved or Closed.")
     resolved: bool = Field(description="true: the ticket records a resolution; false: it was closed without one.")
 

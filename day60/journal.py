@@ -891,14 +891,23 @@ def _event_problem(kind: str, exc: ValidationError) -> InputError:
         if unknown:
             parts.append(f"{', '.join(str(u) for u in unknown)} {'is' if len(unknown) == 1 else 'are'} "
                          f"not a field of {kind}")
-        names = ", ".join(f"--set {n}" for n in [*missing, *unknown])
+        wrong = [e for e in errors if e["type"] not in ("missing", "extra_forbidden")]
+        others = []
+        if wrong:  # and the fields given with a wrong value, so that one run fixes them all
+            from day60.errors import _one_problem
+
+            others = [_one_problem(e, "") for e in wrong]
+            parts += [f"{n.replace('data.', '--set ')}: {m}" for n, m in others]
+        names = ", ".join([*(f"--set {n}" for n in [*missing, *unknown]),
+                           *(n.replace("data.", "--set ") for n, _ in others)])
         return InputError(names, "; ".join(parts), f"{kind} takes: {allowed} (see 'day60 kinds')")
     name, msg = pydantic_problem(exc)
     if name == "id":
         return InputError("--id", msg, "use visible characters only (no control, invisible or direction marks)")
     if name == "at":
         return InputError("--at", msg, "give a time " + RANGE_TEXT)
-    return InputError(name.replace("data.", "--set "), msg, f"{kind} takes: {allowed} (see 'day60 kinds')")
+    return InputError(name.replace("data.", "--set "), msg.replace("data.", "--set "),
+                      f"{kind} takes: {allowed} (see 'day60 kinds')")
 
 
 def append(
@@ -909,11 +918,13 @@ def append(
     data: dict[str, Any] | None = None,
     by: str | None = None,
     seal: str | Path | None = None,
+    elements: list[str] | None = None,
 ) -> dict[str, Any]:
     """Validate and append one event; returns it as written. Nothing is written on refusal.
 
     With ``seal`` (drift.onset only) the journal receives a salted commitment and the clear
-    instant goes to the runner's held file (mode 0600).
+    instant goes to the runner's held file (mode 0600). ``elements``: report elements a deal
+    adds (3.21.4), which a report.element may check though the journal's header does not name them.
     """
     path = Path(path)
     data = dict(data or {})
@@ -932,11 +943,11 @@ def append(
 
             forget(path)
             return event
-        return _append_indexed(path, fd, kind, ident, at, data, by, seal)
+        return _append_indexed(path, fd, kind, ident, at, data, by, seal, elements)
 
 
 def _append_indexed(path: Path, fd: int, kind: str, ident: str, at: dt.datetime | None, data: dict[str, Any],
-                    by: str | None, seal: str | Path | None) -> dict[str, Any]:
+                    by: str | None, seal: str | Path | None, elements: list[str] | None = None) -> dict[str, Any]:
     """An append that reads only the index's rows for its id: time independent of the journal's size."""
     from day60.index import Index
 
@@ -953,7 +964,7 @@ def _append_indexed(path: Path, fd: int, kind: str, ident: str, at: dt.datetime 
             at_iso = None
         event = _new_event(idx.seq + 1, idx.prev, kind, ident, at_iso, by or idx.header["runner"], data)
         if kind == "report.element":
-            _check_element(ident, idx.header)
+            _check_element(ident, idx.header, elements)
         # A sealed onset is checked against the rules with its clear instant, which only the runner sees;
         # the index keeps the state a later replay will see, with the onset sealed.
         for view in ([{**event, "at": held_entry["at"]}] if held_entry else []) + [event]:
@@ -985,18 +996,20 @@ def _append_replayed(path: Path, fd: int, kind: str, ident: str, at: dt.datetime
     return event
 
 
-def _check_element(ident: str, header: dict[str, Any]) -> None:
-    """A report element is one of the published list or one the exercise's header adds."""
+def _check_element(ident: str, header: dict[str, Any], elements: list[str] | None = None) -> None:
+    """A report element is one of the published list, one the exercise's header adds, or one the
+    deal adds (``elements``)."""
     import difflib
 
     from day60.resources import report_elements
 
-    known = [el["id"] for el in report_elements()] + list(header.get("report_elements", []))
+    known = [el["id"] for el in report_elements()] + list(header.get("report_elements", [])) + list(elements or [])
     if ident not in known:
         close = difflib.get_close_matches(ident, known, n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
         raise InputError("--id", f"{ident[:60]!r} is not a report element of this exercise",
-                         f"{hint}elements are: {', '.join(known)} (an exercise adds its own at 'day60 new')")
+                         f"{hint}elements are: {', '.join(known)} (an exercise adds its own at 'day60 new'; a deal's "
+                         "are taken with --sow DEAL.toml)")
 
 
 def correct(path: str | Path, target: int, at: dt.datetime, reason: str, by: str | None = None) -> dict[str, Any]:

@@ -89,6 +89,7 @@ def compute(journal: Journal, report_elements: list[str] | None = None) -> Figur
     summary = {
         "journal_sha256": journal.sha256,
         "journal_head": journal.head,
+        "records": journal.header.get("records", "auditor-held"),
         "window": {"start": window["start"], "end": window["end"], "hours": (w1 - w0) / US_PER_HOUR,
                    "business_hours": float(cal.business_us_many(np.array([w0]), np.array([w1]))[0]) / US_PER_HOUR,
                    "closed": closed},
@@ -345,6 +346,33 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
                                                         for n in r["set_aside"])],
         "window_hours": window_hours,
     }, table
+
+
+INCIDENT_ROW = ("id", "severity", "status", "reason", "source", "start", "clock_basis", "started_before_window",
+                "restored", "first_restore", "reopens", "restore_hours", "restore_business_hours",
+                "waiting_on_partner_hours", "change_window_hours", "open_waits", "open_wait_hours", "communicated",
+                "first_communication_hours")
+
+
+def plain_table(table: pd.DataFrame) -> pd.DataFrame:
+    """A table as it is written out (CSV, JSON rows): instants in ISO 8601 with their offset,
+    severities and counts as whole numbers, a missing value empty."""
+    out = table.copy()
+    for col in out.columns:
+        if pd.api.types.is_datetime64_any_dtype(out[col]):
+            text = out[col].dt.strftime("%Y-%m-%dT%H:%M:%S.%f%z").str.replace(r"(\d\d)(\d\d)$", r"\1:\2",
+                                                                              regex=True)
+            out[col] = text.str.replace(".000000", "", regex=False).where(out[col].notna(), None)
+    if "severity" in out:
+        out["severity"] = out["severity"].astype("Int64")
+    return out
+
+
+def incident_rows(figures: Figures) -> list[dict[str, Any]]:
+    """One row per incident (id, severity, clock start and its basis, end, pauses, figure, bucket
+    and reason), as ``metrics --format json`` prints them beside the per-drift rows."""
+    table = figures.tables["incidents"]
+    return records(plain_table(table[[c for c in INCIDENT_ROW if c in table]]))
 
 
 def records(table: pd.DataFrame) -> list[dict[str, Any]]:

@@ -41,8 +41,7 @@ def environment(markdown: bool = False) -> jinja2.Environment:
                        missing=display.missing)
     env.globals.update(toolkit_version=__version__, line_figure=display.line_figure,
                        line_target=display.line_target, chart_rows=display.chart_rows, pdf_rows=display.PDF_ROWS,
-                       key_figures=display.key_figures, trend=display.trend, top_of=display.top_of,
-                       signed=display.signed, compared=display.compared,
+                       top_of=display.top_of,
                        section_summary=display.section_summary, plural=display.plural, missing=display.missing,
                        nothing_earned=display.nothing_earned,
                        drill_sheet=display.drill_sheet, drill_words=display.drill_words)
@@ -101,6 +100,7 @@ def pdf(html_text: str, out: str | Path, field: str = "--pdf",
 
 def score_html(journal: Any, figures: Any, score: dict[str, Any], title: str = "Day-60 exercise score") -> str:
     """The score document: cover, timeline, line table, figures, corrections, inputs."""
+    from day60.imports import reconcile
     from day60.timeline import svg
 
     header = journal.header
@@ -108,6 +108,7 @@ def score_html(journal: Any, figures: Any, score: dict[str, Any], title: str = "
         "title": title, "header": header, "score": score, "figures": figures.summary,
         "synthetic": bool(header.get("synthetic")),
         "timeline_svg": svg(journal.events, journal.calendar(), header["window"]),
+        "reconcile": reconcile.from_journal(journal, figures),  # the supplier's own durations, where imported
 
     })
 

@@ -165,7 +165,9 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
         "score_reason": why_not,
         "tier": tier_id,
         "tier_name": tier.name,
-        "tier_check": _tier_check(tier_id, tier, figures, header),
+        "tier_check": _tier_check(tier_id, tier, figures, header,
+                                  {ln["section"] for ln in lines if ln["status"] == "not evidenced"}
+                                  - {ln["section"] for ln in lines if ln["status"] != "not evidenced"}),
         "capped_from": header["tier"] if cap and tier_id != header["tier"] else None,
         "rubric": {"id": rubric.id, "version": rubric.version, "sha256": rubric.sha256},
         "journal_sha256": figures.summary["journal_sha256"],
@@ -348,12 +350,18 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
         result["figure"]["mean"] = result["figure"]["max"] = None  # mixed units: see each observation
     else:
         band = _band(line, deal)
+        records = figures.summary.get("records") == "supplier-reported"
+        missing = ("not evidenced: the supplier's records hold no communication time for it" if records
+                   else "no communication recorded in the window")
         for row in judged.itertuples():
             value = getattr(row, line.figure)
             value = None if pd.isna(value) else float(value)
             obs.append({"id": row.id, "value": value, "share": slide(value, band["target"], line.slide_end,
                                                                        line.cutoff),
-                        "note": "no communication recorded in the window" if value is None else None})
+                        "note": missing if value is None else None})
+        if records and all(o["value"] is None for o in obs):  # "not in the records" is never "not sent"
+            return _result(line, "not evidenced", 0.0, f"{missing.removeprefix('not evidenced: ')} ({len(obs)} "
+                                                      "incident(s))" + _apart_text(apart), None, band, evidence)
         result = _curve_result(line, obs, band, evidence)
     result["reason"] = _apart_text(apart).lstrip("; ") or None
     return result
@@ -439,7 +447,19 @@ def _report_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any])
                    {"due": "fifth business day of the following month"}, [p["received_seq"] for p in periods])
 
 
-def _tier_check(tier_id: str, tier: Tier, figures: Figures, header: dict[str, Any]) -> dict[str, Any]:
+# Which section of lines shows each requirement: where the records said nothing of a section, its
+# gap is "not evidenced", never a statement that the thing did not happen.
+UNKNOWN_REQUIREMENTS = {"report-audit": "a monthly report audited in the window",
+                        "rehearsal-rollback": "whether a rollback was rehearsed on a non-production copy",
+                        "injected-drift": "a drift injected under safety sign-off",
+                        "raised-incident": "an incident raised under safety sign-off",
+                        "production-rollback": "whether a rollback was forced on production"}
+REQUIREMENT_SECTIONS = {"report-audit": "report", "rehearsal-rollback": "rollback", "injected-drift": "drift",
+                        "raised-incident": "incident", "production-rollback": "rollback"}
+
+
+def _tier_check(tier_id: str, tier: Tier, figures: Figures, header: dict[str, Any],
+                unknown: set[str] | None = None) -> dict[str, Any]:
     from day60.metrics import NOT_DETECTED
 
     """Whether the journal shows every event its tier requires (charter 9.9: the tier printed
@@ -458,7 +478,9 @@ def _tier_check(tier_id: str, tier: Tier, figures: Figures, header: dict[str, An
         "every-injection-completed": not (figures.summary["injections"]["stopped"]
                                           or figures.summary["injections"]["not_run"]),
     }
-    problems = [REQUIREMENTS[r] for r in tier.requires if not shown[r]]
+    problems = [f"not evidenced: the records seen do not show {UNKNOWN_REQUIREMENTS[r]}"
+                if REQUIREMENT_SECTIONS.get(r) in (unknown or set()) else REQUIREMENTS[r]
+                for r in tier.requires if not shown[r]]
     raised = bool((incidents["source"] == "exercise").any()) if len(incidents) else False
     if "exercise" not in tier.sources and (len(injected) or raised):
         problems.append(f"injections are recorded, which tier {tier_id} does not run")

@@ -401,8 +401,9 @@ def test_cli_metrics_and_verify_on_the_fast_path(base, run, tmp_path):
     done = run("metrics", base, "--format", "json")
     assert done.exit_code == 0, done.output
     shown = json.loads(done.stdout)
-    reference = metrics.compute(jr.read(base)).summary
-    assert shown["incidents"] == json.loads(json.dumps(reference["incidents"]))
+    reference = metrics.compute(jr.read(base))
+    assert shown["incidents"] == json.loads(json.dumps({**reference.summary["incidents"],
+                                                        "observations": metrics.incident_rows(reference)}))
     assert shown["journal_head"] == jr.read(base).head
     done = run("verify", base)
     assert done.exit_code == 0

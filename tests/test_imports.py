@@ -128,8 +128,13 @@ def test_jira_sample(run, journal):
     assert t.loc["jira:SUP-3", "restore_hours"] == pytest.approx(1.5, abs=1e-9)
     assert t.loc["jira:SUP-2", "status"] == "unconfirmed"  # Closed at 16:00 with no resolution
     rows = {r["ticket"]: r for r in out["reconcile"]["tickets"]}
-    assert rows["SUP-1"]["agree"] is True  # elapsedTime 9,000,000 ms = 2.5 h
-    assert rows["SUP-3"]["agree"] is False and rows["SUP-3"]["vendor_business_hours"] == pytest.approx(1.0)
+    # The map says the SLA runs 24x7, so its elapsedTime is set beside our calendar hours.
+    assert rows["SUP-1"]["agree"] is True  # elapsedTime 9,000,000 ms = 2.5 h, ours 2.5 h
+    # SUP-3: elapsedTime 3,600,000 ms = 1.0 h, 10:00 to 11:30 (1.5 h) less 0.5 h the SLA stood paused
+    # (Pending, the supplier's own time), which the charter counts: ours 1.5 h.
+    assert rows["SUP-3"]["agree"] is False and rows["SUP-3"]["vendor_hours"] == pytest.approx(1.0)
+    assert rows["SUP-3"]["vendor_business_hours"] is None
+    assert any("a hold the vendor counted out that the charter counts" in r for r in rows["SUP-3"]["reasons"])
 
 
 def test_zendesk_sample(run, journal):
@@ -250,8 +255,9 @@ def test_later_export_adds_only_new_events_and_lists_conflicts(run, journal, tmp
     (("jira", EX / "jira-issues.csv", "--severity-map", "Highest=1,High=2,Medium=3"), "--zone"),
     (("nosuch", EX / "spreadsheet.csv"), "is not an import format"),
     (("csv", EX / "spreadsheet.csv", "--severity-map", "Sev 1=1"), "needs a map"),
-    (("servicenow", EX / "jira-issues.csv", "--mode", "raw", "--severity-map", "1=1"), "neither an incident"),
-    (("zendesk", EX / "jira-sla.json", "--severity-map", "urgent=1"), "is not a tickets"),
+    (("servicenow", EX / "jira-issues.csv", "--mode", "raw", "--severity-map", "1=1"),
+     "jira-issues.csv is not an export the servicenow format reads; it takes: incident"),
+    (("zendesk", EX / "jira-sla.json", "--severity-map", "urgent=1"), "jira-sla.json is not an export the zendesk"),
     (("jira", EX / "jira-issues.csv", "--zone", "Mars/Olympus", "--severity-map", "High=1"), "IANA"),
     (("csv", EX / "spreadsheet.csv", "--map", EX / "servicenow-map.toml"), "needs a map naming"),
     (("pagerduty", EX / "pagerduty-log_entries.json", "--mode", "raw", "--severity-map", "P1=1"), "--mode"),
@@ -319,7 +325,9 @@ def test_list_formats_and_csv_output(run, journal, tmp_path):
     assert r.exit_code == 0, r.stderr
     assert "resolved with no monitoring evidence" in r.stdout and "102" in r.stdout
     lines = out_csv.read_text().splitlines()
-    assert lines[0].startswith("ticket,ours_hours,vendor_hours") and lines[1].startswith("101,5.0,6.0,5.0,5.0")
+    # 101: ours 5 h (6 h less the 1 h pending), Zendesk's calendar 360 min = 6 h: -1 h; business 5 h both.
+    assert lines[0].startswith("ticket,ours_hours,vendor_hours,difference_hours,ours_business_hours")
+    assert lines[1].startswith("101,5.0,6.0,-1.0,5.0,5.0,0.0,False")
     r = run("import", "zendesk", EX / "zendesk-tickets.json", "--map", EX / "zendesk-map.toml", "--journal",
             journal, "--csv", journal)
     assert r.exit_code == 2 and "--csv" in r.stderr
@@ -354,11 +362,11 @@ def test_comply_flags_unconfirmed_restores_of_every_severity(run, tmp_path):
     with no severity at all is held to Severity 1's. (The deal's Day-60 tier is T3.)"""
     journal = make_journal(tmp_path / "t3.jsonl", [], tier="T3")
     export = tmp_path / "t.csv"
-    export.write_text("Ticket,Sev,Detected,Restored\n"
+    export.write_text("Ticket,Sev,Detected,Resolved\n"
                       "A,Sev 2,2026-03-02 10:00,2026-03-02 11:00\n"
                       "B,,2026-03-02 10:00,2026-03-02 11:00\n")
     m = _map(tmp_path, '[times]\ntimezone = "UTC"\n[columns]\nid = "Ticket"\nseverity = "Sev"\n'
-                       'detected = "Detected"\nrestored = "Restored"\n[severity]\n"Sev 2" = 2\n')
+                       'detected = "Detected"\nresolved = "Resolved"\n[severity]\n"Sev 2" = 2\n')
     imported(run, journal, "csv", export, "--map", m)
     r = run("comply", journal, "--sow", Path(__file__).resolve().parents[1] / "clauses" / "examples" /
             "synthetic-sow.toml", "--format", "json", "--parties-differ")

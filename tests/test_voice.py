@@ -211,7 +211,8 @@ def test_compat_reference_empty_transcript_through_the_cli(run, tmp_path):
     assert r.exit_code == 0, r.output
     got = json.loads(r.stdout)
     assert (got["scalar"], got["components"], got["pass_fail"]) == (0.0, {}, {"voice": False})
-    assert run("voice", "score", path, "--compat", "reference").stdout.startswith("fail: scalar 0.000")
+    table = run("voice", "score", path, "--compat", "reference").stdout
+    assert table.startswith("fail: scalar 0.000") and "no sub-score: empty transcript" in table
     suite = json.loads(STARTER.read_text())
     suite["tasks"] = suite["tasks"][:1]
     suite_path, sub, out = tmp_path / "suite.json", tmp_path / "sub.json", tmp_path / "a.json"

@@ -53,10 +53,12 @@ def metrics(
     trace = _provenance({"journal": j.sha256})
     synthetic = {"synthetic": "SYNTHETIC: invented data, not a result"} if j.header.get("synthetic") else {}
     if fmt == "json":
-        print_json({**synthetic, **figures.summary, "head": j.head, "provenance": trace})
+        summary = {**figures.summary, "incidents": {**figures.summary["incidents"],
+                                                    "observations": mx.incident_rows(figures)}}
+        print_json({**synthetic, **summary, "head": j.head, "provenance": trace})
     elif fmt == "csv":
         for name, table in figures.tables.items():
-            files.write_atomic(targets[name], table.to_csv(index=False), "--out")
+            files.write_atomic(targets[name], mx.plain_table(table).to_csv(index=False), "--out")
             typer.echo(f"wrote {targets[name]} ({len(table)} rows)", err=True)
         files.write_atomic(targets["provenance"], json.dumps({**synthetic, "provenance": trace,
                                                                "files": [targets[n].name for n in mx.TABLES]},

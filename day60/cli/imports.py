@@ -17,7 +17,8 @@ def import_(
     fmt: str = typer.Argument(None, metavar="FORMAT", help="servicenow, jira, zendesk, pagerduty or csv."),
     exports: list[Path] = typer.Argument(None, metavar="EXPORT...", help="The vendor's export files."),
     journal: Path = typer.Option(None, "--journal", help="The journal to append to (made by 'day60 new')."),
-    map_path: Path = typer.Option(None, "--map", help="A TOML map: [times], [columns], [pauses], [severity]."),
+    map_path: Path = typer.Option(None, "--map", help="A TOML map: [times], [columns], [pauses], [severity], "
+                                                      "[outcomes], [notes], [sla], [changes], [integrations]."),
     severity_map: str = typer.Option(None, "--severity-map", metavar="VALUE=SEV,...",
                                      help="Each vendor priority to a deal severity 1-4, unclassified or skip."),
     zone: str = typer.Option(None, "--zone", metavar="ZONE", help="IANA zone of times written without an offset."),
@@ -26,14 +27,15 @@ def import_(
     date_format: str = typer.Option(None, "--date-format", metavar="STRPTIME",
                                     help="How the export writes times that are not ISO 8601."),
     csv_out: Path = typer.Option(None, "--csv", help="Write the per-ticket reconciliation with the vendor's "
-                                                     "own durations as CSV."),
+                                                     "own durations, and the reasons they differ, as CSV."),
     list_formats: bool = typer.Option(False, "--list-formats", help="List the formats and what each reads."),
     out_format: str = typer.Option("table", "--format", help=FORMAT_HELP),
 ) -> None:
     """Append a supplier's ticket export to a journal as organic incidents.
 
     Every readable ticket becomes incident events; unreadable rows are listed and counted,
-    never dropped; re-importing the same export adds nothing.
+    never dropped; re-importing the same export adds nothing. A repeated ticket id or a broken
+    quote refuses the whole import, nothing written.
 
     Example: day60 import servicenow incident.csv sys_audit.csv --journal deal.jsonl --mode raw
     --severity-map '1=1,2=2,3=3,4=4,5=skip'
@@ -76,12 +78,14 @@ def _write_reconcile(path: Path, rows: list[dict[str, Any]]) -> None:
     from day60.files import write_atomic
 
     buf = io.StringIO()
-    columns = ["ticket", "ours_hours", "vendor_hours", "ours_business_hours", "vendor_business_hours",
-               "pauses_excluded", "agree", "vendor_measure", "note"]
+    columns = ["ticket", "ours_hours", "vendor_hours", "difference_hours", "ours_business_hours",
+               "vendor_business_hours", "difference_business_hours", "agree", "reopens", "clock_start",
+               "vendor_measure", "reasons", "note"]
     writer = csv.DictWriter(buf, columns, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: "" if row.get(k) is None else row[k] for k in columns})
+        writer.writerow({k: "; ".join(row[k]) if k == "reasons" else "" if row.get(k) is None else row[k]
+                         for k in columns})
     write_atomic(path, buf.getvalue(), "--csv")
 
 
@@ -111,40 +115,59 @@ def _print_result(r: dict[str, Any]) -> None:
     _listed("left out by the severity map (not incidents under the deal)", r["skipped"],
             lambda s: f"{s['ticket']} (severity {s['severity']!r})")
     f = r["findings"]
+    _listed("withdrawn (raised and withdrawn as not reproducible): counted apart, in no figure (charter 3.19.5)",
+            f["withdrawn"], lambda x: f"{x['ticket']}: {x['reason']}")
+    _listed("excluded under the contract: counted apart, in no figure (charter 3.19.5)", f["excluded"],
+            lambda x: f"{x['ticket']}: {x['reason']}")
     _listed("resolved with no monitoring evidence: not counted as restored (charter 3.19.4)",
             f["resolved_unconfirmed"], lambda x: f"{x['ticket']} ({x['state']}) at {x['at']}")
     _listed("closed without a resolution", f["closed_unresolved"],
             lambda x: f"{x['ticket']} ({x['state']}) at {x['at']}")
     _listed("neither restored nor closed in the export", f["open"], lambda x: f"{x['ticket']} ({x['state']})")
+    _listed("re-opened: the clock runs to the last confirmed restore (charter 3.19.4)", f["reopened"],
+            lambda x: f"{x['ticket']}: {x['reopens']} re-open(s) in the records"
+                      + (f" ({x['vendor_count']} by the vendor's own count)" if x["vendor_count"] else "")
+                      + (f", last confirmed restore {x['last_restore']}" if x["last_restore"]
+                         else ", no confirmed restore since"))
+    _listed("records that look distorted: look at them before relying on their figures", f["distorted"],
+            lambda x: f"{x['ticket']}: {'; '.join(x['why'])}")
+    kept = len(r["imported"]) + len(r["extended"]) + len(r["unchanged"])
     if f["clock_from_opening"]:
-        kept = len(r["imported"]) + len(r["extended"]) + len(r["unchanged"])
-        typer.echo(f"clock started at the ticket's opening, the export having no detection time: "
-                   f"{len(f['clock_from_opening'])} of {kept} ticket(s) in the journal (charter 3.19.3 starts it at "
-                   "the earlier of detection and your notice; map a detection column to use it)")
+        typer.echo(f"clock started at the ticket's opening, standing in for a detection time the export lacks: "
+                   f"{len(f['clock_from_opening'])} of {kept} ticket(s) in the journal, each marked so (charter "
+                   "3.19.3 starts the clock at the earlier of detection and your notice; map a detection column "
+                   "to use it)")
+    if f["clock_from_notice"]:
+        typer.echo(f"clock started at your notice, the export holding no detection time: "
+                   f"{len(f['clock_from_notice'])} of {kept} ticket(s) (no detection is assumed)")
     _listed("on hold for the supplier's own reasons: counted, not excluded", f["kept_pauses"],
             lambda x: f"{x['ticket']} {x['label']} from {x['start']} ({num(x['hours'], 2, unit='h')})")
+    for p in r["note_patterns"]:
+        if not p["matched"]:
+            typer.echo(f"note pattern {p['event']} ({p['pattern'][:60]!r}) matched no note: check it against the "
+                       "export's notes")
     _listed("notes", f["notes"], lambda x: (f"{x['ticket']}: " if x["ticket"] else "") + x["note"])
     rec = r["reconcile"]
-    if not rec.get("compared") and "tickets" not in rec:
+    if "tickets" not in rec:
         typer.echo(f"reconciliation: not run ({rec.get('reason')})")
         return
     largest = rec["largest"]
-    typer.echo(f"\nour restore figure beside the vendor's own duration (agreeing within {rec['tolerance_seconds']} s): "
-               f"{rec['compared']} compared, {rec['agree']} agree, {rec['differ']} differ"
+    typer.echo(f"\nour restore figure beside the vendor's own, on the vendor's clock (agreeing within "
+               f"{rec['tolerance_seconds']} s): {rec['compared']} compared, {rec['agree']} agree, "
+               f"{rec['differ']} differ"
                + (f", largest difference {num(largest['hours'], 2, unit='h')} ({largest['ticket']})" if largest else "")
-               + (f"; {rec['not_compared']} not compared (no monitoring-confirmed restore)" if rec["not_compared"]
-                  else ""))
-    typer.echo("ours: clock start to the confirmed restore, less waits on you and change windows; theirs: "
-               + "; ".join(sorted({t["vendor_measure"] for t in rec["tickets"] if t["vendor_measure"]})))
+               + (f"; {rec['not_compared']} not compared" if rec["not_compared"] else ""))
+    typer.echo("ours: the earlier of detection and your notice to the last confirmed restore, less waits on you and "
+               "agreed change windows; theirs: " + "; ".join(rec["measures"]))
     rows = [t for t in rec["tickets"] if t["agree"] is not True]
+
     def hours(value: float | None, unit: str, absent: str) -> str:
         return absent if value is None else num(value, 2, unit=unit)
 
-    ours, theirs = "no confirmed restore", "not in the export"
-    print_table([{"ticket": t["ticket"], "ours": hours(t["ours_hours"], "h", ours),
-                  "theirs": hours(t["vendor_hours"], "h", theirs),
-                  "ours (business)": hours(t["ours_business_hours"], "bh", ours),
-                  "theirs (business)": hours(t["vendor_business_hours"], "bh", theirs),
-                  "pauses excluded": t["pauses_excluded"]} for t in rows[:SHOWN]])
+    print_table([{"ticket": t["ticket"], "ours": hours(t["ours_hours"], "h", "-"),
+                  "theirs": hours(t["vendor_hours"], "h", "-"),
+                  "ours (business)": hours(t["ours_business_hours"], "bh", "-"),
+                  "theirs (business)": hours(t["vendor_business_hours"], "bh", "-"),
+                  "why": "; ".join(t["reasons"]) or t["note"] or ""} for t in rows[:SHOWN]])
     if len(rows) > SHOWN:
         typer.echo(f"... and {len(rows) - SHOWN} more (all of them with --csv or --format json)")

@@ -104,6 +104,8 @@ def log(
     sets: list[str] = typer.Option([], "--set", help="A data field, key=value; repeatable."),
     by: str = typer.Option(None, "--by", help="Who records it (default: the journal's runner)."),
     seal: Path = typer.Option(None, "--seal", help="drift.onset only: keep the instant in this held file."),
+    sow: Path = typer.Option(None, "--sow", help="report.element only: the deal file whose [report.elements] "
+                                                 "this exercise's report must also carry."),
 ) -> None:
     """Append one event: the non-interactive twin of every checklist step.
 
@@ -118,7 +120,16 @@ def log(
     from zoneinfo import ZoneInfo
 
     when = timeparse.parse_instant(at, ZoneInfo(header["calendar"]["timezone"]), "--at", stamp)
-    event = jr.append(journal, kind, ident, when, _parse_sets(sets), by, seal)
+    elements = None
+    if sow is not None:
+        from day60 import clauses
+        from day60.cli.base import _rubric_ids
+        from day60.errors import InputError
+
+        if kind != "report.element":
+            raise InputError("--sow", f"is for report.element, not {kind}", "drop --sow")
+        elements = list(clauses.load_deal(sow, clauses.load_library(), _rubric_ids(), draft=True).report_elements)
+    event = jr.append(journal, kind, ident, when, _parse_sets(sets), by, seal, elements)
     shown = event["at"] or "sealed"
     typer.echo(f"seq {event['seq']}: {event['kind']} {event['id']} at {shown}")
 

@@ -46,6 +46,9 @@ def voice_score(
         return
     verdict = "pass" if result["pass_fail"]["voice"] else "fail"
     typer.echo(f"{verdict}: scalar {result['scalar']:.3f} (every sub-score must reach 0.75)")
+    if not result["components"]:  # the reference's fail of an empty transcript: no sub-score to show
+        typer.echo(f"no sub-score: {result['raw'].get('note') or 'the dialogue holds no turn'}")
+        return
     floors = result["pass_fail"]
     basis = voice_basis(result["raw"])
     print_table([{"sub-score": k, "value": f"{v:.3f}", "floor met": "yes" if floors[f"{k}_floor"] else "no",

@@ -1,9 +1,11 @@
 """Supplier records in: vendor ticket exports appended to a journal as organic incident events.
 
 One module per export format reads its files into ``records.Ticket`` objects, streaming what
-can be streamed; ``normalise`` turns every ticket into journal events through one path. The
-BPO states what the export cannot say for itself: the zone of times written without an
-offset, the ServiceNow export mode, and which vendor priority is which deal severity.
+can be streamed; ``notes`` reads the deal's note conventions; ``normalise`` turns every ticket
+into journal events through one path; ``reconcile`` sets our figure beside the vendor's own
+from the journal. The BPO states what the export cannot say for itself: the zone of times
+written without an offset, the ServiceNow export mode, which vendor priority is which deal
+severity, and which vendor values mean withdrawn or excluded.
 """
 
 from __future__ import annotations
@@ -14,7 +16,14 @@ from typing import Any
 
 from day60.errors import InputError
 from day60.imports import csvmap, jira, normalise, pagerduty, servicenow, zendesk
-from day60.imports.records import Settings, check_severity_map, load_map, parse_severity_map, zone
+from day60.imports.records import (
+    Settings,
+    check_severity_map,
+    load_map,
+    parse_outcomes,
+    parse_severity_map,
+    zone,
+)
 
 FORMATS = {"servicenow": servicenow, "jira": jira, "zendesk": zendesk, "pagerduty": pagerduty, "csv": csvmap}
 
@@ -26,6 +35,8 @@ def list_formats() -> list[dict[str, str]]:
 def settings(map_path: Path | None, severity_map: str | None, zone_name: str | None, mode: str | None,
              date_format: str | None) -> Settings:
     """Options and the --map file, options winning; every value checked."""
+    from day60.imports.notes import compile_patterns
+
     doc: dict[str, Any] = load_map(map_path) if map_path else {}
     times = doc.get("times", {})
     tz_name = zone_name or times.get("timezone")
@@ -34,7 +45,11 @@ def settings(map_path: Path | None, severity_map: str | None, zone_name: str | N
         check_severity_map(doc.get("severity", {}), "--map severity")
     return Settings(zone(tz_name, field) if tz_name else None, date_format or times.get("format"), mode,
                     severity, {str(k): str(v) for k, v in doc.get("columns", {}).items()},
-                    {str(k): str(v) for k, v in doc.get("pauses", {}).items()})
+                    {str(k): str(v) for k, v in doc.get("pauses", {}).items()},
+                    parse_outcomes(doc.get("outcomes", {})), compile_patterns(doc.get("notes", {})),
+                    {str(k): str(v) for k, v in doc.get("sla", {}).items()},
+                    [v.strip() for v in doc.get("changes", {}).get("agreed", [])],
+                    [v.strip() for v in doc.get("integrations", {}).get("names", [])])
 
 
 def sha256_file(path: Path) -> str:
@@ -68,6 +83,6 @@ def run_import(fmt: str, exports: list[Path], journal: Path, config: Settings) -
     by = f"day60 import {fmt} (export sha256 {', '.join(f['sha256'] for f in files)})"
     notes: list[str] = []
     items = module.read(exports, config, notes)
-    result = normalise.run(fmt, journal, items, config.severity, files, by)
+    result = normalise.run(fmt, journal, items, config, files, by)
     result.findings["notes"] = [{"ticket": None, "note": n} for n in notes] + result.findings["notes"]
     return result

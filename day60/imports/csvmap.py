@@ -1,13 +1,25 @@
 """Any spreadsheet saved as CSV, read through a column map (``--map MAP.toml``).
 
-The map's [columns] names the spreadsheet's columns: ``id`` (required), ``severity``,
-``opened``, ``detected``, ``partner_notice``, ``communicated``, ``restored``, ``check`` (the
-monitoring check that confirmed the restore), ``closed``, ``state``, ``pause_start``,
-``pause_end`` and ``pause_kind`` (several pauses in one cell are separated by ";", in the same
-order in each column), ``vendor_hours`` and ``vendor_business_hours``. [times] states the zone
-of times without an offset and, if they are not ISO 8601, their strptime format. [pauses]
-names what each ``pause_kind`` value is: wait, change or kept. Without a ``pause_kind``
-column every pause is a wait on the partner.
+The map's [columns] names the spreadsheet's columns (see ``KEYS``): ``id`` (required) and, as
+the sheet has them, ``severity``; the clock start ``opened``, ``detected`` and
+``partner_notice``; ``communicated`` and ``acknowledged``; ``resolved`` (several resolutions
+separated by ";", the last being the final one), ``reopened`` (re-open times, ";"), ``restored``
+(the monitoring-confirmed restore) with ``check`` (the check that confirmed it, required with
+``restored``: a restore time with an empty check is a resolution, not a confirmed restore; a
+check with no restore time confirms the restore at the resolution), ``closed``, ``state``
+and ``outcome`` (matched against [outcomes]: withdrawn, or excluded with the contract's
+reason), ``resolved_by`` (matched against [integrations]); ``pause_start``, ``pause_end`` and
+``pause_kind`` (several pauses in one cell are separated by ";", in the same order in each
+column); ``note`` and ``note_at`` (read with [notes]); ``vendor_hours``,
+``vendor_business_hours``, ``vendor_start`` and ``vendor_end`` (the sheet's own figure and its
+clock). [times] states the zone of times without an offset and, if they are not ISO 8601,
+their strptime format. [pauses] names what each ``pause_kind`` value is: wait, change or kept.
+Without a ``pause_kind`` column every pause is a wait on the partner.
+
+Continuation rows: a row that repeats an earlier row's id, and whose other cells are empty or
+the same as that row's, except the pause, note and re-open cells, adds its pauses, notes and
+re-opens to that ticket. A repeated id with any other cell different is a second ticket under
+the same id, and stops the import naming both rows.
 """
 
 from __future__ import annotations
@@ -24,25 +36,29 @@ from day60.imports.records import (
     Ticket,
     Times,
     Unreadable,
+    VendorClock,
+    check_columns,
+    confirm,
     csv_rows,
     number,
     require_columns,
 )
 
-DESCRIPTION = "any CSV with --map MAP.toml naming its columns, the zone of naive times and the pause kinds"
-KEYS = ("id", "severity", "opened", "detected", "partner_notice", "communicated", "restored", "check", "closed",
-        "state", "pause_start", "pause_end", "pause_kind", "vendor_hours", "vendor_business_hours")
+DESCRIPTION = ("any CSV with --map MAP.toml naming its columns (continuation rows add pauses, notes and re-opens "
+               "to their ticket), the zone of naive times and the pause kinds")
+KEYS = ("id", "severity", "opened", "detected", "partner_notice", "communicated", "acknowledged", "resolved",
+        "reopened", "restored", "check", "closed", "state", "outcome", "resolved_by", "pause_start", "pause_end",
+        "pause_kind", "note", "note_at", "vendor_hours", "vendor_business_hours", "vendor_start", "vendor_end")
+CONTINUED = ("pause_start", "pause_end", "pause_kind", "note", "note_at", "reopened")  # what a continuation row adds
+TEXT = ("note", "check", "state", "outcome")  # cells that may run over several lines
 
 
 def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ticket | Unreadable]:
     cols = settings.columns
-    unknown = sorted(set(cols) - set(KEYS))
-    if unknown:
-        raise InputError(f"--map columns.{unknown[0]}", "is not a column the csv format reads",
-                         f"[columns] takes: {', '.join(KEYS)}")
+    check_columns(settings, KEYS, "csv")
     if "id" not in cols:
         raise InputError("--map", "the csv format needs a map naming at least the id column",
-                         "write [columns] id = \"...\" and the time columns (see day60/imports/examples/map.toml)")
+                         "write [columns] id = \"...\" and the time columns (see day60/imports/examples/)")
     if not {"opened", "detected", "partner_notice"} & set(cols):
         raise InputError("--map columns", "name no clock start", "map opened, detected or partner_notice")
     if ("pause_start" in cols) != ("pause_end" in cols):
@@ -50,17 +66,51 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
                          "map both pause_start and pause_end")
     times = Times(settings)
     for p in paths:
-        header, rows = csv_rows(p, "EXPORT")
-        require_columns(header, list(cols.values()), p, "EXPORT", "the map")
+        used = list(cols.values())
+        header, rows = csv_rows(p, "EXPORT", used=used, free=[cols[k] for k in TEXT if k in cols])
+        require_columns(header, used, p, "EXPORT", "the map")
+        first: dict[str, tuple[str, dict[str, str], Ticket | None, str | None]] = {}
+        order: list[str] = []
+        repeated: list[str] = []
         for n, row in rows:
             where = f"{p.name} row {n}"
             if "\0problem" in row:
                 yield Unreadable(where, None, row["\0problem"])
                 continue
+            ref = (row[cols["id"]] or "").strip()
+            held = first.get(ref) if ref else None
+            if held is not None:
+                if not _continues(row, held[1], cols):
+                    repeated.append(f"{ref[:40]!r} ({held[0]} and row {n})")
+                elif held[2] is not None:
+                    try:
+                        _add(held[2], row, times, settings, f"row {n}")
+                    except RowProblem as exc:
+                        held[2].notes.append(f"continuation row {n} was not read: {exc}")
+                continue
             try:
-                yield _ticket(row, where, times, settings)
+                ticket, problem = _ticket(row, where, times, settings), None
             except RowProblem as exc:
-                yield Unreadable(where, row.get(cols["id"]), str(exc))
+                ticket, problem = None, str(exc)
+            if ref:
+                first[ref] = (where, row, ticket, problem)
+                order.append(ref)
+            else:
+                yield Unreadable(where, row.get(cols["id"]), problem or "has no ticket id")
+        if repeated:
+            raise InputError("EXPORT", f"{p}: {len(repeated)} ticket id(s) appear on rows that differ: "
+                                       f"{'; '.join(repeated[:5])}{' and more' if len(repeated) > 5 else ''}",
+                             "give each ticket once; a row that only adds a pause or a note repeats the id and "
+                             "leaves its other cells empty; nothing was written")
+        for ref in order:
+            where, row, ticket, problem = first[ref]
+            yield ticket if ticket is not None else Unreadable(where, ref, problem or "")
+
+
+def _continues(row: dict[str, str], main: dict[str, str], cols: dict[str, str]) -> bool:
+    """A row that adds only pauses, notes or re-opens to the ticket on ``main``."""
+    return all(not (row[c] or "").strip() or (row[c] or "").strip() == (main[c] or "").strip()
+               for key, c in cols.items() if key not in CONTINUED)
 
 
 def _ticket(row: dict[str, str], where: str, times: Times, settings: Settings) -> Ticket:
@@ -74,27 +124,65 @@ def _ticket(row: dict[str, str], where: str, times: Times, settings: Settings) -
 
     t = Ticket(cell("id") or "", where, cell("severity"), at("opened"), detected=at("detected"),
                detected_label=f"the {cols.get('detected')} column", partner_notice=at("partner_notice"),
-               communicated=at("communicated"), resolved=at("restored"), closed=at("closed"),
-               state=(cell("state") or "").strip(), check=(cell("check") or "").strip() or None)
-    t.vendor_hours = number(cell("vendor_hours"), cols.get("vendor_hours", ""))
-    t.vendor_business_hours = number(cell("vendor_business_hours"), cols.get("vendor_business_hours", ""))
-    if t.vendor_hours is not None or t.vendor_business_hours is not None:
-        t.vendor_label = "the spreadsheet's own hours"
-    if "pause_start" in cols:
-        starts, ends = _split(cell("pause_start")), _split(cell("pause_end"))
-        kinds = _split(cell("pause_kind")) if "pause_kind" in cols else ["wait"] * len(starts)
-        if not len(starts) == len(ends) == len(kinds):
-            raise RowProblem(f"has {len(starts)} pause start(s), {len(ends)} end(s) and {len(kinds)} kind(s); "
-                             "list them in the same order, separated by ';'")
-        for i, (s, e, k) in enumerate(zip(starts, ends, kinds, strict=True), start=1):
-            kind = settings.pauses.get(k, k if "pause_kind" not in cols else None)
-            if kind not in PAUSE_KINDS:
-                raise RowProblem(f"pause {i} kind {k[:30]!r} is not named in the map's [pauses]")
-            start = times.read(s, f"{cols['pause_start']} {i}")
-            if start is None:
-                raise RowProblem(f"pause {i} has no start")
-            t.pauses.append(Pause(kind, start, times.read(e, f"{cols['pause_end']} {i}"), f"{k}"))
+               communicated=at("communicated"), closed=at("closed"), state=(cell("state") or "").strip())
+    resolutions = [times.required(v, f"{cols['resolved']} {i}") for i, v in enumerate(_split(cell("resolved")), 1)]
+    if resolutions:
+        t.earlier = [(r, "resolved, then re-opened") for r in resolutions[:-1]]
+        t.resolved = resolutions[-1]
+    restored, check = at("restored"), (cell("check") or "").strip() or None
+    if restored is not None and check is None:
+        t.resolved = t.resolved or restored  # a restore no check confirmed is a resolution, no more
+        t.notes.append(f"{cols['restored']} has a time but {cols['check']} names no check: not a confirmed restore")
+    else:
+        confirm(t, restored, check, cols.get("restored"))
+    if "acknowledged" in cols:
+        t.ack_known, t.acknowledged = True, at("acknowledged")
+    resolver = (cell("resolved_by") or "").strip()
+    if resolver and resolver in settings.integrations:
+        t.auto_resolved = f"{cols['resolved_by']} {resolver!r}"
+    found = settings.outcome("the sheet's", (cols.get("outcome", "outcome"), cell("outcome")),
+                             (cols.get("state", "state"), cell("state")))
+    if found:
+        t.outcome = (found[0], found[1], None)
+    wall = number(cell("vendor_hours"), cols.get("vendor_hours", ""))
+    business = number(cell("vendor_business_hours"), cols.get("vendor_business_hours", ""))
+    if wall is not None or business is not None:
+        t.vendor = VendorClock("the sheet's own hours (" + ", ".join(
+            cols[k] for k in ("vendor_hours", "vendor_business_hours") if k in cols) + ")", wall, business,
+            at("vendor_start"), at("vendor_end"))
+    _add(t, row, times, settings, "")
     return t
+
+
+def _add(t: Ticket, row: dict[str, str], times: Times, settings: Settings, origin: str) -> None:
+    """The pauses, notes and re-opens of one row (a ticket's own, or a continuation row's)."""
+    cols = settings.columns
+
+    def cell(key: str) -> str | None:
+        return row[cols[key]] if key in cols else None
+
+    suffix = f" ({origin})" if origin else ""
+    for i, value in enumerate(_split(cell("reopened")), start=1):
+        t.reopens.append((times.required(value, f"{cols['reopened']} {i}"), f"the sheet's {cols['reopened']}"
+                                                                            f"{suffix}"))
+    note = (cell("note") or "").strip()
+    if note:
+        t.note_stream.append((times.read(cell("note_at"), cols.get("note_at", "note_at")), note))
+    if "pause_start" not in cols:
+        return
+    starts, ends = _split(cell("pause_start")), _split(cell("pause_end"))
+    kinds = _split(cell("pause_kind")) if "pause_kind" in cols else ["wait"] * len(starts)
+    if not len(starts) == len(ends) == len(kinds):
+        raise RowProblem(f"has {len(starts)} pause start(s), {len(ends)} end(s) and {len(kinds)} kind(s); "
+                         "list them in the same order, separated by ';'")
+    for i, (s, e, k) in enumerate(zip(starts, ends, kinds, strict=True), start=1):
+        kind = settings.pauses.get(k, k if "pause_kind" not in cols else None)
+        if kind not in PAUSE_KINDS:
+            raise RowProblem(f"pause {i} kind {k[:30]!r} is not named in the map's [pauses]")
+        start = times.read(s, f"{cols['pause_start']} {i}")
+        if start is None:
+            raise RowProblem(f"pause {i} has no start")
+        t.pauses.append(Pause(kind, start, times.read(e, f"{cols['pause_end']} {i}"), f"{k}{suffix}"))
 
 
 def _split(value: str | None) -> list[str]:

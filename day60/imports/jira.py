@@ -1,18 +1,34 @@
 """Jira Service Management: the issue CSV, the changelog JSON and the SLA JSON.
 
-The CSV (``Issue key``, ``Created``, ``Resolved``, ``Priority``, ``Status``) holds times in the
-exporting user's zone and date format (by default ``02/Mar/26 9:15 AM``), so the zone must be
-stated. Status changes come from the changelog as the REST search returns it with
-``expand=changelog`` (``issues[].key``, ``changelog.histories[].created`` and ``items[]`` with
-``field`` "status", ``fromString``, ``toString``). "Waiting for customer" is time waiting on
-the partner; other statuses are the supplier's time unless the map's [pauses] says otherwise.
-The SLA JSON (the Service Management ``/request/{key}/sla`` answer per issue, keyed by issue
-key) gives the vendor's own ``elapsedTime`` for reconciling; its cycles are not used as pauses.
+The CSV (``Issue key``, ``Created``, ``Resolved``, ``Priority``, ``Status``, and ``Issue id``,
+``Issue Type``, ``Resolution`` and ``Comment`` where exported) holds times in the exporting
+user's zone and date format (by default ``02/Mar/26 9:15 AM``), so the zone must be stated.
+Jira repeats a column for each value of a multi-value field (``Comment``, issue links): those
+are read as lists; any other column the import reads that appears twice is refused.
+
+The changelog comes as the REST search returns it with ``expand=changelog`` (``issues[].key``,
+``changelog.histories[]``), as the per-issue changelog page (``values[]``, the issue named in
+its ``self`` link) or as the bulk fetch (``issueChangeLogs[].issueId``, ``changeHistories``).
+Each history's ``items[]`` with ``field`` "status" give the status intervals ("Waiting for
+customer" is time waiting on the partner; the map's [pauses] names others); with ``field``
+"resolution", a value set is a resolution and a value cleared a re-open.
+
+The SLA JSON is the Service Management answer to ``/rest/servicedeskapi/request/{key}/sla``:
+either the raw answer (``values[]``, the request named in its ``_links.self``) or such answers
+keyed by issue key. The SLA named in the map's [sla] name (default "Time to resolution") is
+the vendor's own clock; its calendar (24x7 or business hours) is the map's [sla] calendar, or
+read from the record's ``withinCalendarHours``, and it is compared with our figure on that
+calendar.
+
+Detection, partner notice, communication, acknowledgement, the monitoring-confirmed restore
+and its check, an agreed change window (``change_start``/``change_end``, by default JSM's
+"Change start date" and "Change completion date" fields) are columns the map names.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,74 +41,153 @@ from day60.imports.records import (
     Ticket,
     Times,
     Unreadable,
+    VendorClock,
+    check_columns,
+    confirm,
     csv_rows,
     require_columns,
 )
 
 PAUSES = {"Waiting for customer": "wait", "Pending": "kept"}
-CLOSED = ("Closed", "Canceled", "Cancelled", "Done")
+CLOSED = ("Closed", "Canceled", "Cancelled", "Done", "Resolved", "Declined")
 SLA_NAME = "Time to resolution"
 DATE_FORMAT = "%d/%b/%y %I:%M %p"
-DESCRIPTION = ("issue CSV (Issue key, Created, Resolved, Priority, Status) with --zone, the changelog JSON "
-               "(search with expand=changelog) and the SLA JSON (elapsedTime of 'Time to resolution')")
+CHANGE_FIELDS = ("Custom field (Change start date)", "Custom field (Change completion date)")
+KEYS = ("severity", "detected", "partner_notice", "communicated", "acknowledged", "restored", "check", "outcome",
+        "resolved_by", "change_start", "change_end", "change_link", "notes")
+DESCRIPTION = ("issue CSV (Issue key, Created, Resolved, Priority, Status, Resolution, Comment) with --zone, the "
+               "changelog JSON (search with expand=changelog, or per issue) and the SLA JSON (the "
+               "/request/{key}/sla answer)")
+_REQUEST = re.compile(r"/request/([^/?#]+)/sla")
+_ISSUE = re.compile(r"/issue/([^/?#]+)/changelog")
 
 
-def _load_json(p: Path) -> tuple[str, Any]:
+def _load_json(p: Path) -> Any:
     from day60.files import loads_json, read_bytes
     from day60.imports.records import MAX_JSON_EXPORT_BYTES
 
-    doc = loads_json(read_bytes(p, "EXPORT", "a JSON export", MAX_JSON_EXPORT_BYTES), "EXPORT", "a JSON export", str(p))
+    return loads_json(read_bytes(p, "EXPORT", "a JSON export", MAX_JSON_EXPORT_BYTES), "EXPORT", "a JSON export",
+                      str(p))
+
+
+def _kind(doc: Any, p: Path) -> tuple[str, Any]:
+    """Which Jira answer a JSON file is; anything else is refused by name, never ignored."""
     if isinstance(doc, dict) and isinstance(doc.get("issues"), list):
-        return "changelog", doc["issues"]
-    if isinstance(doc, dict):
+        return "changelog", [(i.get("key") if isinstance(i, dict) else None,
+                              ((i.get("changelog") or {}) if isinstance(i, dict) else {}).get("histories"))
+                             for i in doc["issues"]]
+    if isinstance(doc, dict) and isinstance(doc.get("issueChangeLogs"), list):
+        logs = doc["issueChangeLogs"]
+        return "changelog", [(("id", str(i.get("issueId"))) if isinstance(i, dict) else None,
+                              i.get("changeHistories") if isinstance(i, dict) else None) for i in logs]
+    if isinstance(doc, dict) and isinstance(doc.get("values"), list):
+        values = doc["values"]
+        if values and all(isinstance(v, dict) and "items" in v for v in values):
+            m = _ISSUE.search(str(doc.get("self", "")))
+            if not m:
+                raise InputError("EXPORT", f"{p} is a changelog page whose self link names no issue",
+                                 "save each issue's changelog as the API returns it, with its self link")
+            return "changelog", [(m.group(1), values)]
+        return "sla", {_request_of(doc, p): doc}
+    if isinstance(doc, dict) and doc and all(isinstance(v, dict) and isinstance(v.get("values"), list)
+                                             for v in doc.values()):
         return "sla", doc
-    raise InputError("EXPORT", f"{p} is neither a changelog export ('issues') nor an SLA export (issue key to "
-                               "its SLA answer)", "give the exports as the Jira APIs return them")
+    raise InputError("EXPORT", f"{p} is not a JSON export the jira format reads",
+                     "it takes: the search answer with expand=changelog ('issues'), a changelog page ('values' "
+                     "with items), the bulk changelog ('issueChangeLogs'), or the /request/{key}/sla answer "
+                     "('values' with SLA names), alone or keyed by issue key")
+
+
+def _request_of(doc: dict[str, Any], p: Path) -> str:
+    links = [str((doc.get("_links") or {}).get("self", ""))] + \
+        [str((v.get("_links") or {}).get("self", "")) for v in doc["values"] if isinstance(v, dict)]
+    for link in links:
+        m = _REQUEST.search(link)
+        if m:
+            return m.group(1)
+    raise InputError("EXPORT", f"{p} is an SLA answer whose links name no request",
+                     "save it as the API returns it (with _links.self), or key it by issue key")
 
 
 def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ticket | Unreadable]:
+    check_columns(settings, KEYS, "jira")
     csv_times = Times(Settings(settings.zone, settings.date_format or DATE_FORMAT), how="state the exporting "
                       "user's time zone with --zone (Jira writes CSV times in it, without an offset)")
     api_times = Times(settings)
-    history: dict[str, list[tuple[dt.datetime, str]]] = {}
+    history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]] = {}
     sla: dict[str, Any] = {}
     issues = []
     for p in paths:
         if p.suffix.lower() == ".json":
-            kind, doc = _load_json(p)
+            kind, doc = _kind(_load_json(p), p)
             if kind == "sla":
                 sla.update(doc)
                 continue
-            for i, issue in enumerate(doc):
-                yield from _history(issue, f"{p.name} issue {i + 1}", api_times, history)
+            for i, (key, histories) in enumerate(doc):
+                yield from _history(key, histories, f"{p.name} issue {i + 1}", api_times, history)
         else:
-            issues.append((p, *csv_rows(p, "EXPORT")))
+            issues.append(p)
     if not issues:
         raise InputError("EXPORT", "no issue CSV was given", "give the Jira Service Management CSV export")
     if not history:
-        notes.append("no changelog export was given: status intervals cannot be rebuilt, so no waiting on the "
-                     "partner and no change window is excluded")
+        notes.append("no changelog export was given: status intervals and re-opens cannot be rebuilt, so no "
+                     "waiting on the partner is excluded and no earlier resolution is known")
+    if settings.sla.get("calendar") is None and sla:
+        notes.append("the map's [sla] calendar is not stated: each SLA's calendar is read from its record "
+                     "(withinCalendarHours), and one that does not say is not compared")
     pauses_of = {**PAUSES, **settings.pauses}
     sev = settings.column("severity", "Priority")
-    for p, header, rows in issues:
-        require_columns(header, ["Issue key", "Created", "Resolved", "Status", sev], p, "EXPORT", "a Jira CSV export")
+    for p in issues:
+        from day60.imports.records import csv_header
+
+        header = csv_header(p, "EXPORT")
+        cols = _columns(settings, header)
+        used = ["Issue key", "Created", "Resolved", "Status", sev] + [c for c in cols.values() if c] + \
+            [c for c in ("Issue id", "Issue Type", "Resolution") if c in header]
+        many = [c for k, c in cols.items() if k in ("notes", "change_link") and c]
+        header, rows = csv_rows(p, "EXPORT", used=used, many=many, free=[cols.get("check") or "\0"])
+        require_columns(header, ["Issue key", "Created", "Resolved", "Status", sev] +
+                        [c for k, c in cols.items() if c and k in settings.columns], p, "EXPORT", "a Jira CSV export")
+        tickets, changes = [], {}
         for n, row in rows:
             where = f"{p.name} row {n}"
             if "\0problem" in row:
                 yield Unreadable(where, None, row["\0problem"])
                 continue
+            if (row.get("Issue Type") or "").strip() == "Change":
+                changes[row["Issue key"].strip()] = _change(row, cols, csv_times, settings)
+                continue
+            tickets.append((where, row))
+        if changes:
+            notes.append(f"{len(changes)} change issue(s) read for their windows, not as tickets: "
+                         f"{', '.join(sorted(changes)[:8])}")
+        for where, row in tickets:
             try:
-                yield _ticket(row, where, csv_times, settings, history, sla, pauses_of)
+                yield _ticket(row, where, csv_times, settings, cols, history, sla, pauses_of, changes)
             except RowProblem as exc:
                 yield Unreadable(where, row.get("Issue key"), str(exc))
 
 
-def _history(issue: Any, where: str, times: Times, history: dict[str, list[tuple[dt.datetime, str]]]) \
-        -> Iterator[Unreadable]:
-    key = issue.get("key") if isinstance(issue, dict) else None
-    histories = (issue.get("changelog") or {}).get("histories") if isinstance(issue, dict) else None
-    if not isinstance(key, str) or not isinstance(histories, list):
-        yield Unreadable(where, None, "is not an issue with a key and changelog.histories")
+def _columns(settings: Settings, header: list[str]) -> dict[str, str | None]:
+    col = settings.column
+    defaults = {"change_start": CHANGE_FIELDS[0], "change_end": CHANGE_FIELDS[1], "notes": "Comment",
+                "outcome": "Resolution"}
+    out: dict[str, str | None] = {}
+    for key in KEYS:
+        if key == "severity":
+            continue
+        name = col(key) or (defaults[key] if key in defaults and defaults[key] in header else None)
+        out[key] = name
+    if bool(out["change_start"]) != bool(out["change_end"]):
+        raise InputError("--map columns", "name a change window start without an end, or an end without a start",
+                         "map both change_start and change_end")
+    return out
+
+
+def _history(key: Any, histories: Any, where: str, times: Times,
+             history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]]) -> Iterator[Unreadable]:
+    if not isinstance(key, str | tuple) or not isinstance(histories, list):
+        yield Unreadable(where, None, "is not an issue with a key and its change histories")
         return
     for h in histories:
         try:
@@ -101,63 +196,191 @@ def _history(issue: Any, where: str, times: Times, history: dict[str, list[tuple
             if not isinstance(items, list):
                 raise RowProblem("a history entry has no items")
         except RowProblem as exc:
-            yield Unreadable(where, key, str(exc))
+            yield Unreadable(where, str(key), str(exc))
             continue
         for item in items:
-            if isinstance(item, dict) and item.get("field") == "status" and isinstance(item.get("toString"), str):
-                history.setdefault(key.strip(), []).append((at, item["toString"]))
+            if isinstance(item, dict) and item.get("field") in ("status", "resolution"):
+                to = item.get("toString")
+                history.setdefault(key.strip() if isinstance(key, str) else key, []).append(
+                    (at, item["field"], to if isinstance(to, str) else None,
+                     item.get("fromString") if isinstance(item.get("fromString"), str) else None))
 
 
-def _ticket(row: dict[str, str], where: str, times: Times, settings: Settings,
-            history: dict[str, list[tuple[dt.datetime, str]]], sla: dict[str, Any],
-            pauses_of: dict[str, str]) -> Ticket:
-    col = settings.column
+def _change(row: dict[str, Any], cols: dict[str, str | None], times: Times, settings: Settings) -> Pause | str:
+    """A change issue's window, or why it is not an agreed change window."""
+    status = (row.get("Status") or "").strip()
+    if not cols["change_start"]:
+        return "the map names no change window columns"
+    try:
+        start = times.read(row.get(cols["change_start"]), cols["change_start"])
+        end = times.read(row.get(cols["change_end"]), cols["change_end"])
+    except RowProblem as exc:
+        return str(exc)
+    if start is None or end is None or end <= start:
+        return "it has no window (start and end)"
+    if status not in settings.agreed_changes:
+        return f"its status {status!r} is not one the map's [changes] agreed names"
+    return Pause("change", start, end, f"change {row['Issue key'].strip()} ({status}): agreed window")
+
+
+def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, cols: dict[str, str | None],
+            history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]], sla: dict[str, Any],
+            pauses_of: dict[str, str], changes: dict[str, Pause | str]) -> Ticket:
     key = row["Issue key"].strip()
-    t = Ticket(key, where, row[col("severity", "Priority")], times.read(row["Created"], "Created"),
+    t = Ticket(key, where, row[settings.column("severity", "Priority")], times.read(row["Created"], "Created"),
                resolved=times.read(row["Resolved"], "Resolved"), state=row["Status"].strip())
-    if col("check"):
-        if col("check") not in row:
-            raise InputError("--map columns.check", f"the CSV has no column {col('check')!r}", "name a column it has")
-        t.check = row[col("check")].strip() or None
-    changes = sorted(history.get(key, []), key=lambda c: c[0])
+
+    def at(name: str) -> dt.datetime | None:
+        return times.read(row.get(cols[name]), cols[name]) if cols[name] else None
+
+    t.detected, t.partner_notice, t.communicated = at("detected"), at("partner_notice"), at("communicated")
+    if t.detected is not None:
+        t.detected_label = f"the {cols['detected']} column"
+    if cols["acknowledged"]:
+        t.ack_known, t.acknowledged = True, at("acknowledged")
+    confirm(t, at("restored"), row.get(cols["check"]) if cols["check"] else None, cols["restored"])
+    resolution = (row.get("Resolution") or "").strip()
+    found = settings.outcome("Jira", ("Resolution", resolution), ("Status", t.state),
+                             *([(cols["outcome"], row.get(cols["outcome"]))] if cols["outcome"] else []))
+    if found:
+        t.outcome = (found[0], found[1], None)
+    if cols["resolved_by"]:
+        resolver = (row.get(cols["resolved_by"]) or "").strip()
+        if resolver in settings.integrations:
+            t.auto_resolved = f"{cols['resolved_by']} {resolver!r}"
+    changes_of = sorted(history.get(key, []) + history.get(("id", (row.get("Issue id") or "").strip()), []),
+                        key=lambda c: c[0])
+    _intervals(t, [c for c in changes_of if c[1] == "status"], pauses_of)
+    _resolutions(t, changes_of)
+    if t.state in CLOSED and t.resolved is None and t.closed is None:
+        t.notes.append(f"{t.state} without a resolution, and the changelog gives no time for it")
+    if cols["change_start"]:
+        start, end = at("change_start"), at("change_end")
+        if start is not None and end is not None and end > start:
+            t.pauses.append(Pause("change", start, end, f"{cols['change_start']} to {cols['change_end']}"))
+    for link in (row.get(cols["change_link"]) or []) if cols["change_link"] else []:
+        change = changes.get(link.strip())
+        if isinstance(change, Pause):
+            t.pauses.append(change)
+        elif change is not None:
+            t.notes.append(f"linked change {link.strip()} is not excluded: {change}")
+    for comment in (row.get(cols["notes"]) or []) if cols["notes"] else []:
+        t.note_stream.append(_comment(comment, times))
+    answer = sla.get(key) if key in sla else sla.get((row.get("Issue id") or "").strip())
+    if answer is not None:
+        _vendor(t, answer, settings)
+    return t
+
+
+def _intervals(t: Ticket, changes: list[tuple[dt.datetime, str, str | None, str | None]],
+               pauses_of: dict[str, str]) -> None:
     open_at, open_status = None, ""
-    for at, status in changes:
+    for at, _field, status, _old in changes:
         if open_at is not None:
             t.pauses.append(Pause(pauses_of[open_status], open_at, at, f"status: {open_status}"))
             open_at = None
         if status in pauses_of:
             open_at, open_status = at, status
-        if status in CLOSED and t.resolved is None:
+        if status in CLOSED and status != "Resolved" and t.resolved is None:
             t.closed = at
     if open_at is not None:
         t.pauses.append(Pause(pauses_of[open_status], open_at, None, f"status: {open_status}"))
-    if t.state in CLOSED and t.resolved is None and t.closed is None:
-        t.notes.append(f"{t.state} without a resolution, and the changelog gives no time for it")
-    answer = sla.get(key)
-    if answer is not None:
-        t.vendor_business_hours, note = _elapsed(answer)
-        t.vendor_label = f"Jira SLA '{SLA_NAME}' elapsedTime (on the SLA's own calendar)"
-        if note:
-            t.notes.append(note)
-    return t
 
 
-def _elapsed(answer: Any) -> tuple[float | None, str | None]:
+def _resolutions(t: Ticket, changes: list[tuple[dt.datetime, str, str | None, str | None]]) -> None:
+    """Earlier resolutions and re-opens: from the resolution field where the changelog has it
+    (set: resolved; cleared: re-opened), else from statuses leaving a done status."""
+    res = [c for c in changes if c[1] == "resolution"]
+    resolutions, reopens = [], []
+    if res:
+        for at, _field, to, old in res:
+            if to:
+                resolutions.append(at)
+            elif old:
+                reopens.append((at, f"resolution {old} cleared"))
+    else:
+        for at, _field, to, old in changes:
+            if to in CLOSED and old not in CLOSED:
+                resolutions.append(at)
+            elif old in CLOSED and to is not None and to not in CLOSED:
+                reopens.append((at, f"status {old} to {to}"))
+    if reopens:
+        last = reopens[-1][0]
+        t.earlier = [(at, "resolved, then re-opened") for at in resolutions if at <= last]
+        t.reopens = reopens
+
+
+def _comment(text: str, times: Times) -> tuple[dt.datetime | None, str]:
+    """A Jira CSV comment cell: ``date;author;body``."""
+    parts = text.split(";", 2)
+    if len(parts) == 3:
+        try:
+            return times.read(parts[0], "Comment"), parts[2]
+        except RowProblem:
+            pass
+    return None, text
+
+
+def _millis(value: Any) -> float | None:
+    millis = (value or {}).get("millis") if isinstance(value, dict) else None
+    if not isinstance(millis, int | float) or isinstance(millis, bool) or millis < 0:
+        return None
+    return float(millis)
+
+
+def _instant(value: Any, what: str) -> dt.datetime | None:
+    if not isinstance(value, dict):
+        return None
+    epoch = value.get("epochMillis")
+    if isinstance(epoch, int) and not isinstance(epoch, bool) and 0 <= epoch < 7_258_118_400_000:
+        return dt.datetime.fromtimestamp(epoch / 1000, dt.UTC)
+    text = value.get("iso8601")
+    if isinstance(text, str):
+        return Times(Settings()).read(text, what)
+    return None
+
+
+def _vendor(t: Ticket, answer: Any, settings: Settings) -> None:
+    """The SLA the reconciliation compares with, on its own calendar."""
+    name = settings.sla.get("name", SLA_NAME)
     values = answer.get("values") if isinstance(answer, dict) else None
-    metric = next((v for v in values or [] if isinstance(v, dict) and v.get("name") == SLA_NAME), None)
+    metric = next((v for v in values or [] if isinstance(v, dict) and v.get("name") == name), None)
     if metric is None:
-        return None, f"the SLA export has no '{SLA_NAME}' metric"
-    millis = 0.0
-    for cycle in metric.get("completedCycles") or []:
-        value = ((cycle or {}).get("elapsedTime") or {}).get("millis")
-        if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
-            return None, "an SLA cycle's elapsedTime.millis is not a duration"
-        millis += value
+        t.notes.append(f"the SLA answer has no {name!r} SLA (name it in the map's [sla] name)")
+        return
     ongoing = metric.get("ongoingCycle")
-    note = None
+    calendar = settings.sla.get("calendar")
+    if calendar is None and isinstance(ongoing, dict) and isinstance(ongoing.get("withinCalendarHours"), bool):
+        calendar = "business" if ongoing["withinCalendarHours"] else "24x7"
     if isinstance(ongoing, dict):
-        value = (ongoing.get("elapsedTime") or {}).get("millis")
-        if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
-            millis += value
-        note = "the SLA was still running at export" + (" (paused)" if ongoing.get("paused") else "")
-    return millis / 3_600_000, note
+        t.notes.append(f"the SLA {name!r} was still running at export" + (" (paused)" if ongoing.get("paused") else "")
+                       + ": not compared")
+        return
+    cycles = [c for c in metric.get("completedCycles") or [] if isinstance(c, dict)]
+    if not cycles:
+        t.notes.append(f"the SLA {name!r} has no completed cycle: not compared")
+        return
+    try:
+        elapsed = [_millis(c.get("elapsedTime")) for c in cycles]
+        starts = [_instant(c.get("startTime"), "startTime") for c in cycles]
+        stops = [_instant(c.get("stopTime"), "stopTime") for c in cycles]
+    except RowProblem as exc:
+        t.notes.append(f"the SLA {name!r} was not read: {exc}")
+        return
+    if any(e is None for e in elapsed):
+        t.notes.append(f"an SLA cycle's elapsedTime.millis is not a duration: {name!r} not compared")
+        return
+    if calendar is None:
+        t.notes.append(f"the SLA {name!r} does not say whether it runs 24x7 or on business hours: state [sla] "
+                       "calendar in the map to compare it")
+        return
+    hours = sum(elapsed) / 3_600_000  # type: ignore[arg-type]
+    start = starts[0] if all(starts) else None
+    stop = stops[-1] if all(stops) else None
+    cycles_note = f", {len(cycles)} cycles" if len(cycles) > 1 else ""
+    measure = f"Jira SLA {name!r} elapsedTime ({calendar}{cycles_note})"
+    if calendar == "24x7":
+        paused = None if start is None or stop is None else max(0.0, (stop - start).total_seconds() / 3600 - hours)
+        t.vendor = VendorClock(measure, hours, None, start, stop, paused)
+    else:
+        t.vendor = VendorClock(measure, None, hours, start, stop, None, "the SLA's own calendar")

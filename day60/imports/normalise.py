@@ -1,13 +1,25 @@
 """Tickets to journal events: one shared path for every vendor format.
 
-Each ticket becomes organic incident events under the id ``FORMAT:TICKET``: the clock start
-(a detection time where the export has one, else the ticket's opening, said so in its note),
-the partner's notice and first communication where given, each wait on the partner and each
-agreed change window as a start and an end, and the restore. A restore counts only with
-monitoring evidence (charter 3.19.4); a ticket resolved without it, or closed without being
-resolved, is logged as ``incident.ticket-closed`` and reported. Every ticket's events are
-replayed through the journal's rules of fact before any is written; a ticket that breaks one
-is listed with the reason, never written, never dropped silently.
+Each ticket becomes organic incident events under the id ``FORMAT:TICKET``:
+
+- the clock start (charter 3.19.3): the supplier's detection and the partner's notice, each
+  where the export holds it; only where it holds neither is the ticket's opening written as a
+  detection that stands in for one, marked ``clock_start: "ticket-opened"``. A ticket with only
+  a partner notice gets that notice and no detection;
+- each wait on the partner and each agreed change window as a start and an end, merged per
+  kind first so that overlapping holds from several sources count once;
+- the restore (3.19.4): a restore counts only with monitoring evidence; every resolution and
+  closure in the vendor's records that is not the confirmed restore itself is written as
+  ``incident.ticket-closed``, and every re-open as ``incident.reopened``, so that the clock runs
+  to the last confirmed restore; the vendor's own duration, where the export has one, goes on
+  the last resolution (or on the restore, where that is the resolution) so a report can
+  reconcile from the journal alone;
+- a withdrawal or exclusion (3.19.5) that the map's [outcomes] or [notes] names, with the
+  vendor's value as the reason.
+
+Every ticket's events are replayed through the journal's rules of fact before any is written;
+a ticket that breaks one is listed with the reason, never written, never dropped silently. A
+ticket id that appears twice in an export stops the import before anything is written.
 
 Re-importing is idempotent: a ticket whose events are already in the journal adds nothing;
 one with new events (a restore since the last export) adds only those; one whose recorded
@@ -28,11 +40,12 @@ from day60 import journal as jr
 from day60.clock import to_utc_us
 from day60.errors import InputError
 from day60.events import Ident
-from day60.imports.records import RowProblem, Ticket, Unreadable, clean
+from day60.imports.records import Pause, RowProblem, Settings, Ticket, Times, Unreadable, clean
 
-US_PER_HOUR = 3_600_000_000
-AGREE_SECONDS = 60  # our figure and the vendor's agree when within a minute of each other
 _IDENT = TypeAdapter(Ident)  # the journal's own rule for ids
+Event = tuple[str, dt.datetime, dict[str, Any]]
+FINDINGS = ("resolved_unconfirmed", "closed_unresolved", "open", "clock_from_opening", "clock_from_notice",
+            "withdrawn", "excluded", "reopened", "distorted", "kept_pauses", "notes")
 
 
 @dataclass
@@ -50,9 +63,8 @@ class Result:
     conflicts: list[dict[str, Any]] = field(default_factory=list)
     unreadable: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[dict[str, Any]] = field(default_factory=list)
-    findings: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {
-        "resolved_unconfirmed": [], "closed_unresolved": [], "open": [], "clock_from_opening": [],
-        "kept_pauses": [], "notes": []})
+    findings: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {k: [] for k in FINDINGS})
+    note_patterns: list[dict[str, Any]] = field(default_factory=list)
     reconcile: dict[str, Any] = field(default_factory=dict)
     head: dict[str, Any] = field(default_factory=dict)
 
@@ -61,38 +73,111 @@ class Result:
         return dict(vars(self))
 
 
-def ticket_events(t: Ticket, severity: int | None) -> list[tuple[str, dt.datetime, dict[str, Any]]]:
+def ticket_events(t: Ticket, severity: int | None) -> list[Event]:
     """The events one ticket stands for, in the order they are written."""
-    out: list[tuple[str, dt.datetime, dict[str, Any]]] = []
+    out: list[Event] = []
     sev = {} if severity is None else {"severity": severity}
     if t.detected is not None:
         out.append(("incident.detected", t.detected, {**sev, "source": "organic",
-                                                      "note": f"detection: {clean(t.detected_label)}"}))
-    elif t.opened is not None:
-        out.append(("incident.detected", t.opened, {**sev, "source": "organic",
-                                                    "note": "clock start: the ticket's opening; the export holds "
-                                                            "no separate detection time (charter 3.19.3)"}))
+                                                      "note": f"detection: {clean(t.detected_label or 'the export')}"}))
     if t.partner_notice is not None:
         out.append(("incident.partner-notice", t.partner_notice, {**sev, "source": "organic"}))
+    if not out and t.opened is not None:
+        out.append(("incident.detected", t.opened, {**sev, "source": "organic", "clock_start": "ticket-opened",
+                                                    "note": "clock start: the ticket's opening, standing in for a "
+                                                            "detection time the export does not hold (charter "
+                                                            "3.19.3)"}))
     if not out:
         raise RowProblem("has no opening, detection or partner-notice time, so its clock cannot start")
-    for p in sorted((p for p in t.pauses if p.kind != "kept"), key=lambda p: (p.kind, p.start)):
-        name = "wait" if p.kind == "wait" else "change-window"
-        out.append((f"incident.{name}-start", p.start, {"note": clean(p.label)}))
-        if p.end is not None:
-            out.append((f"incident.{name}-end", p.end, {}))
+    for kind, name in (("wait", "wait"), ("change", "change-window")):
+        for start, end, label in merged(p for p in t.pauses if p.kind == kind):
+            out.append((f"incident.{name}-start", start, {"note": clean(label)}))
+            if end is not None:
+                out.append((f"incident.{name}-end", end, {}))
     if t.communicated is not None:
         out.append(("incident.communicated", t.communicated, {}))
-    state = clean(t.state or "not stated", 120)
-    if t.resolved is not None and t.check:
-        out.append(("incident.restored", t.resolved, {"check": clean(t.check)}))
-    elif t.resolved is not None:
-        out.append(("incident.ticket-closed", t.resolved, {"state": state, "resolved": True,
-                                                           "note": "resolved with no monitoring evidence"}))
-    elif t.closed is not None:
-        out.append(("incident.ticket-closed", t.closed, {"state": state, "resolved": False,
-                                                         "note": "closed without a resolution"}))
+    out += endings(t)
+    if t.outcome is not None:
+        kind, reason, when = t.outcome
+        out.append((f"incident.{kind}", when or t.note_time() or out[0][1], {"reason": clean(reason, 300)}))
     return out
+
+
+def merged(pauses: Iterable[Pause]) -> list[tuple[dt.datetime, dt.datetime | None, str]]:
+    """Pauses of one kind as a union of intervals (one still open absorbs every later one)."""
+    out: list[list[Any]] = []
+    for p in sorted(pauses, key=lambda p: p.start):
+        last = out[-1] if out else None
+        if last is not None and (last[1] is None or p.start <= last[1]):
+            if last[1] is not None and (p.end is None or p.end > last[1]):
+                last[1] = p.end
+            if p.label not in last[2]:
+                last[2].append(p.label)
+        else:
+            out.append([p.start, p.end, [p.label]])
+    return [(s, e, "; ".join(labels)) for s, e, labels in out]
+
+
+def endings(t: Ticket) -> list[Event]:
+    """Restores, resolutions, closures and re-opens in time order, as the journal's rules take
+    them: the clock ends at the last confirmed restore that no re-open follows."""
+    items: list[tuple[dt.datetime, int, str, str]] = []
+    restore_at = t.restored or t.resolved
+    if t.check and restore_at is not None:
+        items.append((restore_at, 0, "restored", t.check))
+    items += [(at, 0, "restored", check) for at, check in t.restores]
+    items += [(at, 1, "resolved", state) for at, state in t.earlier]
+    final = t.resolved if t.resolved is not None else t.closed
+    if final is not None:
+        items.append((final, 1, "resolved" if t.resolved is not None else "closed", t.state or "not stated"))
+    items += [(at, 2, "reopened", why) for at, why in t.reopens]
+    out: list[Event] = []
+    state = "live"
+    ordered = sorted(items, key=lambda i: (i[0], i[1]))
+    last_restore = max((n for n, i in enumerate(ordered) if i[2] == "restored"), default=None)
+    restored_at = {at for at, _o, what, _w in ordered if what == "restored"}
+    for n, (at, _order, what, words) in enumerate(ordered):
+        if what == "restored":
+            data: dict[str, Any] = {"check": clean(words)}
+            if n == last_restore and t.vendor is not None and (final is None or final == at):
+                data.update(vendor_data(t))  # the restore is the resolution, or there is none: it carries their clock
+            out.append(("incident.restored", at, data))
+            state = "restored"
+            continue
+        if what != "reopened" and at in restored_at and state == "restored":
+            continue  # resolved at the confirmed restore itself: the restore says it
+        elif what == "reopened":
+            if state == "live":
+                t.notes.append(f"re-opened at {at.isoformat()} ({clean(words, 80)}) with no resolution before it "
+                               "in the export: that re-open is left out")
+                continue
+            out.append(("incident.reopened", at, {"reason": clean(words, 300)}))
+            state = "live"
+        else:
+            resolved = what == "resolved"
+            data = {"state": clean(words, 120), "resolved": resolved}
+            if at == final and t.vendor is not None:
+                data.update(vendor_data(t))
+            out.append(("incident.ticket-closed", at, data))
+            if state == "live":
+                state = "closed"
+    return out
+
+
+def vendor_data(t: Ticket) -> dict[str, Any]:
+    """The vendor's own clock for the ticket, as ticket-closed data fields."""
+    v = t.vendor
+    assert v is not None
+
+    def ms(hours: float | None) -> int | None:
+        return None if hours is None else round(hours * 3_600_000)
+
+    data = {"vendor_measure": clean(v.measure, 300), "vendor_wall_ms": ms(v.wall_hours),
+            "vendor_business_ms": ms(v.business_hours), "vendor_paused_ms": ms(v.paused_hours),
+            "vendor_from": v.start.isoformat() if v.start else None,
+            "vendor_to": v.end.isoformat() if v.end else None,
+            "vendor_schedule": clean(v.schedule, 120) if v.schedule else None}
+    return {k: value for k, value in data.items() if value is not None}
 
 
 def check_ticket(ident: str, events: list[tuple[str, dt.datetime, dict[str, Any]]]) -> None:
@@ -115,12 +200,17 @@ def ident_of(fmt: str, ref: str) -> str:
     raise RowProblem(f"ticket id {ref[:40]!r} is empty, too long, or holds control or invisible characters")
 
 
-def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], severity_map: dict[str, str],
+def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], config: Settings,
         exports: list[dict[str, Any]], by: str) -> Result:
     """Append every readable ticket in ``items`` to the journal, in one locked batch."""
+    from day60.imports import notes, reconcile
+
     result = Result(fmt, str(journal_path), exports)
     unmapped: dict[str, str] = {}
-    recon: list[tuple[str, int, int, list[tuple[str, int, int]], float | None, float | None, str]] = []
+    seen: dict[str, str] = {}
+    repeated: dict[str, list[str]] = {}
+    times = Times(config)
+    kept: list[str] = []
     with jr.batch(journal_path) as batch:
         existing = _existing(batch.journal, fmt + ":")
         for item in items:
@@ -130,10 +220,22 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], seve
                 continue
             try:
                 ident = ident_of(fmt, item.ref)
-                severity = _severity(item, severity_map, unmapped)
+            except RowProblem as exc:
+                result.unreadable.append({"where": item.where, "ref": item.ref, "reason": str(exc)})
+                continue
+            if ident in seen:
+                repeated.setdefault(ident, [seen[ident]]).append(item.where)
+                continue
+            seen[ident] = item.where
+            if repeated:
+                continue  # the import stops once the export is read: nothing more to build
+            try:
+                severity = _severity(item, config.severity, unmapped)
                 if severity == "skip":
                     result.skipped.append({"ticket": item.ref, "severity": item.severity, "where": item.where})
                     continue
+                applied = notes.apply(item, config.notes, times)
+                item.notes += applied.problems
                 events = ticket_events(item, severity)
                 check_ticket(ident, events)
             except RowProblem as exc:
@@ -153,8 +255,15 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], seve
                 for kind, at, data in new:
                     batch.add(kind, ident, at.isoformat(), by, data)
                 (result.imported if have is None else result.extended).append(item.ref)
-            _findings(result, item, events)
-            recon.append(_recon_row(item, events))
+            kept.append(ident)
+            _findings(result, item, events, applied)
+        if repeated:
+            shown = "; ".join(f"{i.split(':', 1)[1][:40]!r} ({', '.join(w[:60] for w in where[:3])})"
+                              for i, where in list(repeated.items())[:5])
+            raise InputError("EXPORT", f"{len(repeated)} ticket id(s) appear more than once: {shown}"
+                                       f"{' and more' if len(repeated) > 5 else ''}",
+                             "give each ticket once (an incremental or paged export can repeat a ticket that "
+                             "changed while it ran: keep its latest copy); nothing was written")
         if unmapped:
             values = sorted(unmapped)
             raise InputError("--severity-map", f"no deal severity is given for {', '.join(map(repr, values[:8]))}"
@@ -163,7 +272,9 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], seve
                              "was written")
         result.events = batch.count
         result.head = {"seq": batch.seq, "hash": batch.head_hash}
-    result.reconcile = reconcile(batch.journal.calendar(), recon)
+    result.note_patterns = [{"event": p.event, "pattern": p.text, "matched": p.matched}
+                            for p in config.notes.values()]
+    result.reconcile = reconcile.for_import(journal_path, kept)
     return result
 
 
@@ -191,89 +302,55 @@ def _severity(t: Ticket, table: dict[str, str], unmapped: dict[str, str]) -> int
     return None if value == "unclassified" else "skip" if value == "skip" else int(value)
 
 
-def _findings(result: Result, t: Ticket, events: list[tuple[str, dt.datetime, dict[str, Any]]]) -> None:
+def _findings(result: Result, t: Ticket, events: list[Event], applied: Any) -> None:
     f = result.findings
-    last = events[-1]
-    if last[0] == "incident.ticket-closed":
-        key = "resolved_unconfirmed" if last[2]["resolved"] else "closed_unresolved"
-        f[key].append({"ticket": t.ref, "at": last[1].isoformat(), "state": last[2]["state"]})
-    elif last[0] != "incident.restored":
+    kinds = [kind for kind, _, _ in events]
+    stands = _restore_stands(events)
+    last_end = next((e for e in reversed(events) if e[0] in ("incident.restored", "incident.ticket-closed",
+                                                             "incident.reopened")), None)
+    if t.outcome is not None:
+        f[t.outcome[0]].append({"ticket": t.ref, "reason": events[-1][2]["reason"]})
+    elif stands is None and (last_end is None or last_end[0] == "incident.reopened"):
         f["open"].append({"ticket": t.ref, "state": t.state or "not stated"})
-    if t.detected is None and t.opened is not None:
+    elif stands is None:
+        key = "resolved_unconfirmed" if last_end[2].get("resolved") else "closed_unresolved"
+        f[key].append({"ticket": t.ref, "at": last_end[1].isoformat(), "state": last_end[2].get("state", "")})
+    if events[0][2].get("clock_start") == "ticket-opened":
         f["clock_from_opening"].append(t.ref)
+    elif events[0][0] == "incident.partner-notice" and "incident.detected" not in kinds:
+        f["clock_from_notice"].append(t.ref)
+    reopens = kinds.count("incident.reopened")
+    if reopens or t.reopen_count:
+        f["reopened"].append({"ticket": t.ref, "reopens": reopens, "vendor_count": t.reopen_count,
+                              "last_restore": stands.isoformat() if stands else None})
+    why = []
+    first_end = next((at for kind, at, _ in events if kind in ("incident.restored", "incident.ticket-closed")), None)
+    if t.ack_known and first_end is not None and (t.acknowledged is None or t.acknowledged > first_end):
+        why.append("resolved before anyone acknowledged it" if t.acknowledged is None else
+                   f"resolved at {first_end.isoformat()}, before it was acknowledged ({t.acknowledged.isoformat()})")
+    if t.auto_resolved:
+        why.append(f"resolved by an integration ({clean(t.auto_resolved, 120)})")
+    if reopens or t.reopen_count:
+        why.append(f"re-opened {max(reopens, t.reopen_count or 0)} time(s)")
+    if why:
+        f["distorted"].append({"ticket": t.ref, "why": why})
     for p in t.pauses:
         if p.kind == "kept":
             hours = None if p.end is None else (p.end - p.start).total_seconds() / 3600
             f["kept_pauses"].append({"ticket": t.ref, "label": p.label, "start": p.start.isoformat(),
                                      "hours": hours})
+    for event, text in applied.events:
+        f["notes"].append({"ticket": t.ref, "note": f"a note read as {event}: {text}"})
     for note in t.notes:
         f["notes"].append({"ticket": t.ref, "note": note})
 
 
-# ----- reconciling with the vendor's own durations --------------------------------------------
-
-
-def _recon_row(t: Ticket, events: list[tuple[str, dt.datetime, dict[str, Any]]]) -> tuple:
-    starts = [to_utc_us(at) for kind, at, _ in events if kind in ("incident.detected", "incident.partner-notice")]
-    restored = next((to_utc_us(at) for kind, at, _ in events if kind == "incident.restored"), None)
-    pauses = [(p.kind, to_utc_us(p.start), to_utc_us(p.end) if p.end else None) for p in t.pauses
-              if p.kind != "kept"]
-    return (t.ref, min(starts), restored, pauses, t.vendor_hours, t.vendor_business_hours, t.vendor_label)
-
-
-def reconcile(cal: Any, rows: list[tuple]) -> dict[str, Any]:
-    """Our restore figure beside the vendor's own duration for each ticket that exports one.
-
-    Ours is the charter's: from the clock start to the monitoring-confirmed restore, less merged
-    waits on the partner and agreed change windows (the same arithmetic as ``metrics``)."""
-    import numpy as np
-    import pandas as pd
-
-    from day60.metrics import merge_pauses, pause_totals
-
-    rows = [r for r in rows if r[4] is not None or r[5] is not None]
-    if not rows:
-        return {"compared": 0, "reason": "the export carries no vendor durations to compare with"}
-    done = [r for r in rows if r[2] is not None]
-    ids = pd.Index([r[0] for r in done])
-    start = np.array([r[1] for r in done], dtype=np.int64)
-    end = np.array([r[2] for r in done], dtype=np.int64)
-    pid, ps, pe = [], [], []
-    for r in done:
-        for _kind, s, e in r[3]:
-            s, e = max(s, r[1]), min(r[2] if e is None else e, r[2])
-            if e > s:
-                pid.append(r[0])
-                ps.append(s)
-                pe.append(e)
-    merged = merge_pauses(pd.DataFrame({"id": pid, "s": np.array(ps, dtype=np.int64),
-                                        "e": np.array(pe, dtype=np.int64)}))
-    p_wall, p_bus = pause_totals(cal, merged, ids)
-    ours = dict(zip(ids, zip((end - start - p_wall) / US_PER_HOUR,
-                             (cal.business_us_many(start, end) - p_bus) / US_PER_HOUR, strict=True), strict=True))
-    table = []
-    for ref, _s, _restored, pauses, v_hours, v_bus, label in rows:
-        mine = ours.get(ref)
-        row = {"ticket": ref, "ours_hours": None, "ours_business_hours": None, "vendor_hours": v_hours,
-               "vendor_business_hours": v_bus, "vendor_measure": label, "pauses_excluded": len(pauses),
-               "agree": None, "note": None}
-        if mine is None:
-            row["note"] = "no monitoring-confirmed restore, so no figure of ours"
-        else:
-            row["ours_hours"], row["ours_business_hours"] = float(mine[0]), float(mine[1])
-            diffs = [abs(a - b) * 3600 for a, b in ((row["ours_hours"], v_hours), (row["ours_business_hours"], v_bus))
-                     if b is not None]
-            row["agree"] = all(d <= AGREE_SECONDS for d in diffs)
-        table.append(row)
-    judged = [r for r in table if r["agree"] is not None]
-    differ = [r for r in judged if not r["agree"]]
-
-    def gap(r: dict[str, Any]) -> float:
-        pairs = [(r["ours_hours"], r["vendor_hours"]), (r["ours_business_hours"], r["vendor_business_hours"])]
-        return max(abs(a - b) for a, b in pairs if b is not None)
-
-    worst = max(differ, key=gap) if differ else None
-    return {"compared": len(judged), "agree": len(judged) - len(differ), "differ": len(differ),
-            "not_compared": len(table) - len(judged), "tolerance_seconds": AGREE_SECONDS,
-            "largest": {"ticket": worst["ticket"], "hours": gap(worst)} if worst else None,
-            "tickets": table}
+def _restore_stands(events: list[Event]) -> dt.datetime | None:
+    """The last confirmed restore, if no re-open follows it."""
+    last = None
+    for kind, at, _ in events:
+        if kind == "incident.restored":
+            last = at
+        elif kind == "incident.reopened":
+            last = None
+    return last

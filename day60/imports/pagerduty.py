@@ -1,9 +1,15 @@
 """PagerDuty: incident log entries, with the incidents list for priority or urgency.
 
 Log entries carry ISO 8601 times with offsets. ``trigger_log_entry`` is the alert: the
-supplier's detection. ``resolve_log_entry`` is the resolution; it is monitoring evidence when
-the integration or service resolved it (the alert cleared), not when a person did or a timeout
-closed it. ``acknowledge_log_entry`` is an engineer picking it up, which starts no clock.
+supplier's detection. ``acknowledge_log_entry`` is an engineer picking it up, which starts no
+clock but shows whether anyone looked before it was resolved. ``resolve_log_entry`` is the
+resolution; it is monitoring evidence when the integration or service resolved it (the alert
+cleared), not when a person did or a timeout closed it, and either way an incident that an
+integration or a timeout resolved is listed as a record to look at. ``annotate_log_entry`` is a
+note (``channel.summary``, or ``channel.content``): the deal's runbook convention for waits,
+notices, restores and withdrawals is read from notes with the map's [notes] patterns. An
+incident the incidents list shows merged into another (``resolve_reason.type``) is withdrawn
+or excluded where the map's [outcomes] names that type.
 """
 
 from __future__ import annotations
@@ -13,14 +19,26 @@ from pathlib import Path
 from typing import Any
 
 from day60.errors import InputError
-from day60.imports.records import RowProblem, Settings, Ticket, Times, Unreadable, peek, read_json_export
+from day60.imports.records import (
+    RowProblem,
+    Settings,
+    Ticket,
+    Times,
+    Unreadable,
+    check_columns,
+    peek,
+    read_json_export,
+)
 
-DESCRIPTION = ("log_entries JSON (trigger_log_entry, resolve_log_entry) and, for severity, the incidents JSON "
-               "(priority.summary or urgency)")
+DESCRIPTION = ("log_entries JSON (trigger, acknowledge, resolve and annotate entries) and, for severity, the "
+               "incidents JSON (priority.summary or urgency)")
 MONITORING_AGENTS = ("service_reference", "integration_reference")
+TYPES = ("trigger_log_entry", "acknowledge_log_entry", "resolve_log_entry", "annotate_log_entry")
+KEYS = ("severity",)
 
 
 def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ticket | Unreadable]:
+    check_columns(settings, KEYS, "pagerduty")
     times = Times(settings)
     entries: list[tuple[str, list[Any]]] = []
     incidents: dict[str, dict[str, Any]] = {}
@@ -33,8 +51,8 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
                 if isinstance(inc, dict) and inc.get("id") is not None:
                     incidents[str(inc["id"])] = inc
         else:
-            raise InputError("EXPORT", f"{p} is neither a log_entries nor an incidents export",
-                             "give the REST API's JSON exports")
+            raise InputError("EXPORT", f"{p} is not an export the pagerduty format reads",
+                             "it takes the REST API's JSON answers: log_entries and incidents")
     if not entries:
         raise InputError("EXPORT", "no log_entries export was given", "give the incident log entries JSON")
     if not incidents:
@@ -44,11 +62,12 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
     for name, items in entries:
         for i, e in enumerate(items):
             where = f"{name} item {i + 1}"
-            inc = (e.get("incident") or {}).get("id") if isinstance(e, dict) else None
+            inc = (e.get("incident") or {}).get("id") if isinstance(e, dict) and isinstance(e.get("incident"),
+                                                                                              dict) else None
             if not isinstance(e, dict) or inc is None or not isinstance(e.get("type"), str):
                 yield Unreadable(where, None, "is not a log entry with a type and an incident")
                 continue
-            if e["type"] not in ("trigger_log_entry", "resolve_log_entry"):
+            if e["type"] not in TYPES:
                 continue
             try:
                 at = times.required(e.get("created_at"), "created_at")
@@ -60,22 +79,40 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
     for ref, items in by_incident.items():
         items.sort(key=lambda x: x[0])
         trigger = next((x for x in items if x[1] == "trigger_log_entry"), None)
-        resolve = next((x for x in reversed(items) if x[1] == "resolve_log_entry"), None)
+        resolves = [x for x in items if x[1] == "resolve_log_entry"]
         where = (trigger or items[0])[3]
         if trigger is None:
-            yield Unreadable(where, ref, "has a resolve but no trigger_log_entry, so its clock cannot start")
+            yield Unreadable(where, ref, "has no trigger_log_entry, so its clock cannot start")
             continue
-        t = Ticket(ref, where, _severity(incidents.get(ref), key), None, detected=trigger[0],
+        incident = incidents.get(ref)
+        t = Ticket(ref, where, _severity(incident, key), None, detected=trigger[0],
                    detected_label=f"PagerDuty trigger_log_entry ({_agent(trigger[2])})",
-                   state="resolved" if resolve else "open")
-        if resolve is not None:
+                   state="resolved" if resolves else "open", ack_known=True)
+        t.acknowledged = next((x[0] for x in items if x[1] == "acknowledge_log_entry"), None)
+        if resolves:
+            resolve = resolves[-1]
             t.resolved = resolve[0]
+            t.earlier = [(x[0], "resolved") for x in resolves[:-1]]
             agent, channel = _agent(resolve[2]), ((resolve[2].get("channel") or {}).get("type") or "")
             if agent in MONITORING_AGENTS and channel != "timeout":
                 t.check = f"resolved by the monitoring integration in PagerDuty ({agent}, channel {channel or 'n/a'})"
+                t.auto_resolved = f"{agent}, channel {channel or 'n/a'}"
             else:
                 t.notes.append(f"resolved by {agent or 'an unknown agent'} (channel {channel or 'n/a'}), not by "
                                "the monitoring integration")
+                if channel == "timeout":
+                    t.auto_resolved = "an auto-resolve timeout"
+        for at, kind, e, _where in items:
+            if kind == "annotate_log_entry":
+                channel = e.get("channel") if isinstance(e.get("channel"), dict) else {}
+                text = channel.get("summary") or channel.get("content") or e.get("summary")
+                if isinstance(text, str) and text.strip():
+                    t.note_stream.append((at, text))
+        reason = (incident or {}).get("resolve_reason")
+        if isinstance(reason, dict) and isinstance(reason.get("type"), str):
+            found = settings.outcome("PagerDuty", ("resolve_reason", reason["type"]))
+            if found:
+                t.outcome = (found[0], found[1], t.resolved)
         yield t
 
 

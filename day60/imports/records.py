@@ -13,7 +13,7 @@ import datetime as dt
 import io
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,8 @@ from day60.timeparse import EARLIEST, LATEST, RANGE_TEXT, localize
 
 PAUSE_KINDS = ("wait", "change", "kept")  # on the partner; an agreed change window; the supplier's own time
 SEVERITY_VALUES = ("1", "2", "3", "4", "unclassified", "skip")
+OUTCOMES = ("withdrawn", "excluded")  # charter 3.19.5: counted apart, never in the restore figure
+SLA_CALENDARS = ("24x7", "business")
 MAX_EXPORT_BYTES = 64 * 1024 * 1024 * 1024  # a ticket export is streamed, never loaded whole
 MAX_JSON_EXPORT_BYTES = 512 * 1024 * 1024  # JSON exports (vendor APIs) are read whole
 csv.field_size_limit(1024 * 1024)
@@ -42,6 +44,20 @@ class Pause:
 
 
 @dataclass
+class VendorClock:
+    """The vendor's own duration for a ticket, as its records give it, kept in the journal so a
+    report can set it beside ours from the journal alone."""
+
+    measure: str  # which of the vendor's fields, e.g. "ServiceNow calendar_stc / business_stc"
+    wall_hours: float | None = None  # elapsed calendar (24x7) time, less the vendor's own pauses
+    business_hours: float | None = None  # on the vendor's own business schedule
+    start: dt.datetime | None = None  # when the vendor's clock started, where its records say
+    end: dt.datetime | None = None  # when it stopped
+    paused_hours: float | None = None  # calendar time its clock stood still between the two
+    schedule: str | None = None  # the vendor's business schedule, where its records name it
+
+
+@dataclass
 class Ticket:
     """One incident as the vendor's records hold it, times aware, nothing inferred."""
 
@@ -53,15 +69,28 @@ class Ticket:
     detected_label: str = ""
     partner_notice: dt.datetime | None = None
     communicated: dt.datetime | None = None
-    resolved: dt.datetime | None = None
-    closed: dt.datetime | None = None
+    resolved: dt.datetime | None = None  # the ticket's last resolution
+    closed: dt.datetime | None = None  # closed with no resolution
     state: str = ""
     check: str | None = None  # the monitoring evidence that confirmed the restore
+    restored: dt.datetime | None = None  # a monitoring-confirmed restore time of its own, where mapped
     pauses: list[Pause] = field(default_factory=list)
-    vendor_hours: float | None = None  # the vendor's own elapsed duration, where exported
-    vendor_business_hours: float | None = None
-    vendor_label: str = ""
-    notes: list[str] = field(default_factory=list)
+    earlier: list[tuple[dt.datetime, str]] = field(default_factory=list)  # resolutions before a re-open
+    reopens: list[tuple[dt.datetime, str]] = field(default_factory=list)  # re-opens, with the vendor's words
+    restores: list[tuple[dt.datetime, str]] = field(default_factory=list)  # further confirmed restores (notes)
+    outcome: tuple[str, str, dt.datetime | None] | None = None  # (withdrawn|excluded, reason, when)
+    acknowledged: dt.datetime | None = None
+    ack_known: bool = False  # the export records acknowledgements, so a missing one means none
+    auto_resolved: str | None = None  # an integration resolved it, in the vendor's words
+    reopen_count: int | None = None  # the vendor's own count, where it keeps one
+    vendor: VendorClock | None = None
+    note_stream: list[tuple[dt.datetime | None, str]] = field(default_factory=list)  # notes, work notes
+    notes: list[str] = field(default_factory=list)  # what the import says about the ticket
+
+    def note_time(self) -> dt.datetime | None:
+        """The latest instant the ticket's own records give (for a withdrawal with no time of its own)."""
+        times = [t for t in (self.resolved, self.closed, self.restored) if t is not None]
+        return max(times) if times else None
 
 
 @dataclass
@@ -81,9 +110,54 @@ class Settings:
     severity: dict[str, str] = field(default_factory=dict)
     columns: dict[str, str] = field(default_factory=dict)
     pauses: dict[str, str] = field(default_factory=dict)  # a vendor status or reason -> PAUSE_KINDS
+    outcomes: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # value -> (OUTCOMES, reason)
+    notes: dict[str, Any] = field(default_factory=dict)  # clock event -> notes.Pattern
+    sla: dict[str, str] = field(default_factory=dict)  # name, calendar
+    agreed_changes: list[str] = field(default_factory=list)  # change statuses that mean agreed
+    integrations: list[str] = field(default_factory=list)  # resolved_by values that are integrations
 
     def column(self, key: str, default: str | None = None) -> str | None:
         return self.columns.get(key, default)
+
+    def outcome(self, vendor: str, *values: tuple[str, str | None]) -> tuple[str, str] | None:
+        """The first of (field, vendor value) that the map's [outcomes] names: (kind, reason), the
+        reason being the vendor's own value (and, for an exclusion, the contract's reason)."""
+        for name, value in values:
+            key = (value or "").strip()
+            if key and key in self.outcomes:
+                kind, why = self.outcomes[key]
+                said = f"{vendor} {name} {key!r}"
+                return kind, said if kind == "withdrawn" else f"{why} ({said})"
+        return None
+
+
+def check_columns(settings: Settings, keys: tuple[str, ...], fmt: str) -> None:
+    """A [columns] key the format does not read is refused, never silently ignored; a restore
+    time comes with the check that confirmed it (charter 3.19.4)."""
+    unknown = sorted(set(settings.columns) - set(keys))
+    if unknown:
+        raise InputError(f"--map columns.{unknown[0]}", f"is not a column the {fmt} format reads",
+                         f"[columns] takes: {', '.join(keys)}")
+    if "restored" in settings.columns and "check" not in settings.columns:
+        raise InputError("--map columns.restored", "names a restore time but no check column: a restore counts only "
+                                                   "with the monitoring check that confirmed it",
+                         "map check to the column naming that check (it may be the restored column itself, if a "
+                         "time there is the monitoring's own confirmation)")
+
+
+def confirm(t: Ticket, restored: dt.datetime | None, check: str | None, restored_column: str | None) -> None:
+    """The monitoring-confirmed restore (charter 3.19.4): where the map names a restore column,
+    its time with a check; where it names only a check, the check confirms the resolution."""
+    check = (check or "").strip() or None
+    if restored_column is None:
+        t.check = check
+    elif restored is not None and check:
+        t.restored, t.check = restored, check
+    elif restored is not None:
+        t.notes.append(f"{restored_column} has a time but no check names the monitoring that confirmed it: not a "
+                       "confirmed restore")
+    elif check:
+        t.notes.append(f"a check is named but {restored_column} holds no time: not a confirmed restore")
 
 
 def zone(name: str, field_name: str) -> ZoneInfo:
@@ -115,22 +189,32 @@ def check_severity_map(table: dict[str, Any], field_name: str) -> dict[str, str]
     return {str(k): str(v) for k, v in table.items()}
 
 
+_SECTIONS: dict[str, tuple[str, ...] | None] = {
+    "times": ("timezone", "format"), "columns": None, "pauses": None, "severity": None, "outcomes": None,
+    "notes": None, "sla": ("name", "calendar"), "changes": ("agreed",), "integrations": ("names",)}
+_LISTS = {("changes", "agreed"), ("integrations", "names")}
+
+
 def load_map(path: Path) -> dict[str, Any]:
-    """The --map TOML file: [times], [columns], [pauses], [severity]; every key checked."""
+    """The --map TOML file: [times], [columns], [pauses], [severity], [outcomes], [notes], [sla],
+    [changes], [integrations]; every key checked."""
     from day60.files import read_toml
 
     doc, _ = read_toml(path, "--map", "a column map (see day60/imports/examples/)")
-    allowed = {"times": {"timezone", "format"}, "columns": None, "pauses": None, "severity": None}
     for key, value in doc.items():
-        if key not in allowed:
-            raise InputError(f"--map {key}", "is not a section of a map", f"sections are: {', '.join(allowed)}")
+        if key not in _SECTIONS:
+            raise InputError(f"--map {key}", "is not a section of a map", f"sections are: {', '.join(_SECTIONS)}")
         if not isinstance(value, dict):
             raise InputError(f"--map {key}", "is not a table", f"write it as [{key}]")
-        keys = allowed[key]
+        keys = _SECTIONS[key]
         for sub, item in value.items():
             if keys is not None and sub not in keys:
                 raise InputError(f"--map {key}.{sub}", "is not a known key",
                                  f"[{key}] takes: {', '.join(sorted(keys))}")
+            if (key, sub) in _LISTS:
+                if not isinstance(item, list) or not all(isinstance(v, str) and v.strip() for v in item):
+                    raise InputError(f"--map {key}.{sub}", "is not a list of texts", 'write it as ["A", "B"]')
+                continue
             if not isinstance(item, str | int) or isinstance(item, bool):
                 raise InputError(f"--map {key}.{sub}", "is not text", "write it in quotes")
     for sub, kind in doc.get("pauses", {}).items():
@@ -138,7 +222,29 @@ def load_map(path: Path) -> dict[str, Any]:
             raise InputError(f"--map pauses.{sub}", f"{str(kind)[:20]!r} is not a pause kind",
                              "write wait (waiting on you), change (an agreed change window) or kept (the "
                              "supplier's own time, not excluded)")
+    calendar = doc.get("sla", {}).get("calendar")
+    if calendar is not None and calendar not in SLA_CALENDARS:
+        raise InputError("--map sla.calendar", f"{str(calendar)[:20]!r} is not a calendar an SLA runs on",
+                         "write \"24x7\" (the SLA counts every hour) or \"business\" (its own working hours)")
     return doc
+
+
+def parse_outcomes(table: dict[str, Any]) -> dict[str, tuple[str, str | None]]:
+    """[outcomes]: a vendor value -> "withdrawn", or "excluded: the contract's reason"."""
+    out: dict[str, tuple[str, str | None]] = {}
+    for value, meaning in table.items():
+        text = str(meaning).strip()
+        kind, _, why = text.partition(":")
+        kind, why = kind.strip(), why.strip()
+        if kind == "withdrawn" and not why:
+            out[str(value).strip()] = ("withdrawn", None)
+        elif kind == "excluded" and why:
+            out[str(value).strip()] = ("excluded", why)
+        else:
+            raise InputError(f"--map outcomes.{str(value)[:40]}", f"{text[:40]!r} is not an outcome",
+                             "write \"withdrawn\" (raised and withdrawn as not reproducible, charter 3.19.5) or "
+                             "\"excluded: <the contract's reason, e.g. Retainer Schedule clause 10.2>\"")
+    return out
 
 
 # ----- time ---------------------------------------------------------------------------------
@@ -218,14 +324,14 @@ def number(text: str | None, column: str, scale: float = 1.0) -> float | None:
 # ----- files --------------------------------------------------------------------------------
 
 
-def csv_rows(path: Path, field_name: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
-    """An export's header and its rows, streamed (row numbers as a spreadsheet shows them); a row
-    that cannot be read is ``{"\\0problem": reason}``."""
+def _open_text(path: Path, field_name: str) -> io.TextIOWrapper:
     from day60.files import open_regular
 
     fd = open_regular(path, field_name, "a CSV export", MAX_EXPORT_BYTES)
-    fh = io.TextIOWrapper(io.FileIO(fd, "rb"), encoding="utf-8-sig", newline="", errors="strict")
-    reader = csv.reader(fh)
+    return io.TextIOWrapper(io.FileIO(fd, "rb"), encoding="utf-8-sig", newline="", errors="strict")
+
+
+def _header(reader: Any, fh: io.TextIOWrapper, path: Path, field_name: str) -> list[str]:
     try:
         header = next(reader, None)
     except (UnicodeDecodeError, csv.Error) as exc:
@@ -235,11 +341,37 @@ def csv_rows(path: Path, field_name: str) -> tuple[list[str], Iterator[tuple[int
     if not header:
         fh.close()
         raise InputError(field_name, f"{path} is empty", "give the export with its header row")
-    header = [h.strip() for h in header]
+    return [h.strip() for h in header]
 
-    def rows() -> Iterator[tuple[int, dict[str, str]]]:
+
+def csv_rows(path: Path, field_name: str, used: Iterable[str] = (), many: Iterable[str] = (),
+             free: Iterable[str] = ()) -> tuple[list[str], Iterator[tuple[int, dict[str, Any]]]]:
+    """An export's header and its rows, streamed (row numbers as a spreadsheet shows them).
+
+    ``used``: the columns the reader takes; one that the header holds twice is refused, since
+    which of the two holds the value cannot be told, unless it is in ``many`` (a column Jira
+    repeats, such as Comment), whose values come as a list. Quoting is read strictly: a quote
+    opened and never closed swallows the rows after it, so it stops the import naming the row,
+    as does a used cell (other than ``free`` text) running over several lines. A row with the
+    wrong number of cells is ``{"\\0problem": reason}``, listed and counted."""
+    fh = _open_text(path, field_name)
+    reader = csv.reader(fh, strict=True)
+    header = _header(reader, fh, path, field_name)
+    many, free = set(many), set(free)
+    counts: dict[str, int] = {}
+    for name in header:
+        counts[name] = counts.get(name, 0) + 1
+    twice = [c for c in dict.fromkeys(used) if counts.get(c, 0) > 1 and c not in many]
+    if twice:
+        fh.close()
+        raise InputError(field_name, f"{path} has the column {twice[0]!r} {counts[twice[0]]} times, so which "
+                                     "one holds its value cannot be told", "export it once, or map another column")
+    places = {name: [i for i, h in enumerate(header) if h == name] for name in many if name in counts}
+    lined = [c for c in dict.fromkeys(used) if c in counts and c not in free and c not in many]
+
+    def rows() -> Iterator[tuple[int, dict[str, Any]]]:
         with fh:
-            n = 1
+            n, line = 1, reader.line_num
             while True:
                 try:
                     row = next(reader)
@@ -249,33 +381,76 @@ def csv_rows(path: Path, field_name: str) -> tuple[list[str], Iterator[tuple[int
                     raise InputError(field_name, f"{path}: after row {n} the file is not UTF-8 text",
                                      "export it as UTF-8 CSV") from exc
                 except csv.Error as exc:
-                    raise InputError(field_name, f"{path}: row {n + 1} cannot be read ({str(exc)[:80]})",
-                                     "check the export for an unclosed quote") from exc
+                    raise InputError(field_name, f"{path}: row {n + 1} (from line {line + 1}) cannot be read "
+                                                 f"({str(exc)[:80]}): a quote opened there is not closed as CSV "
+                                                 "closes it, so the rows after it cannot be told apart",
+                                     "fix the quoting of that row and export again; nothing was written") from exc
+                first, line = line + 1, reader.line_num
                 n += 1
                 if not any(row):  # a blank line, or a row of empty cells
                     continue
                 if len(row) != len(header):
                     yield n, {"\0problem": f"has {len(row)} cells, the header has {len(header)}"}
                     continue
-                yield n, dict(zip(header, row, strict=True))
+                out: dict[str, Any] = dict(zip(header, row, strict=True)) if not places else \
+                    {h: v for h, v in zip(header, row, strict=True) if h not in places}
+                for name, at in places.items():
+                    out[name] = [row[i] for i in at if row[i].strip()]
+                for name in lined:
+                    if "\n" in out[name] or "\r" in out[name]:
+                        raise InputError(field_name, f"{path}: row {n} (lines {first}-{line}): its {name!r} cell runs "
+                                                     "over several lines, so a quote was opened and not closed where "
+                                                     "it should be", "fix the quoting of that row and export again; "
+                                                                     "nothing was written")
+                yield n, out
 
     return header, rows()
 
 
 def csv_header(path: Path, field_name: str) -> list[str]:
     """Only the header row of a CSV export."""
-    from day60.files import open_regular
+    with _open_text(path, field_name) as fh:
+        return _header(csv.reader(fh, strict=True), fh, path, field_name)
 
-    fd = open_regular(path, field_name, "a CSV export", MAX_EXPORT_BYTES)
-    with io.TextIOWrapper(io.FileIO(fd, "rb"), encoding="utf-8-sig", newline="", errors="strict") as fh:
-        try:
-            header = next(csv.reader(fh), None)
-        except (UnicodeDecodeError, csv.Error) as exc:
-            raise InputError(field_name, f"{path} cannot be read as CSV ({str(exc)[:80]})",
-                             "export it as UTF-8 CSV") from exc
-    if not header:
-        raise InputError(field_name, f"{path} is empty", "give the export with its header row")
-    return [h.strip() for h in header]
+
+def refuse_twice(header: list[str], used: Iterable[str], path: Path, field_name: str) -> None:
+    """A column the reader takes that the header holds twice is refused (see ``csv_rows``)."""
+    twice = [c for c in dict.fromkeys(used) if header.count(c) > 1]
+    if twice:
+        raise InputError(field_name, f"{path} has the column {twice[0]!r} {header.count(twice[0])} times, so which "
+                                     "one holds its value cannot be told", "export it once, or map another column")
+
+
+class Held:
+    """Export files held open while DuckDB reads them. DuckDB is given ``/proc/self/fd/N``, the
+    file this process opened and checked, never the name: a ``*``, ``?`` or ``[`` in a file name
+    is a name, not a pattern that could pull in a sibling file."""
+
+    def __init__(self) -> None:
+        self.fds: list[int] = []
+
+    def path(self, path: Path, field_name: str) -> str:
+        import os
+
+        from day60.files import open_regular
+
+        fd = open_regular(path, field_name, "a CSV export", MAX_EXPORT_BYTES)
+        self.fds.append(fd)
+        held = f"/proc/self/fd/{fd}"
+        if os.path.exists(held):
+            return held
+        if any(ch in str(path) for ch in "*?[{"):
+            raise InputError(field_name, f"{path}: this system does not show open files under /proc, and the "
+                                         "name holds a character DuckDB would read as a pattern",
+                             "rename the file without * ? [ {")
+        return str(path)
+
+    def close(self) -> None:
+        import os
+
+        for fd in self.fds:
+            os.close(fd)
+        self.fds.clear()
 
 
 def require_columns(header: list[str], needed: list[str], path: Path, field_name: str, what: str) -> None:

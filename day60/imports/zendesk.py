@@ -1,11 +1,22 @@
-"""Zendesk: tickets, ticket_metrics and ticket_metric_events, as the Support API returns them.
+"""Zendesk: tickets, ticket_metrics, ticket_metric_events and ticket_audits, as the Support API
+returns them.
 
-Times are ISO 8601 in UTC. Pauses come from ``ticket_metric_events``: the
-``requester_wait_time`` metric pauses while a ticket is pending (waiting on the requester, the
-partner) and activates again when it leaves pending; ``agent_work_time`` also pauses for
-on-hold, which is the supplier waiting on a third party: its own time, not excluded. The
-resolution is ``ticket_metrics.solved_at`` (else the ``requester_wait_time`` fulfil), and the
-vendor's own duration is ``full_resolution_time_in_minutes`` {calendar, business}.
+Times are ISO 8601 in UTC. From ``ticket_metric_events``: the ``requester_wait_time`` metric
+pauses while a ticket is pending (waiting on the requester, the partner), is fulfilled when the
+ticket is solved and activates again when it leaves pending or is re-opened, so each fulfil is
+a resolution and an activation after one a re-open; ``agent_work_time`` also pauses for
+on-hold, which is the supplier waiting on a third party: its own time, not excluded, unless the
+map's [pauses] says otherwise (``"on-hold" = "change"`` for every hold, ``"tag:TAG" = "change"``
+for the holds of tickets carrying a tag, ``"custom_status:ID" = "change"`` for the intervals a
+ticket spends in a custom status, from its audits). A ``reply_time`` fulfil is the first
+agent reply: the acknowledgement. The last resolution is ``ticket_metrics.solved_at`` (else the
+last fulfil), ``reopens`` is Zendesk's own count, and the vendor's own duration is
+``full_resolution_time_in_minutes`` {calendar, business}, from creation to the latest solve.
+
+``ticket_audits`` (``audits[]``: ``ticket_id``, ``created_at``, ``events[]``) gives the comments
+(read with the map's [notes]) and custom status changes. Detection, partner notice, the
+restore, its check, an outcome and a change window (``change_start``/``change_end``) are ticket
+fields or ``custom_field:ID`` the map names; ``outcome = "tags"`` matches each tag.
 """
 
 from __future__ import annotations
@@ -23,26 +34,33 @@ from day60.imports.records import (
     Ticket,
     Times,
     Unreadable,
+    VendorClock,
+    check_columns,
+    confirm,
     number,
     peek,
     read_json_export,
 )
 
-DESCRIPTION = ("tickets JSON, ticket_metrics JSON and ticket_metric_events JSON from the Support API "
-               "(pending = waiting on the requester)")
-_KEYS = ("tickets", "ticket_metrics", "ticket_metric_events")
+DESCRIPTION = ("tickets JSON, ticket_metrics JSON, ticket_metric_events JSON and ticket_audits JSON from the Support "
+               "API (pending = waiting on the requester)")
+_KEYS = ("tickets", "ticket_metrics", "ticket_metric_events", "audits")
+KEYS = ("severity", "detected", "partner_notice", "communicated", "acknowledged", "restored", "check", "outcome",
+        "change_start", "change_end")
+METRICS = ("requester_wait_time", "agent_work_time", "reply_time")
 
 
 def _kind(p: Path) -> str:
     head = peek(p, "EXPORT")
     found = [k for k in _KEYS if f'"{k}"' in head]
     if not found:
-        raise InputError("EXPORT", f"{p} is not a tickets, ticket_metrics or ticket_metric_events export",
-                         "give the Support API's JSON exports")
+        raise InputError("EXPORT", f"{p} is not an export the zendesk format reads",
+                         f"it takes the Support API's JSON answers: {', '.join(_KEYS)} (ticket_audits)")
     return max(found, key=len)
 
 
 def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ticket | Unreadable]:
+    check_columns(settings, KEYS, "zendesk")
     times = Times(settings)
     docs: dict[str, list[tuple[str, list[Any]]]] = {k: [] for k in _KEYS}
     for p in paths:
@@ -58,7 +76,9 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
     events: dict[str, list[tuple[dt.datetime, str, str]]] = {}
     for name, items in docs["ticket_metric_events"]:
         for i, e in enumerate(items):
-            if not isinstance(e, dict) or e.get("metric") not in ("requester_wait_time", "agent_work_time"):
+            if not isinstance(e, dict) or e.get("metric") not in METRICS:
+                continue
+            if e["metric"] == "reply_time" and e.get("instance_id") not in (1, None):
                 continue
             try:
                 at = times.required(e.get("time"), "time")
@@ -66,17 +86,34 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
                 yield Unreadable(f"{name} item {i + 1}", str(e.get("ticket_id")), str(exc))
                 continue
             events.setdefault(str(e.get("ticket_id")), []).append((at, e["metric"], str(e.get("type"))))
+    audits: dict[str, list[tuple[dt.datetime, dict[str, Any]]]] = {}
+    for name, items in docs["audits"]:
+        for i, a in enumerate(items):
+            if not isinstance(a, dict) or not isinstance(a.get("events"), list):
+                yield Unreadable(f"{name} item {i + 1}", None, "is not an audit with events")
+                continue
+            try:
+                at = times.required(a.get("created_at"), "created_at")
+            except RowProblem as exc:
+                yield Unreadable(f"{name} item {i + 1}", str(a.get("ticket_id")), str(exc))
+                continue
+            for ev in a["events"]:
+                if isinstance(ev, dict):
+                    audits.setdefault(str(a.get("ticket_id")), []).append((at, ev))
     if not docs["ticket_metric_events"]:
-        notes.append("no ticket_metric_events export was given: pending intervals cannot be rebuilt, so no "
-                     "waiting on the partner is excluded")
+        notes.append("no ticket_metric_events export was given: pending intervals and re-opens cannot be rebuilt, "
+                     "so no waiting on the partner is excluded")
+    if settings.notes and not docs["audits"]:
+        notes.append("the map has [notes] but no ticket_audits export was given: no comment was read")
     for name, items in docs["tickets"]:
         for i, item in enumerate(items):
             where = f"{name} item {i + 1}"
             ref = str(item.get("id")) if isinstance(item, dict) else None
             try:
-                if not isinstance(item, dict) or item.get("id") is None:
+                if not isinstance(item, dict) or item.get("id") is None or isinstance(item.get("id"), dict | list):
                     raise RowProblem("is not a ticket with an id")
-                yield _ticket(item, where, times, settings, metrics.get(ref, {}), events.get(ref, []))
+                yield _ticket(item, where, times, settings, metrics.get(ref, {}), events.get(ref, []),
+                              audits.get(ref, []), bool(docs["ticket_metric_events"]))
             except RowProblem as exc:
                 yield Unreadable(where, ref, str(exc))
 
@@ -90,33 +127,113 @@ def _field(item: dict[str, Any], key: str) -> Any:
     return item.get(key)
 
 
+def _time(item: dict[str, Any], key: str | None, times: Times) -> dt.datetime | None:
+    if not key:
+        return None
+    value = _field(item, key)
+    if value is not None and not isinstance(value, str):
+        raise RowProblem(f"{key}: {str(value)[:30]!r} is not a date and time")
+    return times.read(value, key)
+
+
 def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, metric: dict[str, Any],
-            events: list[tuple[dt.datetime, str, str]]) -> Ticket:
+            events: list[tuple[dt.datetime, str, str]], audits: list[tuple[dt.datetime, dict[str, Any]]],
+            measured: bool) -> Ticket:
     col = settings.column
     severity = _field(item, col("severity", "priority"))
     t = Ticket(str(item["id"]), where, None if severity is None else str(severity),
                times.read(item.get("created_at"), "created_at"), state=str(item.get("status") or ""))
-    if col("check"):
-        check = _field(item, col("check"))
-        t.check = str(check).strip() if check not in (None, "", False) else None
+    t.detected, t.partner_notice = _time(item, col("detected"), times), _time(item, col("partner_notice"), times)
+    t.communicated = _time(item, col("communicated"), times)
+    if t.detected is not None:
+        t.detected_label = f"the ticket's {col('detected')}"
     events = sorted(events, key=lambda e: e[0])
-    t.resolved = times.read(metric.get("solved_at"), "solved_at")
-    if t.resolved is None:
-        t.resolved = next((at for at, m, kind in events if m == "requester_wait_time" and kind == "fulfill"), None)
+    fulfils = [at for at, m, kind in events if m == "requester_wait_time" and kind == "fulfill"]
+    solved = times.read(metric.get("solved_at"), "solved_at")
+    t.resolved = solved or (fulfils[-1] if fulfils else None)
+    reopens = _reopens(events)
+    if reopens:
+        last = reopens[-1]
+        t.earlier = [(at, "solved, then re-opened") for at in fulfils if at <= last]
+        t.reopens = [(at, "requester_wait_time activated after it was fulfilled (re-opened)") for at in reopens]
+        if t.resolved is not None and t.resolved <= last:
+            t.resolved = None  # solved before the last re-open and not since: open
+    count = metric.get("reopens")
+    if isinstance(count, int) and not isinstance(count, bool) and count > 0:
+        t.reopen_count = count
     if t.resolved is None and t.state == "closed":
         t.notes.append("closed without a solved time")
-    waits = _intervals(events, "requester_wait_time")
-    t.pauses = [Pause("wait", s, e, "pending: waiting on the requester") for s, e in waits]
-    wait_starts = {s for s, _ in waits}
-    t.pauses += [Pause("kept", s, e, "on-hold: the supplier waiting on a third party")
-                 for s, e in _intervals(events, "agent_work_time") if s not in wait_starts]
+    check = _field(item, col("check")) if col("check") else None
+    confirm(t, _time(item, col("restored"), times), str(check) if check not in (None, False) else None,
+            col("restored"))
+    replies = [at for at, m, kind in events if m == "reply_time" and kind == "fulfill"]
+    if measured and any(m == "reply_time" for _, m, _ in events):
+        t.ack_known, t.acknowledged = True, (replies[0] if replies else None)
+    tags = [str(tag) for tag in item.get("tags") or [] if isinstance(tag, str)]
+    outcome_field = col("outcome")
+    values = [("tag", tag) for tag in tags] if outcome_field == "tags" else \
+        [(outcome_field, None if _field(item, outcome_field) is None else str(_field(item, outcome_field)))] \
+        if outcome_field else []
+    found = settings.outcome("Zendesk", ("status", t.state), *values)
+    if found:
+        t.outcome = (found[0], found[1], None)
+    _pauses(t, events, audits, tags, settings)
+    start, end = _time(item, col("change_start"), times), _time(item, col("change_end"), times)
+    if start is not None and end is not None and end > start:
+        t.pauses.append(Pause("change", start, end, f"{col('change_start')} to {col('change_end')}"))
+    for at, ev in audits:
+        if ev.get("type") in ("Comment", "VoiceComment") and isinstance(ev.get("body"), str):
+            t.note_stream.append((at, ev["body"]))
     full = metric.get("full_resolution_time_in_minutes")
-    if isinstance(full, dict):
-        t.vendor_hours = number(_text(full.get("calendar")), "full_resolution_time_in_minutes.calendar", 1 / 60)
-        t.vendor_business_hours = number(_text(full.get("business")), "full_resolution_time_in_minutes.business",
-                                         1 / 60)
-        t.vendor_label = "Zendesk full_resolution_time_in_minutes {calendar, business}"
+    if isinstance(full, dict) and t.resolved is not None:
+        wall = number(_text(full.get("calendar")), "full_resolution_time_in_minutes.calendar", 1 / 60)
+        business = number(_text(full.get("business")), "full_resolution_time_in_minutes.business", 1 / 60)
+        if wall is not None or business is not None:
+            t.vendor = VendorClock("Zendesk full_resolution_time_in_minutes {calendar, business} (created_at to the "
+                                   "latest solve, not paused)", wall, business, t.opened, t.resolved,
+                                   0.0 if wall is not None else None)
     return t
+
+
+def _reopens(events: list[tuple[dt.datetime, str, str]]) -> list[dt.datetime]:
+    out, fulfilled = [], False
+    for at, m, kind in events:
+        if m != "requester_wait_time":
+            continue
+        if kind == "fulfill":
+            fulfilled = True
+        elif kind == "activate" and fulfilled:
+            out.append(at)
+            fulfilled = False
+    return out
+
+
+def _pauses(t: Ticket, events: list[tuple[dt.datetime, str, str]], audits: list[tuple[dt.datetime, dict[str, Any]]],
+            tags: list[str], settings: Settings) -> None:
+    waits = _intervals(events, "requester_wait_time")
+    pending = settings.pauses.get("pending", "wait")
+    t.pauses += [Pause(pending, s, e, "pending: waiting on the requester") for s, e in waits]
+    wait_starts = {s for s, _ in waits}
+    hold = settings.pauses.get("on-hold", "kept")
+    tagged = [settings.pauses[f"tag:{tag}"] for tag in tags if f"tag:{tag}" in settings.pauses]
+    if tagged:
+        hold = tagged[0]
+    label = {"kept": "on-hold: the supplier waiting on a third party", "change": "on-hold: an agreed change hold",
+             "wait": "on-hold: waiting on you"}[hold]
+    t.pauses += [Pause(hold, s, e, label + (f" (tag {tags[0]})" if tagged else ""))
+                 for s, e in _intervals(events, "agent_work_time") if s not in wait_starts]
+    status: tuple[dt.datetime, str] | None = None
+    for at, ev in sorted(audits, key=lambda a: a[0]):
+        if ev.get("type") not in ("Change", "Create") or ev.get("field_name") != "custom_status_id":
+            continue
+        if status is not None:
+            kind = settings.pauses.get(f"custom_status:{status[1]}")
+            if kind:
+                t.pauses.append(Pause(kind, status[0], at, f"custom status {status[1]}"))
+        status = (at, str(ev.get("value")))
+    if status is not None and settings.pauses.get(f"custom_status:{status[1]}"):
+        t.pauses.append(Pause(settings.pauses[f"custom_status:{status[1]}"], status[0], None,
+                              f"custom status {status[1]}"))
 
 
 def _text(value: Any) -> str | None:

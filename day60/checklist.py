@@ -1,10 +1,13 @@
-"""What the live checklist offers next: open items of a journal and the fields each kind asks.
+"""What the live checklist offers next: open items of a journal, the steps that follow, the
+fields each kind asks, and the warnings a person should see before a time is recorded.
 
-Pure data from a journal; the CLI does the asking.
+Pure data from a journal; ``live`` (a terminal) and ``web`` (a browser) do the asking, and
+``journal.append`` decides what is accepted. Nothing here refuses anything.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import typing
 from dataclasses import dataclass
 from typing import Any
@@ -12,11 +15,20 @@ from typing import Any
 from day60.events import DATA_MODELS
 from day60.journal import Effective, effective
 
-_AUTOMATIC = {"note", "commitment", "period", "target", "salt"}
+# Written by the toolkit itself, never asked: a note is free text a script may add; the rest
+# are a seal's commitment, a reveal's salt, a correction's target and a late press's own time.
+_AUTOMATIC = {"note", "commitment", "period", "target", "salt", "pressed_at"}
 # Asked even though optional: injected or organic decides the safety gate and the seal; the class
-# an onset shifts is what a notice must name; a partner notice may state the severity.
-_ALWAYS_ASKED = {"source", "affected_class", "severity"}
+# an onset shifts is what a notice must name; a partner notice may state the severity; a new
+# sign-off must attest that no live personal data is touched; an element may not apply.
+_ALWAYS_ASKED = {"source", "affected_class", "severity", "no_live_personal_data", "not_applicable"}
+# Yes/no questions whose answer must be typed, never taken from a stray Enter.
+ATTESTATIONS = {"no_live_personal_data"}
 NOT_STATED = "not stated"
+STARTS_CLOCK = ("incident.detected", "incident.partner-notice")
+_ENDS_INCIDENT = {"incident.restored", "incident.withdrawn", "incident.excluded", "incident.ticket-closed"}
+_STARTS_INCIDENT = {"incident.raised", *STARTS_CLOCK}
+FUTURE_SLACK = dt.timedelta(minutes=1)  # clocks differ a little; beyond this a time is "in the future"
 
 
 @dataclass(frozen=True)
@@ -24,6 +36,12 @@ class Step:
     label: str
     kind: str
     id: str | None  # None: ask for a new id
+    group: str = "new"  # the heading the step is listed under: an id, "new" or "close"
+    preset: tuple[tuple[str, Any], ...] = ()  # data fields the step itself fixes (source=organic)
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return dict(self.preset)
 
 
 @dataclass(frozen=True)
@@ -33,23 +51,28 @@ class Ask:
     choices: tuple[str, ...] = ()
     help: str = ""
     required: bool = True
+    attest: bool = False  # a yes/no that has no default: it is answered, never assumed
 
 
-def fields_for(kind: str) -> list[Ask]:
-    """The data fields a person must supply for ``kind``, from its model."""
+def fields_for(kind: str, preset: dict[str, Any] | None = None) -> list[Ask]:
+    """The data fields a person supplies for ``kind``, from its model, less those the step fixes."""
     out = []
+    preset = preset or {}
     for name, info in DATA_MODELS[kind].model_fields.items():
-        if name in _AUTOMATIC or (not info.is_required() and name not in _ALWAYS_ASKED):
+        if name in _AUTOMATIC or name in preset or (not info.is_required() and name not in _ALWAYS_ASKED):
             continue
         annotation, required, text = info.annotation, info.is_required(), info.description or ""
         inner = [a for a in typing.get_args(annotation) if a is not type(None)]
         if typing.get_origin(annotation) is not typing.Literal and len(inner) == 1:
             annotation = inner[0]  # "X | None": the optional X
+        if typing.get_origin(annotation) is typing.Annotated:
+            annotation = typing.get_args(annotation)[0]
         origin = typing.get_origin(annotation)
         if annotation is bool:
-            out.append(Ask(name, "bool", help=text, required=required))
+            out.append(Ask(name, "bool", help=text, required=required or name in ATTESTATIONS,
+                           attest=name in ATTESTATIONS))
         elif annotation is int:
-            choices = ("1", "2", "3", "4") if required else ("1", "2", "3", "4", NOT_STATED)
+            choices = ("1", "2", "3", "4") if required else (NOT_STATED, "1", "2", "3", "4")  # never assumed
             out.append(Ask(name, "choice", choices, text, required))
         elif origin is typing.Literal:
             values = typing.get_args(annotation)  # the model's default is offered first
@@ -60,88 +83,244 @@ def fields_for(kind: str) -> list[Ask]:
     return out
 
 
-def _by_id(events: list[Effective]) -> dict[str, set[str]]:
-    seen: dict[str, set[str]] = {}
+def _by_id(events: list[Effective]) -> dict[str, list[Effective]]:
+    seen: dict[str, list[Effective]] = {}
     for e in events:
-        seen.setdefault(e.id, set()).add(e.kind)
+        seen.setdefault(e.id, []).append(e)
     return seen
 
 
-def status(events: list[dict[str, Any]]) -> dict[str, list[str]]:
-    """Open items by area, as short sentences, for the header of the live screen."""
+def incident_state(evs: list[Effective]) -> str | None:
+    """None (no incident), "live", "restored", "closed" (the ticket closed with no restore standing)
+    or "ended" (withdrawn or excluded), as the journal's rules see the incident's events in order."""
+    from day60.journal import Ending
+
+    if not any(e.kind in _STARTS_INCIDENT for e in evs):
+        return None
+    ending = Ending()
+    for e in evs:
+        if e.kind in ("incident.withdrawn", "incident.excluded"):
+            return "ended"
+        if e.kind in ("incident.restored", "incident.ticket-closed", "incident.reopened") and e.at is not None:
+            ending.step(e.kind.split(".")[1], e.at)
+    return ending.state
+
+
+def open_pauses(events: list[dict[str, Any]], ident: str) -> dict[str, Effective]:
+    """The waits and change windows still open for incident ``ident``: "wait" or "change-window"
+    to the event that opened it."""
+    out: dict[str, Effective] = {}
+    for e in effective(events):
+        if e.id != ident:
+            continue
+        for pause in ("wait", "change-window"):
+            if e.kind == f"incident.{pause}-start":
+                out[pause] = e
+            elif e.kind == f"incident.{pause}-end":
+                out.pop(pause, None)
+    return out
+
+
+def status(events: list[dict[str, Any]], seals_hidden: bool = False) -> dict[str, list[str]]:
+    """Open items by area, as short sentences, for the head of the live screen. ``seals_hidden``:
+    the events are a view without the sealed onsets (a page other than the runner's), so a
+    signed-off injection is not said to be "not started"."""
     eff = effective(events)
-    kinds = _by_id(eff)
-    out: dict[str, list[str]] = {"drift": [], "incidents": [], "rollbacks": []}
-    for ident, ks in kinds.items():
+    out: dict[str, list[str]] = {"injections": [], "drift": [], "incidents": [], "rollbacks": []}
+    for ident, evs in _by_id(eff).items():
+        ks = {e.kind for e in evs}
+        if "safety.agreed" in ks and not ({"drift.onset", "incident.raised", "rollback.criterion-met",
+                                           "injection.not-run", "injection.stopped"} & ks):
+            out["injections"].append(f"{ident}: signed off" + (" (a sealed start shows on the runner's page only)"
+                                                                if seals_hidden else ", not started"))
         if "drift.onset" in ks and "drift.notice" not in ks:
             detected = "" if "drift.detected" in ks else ", not detected"
             out["drift"].append(f"{ident}: no written notice yet{detected}")
-        started = {"incident.raised", "incident.detected", "incident.partner-notice"} & ks
-        if started and not {"incident.restored", "incident.withdrawn", "incident.excluded"} & ks:
-            out["incidents"].append(f"{ident}: not restored")
+        state = incident_state(evs)
+        if state in ("live", "closed"):
+            waits = [label for pause, label in (("wait", "waiting on partner"), ("change-window", "change window"))
+                     if pause in _open_in(evs)]
+            what = "not restored" if state == "live" else "ticket closed with no confirmed restore"
+            out["incidents"].append(f"{ident}: {what}" + (f" ({', '.join(waits)} open)" if waits else ""))
         if "rollback.criterion-met" in ks and "rollback.smoke-pass" not in ks:
             out["rollbacks"].append(f"{ident}: no smoke pass yet")
     return out
 
 
-def next_steps(events: list[dict[str, Any]]) -> list[Step]:
-    """Follow-ups for open items first, then the steps that start something new."""
-    eff = effective(events)
-    kinds = _by_id(eff)
-    open_waits: dict[tuple[str, str], int] = {}
-    for e in eff:
+def _open_in(evs: list[Effective]) -> set[str]:
+    opened: set[str] = set()
+    for e in evs:
         for pause in ("wait", "change-window"):
             if e.kind == f"incident.{pause}-start":
-                open_waits[(e.id, pause)] = open_waits.get((e.id, pause), 0) + 1
+                opened.add(pause)
             elif e.kind == f"incident.{pause}-end":
-                open_waits[(e.id, pause)] -= 1
+                opened.discard(pause)
+    return opened
+
+
+def sealed_onsets(events: list[dict[str, Any]]) -> list[Effective]:
+    """Onsets still sealed (no reveal yet)."""
+    return [e for e in effective(events) if e.sealed]
+
+
+def next_steps(events: list[dict[str, Any]], header: dict[str, Any] | None = None) -> list[Step]:
+    """Follow-ups for each open id first (grouped by id), then the steps that start something
+    new, then the close. Within a group the step that ends an id for good comes last."""
+    eff = effective(events)
+    closed = any(e.kind == "exercise.close" for e in eff)
+    if closed:
+        return []
     steps: list[Step] = []
-    for ident, ks in kinds.items():
-        begun = {"drift.onset", "incident.raised", "incident.detected", "rollback.criterion-met"} & ks
-        ended = {"injection.stopped", "injection.not-run"} & ks
-        if "safety.agreed" in ks and not begun and not ended:
-            steps += [Step(f"{ident}: start the drift injection (onset, sealed)", "drift.onset", ident),
-                      Step(f"{ident}: raise the incident (the exercise creates the fault)", "incident.raised", ident),
-                      Step(f"{ident}: rollback criterion met", "rollback.criterion-met", ident),
-                      Step(f"{ident}: not run: the safety conditions were not met", "injection.not-run", ident)]
-        elif "safety.agreed" in ks and begun and not ended:
-            steps.append(Step(f"{ident}: injection stopped by its stop condition", "injection.stopped", ident))
-        if "drift.onset" in ks and "drift.notice" not in ks:
-            if "drift.detected" not in ks:
-                steps.append(Step(f"{ident}: supplier detected the drift", "drift.detected", ident))
-            steps.append(Step(f"{ident}: written notice received", "drift.notice", ident))
-        started = {"incident.raised", "incident.detected", "incident.partner-notice"} & ks
-        if started and not {"incident.restored", "incident.withdrawn", "incident.excluded"} & ks:
-            if "incident.detected" not in ks:
-                steps.append(Step(f"{ident}: supplier detected it (gives the severity)", "incident.detected", ident))
-            if "incident.partner-notice" not in ks:
-                steps.append(Step(f"{ident}: partner notified the supplier", "incident.partner-notice", ident))
-            steps.append(Step(f"{ident}: severity set or changed", "incident.classified", ident))
-            if {"incident.detected", "incident.partner-notice"} & ks:  # the restore clock has started
-                if "incident.communicated" not in ks:
-                    steps.append(Step(f"{ident}: first communication to the partner", "incident.communicated",
-                                      ident))
-                for pause, label in (("wait", "waiting on partner"), ("change-window", "agreed change window")):
-                    if open_waits.get((ident, pause), 0) > 0:
-                        steps.append(Step(f"{ident}: {label} ends", f"incident.{pause}-end", ident))
-                    else:
-                        steps.append(Step(f"{ident}: {label} starts", f"incident.{pause}-start", ident))
-                steps.append(Step(f"{ident}: restore confirmed by monitoring", "incident.restored", ident))
-            steps.append(Step(f"{ident}: withdrawn as not reproducible", "incident.withdrawn", ident))
-        if "rollback.criterion-met" in ks:
-            order = ["rollback.decision", "rollback.serving", "rollback.smoke-pass", "rollback.requeue-complete"]
-            labels = ["decision recorded", "previous release serving", "smoke set passed", "re-queue complete"]
-            for kind, label in zip(order, labels, strict=True):
-                if kind not in ks:
-                    steps.append(Step(f"{ident}: {label}", kind, ident))
-                    if kind == "rollback.decision":
-                        break
+    for ident, evs in _by_id(eff).items():
+        steps += _follow_ups(ident, evs)
+    received = sorted({e.id for e in eff if e.kind == "report.received"})
     steps += [
         Step("new: safety sign-off for an injection", "safety.agreed", None),
+        Step("new: an injection that could not be made safe: record it not run, with the reason",
+             "injection.not-run", None),
+        Step("new: incident the supplier detected (a real one)", "incident.detected", None,
+             preset=(("source", "organic"),)),
         Step("new: incident notified by the partner", "incident.partner-notice", None),
+        Step("new: drift found in the records (a real one, not injected)", "drift.onset", None,
+             preset=(("source", "organic"),)),
         Step("new: supplier alert withdrawn as false", "drift.false-alert", None),
+        Step("new: rollback rehearsal on a non-production copy (criterion met)", "rollback.criterion-met", None,
+             preset=(("kind", "rehearsal"),)),
+        Step("new: real production rollback (criterion met, organic)", "rollback.criterion-met", None,
+             preset=(("kind", "production"), ("source", "organic"))),
         Step("new: monthly report received", "report.received", None),
-        Step("new: monthly report element checked", "report.element", None),
-        Step("close the exercise", "exercise.close", "exercise"),
     ]
-    return steps
+    if received:
+        steps.append(Step("new: monthly report element checked", "report.element", None))
+    steps.append(Step("close the exercise", "exercise.close", "exercise", group="close"))
+    return [s for s in steps if s.kind in DATA_MODELS]  # a kind this toolkit does not know is never offered
+
+
+def _follow_ups(ident: str, evs: list[Effective]) -> list[Step]:
+    ks = {e.kind for e in evs}
+    out: list[Step] = []
+
+    def add(label: str, kind: str, *preset: tuple[str, Any]) -> None:
+        out.append(Step(f"{ident}: {label}", kind, ident, group=ident, preset=tuple(preset)))
+
+    begun = {"drift.onset", "incident.raised", "rollback.criterion-met", "incident.detected",
+             "incident.partner-notice"} & ks
+    ended = {"injection.stopped", "injection.not-run"} & ks
+    last: list[Step] = []
+    if "safety.agreed" in ks and not begun and not ended:
+        add("start the drift injection (onset, sealed)", "drift.onset", ("source", "exercise"))
+        add("raise the incident (the exercise creates the fault)", "incident.raised")
+        add("production rollback criterion met (forced by the exercise)", "rollback.criterion-met",
+            ("kind", "production"), ("source", "exercise"))
+        last.append(Step(f"{ident}: not run: the safety conditions were not met", "injection.not-run", ident,
+                         group=ident))
+    elif "safety.agreed" in ks and begun and not ended:
+        last.append(Step(f"{ident}: injection stopped by its stop condition", "injection.stopped", ident,
+                         group=ident))
+    if "drift.onset" in ks and "drift.notice" not in ks:
+        if "drift.detected" not in ks:
+            add("supplier detected the drift", "drift.detected")
+        add("written notice received", "drift.notice")
+        if not {"drift.told", "drift.announced"} & ks:
+            add("the supplier was told of this injection (excluded)", "drift.told")
+            add("the partner announced this drift in advance (excluded)", "drift.announced")
+    state = incident_state(evs)
+    if state == "live":
+        if "incident.detected" not in ks:
+            add("supplier detected it (gives the severity)", "incident.detected")
+        if "incident.partner-notice" not in ks:
+            add("partner notified the supplier", "incident.partner-notice")
+        if ks & set(STARTS_CLOCK):  # the restore clock has started
+            if "incident.communicated" not in ks:
+                add("first communication to the partner", "incident.communicated")
+            opened = _open_in(evs)
+            for pause, label in (("wait", "waiting on partner"), ("change-window", "agreed change window")):
+                if pause in opened:
+                    add(f"{label} ends", f"incident.{pause}-end")
+                else:
+                    add(f"{label} starts", f"incident.{pause}-start")
+            add("restore confirmed by monitoring", "incident.restored")
+            add("ticket closed in the supplier's records", "incident.ticket-closed")
+    elif state == "closed":
+        add("restore confirmed by monitoring", "incident.restored")
+    if state in ("restored", "closed"):
+        if state == "restored" and _last_end(evs) != "incident.ticket-closed":
+            add("ticket closed in the supplier's records", "incident.ticket-closed")
+        add("reopened (the fault came back, or the closure was wrong)", "incident.reopened")
+    if state in ("live", "closed"):
+        add("severity set or changed", "incident.classified")
+        last.append(Step(f"{ident}: withdrawn as not reproducible", "incident.withdrawn", ident, group=ident))
+        last.append(Step(f"{ident}: excluded from the figures (with the reason)", "incident.excluded", ident,
+                         group=ident))
+    if "rollback.criterion-met" in ks:
+        order = ["rollback.decision", "rollback.serving", "rollback.smoke-pass", "rollback.requeue-complete"]
+        labels = ["decision recorded", "previous release serving", "smoke set passed", "re-queue complete"]
+        for kind, label in zip(order, labels, strict=True):
+            if kind not in ks:
+                add(label, kind)
+                if kind == "rollback.decision":
+                    break
+        if "rollback.decision" in ks and "rollback.data-restore" not in ks:
+            add("data restored as part of the rollback", "rollback.data-restore")
+    return out + last
+
+
+def _last_end(evs: list[Effective]) -> str | None:
+    ends = [e for e in evs if e.kind in _ENDS_INCIDENT]
+    return max(ends, key=lambda e: e.seq).kind if ends else None
+
+
+def element_choices(events: list[dict[str, Any]], header: dict[str, Any]) -> list[tuple[str, str]]:
+    """The report elements this exercise requires, each with a word on whether it is checked yet:
+    (id, label)."""
+    from day60.resources import report_elements
+
+    known = [(el["id"], el.get("what", "")) for el in report_elements()]
+    known += [(ident, "added by this exercise") for ident in header.get("report_elements", [])]
+    done: dict[str, set[str]] = {}
+    for e in effective(events):
+        if e.kind == "report.element":
+            done.setdefault(e.id, set()).add(e.data.get("period") or "")
+    out = []
+    for ident, what in known:
+        mark = " [checked]" if ident in done else ""
+        out.append((ident, f"{ident}{mark}: {what}"[:110]))
+    return out
+
+
+def reports_received(events: list[dict[str, Any]]) -> list[str]:
+    return sorted({e["id"] for e in events if e["kind"] == "report.received"})
+
+
+def warnings(header: dict[str, Any], kind: str, ident: str, when: dt.datetime, now: dt.datetime,
+             held: dict[str, str] | None = None) -> list[str]:
+    """What a person should confirm before ``when`` is recorded for ``kind`` on ``ident``: an
+    instant in the future, one outside the exercise window, and (only for whoever holds the
+    sealed instants: ``held`` maps an onset's id to its clear instant) a detection or notice
+    earlier than the sealed onset."""
+    out = []
+    if when > now + FUTURE_SLACK:
+        out.append(f"{when.isoformat(timespec='seconds')} is in the future (it is now "
+                   f"{now.astimezone(when.tzinfo).isoformat(timespec='seconds')})")
+    window = header.get("window") or {}
+    start, end = dt.datetime.fromisoformat(window["start"]), dt.datetime.fromisoformat(window["end"])
+    # A sign-off or a not-run injection comes before the window; a report and the close may come after.
+    outside_ok = kind in ("safety.agreed", "injection.not-run", "exercise.close") or kind.startswith("report.")
+    if not outside_ok and not start <= when <= end:
+        side = "before the exercise window opens" if when < start else "after the exercise window closes"
+        out.append(f"{when.isoformat(timespec='seconds')} is {side} ({start.isoformat(timespec='minutes')} to "
+                   f"{end.isoformat(timespec='minutes')})")
+    if held and kind in ("drift.detected", "drift.notice") and ident in held:
+        onset = dt.datetime.fromisoformat(held[ident])
+        if when < onset:
+            out.append(f"{when.isoformat(timespec='seconds')} is before the sealed onset of {ident} "
+                       f"({onset.isoformat(timespec='seconds')}, held): the figures will set this {kind} aside")
+    return out
+
+
+def held_instants(held: dict[str, Any] | None, events: list[dict[str, Any]]) -> dict[str, str]:
+    """id -> clear instant of each sealed onset of this journal the held file opens."""
+    if not held:
+        return {}
+    commitments = {e["data"].get("commitment"): e["id"] for e in events if e["kind"] == "drift.onset"}
+    return {commitments[o["commitment"]]: o["at"] for o in held.get("onsets", []) if o["commitment"] in commitments}

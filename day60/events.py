@@ -38,6 +38,10 @@ Source = Literal["exercise", "organic"]
 class _Data(BaseModel):
     model_config = ConfigDict(extra="forbid")
     note: Text | None = None
+    pressed_at: Instant | None = Field(
+        None, description="Recorded late: the instant of the press on the clock of the browser that made it "
+                          "while it had lost its connection ('day60 serve'); the line's recorded_at is when the "
+                          "server received it.")
 
 
 class Empty(_Data):

@@ -73,17 +73,6 @@ def test_new_refuses_bad_tier_and_window(run, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_new_asks_for_missing_options_on_a_terminal(run, tmp_path, monkeypatch, pipe):
-    monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
-    pipe.send_text("Acme\r" + "\x1b[B\x1b[B\r")  # partner typed; tier: third choice, T3
-    path = tmp_path / "ex.jsonl"
-    r = run("new", path, "--supplier", "Nimbus", "--deployment", "d", "-c", UK, "--window-start",
-            "2026-03-02T09:00", "--window-end", "2026-03-13T17:30", "--runner", "r")
-    assert r.exit_code == 0, r.output
-    header = json.loads(path.read_text().splitlines()[0])
-    assert header["partner"] == "Acme" and header["tier"] == "T3"
-
-
 # ----- log and its refusals -------------------------------------------------------------------
 
 
@@ -360,116 +349,6 @@ def test_two_writers_at_once_never_interleave(journal):
         assert p.wait(timeout=120) == 0
     report = jr.verify(journal)
     assert report.ok and report.events == 80
-
-
-# ----- live (interactive) --------------------------------------------------------------------
-
-
-def test_live_refuses_without_a_terminal(run, journal):
-    err = unchanged(run, journal, "live", journal)
-    assert "day60 log" in err
-
-
-def test_live_records_a_drift_and_survives_ctrl_c(run, journal, monkeypatch, pipe):
-    run("log", journal, "safety.agreed", "--id", "D1", "--at", "2026-02-27T10:00", *SAFETY)
-    monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
-    # First screen: choose "D1: start the drift injection (onset, sealed)" (first choice), type
-    # the time, source "exercise" (first choice), the class it shifts. Second screen: "D1:
-    # written notice received" is the third choice (after "stopped" and "detected").
-    pipe.send_text("\r" + "2026-03-03T09:00\r" + "\r" + "invoices\r")
-    pipe.send_text("\x1b[B\x1b[B\r" + "2026-03-04T15:30\r" + "invoices\r" + "alert 4411\r")
-    pipe.send_text("\x03")  # Ctrl-C on the third screen
-    r = run("live", journal, "--held", journal.parent / "held.json")
-    assert r.exit_code == 0, r.output
-    assert "stopped; everything recorded so far is in the journal" in r.stdout
-    kinds = [json.loads(line)["kind"] for line in journal.read_text().splitlines()[1:]]
-    assert kinds == ["safety.agreed", "drift.onset", "drift.notice"]
-    onset = json.loads(journal.read_text().splitlines()[-2])
-    assert onset["at"] is None and onset["data"]["affected_class"] == "invoices"  # sealed into the held file
-    notice = json.loads(journal.read_text().splitlines()[-1])
-    assert notice["data"] == {"affected_class": "invoices", "evidence": "alert 4411"}
-    assert notice["at"] == "2026-03-04T15:30:00+00:00"
-
-
-def test_live_refuses_a_bad_time_at_the_prompt_and_stamps_enter(run, journal, monkeypatch, pipe):
-    run("log", journal, "safety.agreed", "--id", "D1", "--at", "2026-02-27T10:00", *SAFETY)
-    monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
-    # A time in the spring-forward gap is refused while the prompt stays open; it is cleared
-    # with backspaces and Enter on the empty answer stamps the moment it is pressed.
-    pipe.send_text("\r" + "2026-03-29T01:30\r" + "\x7f" * 16 + "\r" + "\r" + "invoices\r")
-    pipe.send_text("\x03")
-    before = time.time()
-    held = journal.parent / "held.json"
-    r = run("live", journal, "--held", held)
-    assert r.exit_code == 0, r.output
-    events = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
-    assert [e["kind"] for e in events] == ["safety.agreed", "drift.onset"]  # the gap time was never written
-    from datetime import datetime
-
-    stamped = json.loads(held.read_text())["onsets"][0]["at"]  # the clear instant is the runner's
-    assert before - 1 <= datetime.fromisoformat(stamped).timestamp() <= time.time() + 1
-
-
-def test_live_stamps_the_moment_enter_is_pressed_not_when_the_prompt_appeared(run, journal, monkeypatch, pipe):
-    """The auditor opens the "When?" prompt and waits for the moment: the stamp is that Enter."""
-    import threading
-    from datetime import UTC, datetime
-
-    run("log", journal, "safety.agreed", "--id", "D1", "--at", "2026-02-27T10:00", *SAFETY)
-    monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
-    pressed = []
-
-    def auditor() -> None:
-        time.sleep(1.5)  # the prompt has long been drawn; the auditor waits for the injection
-        pressed.append(time.time())
-        pipe.send_text("\r" + "\r" + "invoices\r" + "\x03")  # Enter on "When?", source exercise, class, stop
-
-    pipe.send_text("\r")  # choose "D1: start the drift injection (onset)"
-    started = time.time()
-    worker = threading.Thread(target=auditor)
-    worker.start()
-    held = journal.parent / "held.json"
-    r = run("live", journal, "--held", held)
-    worker.join()
-    assert r.exit_code == 0, r.output
-    stamped = datetime.fromisoformat(json.loads(held.read_text())["onsets"][0]["at"]).timestamp()
-    assert stamped >= started + 1.4  # not the moment the prompt appeared
-    assert pressed[0] - 0.05 <= stamped <= pressed[0] + 1.0
-    assert f"recorded seq 2: drift.onset D1 at {datetime.fromtimestamp(stamped, UTC).isoformat()[:19]}" in r.stdout
-    assert "sealed: only" in r.stdout  # the runner sees the instant; the journal holds only the commitment
-
-
-def test_live_refuses_an_empty_id_at_once(run, journal, monkeypatch, pipe):
-    monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
-    from day60 import checklist
-
-    labels = [s.label for s in checklist.next_steps([])]
-    report = labels.index("new: monthly report received")
-    # An empty id and one with a zero-width space are refused at the id prompt itself.
-    pipe.send_text("\x1b[B" * report + "\r" + "\r" + "2026\u200b-03\r" + "\x7f" * 8 + "2026-03\r")
-    pipe.send_text("2026-04-02T10:00\r" + "\x03")
-    r = run("live", journal)
-    assert r.exit_code == 0, r.output
-    events = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
-    assert [(e["kind"], e["id"]) for e in events] == [("report.received", "2026-03")]
-
-
-def test_live_partner_noticed_incident_detected_as_organic(run, journal, monkeypatch, pipe):
-    # A real incident the partner reports: no safety sign-off is needed once it is marked organic.
-    monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
-    from day60 import checklist
-
-    labels = [s.label for s in checklist.next_steps([])]
-    new_incident = labels.index("new: incident notified by the partner")
-    # The partner's notice states no severity ("not stated", the fifth choice); organic comes first.
-    pipe.send_text("\x1b[B" * new_incident + "\r" + "I7\r" + "2026-03-04T10:00\r" + "\x1b[B" * 4 + "\r" + "\r")
-    # Next screen: the first step for I7 is "supplier detected it"; severity 2 (second), organic (second).
-    pipe.send_text("\r" + "2026-03-04T10:20\r" + "\x1b[B\r" + "\x1b[B\r" + "\x03")
-    r = run("live", journal)
-    assert r.exit_code == 0, r.output
-    events = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
-    assert [(e["kind"], e["id"]) for e in events] == [("incident.partner-notice", "I7"), ("incident.detected", "I7")]
-    assert events[1]["data"] == {"severity": 2, "source": "organic"}
 
 
 def test_verify_in_two_processes_finds_what_one_finds(tmp_path, monkeypatch):

@@ -32,25 +32,29 @@ def new(
     window_start: str = typer.Option(None, help="Exercise window start (ISO 8601, or local time)."),
     window_end: str = typer.Option(None, help="Exercise window end."),
     runner: str = typer.Option(None, help="Who runs the exercise and holds the injection times."),
-    synthetic: bool = typer.Option(False, help="Mark the journal as invented data."),
+    synthetic: bool = typer.Option(None, "--synthetic/--not-synthetic",
+                                   help="Mark the journal as invented data (asked on a terminal when not given)."),
     runner_org: str = typer.Option(None, "--runner-org", help="The organisation the runner works for."),
     conflict_statement: str = typer.Option(None, "--conflict-statement",
                                            help="The runner's statement of any conflict of interest."),
-    unannounced: bool = typer.Option(False, "--unannounced",
-                                     help="The supplier was not told the exercise window (T4 and T5 need it)."),
+    unannounced: bool = typer.Option(None, "--unannounced/--announced",
+                                     help="The supplier was not told the exercise window (T4 and T5 need it); "
+                                          "asked on a terminal when not given."),
     report_element: list[str] = typer.Option([], "--report-element", metavar="ID",
                                              help="A monthly-report element this deal adds to the published "
                                                   "list; repeatable."),
 ) -> None:
     """Create an exercise journal: writes its header line; never overwrites.
 
-    Missing options are asked for on a terminal; without one they are an error.
+    Missing options are asked for on a terminal, each answer checked as it is typed, and then the
+    optional ones not given; without a terminal a missing option is an error. The calendar is a
+    shipped one by name (uk-office, us-office, india-delivery, service-desk-24x7) or a TOML file.
 
     Example: day60 new ex.jsonl --partner Acme --supplier Nimbus --deployment claims-intake --tier T3
     -c uk.toml --window-start 2026-03-02T09:00 --window-end 2026-03-13T17:30 --runner "J. Auditor"
     """
-    from day60 import clock, timeparse
     from day60 import journal as jr
+    from day60 import timeparse
     from day60.errors import InputError
 
     values = {"partner": partner, "supplier": supplier, "deployment": deployment, "tier": tier,
@@ -65,23 +69,25 @@ def new(
         raise InputError("JOURNAL", f"{journal} already exists",
                          "choose a new file name; journals are never overwritten")
     if missing:
-        import questionary
+        from day60.live import _Stop, ask_new
 
-        for key in missing:
-            if key == "tier":
-                answer = questionary.select("Tier", choices=["T1", "T2", "T3", "T4", "T5"]).ask()
-            else:
-                answer = questionary.text(key.replace("_", " ").capitalize()).ask()
-            if answer is None:
-                raise typer.Exit(130)
-            values[key] = answer
-    cal = clock.BusinessCalendar.load(values["calendar"])
+        try:
+            values = ask_new({**values, "synthetic": synthetic, "unannounced": unannounced, "runner_org": runner_org,
+                              "conflict_statement": conflict_statement}, typer.echo)
+        except _Stop:
+            typer.echo("stopped: no journal was written", err=True)
+            raise typer.Exit(130) from None
+        synthetic, unannounced = values["synthetic"], values["unannounced"]
+        runner_org, conflict_statement = values["runner_org"], values["conflict_statement"]
+    from day60.live import _calendar
+
+    cal = _calendar(values["calendar"])
     start = timeparse.parse_instant(values["window_start"], cal.tz, "--window-start")
     end = timeparse.parse_instant(values["window_end"], cal.tz, "--window-end")
     header = jr.create(journal, {
         "partner": values["partner"], "supplier": values["supplier"], "deployment": values["deployment"],
         "tier": values["tier"], "runner": values["runner"], "calendar": cal.to_dict(),
-        "window": {"start": start.isoformat(), "end": end.isoformat()}, "synthetic": synthetic,
+        "window": {"start": start.isoformat(), "end": end.isoformat()}, "synthetic": bool(synthetic),
         "report_elements": report_element, "window_announced": not unannounced,
         **({"runner_organisation": runner_org} if runner_org else {}),
         **({"conflict_statement": conflict_statement} if conflict_statement else {}),
@@ -367,6 +373,9 @@ def show(
             mark = "sealed until revealed"
         elif e.revealed:
             mark = "revealed at close"
+        if e.data.get("pressed_at"):  # sent late by a page of 'day60 serve'
+            mark = "; ".join(filter(None, [f"recorded late (pressed {e.data['pressed_at']} on the browser's clock)",
+                                           mark]))
         rows.append({"seq": e.seq, "at": e.at.astimezone(j.tz).isoformat() if e.at else None, "kind": e.kind,
                      "id": e.id, "data": e.data, "mark": mark})
     if fmt == "json":

@@ -1,0 +1,94 @@
+"""The web checklist: serve."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from day60.cli.base import app
+
+
+@app.command()
+def serve(
+    journal: Path = typer.Argument(..., help="The exercise journal to serve."),
+    held: Path = typer.Option(None, "--held", help="The runner's held file: the runner's page seals onsets into it."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default: this machine only)."),
+    port: int = typer.Option(8060, "--port", help="Port to listen on (0: any free port, printed)."),
+    token: str = typer.Option(None, "--token", help="The join token (default: a random one, printed)."),
+) -> None:
+    """Serve one journal as a web checklist: every participant joins with a name, a role and the
+    token, and stamps lines by the server's clock; new lines reach every page within a second.
+
+    Only the runner's page, on this machine, seals and reveals (it joins with the runner token,
+    printed here). Refuses a journal that does not verify. Stop with Ctrl-C: every line a page
+    was told of is already in the journal.
+
+    Example: day60 serve ex.jsonl --held runner-held.json
+    """
+    import secrets
+    import socket
+    import sys
+
+    from day60 import engine
+    from day60.errors import InputError
+
+    if token is not None and (len(token) < 8 or len(token) > 200 or not token.isascii() or not token.isprintable()):
+        raise InputError("--token", "must be 8 to 200 printable ASCII characters", "choose a longer token, or omit it")
+    if not 0 <= port <= 65535:
+        raise InputError("--port", f"{port} is not a port", "give 0 to 65535 (0: any free port)")
+    report = engine.verify(journal)
+    if not report.ok:
+        problem = report.problem or "the last line is partial (an interrupted write)"
+        typer.echo(f"error: {journal}: does not verify ({problem}); not serving it; run 'day60 verify {journal}'",
+                   err=True)
+        raise typer.Exit(1)
+    if held is not None:
+        _check_held(held, journal)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as exc:
+        raise InputError("--host/--port", f"cannot listen on {host}:{port} ({exc.strerror})",
+                         "choose another port (or 0 for any free one), or an address of this machine") from None
+    except (socket.gaierror, UnicodeError, ValueError):
+        raise InputError("--host", f"{host[:60]!r} is not an address of this machine",
+                         "give 127.0.0.1 (the default) or an address this machine has") from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    bound = sock.getsockname()[1]
+    import uvicorn
+
+    from day60.web import create_app
+
+    token = token or secrets.token_urlsafe(12)
+    asgi = create_app(journal, held, token, host, bound)
+    shown = f"[{host}]" if ":" in host else host
+    typer.echo(f"serving {journal} at http://{shown}:{bound}/")
+    typer.echo(f"join token: {token}")
+    typer.echo(f"runner token (the runner's page, on this machine only): {asgi.app.state.keys.runner_token}")
+    if host not in ("127.0.0.1", "::1", "localhost"):
+        typer.echo(f"note: listening on {host}: anyone who can reach it and has the join token can join", err=True)
+    if held is None:
+        typer.echo("note: no --held: this server cannot seal or reveal onsets", err=True)
+    sys.stdout.flush()
+    config = uvicorn.Config(asgi, log_level="warning", proxy_headers=False, server_header=False, access_log=False,
+                            timeout_graceful_shutdown=2, lifespan="on")
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+def _check_held(held: Path, journal: Path) -> None:
+    import os
+
+    from day60 import journal as jr
+    from day60.errors import InputError
+    from day60.files import check_output
+
+    if os.path.lexists(held):
+        data = jr.load_held(held)
+        if data["journal"] != jr.read_header(journal)["hash"]:
+            raise InputError("--held", f"{held} holds instants for another journal", "give this journal's held file")
+    else:
+        check_output("--held", held, [("JOURNAL", journal)])

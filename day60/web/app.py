@@ -1,0 +1,538 @@
+"""The ASGI app of ``day60 serve``: pages for people, a JSON twin for scripts, one event stream.
+
+Pages are server-rendered (Jinja2, autoescaped) and enhanced by the vendored htmx and the app's
+own script; nothing is loaded from elsewhere, and the Content-Security-Policy says so. Page posts
+carry a CSRF token tied to the participant's key (kept in an HttpOnly, SameSite=Strict cookie);
+the JSON twin takes the key as a Bearer token. Every body is read to a fixed limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import hmac
+import json
+import secrets
+import unicodedata
+import urllib.parse
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from day60 import checklist, timeparse
+from day60.errors import InputError
+from day60.web import press as presses
+from day60.web.room import ROLES, Keys, Participant, Room, check_name, check_role
+
+HERE = Path(__file__).resolve().parent
+MAX_BODY = 64 * 1024  # a press is a few hundred bytes; nothing a page or a script sends comes near this
+TIMELINE_ROWS = 200  # the page shows the latest lines; 'day60 show' shows them all
+COOKIE = "day60_key"
+JOIN_COOKIE = "day60_join"
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+       "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+HEADERS = {"content-security-policy": CSP, "x-content-type-options": "nosniff", "referrer-policy": "same-origin",
+           "x-frame-options": "DENY", "cross-origin-opener-policy": "same-origin",
+           "cross-origin-resource-policy": "same-origin", "permissions-policy": "camera=(), microphone=()"}
+LOOPBACK = ("127.0.0.1", "::1", "::ffff:127.0.0.1")
+
+
+class Refused(Exception):
+    """An HTTP refusal: a status and one line."""
+
+    def __init__(self, status: int, message: str) -> None:
+        self.status = status
+        self.message = message
+        super().__init__(message)
+
+
+def one_line(exc: Exception) -> str:
+    """The message 'day60 log' prints after "error: " for the same fault."""
+    from day60.cli.base import _one_line
+
+    return _one_line(str(exc))
+
+
+def _visible(text: Any) -> str:
+    """Text as it is, except characters that would hide or reorder what follows (format,
+    separator and unassigned characters), which are shown by their code point."""
+    return "".join(f"<U+{ord(c):04X}>" if unicodedata.category(c) in ("Cf", "Zl", "Zp", "Cn", "Co", "Cs")
+                   else c for c in str(text))
+
+
+def _shown_at(text: str | None) -> str:
+    """An instant as stored (the offset it was typed with), to the second: "2026-03-03 09:00:00 +00:00"."""
+    if not text:
+        return ""
+    try:
+        value = dt.datetime.fromisoformat(text)
+    except ValueError:
+        return text
+    offset = value.isoformat()[-6:] if value.tzinfo else ""
+    return f"{value:%Y-%m-%d %H:%M:%S} {offset}".rstrip()
+
+
+class SecurityHeaders:
+    """Every answer carries the security headers; a page answered to a Host this server was not
+    asked for (a DNS-rebinding page) is refused when it listens on the loopback only."""
+
+    def __init__(self, app: Any, hosts: set[str] | None) -> None:
+        self.app = app
+        self.hosts = hosts
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if self.hosts is not None:
+            host = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1").lower()
+            if host not in self.hosts:
+                await _plain(421, "this server answers only to its own address")(scope, receive, send)
+                return
+
+        async def with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                headers += [(k.encode(), v.encode()) for k, v in HEADERS.items()]
+                if not scope["path"].startswith("/static/"):
+                    headers.append((b"cache-control", b"no-store"))
+                message["headers"] = headers
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+def _plain(status: int, text: str) -> Response:
+    return Response(text + "\n", status_code=status, media_type="text/plain; charset=utf-8")
+
+
+def create_app(path: Path, held: Path | None, token: str, host: str, port: int) -> Starlette:
+    room = Room(path, held)
+    keys = Keys.beside(path)
+    join_token = token
+    env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True),
+                      trim_blocks=True, lstrip_blocks=True)
+    env.filters["visible"] = _visible
+    env.filters["at"] = _shown_at
+
+    # ----- who is asking -------------------------------------------------------------------
+
+    def local(request: Request) -> bool:
+        return bool(request.client) and request.client.host in LOOPBACK
+
+    def from_cookie(request: Request) -> tuple[Participant, str] | None:
+        key = request.cookies.get(COOKIE)
+        who = keys.check(key)
+        return (who, key) if who else None
+
+    def from_bearer(request: Request) -> Participant:
+        scheme, _, key = request.headers.get("authorization", "").partition(" ")
+        who = keys.check(key.strip()) if scheme.lower() == "bearer" else None
+        if who is None:
+            raise Refused(401, "authorization: no valid participant key; join with POST /api/join and send "
+                               "'Authorization: Bearer KEY'")
+        return who
+
+    async def read_body(request: Request) -> bytes:
+        declared = request.headers.get("content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+            raise Refused(413, f"body: larger than {MAX_BODY} bytes; a press is a few hundred bytes")
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_BODY:
+                raise Refused(413, f"body: larger than {MAX_BODY} bytes; a press is a few hundred bytes")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    async def read_json(request: Request) -> Any:
+        raw = await read_body(request)
+        try:
+            return json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+        except RecursionError:
+            raise Refused(400, "body: nested too deeply to be an event request") from None
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise Refused(400, f"body: is not JSON ({str(exc)[:80]})") from None
+
+    async def read_form(request: Request) -> dict[str, str]:
+        raw = await read_body(request)
+        try:
+            pairs = urllib.parse.parse_qsl(raw.decode("ascii"), keep_blank_values=True, strict_parsing=False,
+                                           max_num_fields=200, errors="strict")
+        except (ValueError, UnicodeDecodeError):
+            raise Refused(400, "form: cannot be read") from None
+        form: dict[str, str] = {}
+        for k, v in pairs:
+            if k in form:
+                raise Refused(400, f"form: {k[:40]!r} is given twice")
+            form[k] = v
+        return form
+
+    def same_origin(request: Request) -> None:
+        origin = request.headers.get("origin")
+        if origin is not None and origin != f"http://{request.headers.get('host', '')}":
+            raise Refused(403, "origin: this form was not sent by this server's page")
+
+    # ----- views ---------------------------------------------------------------------------
+
+    def timeline(who: Participant) -> dict[str, Any]:
+        shown = room.view(who)
+        fixes: dict[int, list[str]] = {}
+        for e in shown:
+            if e["kind"] == "correction":
+                fixes.setdefault(e["data"]["target"], []).append(
+                    f"corrected by seq {e['seq']} to {_shown_at(e['data']['at'])}: {e['data']['reason']}")
+            elif e["kind"] == "reveal":
+                fixes.setdefault(e["data"]["target"], []).append(f"revealed: {_shown_at(e['data']['at'])}")
+        rows = []
+        for e in reversed(shown[-TIMELINE_ROWS:]):
+            marks = list(fixes.get(e["seq"], []))
+            if e["at"] is None and not marks:
+                marks.append("sealed until revealed")
+            if e["data"].get("pressed_at"):
+                marks.insert(0, f"recorded late (pressed at {_shown_at(e['data']['pressed_at'])} on the browser's "
+                                "clock)")
+            data = ", ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in e["data"].items()
+                             if k not in ("commitment", "pressed_at"))
+            rows.append({"seq": e["seq"], "at": e["at"], "kind": e["kind"], "id": e["id"], "by": e["by"],
+                         "data": data, "recorded_at": e["recorded_at"], "marks": marks,
+                         "late": bool(e["data"].get("pressed_at"))})
+        return {"rows": rows, "hidden": max(0, len(shown) - TIMELINE_ROWS), "head": room.head(who)}
+
+    def steps_for(who: Participant, is_local: bool) -> list[dict[str, Any]]:
+        shown = room.view(who)
+        steps = checklist.next_steps(shown, room.header)
+        if not who.runner:
+            steps = _watch_steps(shown, who) + [s for s in steps if not _runner_only(s) and
+                                                presses.may_record(who, s.kind)]
+        out = []
+        for s in steps:
+            fields = [{"name": a.name, "label": a.name.replace("_", " "), "help": a.help, "kind": a.kind,
+                       "choices": a.choices, "required": a.required or (a.name == "affected_class"),
+                       "attest": a.attest} for a in checklist.fields_for(s.kind, s.data)]
+            sealed = s.kind == "drift.onset" and s.data.get("source") == "exercise"
+            pauses = checklist.open_pauses(room.events, s.id) if s.kind == "incident.restored" and s.id else {}
+            out.append({"label": s.label, "kind": s.kind, "id": s.id, "preset": s.data, "fields": fields,
+                        "seal": sealed, "disabled": sealed and (room.held is None or not is_local),
+                        "pauses": [("waiting on partner" if p == "wait" else "change window") for p in pauses],
+                        "group": s.group,
+                        "elements": checklist.element_choices(shown, room.header) if s.kind == "report.element"
+                        else [], "periods": checklist.reports_received(shown)})
+        return out
+
+    def state(who: Participant, is_local: bool) -> dict[str, Any]:
+        shown = room.view(who)
+        skip = {"correction", "reveal", "dispute", "resolve", "notice.sent"}
+        correctable = [e for e in reversed(shown) if e["kind"] not in skip and e["at"] is not None
+                       and (who.runner or e["by"] == who.by)][:12]
+        return {"status": checklist.status(shown, seals_hidden=not who.runner), "steps": steps_for(who, is_local),
+                "closed": room.closed,
+                "correctable": correctable, "problem": room.problem, "head": room.head(who),
+                "can_reveal": who.runner and is_local and room.held is not None and room.closed,
+                "sealed": len(checklist.sealed_onsets(room.events)) if who.runner else None}
+
+    def page_context(request: Request, who: Participant, key: str) -> dict[str, Any]:
+        is_local = local(request)
+        return {"h": room.header, "who": who, "csrf": keys.csrf(key), "journal": room.path.name,
+                "state": state(who, is_local), "timeline": timeline(who), "local": is_local,
+                "held": room.held is not None, "roles": ROLES}
+
+    def render(name: str, status: int = 200, headers: dict[str, str] | None = None, **context: Any) -> HTMLResponse:
+        return HTMLResponse(env.get_template(name).render(**context), status_code=status, headers=headers)
+
+    def json_state(who: Participant, is_local: bool) -> dict[str, Any]:
+        s = state(who, is_local)
+        return {"journal": room.path.name, "participant": {"name": who.name, "role": who.role, "by": who.by},
+                "header": {k: room.header.get(k) for k in ("partner", "supplier", "deployment", "tier", "window",
+                                                            "runner", "synthetic", "window_announced")},
+                "timezone": room.header["calendar"]["timezone"], "head": s["head"], "closed": s["closed"],
+                "open": s["status"], "problem": s["problem"],
+                "next": [{k: step[k] for k in ("label", "kind", "id", "preset", "fields", "seal")}
+                         for step in s["steps"]]}
+
+    # ----- pages ---------------------------------------------------------------------------
+
+    async def index(request: Request) -> Response:
+        joined = from_cookie(request)
+        if joined is None:
+            nonce = request.cookies.get(JOIN_COOKIE) or secrets.token_urlsafe(18)
+            response = render("join.html", h=room.header, csrf=nonce, roles=ROLES, error=None,
+                              journal=room.path.name)
+            response.set_cookie(JOIN_COOKIE, nonce, httponly=True, samesite="strict")
+            return response
+        return render("page.html", **page_context(request, *joined))
+
+    def join_as(request: Request, token: Any, name: Any, role: Any) -> Participant:
+        role = check_role(role)
+        name = check_name(name)
+        expected = keys.runner_token if role == "runner" else join_token
+        if not isinstance(token, str) or not hmac.compare_digest(token.encode(), expected.encode()):
+            hint = "the runner token this server printed" if role == "runner" else "the join token this server printed"
+            raise Refused(403, f"token: is not {hint}")
+        if role == "runner" and not local(request):
+            raise Refused(403, "role: the runner's page runs on the machine that holds the held file")
+        return Participant(name, role)
+
+    async def join_form(request: Request) -> Response:
+        same_origin(request)
+        form = await read_form(request)
+        nonce = request.cookies.get(JOIN_COOKIE)
+        if not nonce or not hmac.compare_digest(form.get("csrf", "").encode(), nonce.encode()):
+            raise Refused(403, "csrf: the join form has expired; load the page again")
+        try:
+            who = join_as(request, form.get("token"), form.get("name"), form.get("role"))
+        except (InputError, Refused) as exc:
+            message = exc.message if isinstance(exc, Refused) else one_line(exc)
+            return render("join.html", status=exc.status if isinstance(exc, Refused) else 422, h=room.header,
+                          csrf=nonce, roles=ROLES, error=message, journal=room.path.name)
+        response = RedirectResponse("/", status_code=303)
+        response.set_cookie(COOKIE, keys.issue(who), httponly=True, samesite="strict", max_age=60 * 60 * 24 * 60)
+        response.delete_cookie(JOIN_COOKIE)
+        return response
+
+    async def leave(request: Request) -> Response:
+        joined = _page_who(request)
+        same_origin(request)
+        form = await read_form(request)
+        _check_csrf(joined, form)
+        response = RedirectResponse("/", status_code=303)
+        response.delete_cookie(COOKIE)
+        return response
+
+    def _page_who(request: Request) -> tuple[Participant, str]:
+        joined = from_cookie(request)
+        if joined is None:
+            raise Refused(401, "not joined: load the page and join with the token")
+        return joined
+
+    def _check_csrf(joined: tuple[Participant, str], form: dict[str, str]) -> None:
+        if not keys.check_csrf(joined[1], form.get("csrf")):
+            raise Refused(403, "csrf: this form's token is missing or wrong; load the page again")
+
+    async def press_form(request: Request) -> Response:
+        stamp = timeparse.now()  # the instant the press arrived: before the body is read
+        joined = _page_who(request)
+        same_origin(request)
+        form = await read_form(request)
+        _check_csrf(joined, form)
+        who = joined[0]
+        if form.get("kind") == "correction" and not form.get("id"):
+            form["id"] = form.get("f.target", "")
+        data = {k[2:]: v for k, v in form.items() if k.startswith("f.") and v != "" and v != checklist.NOT_STATED}
+        p = presses.Press(form.get("kind", ""), form.get("id", ""), form.get("at") or None, data,
+                          form.get("seal") == "1", form.get("pressed_at") or None, form.get("sent_at") or None,
+                          form.get("confirm") == "1",
+                          form.get("pause_end_at", "") if form.get("end_pauses") == "1" else None)
+        try:
+            done = await run_in_threadpool(presses.record, room, who, p, stamp, local(request), True)
+        except InputError as exc:
+            return render("result.html", status=403 if isinstance(exc, presses.Forbidden) else 422,
+                          refused=one_line(exc), form=None)
+        if done.unconfirmed:
+            again = {**form, "confirm": "1", "at": done.when.isoformat()}
+            return render("result.html", warnings=done.warnings, form=again, refused=None)
+        room.wake()
+        return render("result.html", headers={"hx-trigger": "day60-recorded"}, events=done.events,
+                      warnings=done.warnings, held_at=done.held_at, refused=None, form=None)
+
+    async def reveal_form(request: Request) -> Response:
+        joined = _page_who(request)
+        same_origin(request)
+        _check_csrf(joined, await read_form(request))
+        try:
+            done = await run_in_threadpool(presses.reveal, room, joined[0], local(request))
+        except InputError as exc:
+            return render("result.html", status=403, refused=one_line(exc), form=None)
+        room.wake()
+        return render("result.html", revealed=done, refused=None, form=None)
+
+    async def fragment_timeline(request: Request) -> Response:
+        who, _ = _page_who(request)
+        return render("timeline.html", timeline=timeline(who))
+
+    async def fragment_state(request: Request) -> Response:
+        who, key = _page_who(request)
+        return render("state.html", state=state(who, local(request)), csrf=keys.csrf(key), who=who,
+                      local=local(request), held=room.held is not None)
+
+    async def page_stream(request: Request) -> Response:
+        who, _ = _page_who(request)
+        return _stream(request, who)
+
+    # ----- the JSON twin -------------------------------------------------------------------
+
+    async def api_join(request: Request) -> Response:
+        body = await read_json(request)
+        if not isinstance(body, dict) or set(body) - {"token", "name", "role"}:
+            raise InputError("body", "must be an object with token, name and role", "send exactly those three")
+        who = join_as(request, body.get("token"), body.get("name"), body.get("role"))
+        return JSONResponse({"key": keys.issue(who), "name": who.name, "role": who.role, "by": who.by})
+
+    async def api_post_event(request: Request) -> Response:
+        stamp = timeparse.now()
+        who = from_bearer(request)
+        p = presses.from_json(await read_json(request))
+        done = await run_in_threadpool(presses.record, room, who, p, stamp, local(request), False)
+        room.wake()
+        answer: dict[str, Any] = {"event": done.events[-1], "warnings": done.warnings}
+        if len(done.events) > 1:
+            answer["also"] = done.events[:-1]
+        if done.held_at is not None:
+            answer["held_at"] = done.held_at  # answered to the runner alone, who sealed it
+        return JSONResponse(answer, status_code=201)
+
+    async def api_events(request: Request) -> Response:
+        who = from_bearer(request)
+        after = request.query_params.get("after", "0")
+        if not after.isascii() or not after.isdigit() or len(after) > 12:
+            raise InputError("after", f"{after[:20]!r} is not a seq", "give a whole number, e.g. after=0")
+        shown = [e for e in room.view(who) if e["seq"] > int(after)]
+        return JSONResponse({"events": shown, "head": room.head(who)})
+
+    async def api_state(request: Request) -> Response:
+        who = from_bearer(request)
+        return JSONResponse(json_state(who, local(request)))
+
+    async def api_reveal(request: Request) -> Response:
+        who = from_bearer(request)
+        done = await run_in_threadpool(presses.reveal, room, who, local(request))
+        room.wake()
+        return JSONResponse({"revealed": done.events, "stray": done.stray, "unheld": done.unheld})
+
+    async def api_stream(request: Request) -> Response:
+        return _stream(request, from_bearer(request))
+
+    def _stream(request: Request, who: Participant) -> Response:
+        async def events() -> AsyncIterator[str]:
+            queue = room.subscribe()
+            last = room.head(who)
+            try:
+                yield f"retry: 1000\nevent: head\ndata: {last}\n\n"
+                while True:
+                    try:
+                        await asyncio.wait_for(queue.get(), timeout=15)
+                    except TimeoutError:
+                        yield ": still here\n\n"
+                        continue
+                    head = room.head(who)
+                    if head != last:
+                        last = head
+                        yield f"event: head\ndata: {head}\n\n"
+            finally:
+                room.unsubscribe(queue)
+
+        return StreamingResponse(events(), media_type="text/event-stream", headers={"x-accel-buffering": "no"})
+
+    # ----- errors, lifespan ----------------------------------------------------------------
+
+    def refusal(request: Request, status: int, message: str) -> Response:
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": message}, status_code=status)
+        if request.headers.get("hx-request") == "true":
+            return render("result.html", status=status, refused=message, form=None)
+        return render("error.html", status=status, refused=message, h=room.header, journal=room.path.name)
+
+    async def on_refused(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, Refused)
+        return refusal(request, exc.status, exc.message)
+
+    async def on_input(request: Request, exc: Exception) -> Response:
+        return refusal(request, 403 if isinstance(exc, presses.Forbidden) else 422, one_line(exc))
+
+    async def on_fault(request: Request, exc: Exception) -> Response:
+        message = f"internal fault ({type(exc).__name__}); nothing more was written"
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": message}, status_code=500)
+        return _plain(500, message)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async def follow() -> None:
+            while True:
+                await asyncio.sleep(0.2)
+                if await run_in_threadpool(room.refresh):
+                    room.wake()
+
+        task = asyncio.create_task(follow())
+        try:
+            yield
+        finally:
+            task.cancel()
+
+    routes = [
+        Route("/", index, methods=["GET"]),
+        Route("/join", join_form, methods=["POST"]),
+        Route("/leave", leave, methods=["POST"]),
+        Route("/press", press_form, methods=["POST"]),
+        Route("/reveal", reveal_form, methods=["POST"]),
+        Route("/fragment/timeline", fragment_timeline, methods=["GET"]),
+        Route("/fragment/state", fragment_state, methods=["GET"]),
+        Route("/stream", page_stream, methods=["GET"]),
+        Route("/favicon.ico", lambda request: Response(status_code=204), methods=["GET"]),
+        Route("/api/join", api_join, methods=["POST"]),
+        Route("/api/events", api_post_event, methods=["POST"]),
+        Route("/api/events", api_events, methods=["GET"]),
+        Route("/api/state", api_state, methods=["GET"]),
+        Route("/api/reveal", api_reveal, methods=["POST"]),
+        Route("/api/stream", api_stream, methods=["GET"]),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    exception_handlers={Refused: on_refused, InputError: on_input, Exception: on_fault})
+    app.state.room, app.state.keys = room, keys
+    hosts = None
+    if host in LOOPBACK or host == "localhost":
+        names = {"127.0.0.1", "localhost", "[::1]"}
+        hosts = {f"{n}:{port}" for n in names} | ({n for n in names} if port == 80 else set())
+    return SecurityHeaders(app, hosts)  # type: ignore[return-value]
+
+
+def _runner_only(step: checklist.Step) -> bool:
+    """Steps only the runner's page offers: starting an injection (the sealed onset, the raised
+    incident, the forced production rollback), recording one not run, and the close; the
+    journal's own rules and ``press.allowed`` decide what is accepted."""
+    data = step.data
+    if step.kind in ("exercise.close", "incident.raised", "injection.not-run"):
+        return True
+    if step.kind == "drift.onset":
+        return data.get("source") == "exercise"
+    return step.kind == "rollback.criterion-met" and data.get("kind") == "production" and \
+        data.get("source") == "exercise"
+
+
+def _watch_steps(shown: list[dict[str, Any]], who: Participant) -> list[checklist.Step]:
+    """What a watcher stamps on a signed-off injection whose sealed start it cannot see: the
+    supplier's detection and its written notice (and, for the stop owner, the stop). Offered for
+    every signed-off id still open; the journal refuses one that does not apply."""
+    out = []
+    kinds: dict[str, set[str]] = {}
+    for e in shown:
+        kinds.setdefault(e["id"], set()).add(e["kind"])
+    for ident, ks in kinds.items():
+        if "safety.agreed" not in ks or ks & {"injection.not-run", "injection.stopped", "drift.onset",
+                                              "incident.raised", "rollback.criterion-met", "incident.detected"}:
+            continue
+        if "drift.detected" not in ks:
+            out.append(checklist.Step(f"{ident}: supplier detected the drift (if {ident} is a drift injection)",
+                                      "drift.detected", ident, group=ident))
+        out.append(checklist.Step(f"{ident}: written notice of the drift received", "drift.notice", ident,
+                                  group=ident))
+        if who.role == "stop owner":
+            out.append(checklist.Step(f"{ident}: injection stopped by its stop condition", "injection.stopped",
+                                      ident, group=ident))
+    return out
+
+
+def _no_constant(text: str) -> Any:
+    raise ValueError(f"{text} is not a number JSON allows")
+
+

@@ -1,0 +1,181 @@
+/* day60 serve: the page's own script. Served from this server only (the Content-Security-Policy
+   allows nothing else); it never builds HTML from text: every fragment it places comes from the
+   server, rendered and escaped there.
+
+   - New lines: the server's event stream says when this page's view of the journal grew; the
+     page then fetches the timeline and the open items again (keeping what is being typed).
+   - Lost connection: a press that cannot reach the server is queued in this browser with the
+     browser's time of the press, and sent when the connection is back; the server records it
+     "late", keeping that time. A sealed onset is never queued. */
+(function () {
+  "use strict";
+  var meta = document.querySelector('meta[name="day60-csrf"]');
+  if (!meta || typeof htmx === "undefined") { return; }
+  var csrf = meta.getAttribute("content");
+  var body = document.body;
+  var QUEUE = "day60-queue|" + body.getAttribute("data-journal") + "|" + body.getAttribute("data-who");
+  var conn = document.getElementById("conn");
+  var queuedNote = document.getElementById("queued");
+  var result = document.getElementById("result");
+  var flushing = false;
+
+  function setConn(ok) {
+    conn.textContent = ok ? "connected" : "not connected: presses are queued here and sent when it is back";
+    conn.className = ok ? "conn ok" : "conn lost";
+  }
+
+  function loadQueue() {
+    try { return JSON.parse(localStorage.getItem(QUEUE) || "[]"); } catch (e) { return []; }
+  }
+
+  function saveQueue(items) {
+    localStorage.setItem(QUEUE, JSON.stringify(items));
+    queuedNote.textContent = items.length ? items.length + " press(es) queued: they will be recorded late" : "";
+  }
+
+  function head() {
+    var el = document.getElementById("head");
+    return el ? parseInt(el.getAttribute("data-head"), 10) : -1;
+  }
+
+  // ----- keeping what is being typed across a refresh of the open items -------------------
+  function capture() {
+    var kept = {};
+    document.querySelectorAll("#state details.step").forEach(function (d) {
+      var values = {};
+      d.querySelectorAll("input, select").forEach(function (el) {
+        if (el.type !== "hidden" && el.name) { values[el.name] = el.type === "checkbox" ? el.checked : el.value; }
+      });
+      kept[d.getAttribute("data-key")] = {open: d.open, values: values};
+    });
+    var active = document.activeElement;
+    var focus = active && active.closest && active.closest("#state details.step");
+    return {kept: kept, focus: focus ? [focus.getAttribute("data-key"), active.name] : null};
+  }
+
+  function restore(saved) {
+    document.querySelectorAll("#state details.step").forEach(function (d) {
+      var was = saved.kept[d.getAttribute("data-key")];
+      if (!was) { return; }
+      d.open = was.open;
+      d.querySelectorAll("input, select").forEach(function (el) {
+        if (el.name in was.values) {
+          if (el.type === "checkbox") { el.checked = was.values[el.name]; } else { el.value = was.values[el.name]; }
+        }
+      });
+      if (saved.focus && saved.focus[0] === d.getAttribute("data-key")) {
+        var target = d.querySelector('[name="' + saved.focus[1] + '"]');
+        if (target) { target.focus(); }
+      }
+    });
+  }
+
+  var refreshing = false, again = false;
+  function fetchText(url) {
+    return fetch(url, {credentials: "same-origin", headers: {"HX-Request": "true"}}).then(function (response) {
+      if (!response.ok) { throw new Error(url + ": " + response.status); }
+      return response.text();
+    });
+  }
+
+  // Both fragments are fetched first, then swapped at once: what is open or typed is read at that
+  // moment, so a step opened while the fragments were on their way stays open.
+  function refresh() {
+    if (refreshing) { again = true; return; }
+    refreshing = true;
+    Promise.all([fetchText("/fragment/timeline"), fetchText("/fragment/state")])
+      .then(function (parts) {
+        var saved = capture();
+        htmx.swap("#timeline", parts[0], {swapStyle: "innerHTML"});
+        htmx.swap("#state", parts[1], {swapStyle: "innerHTML"});
+        restore(saved);
+      }, function () { again = false; })  // the stream's reopening refreshes
+      .finally(function () {
+        refreshing = false;
+        if (again) { again = false; refresh(); }
+      });
+  }
+
+  // ----- the event stream -----------------------------------------------------------------
+  var stream = new EventSource("/stream");
+  stream.addEventListener("head", function (ev) {
+    setConn(true);
+    if (parseInt(ev.data, 10) !== head()) { refresh(); }
+  });
+  stream.onopen = function () { setConn(true); refresh(); flush(); };
+  stream.onerror = function () { setConn(false); };
+
+  // ----- presses ---------------------------------------------------------------------------
+  document.body.addEventListener("htmx:configRequest", function (ev) {
+    var form = ev.detail.elt;
+    if (form && form.matches && form.matches("form.press, form.confirm")) {
+      form.setAttribute("data-pressed", new Date().toISOString());  // the moment of the press
+    }
+  });
+
+  document.body.addEventListener("htmx:sendError", function (ev) {
+    var form = ev.detail.elt;
+    if (!form || !form.matches || !form.matches("form.press, form.confirm")) { return; }
+    setConn(false);
+    var pressed = form.getAttribute("data-pressed") || new Date().toISOString();
+    if (form.getAttribute("data-seal") === "1") {
+      var at = form.querySelector('input[name="at"]');
+      if (at && !at.value) { at.value = pressed; }
+      result.textContent = "Not connected: the onset was not sealed, and a seal is never queued. Its time is " +
+        "filled in; press again when the connection is back.";
+      result.className = "result refused";
+      return;
+    }
+    var params = {};
+    new FormData(form).forEach(function (v, k) { params[k] = v; });
+    var items = loadQueue();
+    items.push({params: params, pressed_at: pressed});
+    saveQueue(items);
+    result.textContent = "Not connected: queued with this browser's time (" + pressed + "); it will be sent " +
+      "and recorded late when the connection is back.";
+    result.className = "result warning";
+    form.reset();
+    var d = form.closest("details");
+    if (d) { d.open = false; }
+  });
+
+  document.body.addEventListener("day60-recorded", function (ev) {
+    var form = ev.target;
+    if (form && form.matches && form.matches("form.press")) {
+      form.reset();
+      var d = form.closest("details");
+      if (d) { d.open = false; }
+    }
+  });
+
+  document.body.addEventListener("click", function (ev) {
+    if (ev.target && ev.target.matches && ev.target.matches("button.dismiss")) { result.innerHTML = ""; }
+  });
+
+  function flush() {
+    var items = loadQueue();
+    if (flushing || !items.length) { return; }
+    flushing = true;
+    var item = items[0];
+    var form = new URLSearchParams(item.params);
+    form.set("csrf", csrf);
+    form.set("pressed_at", item.pressed_at);
+    form.set("sent_at", new Date().toISOString());
+    fetch("/press", {method: "POST", body: form, credentials: "same-origin", headers: {"HX-Request": "true"}})
+      .then(function (response) {
+        return response.text().then(function (text) {
+          if (response.status === 401) { throw new Error("join again"); }
+          var rest = loadQueue();
+          rest.shift();
+          saveQueue(rest);
+          htmx.swap(result, text, {swapStyle: "innerHTML"});
+          result.className = "result";
+        });
+      })
+      .then(function () { flushing = false; flush(); },
+            function () { flushing = false; setConn(false); });
+  }
+
+  saveQueue(loadQueue());
+  setInterval(flush, 2000);
+})();

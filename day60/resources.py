@@ -73,8 +73,10 @@ def _first_comment(path: Path) -> str:
 
 def calendar_file(value: str | Path) -> Path:
     """A calendar given as a path, or as the name of a shipped one (``uk-office``): the file."""
+    import os
+
     path = Path(value)
-    if path.exists():
+    if os.path.lexists(path):  # never raises: a name too long to be a file is simply not one
         return path
     name = path.name.removesuffix(".toml")
     shipped = _PACKAGE / "examples" / f"{name}.toml"

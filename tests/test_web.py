@@ -568,6 +568,9 @@ def test_a_sealed_onset_never_reaches_an_observer_and_the_runner_closes_and_reve
     runner.wait_for_selector("#result .ok")
     watcher.wait_for_function("() => document.getElementById('timeline').innerText.includes('safety.agreed')")
     watched_head = watcher.get_attribute("#head", "data-head")
+    # The sign-off's own recorded_at is public; seal in a later second, or the two stamps could
+    # coincide and the check below would mistake the sign-off's time for the held instant.
+    time.sleep(1.1)
     form = open_step(runner, "D1: start the drift injection")
     form.locator("input[name='f.affected_class']").fill("invoices")
     shot(runner, "runner-seal")

@@ -170,13 +170,18 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
     """
     data, raw = read_toml(path, "--sow", "a deal TOML file")
     problems: list[str] = []
+    if any(ch in raw.decode("utf-8", "replace") for ch in (REF_OPEN, REF_TEXT, REF_CLOSE)):
+        problems.append("the file holds Unicode private-use characters U+E000 to U+E002, which the schedule keeps "
+                        "for its own cross-references: remove them")
     deal = data.get("deal")
     if not isinstance(deal, dict):
         raise InputError("--sow", "has no [deal] table", "add [deal] with provider, partner, agreement, schedule, "
                                                          "effective_date and currency")
     for key in sorted(DEAL_KEYS - set(deal)):
         problems.append(f"deal.{key} is missing")
-    for key in sorted(set(deal) - DEAL_KEYS - {"synthetic"}):
+    if "paper" in deal and deal["paper"] not in ("A4", "Letter"):
+        problems.append(f"deal.paper {str(deal['paper'])[:20]!r} is not A4 or Letter")
+    for key in sorted(set(deal) - DEAL_KEYS - {"synthetic", "paper"}):
         hint = " (the business calendar is a [calendar] table of its own)" if key == "calendar" else ""
         problems.append(f"deal.{key} is not a deal setting{hint}")
     if "currency" in deal and not re.fullmatch(r"[A-Z]{3}", str(deal["currency"])):
@@ -334,21 +339,51 @@ def show_value(spec: Parameter, value: Any, currency: str = "") -> str:
 # ----- the schedule --------------------------------------------------------------------------
 
 
-def _ref(lib: Library, numbers: dict[str, int]) -> Any:
+# A cross-reference as the Word export keeps it live: REF_OPEN id REF_TEXT "clause 3" REF_CLOSE.
+# Every other export prints only the words (``plain``); the characters are Unicode private-use ones,
+# which no clause or deal text may hold.
+REF_OPEN, REF_TEXT, REF_CLOSE = "\ue000", "\ue001", "\ue002"
+_REF_MARK = re.compile(f"{REF_OPEN}([^{REF_TEXT}]*){REF_TEXT}([^{REF_CLOSE}]*){REF_CLOSE}")
+
+
+def plain(text: str) -> str:
+    """Text with its marked cross-references as the words they print."""
+    return _REF_MARK.sub(lambda m: m.group(2), text)
+
+
+def ref_parts(text: str) -> list[tuple[str | None, str]]:
+    """Marked text as (clause id or None, words) pieces, in order: what the Word export turns into
+    plain runs and REF fields."""
+    out: list[tuple[str | None, str]] = []
+    at = 0
+    for m in _REF_MARK.finditer(text):
+        if m.start() > at:
+            out.append((None, text[at:m.start()]))
+        out.append((m.group(1), m.group(2)))
+        at = m.end()
+    if at < len(text):
+        out.append((None, text[at:]))
+    return out
+
+
+def _ref(lib: Library, numbers: dict[str, int], marked: bool = False) -> Any:
     def ref(cid: str) -> str:
         if cid in numbers:
-            return f"clause {numbers[cid]}"
+            words = f"clause {numbers[cid]}"
+            return f"{REF_OPEN}{cid}{REF_TEXT}{words}{REF_CLOSE}" if marked else words
         return f"the {lib.clauses[cid].title.lower()} clause (not part of this schedule)"
 
     return ref
 
 
 def clause_text(lib: Library, clause: Clause, values: dict[str, str], numbers: dict[str, int],
-                rubric_name: str = "[rubric: id, version and SHA-256]", tier: dict[str, Any] | None = None) -> str:
+                rubric_name: str = "[rubric: id, version and SHA-256]", tier: dict[str, Any] | None = None,
+                marked: bool = False) -> str:
     """Render a clause's text template with display values and cross-references; ``tier`` is the
-    rubric's description of the deal's Day-60 tier (None while it is not chosen)."""
+    rubric's description of the deal's Day-60 tier (None while it is not chosen). ``marked``
+    keeps each cross-reference marked for the Word export (see ``ref_parts``)."""
     env = SandboxedEnvironment(autoescape=False, keep_trailing_newline=False)
-    return env.from_string(clause.text).render(p=values, ref=_ref(lib, numbers), rubric=rubric_name,
+    return env.from_string(clause.text).render(p=values, ref=_ref(lib, numbers, marked), rubric=rubric_name,
                                                tier=tier).strip()
 
 
@@ -364,10 +399,11 @@ def tier_facts(tier_id: Any, published: Any = None) -> dict[str, Any] | None:
     return {"id": tier_id, **tier.model_dump(), "max_points": points}
 
 
-def definitions(lib: Library, numbers: dict[str, int], calendar: bool) -> dict[str, str]:
+def definitions(lib: Library, numbers: dict[str, int], calendar: bool, marked: bool = False) -> dict[str, str]:
     """The schedule's definitions, each rendered for this deal: none cites a clause it left out."""
     env = SandboxedEnvironment(autoescape=False)
-    return {term: env.from_string(text).render(included=set(numbers), ref=_ref(lib, numbers), calendar=calendar)
+    return {term: env.from_string(text).render(included=set(numbers), ref=_ref(lib, numbers, marked),
+                                               calendar=calendar)
             for term, text in lib.definitions.items()}
 
 
@@ -426,6 +462,7 @@ def schedule(lib: Library, deal: Deal, draft: bool = False) -> dict[str, Any]:
         clauses.append({"number": numbers[cid], "id": cid, "title": clause.title, "section": clause.section,
                         "definitions": clause.definitions.model_dump(), "requires": clause.requires,
                         "text": clause_text(lib, clause, values, numbers, rubric_name, tier),
+                        "marked": clause_text(lib, clause, values, numbers, rubric_name, tier, marked=True),
                         "documents": [lib.documents[d].term for d in clause.documents]})
     needed = sorted({d for cid in deal.include for d in lib.clauses[cid].documents})
     documents = [{"term": lib.documents[d].term, "what": lib.documents[d].what, "reference": deal.documents.get(d),
@@ -443,9 +480,13 @@ def schedule(lib: Library, deal: Deal, draft: bool = False) -> dict[str, Any]:
     return {"deal": {k: str(v) for k, v in deal.deal.items()},
             "catch_all": lib.catch_all, "precedence": lib.precedence,
             "definitions": definitions(lib, numbers, deal.calendar is not None),
+            "definitions_marked": definitions(lib, numbers, deal.calendar is not None, marked=True),
+            "paper": paper_size(deal),
             "calendar": _calendar_rows(deal.calendar), "documents": documents,
             "report_elements": elements if "report-completeness" in numbers else [],
             "report_clause": numbers.get("report-completeness"),
+            "report_clause_marked": _ref(lib, numbers, marked=True)("report-completeness")
+            if "report-completeness" in numbers else "",
             "clauses": clauses, "parameters": table, "unfilled": unfilled, "draft": draft,
             "synthetic": bool(deal.deal.get("synthetic")),
             "library": {"id": lib.id, "version": lib.version, "charter": lib.charter},
@@ -453,6 +494,20 @@ def schedule(lib: Library, deal: Deal, draft: bool = False) -> dict[str, Any]:
 
 
 # ----- compliance ----------------------------------------------------------------------------
+
+
+# Where Letter paper is the norm (the rest of the world prints contracts on A4).
+LETTER_COUNTRIES = {"US", "CA", "MX", "PH", "CL", "CO", "VE", "PR", "GT", "CR", "PA", "DO", "SV", "HN", "NI"}
+
+
+def paper_size(deal: Deal) -> str:
+    """A4 or Letter: as the deal says (deal.paper), else Letter where the deal's calendar keeps a
+    Letter country's holidays, else A4."""
+    stated = deal.deal.get("paper")
+    if stated in ("A4", "Letter"):
+        return stated
+    country = ((deal.calendar or {}).get("holidays") or {}).get("country")
+    return "Letter" if country in LETTER_COUNTRIES else "A4"
 
 
 def check_ids(lib: Library, deal: Deal | None = None) -> list[dict[str, Any]]:

@@ -141,9 +141,12 @@ def docx(schedule: dict[str, Any], out: str | Path, field: str = "--docx") -> No
     from docxtpl import DocxTemplate
 
     from day60.files import write_atomic
+    from day60.wordfile import finish
 
     template = DocxTemplate(data_dir("templates") / "schedule.docx")
     template.render({"s": schedule, "toolkit_version": __version__}, autoescape=True)
+    banner = "DRAFT" if schedule["draft"] else ("SYNTHETIC" if schedule["synthetic"] else None)
+    finish(template.docx, schedule["paper"], banner)
     buffer = io.BytesIO()
     template.save(buffer)
     write_atomic(out, buffer.getvalue(), field)

@@ -521,3 +521,38 @@ def test_a_check_not_met_never_displays_not_run(tmp_path):
     for row in rows.values():
         if row["status"] == "not met":
             assert not row["display"].startswith("not run"), row
+
+
+def test_the_word_schedule_matches_the_pdf_and_keeps_its_cross_references_live(run, tmp_path):
+    """The synthetic deal (GB calendar): A4, 20 mm margins; page numbers as PAGE/NUMPAGES fields and
+    SYNTHETIC on every page's foot; the calendar, definitions, documents and parameters (with their
+    meaning) as real tables; each clause title a bookmark, each "clause N" a REF field to it that
+    shows N, the clause's own number. A deal in a Letter country (US holidays) prints on Letter."""
+    import re
+
+    from docx import Document
+
+    out = tmp_path / "s.docx"
+    assert run("clauses", "export", "--sow", SOW, "--docx", out).exit_code == 0
+    doc = Document(out)
+    section = doc.sections[0]
+    assert (round(section.page_width.mm), round(section.page_height.mm)) == (210, 297)
+    footer = section.footer._element.xml
+    assert "SYNTHETIC" in footer and 'w:instr=" PAGE "' in footer and 'w:instr=" NUMPAGES "' in footer
+    headers = [[c.text for c in t.rows[0].cells] for t in doc.tables]
+    assert ["Setting", "Value"] in headers and ["Term", "Meaning"] in headers
+    assert ["Clause", "Parameter", "Type", "Value", "Meaning"] in headers
+    assert ["Term", "What it must contain", "The document", "Clauses"] in headers
+    xml = doc.element.xml
+    titles = [p.text for p in doc.paragraphs if p.style.name == "List Number"]
+    marks = re.findall(r'w:bookmarkStart w:id="\d+" w:name="(clause_[^"]+)"', xml)
+    assert len(marks) == len(titles) == len(set(marks)) and "\ue000" not in xml and "\ue003" not in xml
+    numbers = {name: i for i, name in enumerate(marks, start=1)}
+    refs = re.findall(r'w:instr=" REF (clause_\w+) \\r \\h ">\s*<w:r>\s*<w:t[^>]*>(\d+)</w:t>', xml)
+    assert refs and all(int(shown) == numbers[name] for name, shown in refs)
+    us = tmp_path / "us.toml"
+    us.write_text(SOW.read_text().replace('country = "GB", subdivision = "ENG"', 'country = "US"')
+                  .replace('timezone = "Europe/London"', 'timezone = "America/New_York"'))
+    assert run("clauses", "export", "--sow", us, "--docx", tmp_path / "us.docx").exit_code == 0
+    letter = Document(tmp_path / "us.docx").sections[0]
+    assert (round(letter.page_width.mm), round(letter.page_height.mm)) == (216, 279)

@@ -170,6 +170,40 @@ def plain_number(value: float) -> str:
     return f"{value:,.6f}".rstrip("0").rstrip(".")
 
 
+def when(value: Any, tz: str | None = None) -> str:
+    """An ISO 8601 instant as a person reads it: '2026-09-29 10:12 +01:00' (seconds shown only when
+    not zero), in the timezone ``tz`` when given; anything else as it is, a missing one as 'none'."""
+    import datetime as dt
+    from zoneinfo import ZoneInfo
+
+    if value is None:
+        return "none"
+    try:
+        t = dt.datetime.fromisoformat(str(value))
+        if tz and t.tzinfo is not None:
+            t = t.astimezone(ZoneInfo(tz))
+    except (ValueError, KeyError):
+        return str(value)
+    clock = t.strftime("%H:%M:%S" if t.second or t.microsecond else "%H:%M")
+    offset = t.strftime("%z")
+    return f"{t.date().isoformat()} {clock}" + (f" {offset[:3]}:{offset[3:]}" if offset else "")
+
+
+def breakable(text: Any) -> Any:
+    """An identifier for an HTML table cell: escaped, and allowed to break only after an
+    underscore or a hyphen (never mid-word), so a long id wraps where a reader expects."""
+    from markupsafe import Markup, escape
+
+    return Markup(str(escape(str(text))).replace("_", "_<wbr>").replace("-", "-<wbr>"))
+
+
+def threshold_words(row: dict[str, Any]) -> str:
+    """A comply row's threshold as a table prints it."""
+    if row["comparator"] == "report":
+        return "none (a reporting duty)"
+    return f"{row['comparator']} {'not set' if row['threshold'] is None else row['threshold']}"
+
+
 def nothing_earned(line: dict[str, Any]) -> str:
     """Why a line earned nothing, in words: its reason, or for a line that was scored and still
     earned nothing, what its observations say (every one missed its cut-off or never happened)."""

@@ -38,7 +38,7 @@ def environment(markdown: bool = False) -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters.update(num=display.num, stat=display.stat, percent=display.percent, parts=display.parts,
-                       missing=display.missing)
+                       missing=display.missing, breakable=display.breakable, when=display.when)
     env.globals.update(toolkit_version=__version__, line_figure=display.line_figure,
                        line_target=display.line_target, chart_rows=display.chart_rows, pdf_rows=display.PDF_ROWS,
                        top_of=display.top_of,

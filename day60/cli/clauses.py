@@ -127,6 +127,7 @@ def comply(
     parties_differ: bool = typer.Option(False, "--parties-differ",
                                         help="Check a journal against a deal naming other parties; the output "
                                              "says so."),
+    pdf: Path = typer.Option(None, "--pdf", help="Also write the compliance table as a PDF, with its provenance."),
 ) -> None:
     """Check measured figures against the deal's clauses: met, not met, not run, or reported. Exit 1 if any is not met.
 
@@ -147,6 +148,9 @@ def comply(
         return
     if sow is None:
         raise InputError("--sow", "is missing", "name the deal file the figures are checked against")
+    from day60 import files
+
+    files.check_outputs({"--pdf": pdf}, [("--sow", sow), ("--figures", figures), ("JOURNAL", journal)])
     if (journal is None) == (figures is None):
         raise InputError("--figures", "give exactly one of a JOURNAL or --figures", "pass one source of figures")
     deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=True)
@@ -185,11 +189,25 @@ def comply(
                    f"{counts['not run']} not run, {counts['tier not demonstrated']} tier not demonstrated, "
                    f"{duties} reporting dut{'y' if duties == 1 else 'ies'} reported, "
                    f"{counts['triggered']} reporting trigger(s) reached (figures from {source})")
+        from day60.display import threshold_words
+
         print_table([{"clause": r["clause"], "check": r["check"], "status": r["status"], "figure": r["display"],
                       "n": r["n"] if r["n"] is not None else "",
-                      "threshold": "none (a reporting duty)" if r["comparator"] == "report"
-                      else f"{r['comparator']} {'not set' if r['threshold'] is None else r['threshold']}",
+                      "threshold": threshold_words(r),
                       "reason": r["reason"] or ""} for r in rows])
         _footer(trace)
+    if pdf is not None:
+        from day60 import render
+        from day60.display import threshold_words as words
+
+        counts = {st: sum(r["status"] == st for r in rows)
+                  for st in ("met", "not met", "not run", "tier not demonstrated", "reported",
+                             "reported, not triggered", "triggered")}
+        page = render.html("comply.html.j2", {
+            "deal": deal.deal, "rows": [{**r, "threshold_words": words(r)} for r in rows], "counts": counts,
+            "source": source, "synthetic": synthetic, "parties_differ": mismatch, "provenance": trace,
+            "library": f"{lib.id} {lib.version}"})
+        pages = render.pdf(page, pdf)
+        typer.echo(f"wrote {pdf} ({pages} pages)", err=True)
     if any(r["status"] == "not met" for r in rows):
         raise typer.Exit(1)

@@ -190,12 +190,14 @@ def notice(
     journal: Path = typer.Argument(..., help="The exercise journal."),
     to: str = typer.Option(..., "--to", help="The supplier, or who receives the notice for it."),
     out: Path = typer.Option(..., "--out", help="Where to write the notice (JSON, a new file)."),
+    pdf: Path = typer.Option(None, "--pdf", help="Also write the notice as a letter (PDF, its data embedded)."),
 ) -> None:
     """Pre-publication notice (charter 8.3): the supplier's own rows, how to reproduce them, the hashes.
 
-    Writes the notice file and logs when it was sent; the score's pages show the date.
+    Writes the notice file (and, with --pdf, the same notice as a letter) and logs when it was sent;
+    the score's pages show the date.
 
-    Example: day60 notice ex.jsonl --to "Nimbus AI" --out notice-nimbus.json
+    Example: day60 notice ex.jsonl --to "Nimbus AI" --out notice-nimbus.json --pdf notice-nimbus.pdf
     """
     import datetime as dt
 
@@ -203,11 +205,12 @@ def notice(
     from day60 import journal as jr
     from day60.display import jsonable
     from day60.errors import InputError
-    from day60.metrics import records
+    from day60.metrics import incident_rows, plain_table, records
 
-    files.check_outputs({"--out": out}, [("JOURNAL", journal)])
-    if os.path.lexists(out):
-        raise InputError("--out", f"{out} already exists", "write each notice to a new file")
+    files.check_outputs({"--out": out, "--pdf": pdf}, [("JOURNAL", journal)])
+    for field, target in (("--out", out), ("--pdf", pdf)):
+        if target is not None and os.path.lexists(target):
+            raise InputError(field, f"{target} already exists", "write each notice to a new file")
     j = jr.read(journal)
     done = assess.score_journal(j)
     summary = done.figures.summary
@@ -221,12 +224,24 @@ def notice(
             "journal_sha256": j.sha256, "journal_head": j.head, "rubric": done.result["rubric"],
             "score": done.result["score"], "lines": done.result["lines"],
             "rows": {"drift": summary["drift"]["observations"],
-                     "incidents": records(done.figures.tables["incidents"]),
-                     "rollbacks": records(done.figures.tables["rollbacks"]),
+                     "incidents": incident_rows(done.figures),
+                     "rollbacks": records(plain_table(done.figures.tables["rollbacks"])),
                      "report": summary["report"]},
             "provenance": _provenance({"journal": j.sha256})}
     text = json.dumps(jsonable(body), indent=2, sort_keys=True, allow_nan=False, default=str) + "\n"
     files.write_atomic(out, text, "--out")
+    if pdf is not None:
+        from day60 import render
+
+        runner = j.header["runner"] + (f", {j.header['runner_organisation']}" if j.header.get("runner_organisation")
+                                       else "")
+        page = render.html("notice.html.j2", {"n": json.loads(text), "runner": runner,
+                                              "sent_on": dt.datetime.now(dt.UTC).date().isoformat(),
+                                              "tz": j.header["calendar"]["timezone"],
+                                              "synthetic": bool(j.header.get("synthetic"))})
+        pages = render.pdf(page, pdf, attachments=[(out.name, text.encode("utf-8"),
+                                                    "the pre-publication notice as data", "Data")])
+        typer.echo(f"wrote {pdf} ({pages} pages)", err=True)
     if not built["reproducible_from_commit"]:
         typer.echo(f"warning: {built['why_not']}", err=True)
     from day60.evidence.provenance import sha256_of

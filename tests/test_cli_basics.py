@@ -68,3 +68,17 @@ def test_the_demo_says_what_to_open_and_its_next_commands_run(run, tmp_path):
         assert command in r.stdout
         done = run(*shlex.split(command)[1:])
         assert done.exit_code in (0, 1), (command, done.output)  # comply finds the demo's breaches: exit 1
+
+
+def test_tables_keep_wide_characters_aligned_and_whole_cells_in_a_pipe(capsys):
+    """A CJK name takes two columns a character: the next column still starts at the same place
+    on every line (measured in terminal cells), and a long cell is never cut when not on a terminal."""
+    from rich.cells import cell_len
+
+    from day60.cli.base import print_table
+
+    long = "word " * 60
+    print_table([{"who": "漢字の名前", "what": "x"}, {"who": "ab", "what": long.strip()}])
+    lines = capsys.readouterr().out.splitlines()
+    starts = {cell_len(line[:line.index(marker)]) for line, marker in ((lines[2], "x"), (lines[3], "word"))}
+    assert len(starts) == 1 and lines[3].endswith("word") and long.strip() in lines[3]

@@ -157,16 +157,31 @@ def print_json(data: Any) -> None:
 
 
 def print_table(rows: list[dict[str, Any]], columns: list[str] | None = None) -> None:
-    """A plain aligned text table; every cell is already a display string."""
+    """An aligned table (rich): on a terminal its columns fit the terminal's width, wrapping long
+    cells; in a pipe or a file every cell is whole on its line. Wide characters (CJK, emoji) keep
+    their columns aligned. Every cell is already a display string."""
     if not rows:
         return
+    import shutil
+
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
     columns = columns or list(rows[0])
-    cells = [[str(r.get(c, "")) for c in columns] for r in rows]
-    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
-    typer.echo("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip())
-    typer.echo("  ".join("-" * w for w in widths))
-    for row in cells:
-        typer.echo("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip())
+    terminal = sys.stdout.isatty()
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold" if terminal else "",
+                  highlight=False)
+    for c in columns:
+        table.add_column(c, overflow="fold")
+    for r in rows:
+        table.add_row(*(str(r.get(c, "")) for c in columns))
+    width = shutil.get_terminal_size().columns if terminal else 100_000
+    console = Console(width=width, force_terminal=terminal, no_color=not terminal, highlight=False,
+                      soft_wrap=False, emoji=False, markup=False)
+    with console.capture() as captured:
+        console.print(table)
+    typer.echo("\n".join(line.rstrip() for line in captured.get().splitlines()))
 
 
 def _interactive() -> bool:

@@ -159,7 +159,7 @@ def _emit_score(result: dict[str, Any], fmt: str) -> None:
                    + (f" ({floor['reason']})" if floor.get("reason") else ""))
     typer.echo(f"rubric {result['rubric']['id']} {result['rubric']['version']}; targets: {result['targets']}")
     print_table([{"line": line["id"], "points": num(line["points"], 0), "earned": num(line["earned"], 2),
-                  "status": line["status"], "figure": line_figure(line)[:70], "reason": line["reason"] or ""}
+                  "status": line["status"], "figure": line_figure(line), "reason": line["reason"] or ""}
                  for line in result["lines"]])
     for d in result.get("disputes", []):
         state = f"resolved: {d['outcome']}" if d["outcome"] else "open: the line reads under dispute"

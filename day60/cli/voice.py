@@ -149,7 +149,7 @@ def voice_drills(
         mark = "  SYNTHETIC" if result["synthetic"] else ""
         typer.echo(f"call {call.get('id', '?')}: {call.get('agent', '')}{mark}")
         print_table([{"drill": name, "status": d["status"], "score": num(d["score"], 1),
-                      "built from": parts(d["parts"])[:70], "notes": "; ".join(d["notes"])[:70]}
+                      "built from": parts(d["parts"]), "notes": "; ".join(d["notes"])}
                      for name, d in result["drills"].items()])
         s = result["summary"]
         _footer(result["provenance"])

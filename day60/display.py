@@ -297,6 +297,49 @@ def drill_words(name: str, drill: dict[str, Any], sheet: dict[str, Any]) -> dict
 # ----- portfolio and comparison --------------------------------------------------------------
 
 
-def top_of(points: list[dict[str, Any]]) -> float:
+def nice_ticks(top: float, count: int = 4) -> list[float]:
+    """Axis ticks from 0 to at least ``top`` on a round step (1, 2, 2.5 or 5 times a power of ten),
+    so labels read 0, 5, 10, 15, never 0, 0, 1."""
+    import math
+
+    top = top if top > 0 else 1.0
+    raw = top / count
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    n = math.ceil(top / step - 1e-9)
+    return [round(i * step, 10) for i in range(n + 1)]
+
+
+def tick_label(value: float, ticks: list[float]) -> str:
+    """A tick's label with as many decimals as the step needs (2.5 keeps one)."""
+    step = ticks[1] - ticks[0] if len(ticks) > 1 else 1
+    digits = 0 if float(step).is_integer() else 1 if float(step * 10).is_integer() else 2
+    return f"{value:,.{digits}f}"
+
+
+def trend_chart(points: list[dict[str, Any]], top: float | None = None, width: float = 560) -> dict[str, Any]:
+    """A trend's layout: each exercise at its own date (x proportional to time, so two months
+    apart look two months apart), y on round ticks, and lines joining the points of one tier in
+    date order but never two points that share a date (no line is drawn through them)."""
+    import datetime as dt
+    import itertools
+
     values = [p["value"] for p in points if p["value"] is not None]
-    return max(values) * 1.2 if values and max(values) > 0 else 1.0
+    ticks = nice_ticks(top if top is not None else (max(values) if values else 1.0))
+    days = [dt.date.fromisoformat(p["label"]).toordinal() for p in points]
+    first, last = (min(days), max(days)) if days else (0, 0)
+    span = max(last - first, 1)
+    placed = []
+    for p, day in zip(points, days, strict=True):
+        x = width / 2 if last == first else width * (day - first) / span
+        y = None if p["value"] is None else min(p["value"], ticks[-1]) / ticks[-1]
+        placed.append({**p, "x": x, "y": y, "day": day})
+    segments = []
+    for series in dict.fromkeys(p["series"] for p in placed):
+        mine = [p for p in placed if p["series"] == series and p["y"] is not None]
+        for a, b in itertools.pairwise(mine):
+            if a["day"] != b["day"]:
+                segments.append((a["x"], a["y"], b["x"], b["y"]))
+    shared = {d for d in days if days.count(d) > 1}
+    return {"points": placed, "segments": segments, "ticks": [(t / ticks[-1], tick_label(t, ticks)) for t in ticks],
+            "shared_dates": len(shared)}

@@ -402,3 +402,21 @@ def test_a_rollback_outside_the_window_is_counted_apart_not_dropped(run, tmp_pat
     [row] = json.loads(r.stdout)["exercises"]
     assert (row["rehearsal_rollbacks"], row["production_rollbacks"], row["rollbacks_apart"]) == (0, 0, 1)
     assert "1 rollback(s) counted apart" in words.key_figures(row)
+
+
+def test_trend_axes_have_round_ticks_and_points_sit_at_their_dates():
+    """Ticks on a round step (a top of 1.2 gives 0, 0.5, 1, 1.5, never 0, 1, 1); exercises on 13 Mar,
+    13 Apr and 13 Apr, values 4, 8 and 6: the top value 8 gives ticks 0, 2, 4, 6, 8, so y is 4/8 = 0.5
+    and 8/8 = 1; x in proportion to the days (31 of 31: the two April points together at the right
+    edge); one line from March to the first April point and none between the two April points."""
+    from day60.display import nice_ticks, tick_label, trend_chart
+
+    assert nice_ticks(1.2) == [0, 0.5, 1.0, 1.5] and [tick_label(t, nice_ticks(1.2)) for t in nice_ticks(1.2)] == \
+        ["0.0", "0.5", "1.0", "1.5"]
+    assert nice_ticks(100) == [0, 25, 50, 75, 100] and nice_ticks(8.5) == [0, 2.5, 5.0, 7.5, 10.0]
+    points = [{"label": "2026-03-13", "value": 4.0, "series": "T3"}, {"label": "2026-04-13", "value": 8.0,
+              "series": "T3"}, {"label": "2026-04-13", "value": 6.0, "series": "T3"}]
+    c = trend_chart(points, None, width=310)
+    assert [p["x"] for p in c["points"]] == [0, 310, 310]
+    assert c["segments"] == [(0, 0.5, 310, 1.0)] and c["shared_dates"] == 1
+    assert [t[1] for t in c["ticks"]] == ["0", "2", "4", "6", "8"]

@@ -42,11 +42,24 @@ class _Row:
             ([self.open_from] if self.open_from is not None else [])
 
 
+CLUSTER = 0.35  # events spanning less than this share of a short window: the axis spans the events
+ZOOM_PAD_US = 3 * 3_600_000_000  # at least three hours either side of a cluster
+
+
 class _Axis:
-    """Maps instants to x; a broken axis keeps only the stretches that hold events."""
+    """Maps instants to x. A short window is one linear axis, over the whole window, or over its
+    events when they cluster in a small part of it (the window's edges are then named); a long
+    window gets a broken axis that keeps only the stretches holding events."""
 
     def __init__(self, w0: int, w1: int, instants: list[int]) -> None:
-        if (w1 - w0) <= LINEAR_DAYS * 24 * 3_600_000_000 or not instants:
+        self.zoomed = False
+        if instants and (w1 - w0) <= LINEAR_DAYS * 24 * 3_600_000_000 \
+                and max(instants) - min(instants) < CLUSTER * (w1 - w0):
+            pad = max(ZOOM_PAD_US, (max(instants) - min(instants)) // 5)
+            lo, hi = max(w0, min(instants) - pad), min(w1, max(instants) + pad)
+            stretches = [(lo, hi)]
+            self.zoomed = (lo, hi) != (w0, w1)
+        elif (w1 - w0) <= LINEAR_DAYS * 24 * 3_600_000_000 or not instants:
             stretches = [(w0, w1)]
         else:
             spans = sorted((max(w0, t - PAD_US), min(w1, t + PAD_US)) for t in instants)
@@ -81,11 +94,14 @@ def svg(events: list[dict[str, Any]], calendar: BusinessCalendar, window: dict[s
     """Draw the exercise. Rows past MAX_ROWS are counted in a note, not drawn."""
     w0 = to_utc_us(dt.datetime.fromisoformat(window["start"]))
     w1 = to_utc_us(dt.datetime.fromisoformat(window["end"]))
-    rows = _rows(effective(events), w1)
+    effective_events = effective(events)
+    closes = [to_utc_us(e.at) for e in effective_events if e.kind == "exercise.close" and e.at is not None]
+    end = min(w1, closes[0]) if closes and closes[0] >= w0 else w1  # after the close, the axis ends there
+    rows = _rows(effective_events, w1)
     drawn = rows[:MAX_ROWS]
-    axis = _Axis(w0, w1, [t for r in rows for t in r.instants() if w0 <= t <= w1])
+    axis = _Axis(w0, end, [t for r in rows for t in r.instants() if w0 <= t <= end])
     body = ROW * max(len(drawn), 1)
-    height = TOP + body + 44
+    height = TOP + body + 56
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
            f'viewBox="0 0 {WIDTH} {height}" font-family="DejaVu Sans, sans-serif" font-size="9">',
            '<defs><pattern id="apart" width="5" height="5" patternUnits="userSpaceOnUse" '
@@ -102,15 +118,52 @@ def svg(events: list[dict[str, Any]], calendar: BusinessCalendar, window: dict[s
     for (_, _, _, x1), (_, _, nx0, _) in zip(axis.boxes, axis.boxes[1:], strict=False):
         mid = (x1 + nx0) / 2
         out.append(f'<text x="{mid - 4:.1f}" y="{TOP + body / 2 + 3:.1f}" fill="#555" font-size="11">//</text>')
+    for edge, words in ((w0, "window opens"), (end, "closed" if closes and end == closes[0] else "window ends")):
+        a, b = axis.boxes[0][0], axis.boxes[-1][1]
+        if a <= edge <= b:
+            xe = axis.x(edge)
+            out.append(f'<line x1="{xe:.1f}" y1="{TOP - 6}" x2="{xe:.1f}" y2="{TOP + body}" stroke="#1b1b1b" '
+                       'stroke-width="0.8" stroke-dasharray="2,2"/>')
+            at = xe + 2 if edge == w0 else xe - 2 - 4.6 * len(words)  # the end's label sits left of its line
+            out.append(f'<text x="{at:.1f}" y="{TOP + body - 2}" fill="#1b1b1b" font-size="8">{words}</text>')
     for i, row in enumerate(drawn):
         out += _draw_row(row, TOP + ROW * i + ROW / 2 - 2, axis)
-    out += _legend(TOP + body + 16, len(rows) - len(drawn), axis.broken)
+    zoom = None
+    if axis.zoomed:
+        shown = [from_utc_us(t, calendar.tz).strftime("%d %b %H:%M") for t in axis.boxes[0][:2]]
+        edges = [from_utc_us(t, calendar.tz).strftime("%d %b") for t in (w0, end)]
+        zoom = f"the events cluster, so the axis runs {shown[0]} to {shown[1]} of the window {edges[0]} to {edges[1]}"
+    out += _legend(TOP + body + 16, len(rows) - len(drawn), axis.broken, zoom)
     out.append("</svg>")
     return "\n".join(out)
 
 
+def _hour_labels(a: int, b: int, x0: float, x1: float, axis: _Axis, calendar: BusinessCalendar,
+                 body: float) -> list[str]:
+    """An axis under two days long: a label every few hours (local time), about 44 px apart."""
+    hour = 3_600_000_000
+    per_hour = (x1 - x0) / max((b - a) / hour, 1e-9)
+    step = next((h for h in (1, 2, 3, 4, 6, 12) if h * per_hour >= 44), 24)
+    start = from_utc_us(a, calendar.tz).replace(minute=0, second=0, microsecond=0)
+    out, t, free_from, dated = [], start, -1e9, False
+    while to_utc_us(t) <= b:
+        us = to_utc_us(t)
+        if us >= a and t.hour % step == 0:
+            xh = axis.x(us)
+            out.append(f'<line x1="{xh:.1f}" y1="{TOP - 6}" x2="{xh:.1f}" y2="{TOP + body}" stroke="#d0d0d0" '
+                       'stroke-width="0.4"/>')
+            label = t.strftime("%d %b %H:%M") if t.hour == 0 or not dated else t.strftime("%H:%M")
+            if xh >= free_from and xh + 5.2 * len(label) <= x1 + 2:  # never over the last label
+                out.append(f'<text x="{xh + 1:.1f}" y="{TOP - 9}" fill="#555">{label}</text>')
+                free_from, dated = xh + 5.2 * len(label) + 6, True
+        t = from_utc_us(us + hour, calendar.tz)
+    return out
+
+
 def _day_labels(a: int, b: int, x0: float, x1: float, axis: _Axis, calendar: BusinessCalendar,
                 body: float) -> list[str]:
+    if b - a < 2 * 24 * 3_600_000_000:
+        return _hour_labels(a, b, x0, x1, axis, calendar, body)
     out = []
     day = from_utc_us(a, calendar.tz).date()
     days = max((b - a) / (24 * 3_600_000_000), 1)
@@ -152,7 +205,7 @@ def _draw_row(row: _Row, y: float, axis: _Axis) -> list[str]:
     return out
 
 
-def _legend(y: float, hidden: int, broken: bool) -> list[str]:
+def _legend(y: float, hidden: int, broken: bool, zoom: str | None = None) -> list[str]:
     out = []
     items = [("drift: onset to notice", "drift"), ("incident: clock to restore", "incident"),
              ("waiting on partner", "wait"), ("change window", "change"), ("rollback", "rollback"),
@@ -169,6 +222,8 @@ def _legend(y: float, hidden: int, broken: bool) -> list[str]:
     if hidden:
         note += f"; {hidden} more rows not drawn"
     out.append(f'<text x="4" y="{y + 14}" fill="#555">{escape(note)}</text>')
+    if zoom:
+        out.append(f'<text x="4" y="{y + 26}" fill="#555">{escape(zoom)}</text>')
     return out
 
 
@@ -183,6 +238,7 @@ def _rows(events: list[Any], w1: int) -> list[_Row]:
         slot = by.setdefault((area, e.id), {"area": area, "id": e.id, "kinds": {}, "pauses": []})
         at = to_utc_us(e.at)
         slot["kinds"].setdefault(e.kind, at)
+        slot.setdefault("last", {})[e.kind] = at  # a re-opened incident ends at its last restore
         if e.kind.endswith("-start"):
             slot.setdefault("opened", {})[e.kind] = at
         elif e.kind.endswith("-end"):
@@ -211,7 +267,9 @@ def _row(slot: dict[str, Any], w1: int) -> _Row:
     elif area == "incident":
         starts = [k[x] for x in ("incident.detected", "incident.partner-notice") if x in k]
         start = min(starts) if starts else k.get("incident.raised")
-        closed = next((k[x] for x in ("incident.restored", "incident.withdrawn", "incident.excluded") if x in k), None)
+        last = slot["last"]
+        closed = next((last[x] for x in ("incident.restored", "incident.withdrawn", "incident.excluded") if x in last),
+                      None)
         row.apart = "withdrawn" if "incident.withdrawn" in k else "excluded" if "incident.excluded" in k else None
         if start is not None:
             if closed is not None and closed <= w1:
@@ -226,6 +284,8 @@ def _row(slot: dict[str, Any], w1: int) -> _Row:
                 row.ticks.append((k[kind], "#5c120e"))
     else:
         crit, dec, smoke = (k.get(f"rollback.{x}") for x in ("criterion-met", "decision", "smoke-pass"))
+        if smoke is not None and k.get("rollback.serving") is not None:
+            smoke = max(smoke, k["rollback.serving"])  # it ends when serving and past the smoke set (3.20.1)
         if crit is not None and dec is not None:
             row.bars.append((crit, dec, "#9cc59e", 4))
         if dec is not None:

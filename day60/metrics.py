@@ -508,11 +508,12 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int,
     re-opens are counted. The population of the restore figure is every incident restored in the
     window (3.19.2), its clock counted whole even where it started before the window opened
     (those are counted apart as ``started_before_window``). An incident whose clock started after
-    the window, or before it without a restore in it, is outside the window; one raised but
-    neither detected nor notified by the close is "not detected"; one not restored by the close is
-    open. One whose ticket was resolved or closed in the window with no monitoring check
-    confirming a restore is "unconfirmed": judged, never counted as restored. One with no
-    severity by the close is "unclassified": counted, never dropped. Withdrawn and excluded
+    the window, or that was restored (or its ticket closed) before the window opened and not
+    re-opened in it, is outside the window; one raised but neither detected nor notified by the
+    close is "not detected"; one not restored by the close is open, whenever its clock started.
+    One whose ticket was resolved or closed in the window with no monitoring check confirming a
+    restore is "unconfirmed": judged, never counted as restored. One with no severity by the
+    close is "unclassified": counted, never dropped. Withdrawn and excluded
     incidents enter no figure, first communication included.
     """
     first = held.grouped(w1)
@@ -531,20 +532,26 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int,
     communicated = first["incident.communicated"]
     inc["communicated"] = communicated.where(communicated <= w1)  # after the close it does not count
     in_window = restored_now & (inc["restored"] >= w0)
+    # Ended before the window opened (restored, or its ticket closed, and not re-opened by the
+    # window's end): counted apart. One still standing unrestored through the window is judged
+    # whenever its clock started, or keeping it open past the close would take it out of every figure.
+    ended_before = (restored_now & (inc["restored"] < w0)) | (~restored_now & (first["closed_at"] < w0))
     upheld = upheld or {}
     by_dispute = inc.index.isin(list(upheld))
     conditions = [first["incident.withdrawn"].notna(), first["incident.excluded"].notna() | by_dispute,
                   inc["start"].isna(),
-                  inc["start"] > w1, in_window, inc["start"] < w0, first["closed_at"].notna() & ~restored_now]
+                  inc["start"] > w1, in_window, ended_before, first["closed_at"].notna() & ~restored_now,
+                  inc["start"] < w0]
     buckets = ["withdrawn", "excluded", "not detected", "outside the window", "restored", "outside the window",
-               "unconfirmed"]
+               "unconfirmed", "open"]
     inc["status"] = np.select(conditions, buckets, default="open")
     reasons = ["withdrawn: enters no figure (3.19.5)", "excluded under the contract: enters no figure (3.19.5)",
                "raised by the exercise but neither detected nor notified by the close",
                "its clock started after the window closed",
                None,
-               "its clock started before the window opened and it was not restored in the window",
-               "the ticket was closed, but no monitoring check confirmed a restore (3.19.4)"]
+               "restored (or its ticket closed) before the window opened, and not re-opened in it",
+               "the ticket was closed, but no monitoring check confirmed a restore (3.19.4)",
+               "its clock started before the window opened and it was not restored by the close"]
     inc["reason"] = np.select(conditions, reasons, default="not restored by the close")
     if by_dispute.any():
         inc.loc[by_dispute & first["incident.excluded"].isna().to_numpy(), "reason"] = \

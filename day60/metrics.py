@@ -77,12 +77,12 @@ def compute(journal: Journal, report_elements: list[str] | None = None) -> Figur
     w1 = to_utc_us(dt.datetime.fromisoformat(window["end"]))
     closed = any(e.kind == "exercise.close" for e in events)
     disputes = _disputes(journal.events, journal.header.get("runner_organisation"))
-    upheld = {x: f"excluded by the upheld dispute seq {d['seq']} ({d['line']}): {d['outcome_reason']}"
-              for d in disputes if d["outcome"] == "upheld" for x in d["exclude"]}
-    drift, drift_table = _drift(events, cal, w0, w1, closed, upheld)
+    upheld = _upheld(disputes)
+    drift, drift_table = _drift(events, cal, w0, w1, closed, upheld["drift"])
     held = journal.incidents if journal.incidents is not None else IncidentFrame(journal.events)
-    incidents, incident_table = _incidents(held, cal, w0, w1, upheld)
-    rollbacks, rollback_table = _rollbacks(events, w0, w1, upheld)
+    incidents, incident_table = _incidents(held, cal, w0, w1, upheld["incident"])
+    rollbacks, rollback_table = _rollbacks(events, w0, w1, upheld["rollback"])
+    _remedies(disputes, {"drift": drift_table, "incident": incident_table, "rollback": rollback_table})
     added = list(dict.fromkeys([*journal.header.get("report_elements", []), *(report_elements or [])]))
     report, report_table = _report(events, cal, added, {"incidents": incident_table, "drift": drift_table,
                                                        "rollbacks": rollback_table}, w0, w1)
@@ -143,6 +143,45 @@ def _disputes(events: list[dict[str, Any]], runner_org: str | None) -> list[dict
             for d in out.values():
                 d["corrections_since"].append(e["seq"])
     return list(out.values())
+
+
+def line_sections() -> dict[str, str]:
+    """The section (drift, incident, rollback, report) of every line of the published rubric: the
+    lines a dispute can name ('day60 dispute' checks it)."""
+    from day60.resources import load_yaml
+
+    return {ln["id"]: ln["section"] for ln in load_yaml("rubric", "day60-v1.yaml")["lines"]}
+
+
+def _upheld(disputes: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """Per section, the ids upheld disputes exclude, each with its reason. An exclusion applies to
+    the disputed line's own section only: a dispute of the restore line never takes a rollback (or a
+    drift that shares an incident's id) out of its figures."""
+    sections = line_sections()
+    out: dict[str, dict[str, str]] = {"drift": {}, "incident": {}, "rollback": {}}
+    for d in disputes:
+        if d["outcome"] == "upheld" and sections.get(d["line"]) in out:
+            for x in d["exclude"]:
+                out[sections[d["line"]]].setdefault(
+                    x, f"excluded by the upheld dispute seq {d['seq']} ({d['line']}): {d['outcome_reason']}")
+    return out
+
+
+def _remedies(disputes: list[dict[str, Any]], tables: dict[str, pd.DataFrame]) -> None:
+    """Which of each upheld dispute's exclusions took effect (``exclude_applied``) and which did
+    not, with why (``exclude_not_applied``): none is dropped unsaid."""
+    sections = line_sections()
+    for d in disputes:
+        section = sections.get(d["line"])
+        table = tables.get(section)
+        status = dict(zip(table["id"], table["status"], strict=True)) if table is not None else {}
+        d["exclude_applied"] = [x for x in d["exclude"] if status.get(x) == "excluded"]
+        d["exclude_not_applied"] = [
+            {"id": x, "reason": f"no {section} of the journal has this id: an exclusion applies only to the figures "
+                                f"of the disputed line's section ({section or 'unknown'})" if x not in status
+             else f"it is {status[x]}" + (": the exclusion takes effect when the onset is revealed"
+                                          if status[x] == "sealed" else "")}
+            for x in d["exclude"] if status.get(x) != "excluded"]
 
 
 def _corrections(events: list[dict[str, Any]], elsewhere: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -235,11 +274,11 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
                 row.update(status="announced", reason=f"announced by the partner at {first.at.isoformat()} with no "
                                                       "onset recorded: a planned change, not a detection (3.18.4)")
             continue
+        if onset.at is None:  # sealed even when a dispute excludes it: nobody has judged its lead time yet
+            row.update(status="sealed", reason="the onset is sealed until the runner reveals it at the close")
+            continue
         if ident in upheld:
             row.update(status="excluded", reason=upheld[ident])
-            continue
-        if onset.at is None:
-            row.update(status="sealed", reason="the onset is sealed until the runner reveals it at the close")
             continue
         o = to_utc_us(onset.at)
         row["onset"] = onset.at.isoformat()

@@ -148,10 +148,16 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
         elif upheld:
             # 8.4: a dispute the supplier wins never costs it the line. The remedy the resolution
             # grants (an exclusion, a corrected instant) is in the journal and already in the figure.
-            remedies = [f"{x} excluded (seq {d['resolved_seq']})" for d in upheld for x in d.get("exclude", [])]
+            remedies = [f"{x} excluded (seq {d['resolved_seq']})" for d in upheld
+                        for x in d.get("exclude_applied", d.get("exclude", []))]
+            refused = [f"{x['id']} not excluded ({x['reason']})" for d in upheld
+                       for x in d.get("exclude_not_applied", [])]
             fixes = sorted({c for d in upheld for c in d.get("corrections_since", [])})
             note = (f"dispute upheld; remedy applied: {', '.join(remedies)}" if remedies
+                    else "dispute upheld; no exclusion took effect" if refused
                     else "dispute upheld with no exclusion: the figure stands as measured")
+            if refused:
+                note += f"; {'; '.join(refused)}"
             if fixes:
                 note += f"; corrections logged since it was raised: seq {', '.join(map(str, fixes))}"
             line["reason"] = "; ".join(filter(None, [line["reason"], note]))

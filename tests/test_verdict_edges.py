@@ -3,6 +3,7 @@ figure worked by hand from the charter (sections named). The calendar is the UK 
 (Europe/London, Monday to Friday 09:00 to 17:30, England's bank holidays); the window is Mon 2
 Mar 09:00 to Fri 13 Mar 17:30 2026 (GMT throughout), unless a test says otherwise."""
 
+import datetime as dt
 import json
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from day60 import assess, metrics
 from day60 import journal as jr
 from day60.resources import data_dir
-from tests.builders import make_journal
+from tests.builders import SIGN_OFF, make_journal
 
 SOW = data_dir("clauses") / "examples" / "synthetic-sow.toml"
 ORGANIC = {"source": "organic"}
@@ -75,3 +76,78 @@ def test_an_incident_open_through_the_window_is_judged_whenever_its_clock_starte
     r, checks = comply_rows(run, path)
     assert (checks["restore-sev1"]["status"], r.exit_code) == ("not met", 1)
     assert "2 severity 1 incident(s) still open at the close" in checks["restore-sev1"]["reason"]
+
+
+# ----- upheld disputes: the remedy belongs to the disputed line's section (8.4) ----------------------
+
+
+def _dispute(path, line_id, exclude=None, outcome="upheld"):
+    at = dt.datetime(2026, 3, 14, 9, tzinfo=dt.UTC)
+    seq = jr.append(path, "dispute", f"dispute-{line_id}", at, {"line": line_id, "reason": "r", "raised_by": "A",
+                                                               "organisation": "Supplier"})["seq"]
+    data = {"target": seq, "outcome": outcome, "reason": "agreed"} | ({"exclude": exclude} if exclude else {})
+    jr.append(path, "resolve", f"dispute-{seq}", at + dt.timedelta(hours=1), data)
+    return seq
+
+
+def test_an_exclusion_never_reaches_another_sections_figures(tmp_path, run):
+    """Rehearsal R9: decision Wed 4 Mar 14:09, serving 18:21, smoke pass 18:26: 257 min, beyond the
+    120-minute cut-off: the rollback-time line earns 0 of 8. I1 (sev 2) restored in 2 h: 25 of 25.
+    A dispute of the restore line, upheld "excluding R9", must leave R9 in the rollback figures
+    (before, R9 left them and rollback-time read "not exercised", so a slow rollback vanished on a
+    dispute about another line). X1 is both an incident and a rollback: a restore dispute excluding
+    X1 takes out the incident only. 'resolve' refuses the cross-section id outright."""
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("rollback.criterion-met", "R9", "2026-03-04T14:02", {"kind": "rehearsal"}),
+        ("rollback.decision", "R9", "2026-03-04T14:09"),
+        ("rollback.serving", "R9", "2026-03-04T18:21"),
+        ("rollback.smoke-pass", "R9", "2026-03-04T18:26", SMOKE),
+        ("rollback.criterion-met", "X1", "2026-03-05T14:02", {"kind": "rehearsal"}),
+        ("rollback.decision", "X1", "2026-03-05T14:09"),
+        ("rollback.serving", "X1", "2026-03-05T14:21"),
+        ("rollback.smoke-pass", "X1", "2026-03-05T14:26", SMOKE),
+        ("incident.detected", "I1", "2026-03-03T10:00", {"severity": 2, **ORGANIC}),
+        ("incident.restored", "I1", "2026-03-03T12:00", {"check": "probe"}),
+        ("incident.detected", "X1", "2026-03-06T10:00", {"severity": 2, **ORGANIC}),
+        CLOSE], tier="T2")
+    logged = run("dispute", path, "--line", "restore", "--by", "A", "--organisation", "Supplier", "--reason", "r")
+    seq = int(logged.stdout.split()[1].rstrip(":"))
+    r = run("resolve", path, "--dispute", seq, "--outcome", "upheld", "--exclude", "R9", "--reason", "agreed")
+    assert r.exit_code == 2 and "--exclude: R9: the disputed line restore scores incident items" in r.stderr
+    jr.append(path, "resolve", f"dispute-{seq}", dt.datetime(2026, 3, 14, 10, tzinfo=dt.UTC),
+              {"target": seq, "outcome": "upheld", "reason": "agreed", "exclude": ["R9", "X1"]})
+    done = scored(path)
+    assert rows(done.figures.tables["rollbacks"])["R9"]["status"] == "in the window"
+    assert rows(done.figures.tables["rollbacks"])["X1"]["status"] == "in the window"
+    assert rows(done.figures.tables["incidents"])["X1"]["status"] == "excluded"
+    rollback = line(done, "rollback-time")
+    # R9 earns 0 (257 min > 120), X1 full marks (17 min <= 30): 8 x (0 + 1) / 2 = 4
+    assert (rollback["status"], rollback["earned"]) == ("scored", pytest.approx(4.0))
+    restore = line(done, "restore")
+    assert restore["earned"] == 25 and "X1 excluded" in restore["reason"] and "R9 not excluded" in restore["reason"]
+    [d] = done.figures.summary["disputes"]
+    assert d["exclude_applied"] == ["X1"] and [x["id"] for x in d["exclude_not_applied"]] == ["R9"]
+
+
+def test_a_sealed_onset_excluded_by_a_dispute_stays_sealed_until_revealed(tmp_path):
+    """Injected D1 (onset sealed, never revealed) and organic D2 notified in 1 bh. A drift-notice
+    dispute upheld excluding D1 before anyone has seen D1's onset: D1 stays sealed, the score stays
+    PROVISIONAL ("1 sealed onset(s) not yet revealed") and the drift lines read not run (before,
+    D1 read "excluded", the score was final and drift-notice earned 15 of 15 on D2 alone). Once
+    revealed (onset Tue 3 Mar 09:00), the exclusion applies: D2 alone, 1 bh, full marks, 15."""
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("safety.agreed", "D1", "2026-03-02T09:10", SIGN_OFF),
+        ("drift.onset", "D1", "2026-03-03T09:00", {"affected_class": "scanned invoices"}),
+        ("drift.notice", "D1", "2026-03-09T09:00", NOTE),
+        ("drift.onset", "D2", "2026-03-03T09:00", {**ORGANIC, "affected_class": "scanned invoices"}),
+        ("drift.notice", "D2", "2026-03-03T10:00", NOTE),
+        CLOSE], reveal=False)
+    _dispute(path, "drift-notice", ["D1"])
+    done = scored(path)
+    assert rows(done.figures.tables["drift"])["D1"]["status"] == "sealed"
+    assert done.result["provisional"] == ["1 sealed onset(s) not yet revealed"]
+    assert line(done, "drift-notice")["status"] == "not run" and "sealed" in line(done, "drift-notice")["reason"]
+    jr.reveal(path, path.with_name(path.name + ".held.json"))
+    done = scored(path)
+    assert rows(done.figures.tables["drift"])["D1"]["status"] == "excluded" and done.result["provisional"] == []
+    assert line(done, "drift-notice")["earned"] == 15

@@ -782,8 +782,9 @@ def _rollbacks(events, w0: int, w1: int, upheld: dict[str, str] | None = None) -
             "rollback_minutes": minutes(dec, ended), "requeue_minutes": minutes(dec, requeue),
             "rollback_end": None if ended is None else ended.kind.split(".")[1],
             "reason": (upheld or {}).get(ident, note), "serving_recorded": serving is not None,
+            # a smoke pass after the window's end does not count, here as in the times above
             "smoke_restored": {k: smoke.data[k] for k in ("model_pin", "prompt_version", "threshold_set")}
-            if smoke else None,
+            if smoke and to_utc_us(smoke.at) <= w1 else None,
             "data_restore": "data-restore" in slot, "seqs": slot["seqs"],
         })
     table = pd.DataFrame(rows, columns=["id", "kind", "criterion_at", "status", "decision_minutes", "serving_minutes",
@@ -835,6 +836,11 @@ def _report(events, cal: BusinessCalendar, added: list[str], seen: dict[str, pd.
             latest = e.id
         elif e.kind == "report.element":
             checks.setdefault(e.data.get("period") or latest, {})[e.id] = e  # a later check supersedes
+    # Every drift notice the supplier sent, whatever bucket its drift is in (one notified before the
+    # window opened still shows its month had a drift to report).
+    notices = [e for e in events if e.kind == "drift.notice"]
+    seen = {**seen, "drift_notices": pd.DataFrame({"id": [e.id for e in notices],
+                                                   "at": [e.at.isoformat() for e in notices]})}
     periods, tables = [], []
     for report in inside:
         period, table = _one_report(report, checks.get(report.id, {}), cal, added, seen)
@@ -884,13 +890,21 @@ def _in_month(values: pd.Series, cal: BusinessCalendar, first_day: dt.date, last
     return int(((dates >= first_day) & (dates <= last_day)).sum())
 
 
+def _drifts_notified(notices: pd.DataFrame, cal: BusinessCalendar, first_day: dt.date, last_day: dt.date) -> int:
+    """How many drifts had a written notice sent on a local date of the month."""
+    if notices.empty:
+        return 0
+    dates = pd.to_datetime(notices["at"], utc=True, format="ISO8601").dt.tz_convert(cal.tz).dt.date
+    return int(notices.loc[((dates >= first_day) & (dates <= last_day)).to_numpy(), "id"].nunique())
+
+
 def _journal_shows(tables: dict[str, pd.DataFrame], cal: BusinessCalendar, first_day: dt.date,
                    last_day: dt.date) -> dict[str, int]:
     """Per element that can be "not applicable", how many things the journal shows in the month."""
-    inc, drift, rb = tables["incidents"], tables["drift"], tables["rollbacks"]
+    inc, rb = tables["incidents"], tables["rollbacks"]
     counted = {
         "incidents-by-severity": _in_month(inc["start"], cal, first_day, last_day) if len(inc) else 0,
-        "drift-timestamps": _in_month(drift["notice"], cal, first_day, last_day) if len(drift) else 0,
+        "drift-timestamps": _drifts_notified(tables["drift_notices"], cal, first_day, last_day),
         "rollbacks": _in_month(rb.loc[rb["kind"] == "production", "criterion_at"], cal, first_day, last_day)
         if len(rb) else 0,
         "rollback-rehearsal": _in_month(rb.loc[rb["kind"] == "rehearsal", "criterion_at"], cal, first_day, last_day)

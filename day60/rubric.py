@@ -408,7 +408,7 @@ def _rollback_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
     if line.how == "yes-no":
         missing = [r.id for r in mine.itertuples() if not r.smoke_restored]
         earned = 0.0 if missing else line.points
-        reason = f"no smoke pass recorded for {', '.join(missing)}" if missing else None
+        reason = f"no smoke pass recorded within the window for {', '.join(missing)}" if missing else None
         figure = {"rollbacks": len(mine), "restored": [r.smoke_restored for r in mine.itertuples()]}
         return _result(line, "scored", earned, reason, figure, {"kind": tier.rollback_kind}, evidence)
     band = _band(line, deal)

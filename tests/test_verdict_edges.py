@@ -151,3 +151,40 @@ def test_a_sealed_onset_excluded_by_a_dispute_stays_sealed_until_revealed(tmp_pa
     done = scored(path)
     assert rows(done.figures.tables["drift"])["D1"]["status"] == "excluded" and done.result["provisional"] == []
     assert line(done, "drift-notice")["earned"] == 15
+
+
+# ----- steps after the window, and "not applicable" against the whole journal (3.20, 3.21.5) ---------
+
+
+def test_a_smoke_pass_after_the_window_earns_no_smoke_set_point(tmp_path):
+    """Rehearsal R1: criterion Fri 13 Mar 16:00, decision 16:05, serving 17:00, smoke pass 18:00,
+    half an hour after the window closed at 17:30. The step after the window does not count
+    (3.20): rollback-time has no end in the window (0 of 8), and the smoke-set line earns 0 of 4
+    (before, the late smoke pass earned it all: 4 of 4)."""
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("rollback.criterion-met", "R1", "2026-03-13T16:00", {"kind": "rehearsal"}),
+        ("rollback.decision", "R1", "2026-03-13T16:05"),
+        ("rollback.serving", "R1", "2026-03-13T17:00"),
+        ("rollback.smoke-pass", "R1", "2026-03-13T18:00", SMOKE),
+        CLOSE], tier="T2")
+    done = scored(path)
+    smoke = line(done, "smoke-set")
+    assert (smoke["earned"], smoke["reason"]) == (0.0, "no smoke pass recorded within the window for R1")
+    assert line(done, "rollback-time")["earned"] == 0
+
+
+def test_drift_timestamps_not_applicable_fails_when_a_drift_was_notified_that_month(tmp_path):
+    """The February report, received Wed 4 Mar (in the window), marks drift-timestamps not
+    applicable; the journal holds D1 (organic) with onset 20 Feb and notice 21 Feb, before the
+    window, so D1 is "outside the window" for the lead time, but February did have a drift to
+    report: the element fails, 9 of 10 = 90% (before, only drifts scored in the window were
+    looked at, and the report read 100%)."""
+    events = [("drift.onset", "D1", "2026-02-20T09:00", {**ORGANIC, "affected_class": "scanned invoices"}),
+              ("drift.notice", "D1", "2026-02-21T12:00", NOTE),
+              ("report.received", "2026-02", "2026-03-04T10:00")]
+    events += [("report.element", el, "2026-03-04T11:00",
+                {**PASS, **({"not_applicable": True} if el == "drift-timestamps" else {})}) for el in ELEMENTS]
+    [period] = scored(make_journal(tmp_path / "j.jsonl", events)).figures.summary["report"]["periods"]
+    assert period["completeness_percent"] == 90
+    assert period["failing"] == [{"element": "drift-timestamps", "reason": "marked not applicable, but the journal "
+                                                                            "shows 1 drift(s) notified in 2026-02"}]

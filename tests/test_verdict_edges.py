@@ -188,3 +188,42 @@ def test_drift_timestamps_not_applicable_fails_when_a_drift_was_notified_that_mo
     assert period["completeness_percent"] == 90
     assert period["failing"] == [{"element": "drift-timestamps", "reason": "marked not applicable, but the journal "
                                                                             "shows 1 drift(s) notified in 2026-02"}]
+
+
+# ----- comply never reads "met" while what is sealed or open may still break it ---------------------
+
+
+def test_comply_is_not_met_or_met_while_an_onset_is_sealed_or_the_exercise_open(tmp_path, run):
+    """D1 injected, its onset sealed and never revealed; D2 (organic) notified in 1 bh against the
+    deal's 24. comply's drift-notice read "met" on D2 alone (before), though D1 may have been
+    notified late or never: it is "not run, provisional" until the reveal. Before the close, I1
+    (sev 1, detected Tue 3 Mar 10:00, not yet restored) is not yet a breach of the 4 h clause, nor
+    a pass: not run. I2 (sev 2) restored after 9 h against the deal's 8 h is already broken
+    whatever comes later: not met, exit 1. The score is provisional, so the Day-60 floor is not
+    judged: not run."""
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("safety.agreed", "D1", "2026-03-02T09:10", SIGN_OFF),
+        ("drift.onset", "D1", "2026-03-03T09:00", {"affected_class": "scanned invoices"}),
+        ("drift.onset", "D2", "2026-03-03T09:00", {**ORGANIC, "affected_class": "scanned invoices"}),
+        ("drift.notice", "D2", "2026-03-03T10:00", NOTE),
+        ("incident.detected", "I1", "2026-03-03T10:00", {"severity": 1, **ORGANIC}),
+        ("incident.detected", "I2", "2026-03-04T10:00", {"severity": 2, **ORGANIC}),
+        ("incident.restored", "I2", "2026-03-04T19:00", {"check": "probe"}),
+    ], reveal=False)
+    r, checks = comply_rows(run, path)
+    assert (checks["drift-notice"]["status"], r.exit_code) == ("not run", 1)
+    assert "1 injected onset(s) still sealed" in checks["drift-notice"]["reason"]
+    assert checks["restore-sev1"]["status"] == "not run"
+    assert checks["restore-sev1"]["reason"] == ("provisional: 1 severity 1 incident(s) still open so far; the "
+                                                "exercise has not been closed")
+    assert (checks["restore-sev2"]["status"], checks["restore-sev2"]["value"]) == ("not met", 9.0)
+    assert checks["day60-score"]["status"] == "not run" and "PROVISIONAL" in checks["day60-score"]["reason"]
+    shown = json.loads(run("score", path, "--sow", SOW, "--parties-differ", "--format", "json").stdout)
+    assert shown["deal_floor"]["verdict"] == "not run" and "PROVISIONAL" in shown["deal_floor"]["reason"]
+    jr.reveal(path, path.with_name(path.name + ".held.json"))
+    jr.append(path, "exercise.close", "exercise", dt.datetime(2026, 3, 13, 17, 30, tzinfo=dt.UTC), {})
+    r, checks = comply_rows(run, path)
+    # revealed and closed: D1 never notified is a breach; I1 open at the close is a breach
+    assert checks["drift-notice"]["status"] == "not met" and "1 of 2 drift observation(s)" in \
+        checks["drift-notice"]["reason"]
+    assert checks["restore-sev1"]["status"] == "not met"

@@ -718,8 +718,15 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
                                         b.replace(" at the close", " so far").replace(" by the close", " so far")
                                         for b in breaches) + "; the exercise has not been closed"}
     prod = s["rollbacks"]["production"]
+    table = done.figures.tables["rollbacks"]
+    # A production rollback decided in the window that never ended in it has no time to compare: it
+    # breaks the clause (at the close), or may yet end (before it); it never leaves the figure.
+    unfinished = int(((table["kind"] == "production") & (table["status"] == "in the window")
+                      & table["decision_minutes"].notna() & table["rollback_minutes"].isna()).sum())
+    unended = f"{unfinished} production rollback(s) decided in the window and not ended in it" if unfinished else None
     out["rollback"] = {"value": prod["rollback_minutes"]["max"], "n": prod["rollback_minutes"]["count"],
-                       "reason": prod["rollback_minutes"].get("reason")}
+                       "reason": prod["rollback_minutes"].get("reason"), "breach": unended if closed else None,
+                       "pending": None if closed or not unended else f"{unended} yet; the exercise has not been closed"}
     rehearsed = s["rollbacks"]["rehearsal"]["count"]
     needed = deal.parameters.get("rehearsals_per_quarter")
     # The window is a few days of a quarter: rehearsals seen in it are a floor on the quarter's count,

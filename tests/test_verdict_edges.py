@@ -227,3 +227,24 @@ def test_comply_is_not_met_or_met_while_an_onset_is_sealed_or_the_exercise_open(
     assert checks["drift-notice"]["status"] == "not met" and "1 of 2 drift observation(s)" in \
         checks["drift-notice"]["reason"]
     assert checks["restore-sev1"]["status"] == "not met"
+
+
+def test_a_production_rollback_that_never_ended_breaks_the_rollback_clause(tmp_path, run):
+    """R1 (production, under sign-off): decision Wed 4 Mar 14:09, and neither serving nor a smoke
+    pass by the close: no rollback time at all, so the 30-minute clause is broken, not met. R2:
+    decision Thu 5 Mar 14:09, serving 14:21, smoke pass 14:26: 17 min. Before, comply took the
+    longest rollback that ended, R2's 17 min, and read "met", exit 0."""
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("safety.agreed", "R1", "2026-03-02T09:10", SIGN_OFF),
+        ("rollback.criterion-met", "R1", "2026-03-04T14:02", {"kind": "production"}),
+        ("rollback.decision", "R1", "2026-03-04T14:09"),
+        ("safety.agreed", "R2", "2026-03-02T09:10", SIGN_OFF),
+        ("rollback.criterion-met", "R2", "2026-03-05T14:02", {"kind": "production"}),
+        ("rollback.decision", "R2", "2026-03-05T14:09"),
+        ("rollback.serving", "R2", "2026-03-05T14:21"),
+        ("rollback.smoke-pass", "R2", "2026-03-05T14:26", SMOKE),
+        CLOSE])
+    r, checks = comply_rows(run, path)
+    row = checks["rollback"]
+    assert (row["status"], row["value"], r.exit_code) == ("not met", 17.0, 1)
+    assert row["reason"] == "1 production rollback(s) decided in the window and not ended in it"

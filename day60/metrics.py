@@ -64,12 +64,16 @@ def describe_population(values: Any, population: int, reason: str, median: bool 
     return out
 
 
-def compute(journal: Journal, report_elements: list[str] | None = None) -> Figures:
+def compute(journal: Journal, report_elements: list[str] | None = None,
+            unknown: dict[str, str] | None = None) -> Figures:
     """All four figure groups from a journal (corrections and reveals applied), each clipped to
     the exercise window: what began outside it is counted apart, what came after it never counts.
 
     ``report_elements``: elements a deal adds to the monthly report (charter 3.21.4), which join
-    every period's denominator beside those the journal's header names."""
+    every period's denominator beside those the journal's header names. ``unknown``: drift and
+    incident ids whose deciding record was not seen (a self-assessment's "don't know": a notice
+    sent at a time nobody recorded, an incident closed at an unknown time), each with what is
+    missing: such a drift or incident reads "not evidenced", never "not detected" or "open"."""
     cal = journal.calendar()
     events = effective(journal.events, skip="incident.")
     window = journal.header["window"]
@@ -78,9 +82,9 @@ def compute(journal: Journal, report_elements: list[str] | None = None) -> Figur
     closed = any(e.kind == "exercise.close" for e in events)
     disputes = _disputes(journal.events, journal.header.get("runner_organisation"))
     upheld = _upheld(disputes)
-    drift, drift_table = _drift(events, cal, w0, w1, closed, upheld["drift"])
+    drift, drift_table = _drift(events, cal, w0, w1, closed, upheld["drift"], unknown or {})
     held = journal.incidents if journal.incidents is not None else IncidentFrame(journal.events)
-    incidents, incident_table = _incidents(held, cal, w0, w1, upheld["incident"])
+    incidents, incident_table = _incidents(held, cal, w0, w1, upheld["incident"], unknown or {})
     rollbacks, rollback_table = _rollbacks(events, w0, w1, upheld["rollback"])
     _remedies(disputes, {"drift": drift_table, "incident": incident_table, "rollback": rollback_table})
     added = list(dict.fromkeys([*journal.header.get("report_elements", []), *(report_elements or [])]))
@@ -206,8 +210,9 @@ def _corrections(events: list[dict[str, Any]], elsewhere: dict[int, dict[str, An
 DRIFT_DURATIONS = ("detection_hours", "detection_business_hours", "notice_hours", "notice_business_hours")
 NOT_DETECTED = "not detected within the window"
 NOT_DISCLOSED = "not evidenced: no detection time disclosed"
+NOT_EVIDENCED = "not evidenced"
 DRIFT_BUCKETS = ("notified", NOT_DETECTED, "sealed", "open", "outside the window", "stopped", "announced", "told",
-                 "excluded", "no onset")
+                 "excluded", "no onset", NOT_EVIDENCED)
 
 
 def _same_class(a: str | None, b: str | None) -> bool:
@@ -215,7 +220,7 @@ def _same_class(a: str | None, b: str | None) -> bool:
 
 
 def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
-           upheld: dict[str, str]) -> tuple[dict, pd.DataFrame]:
+           upheld: dict[str, str], unknown: dict[str, str] | None = None) -> tuple[dict, pd.DataFrame]:
     """One row per drift, in exactly one bucket (DRIFT_BUCKETS).
 
     Scored ("notified" and "not detected within the window") are drifts whose onset lies in the
@@ -324,6 +329,10 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
                            gap_business_hours=_bh(cal, d, n) if n >= d else -_bh(cal, n, d))
             else:  # notified without saying when it was detected: the detection clock has no end (3.18.2)
                 row["detection_status"] = NOT_DISCLOSED
+        elif ident in (unknown or {}):  # a notice was sent, but when is not in the records seen
+            row.update(status=NOT_EVIDENCED, reason=f"not evidenced: the records seen do not show {unknown[ident]}")
+            if detected is None:  # it was found (a notice went out), at a time nobody recorded
+                row["detection_status"] = NOT_DISCLOSED
         elif closed or slot["notice"]:
             row.update(status=NOT_DETECTED,
                        reason=f"no written notice naming the affected class by the close of the "
@@ -337,16 +346,23 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
     table = pd.DataFrame(rows, columns=["id", "status", "reason", "source", "held", "injected_class", "onset",
                                         "detected", "notice", *DRIFT_DURATIONS, "gap_hours", "gap_business_hours",
                                         "detection_status", "set_aside", "seqs"])
-    scored = table[table["status"].isin(["notified", NOT_DETECTED])]
+    scored = table[table["status"].isin(["notified", NOT_DETECTED, NOT_EVIDENCED])]
     notified = scored[scored["status"] == "notified"]
     population = len(scored)
     no_drift = "no drift observation with its onset in the window" if not population else None
     summary: dict[str, Any] = {}
     undisclosed = int((scored["detection_status"] == NOT_DISCLOSED).sum())
+    blind = int((scored["status"] == NOT_EVIDENCED).sum())
     for d in DRIFT_DURATIONS:
         # Detection is summarised over every scored drift, exactly as notice is: one population.
         block = describe_population(scored[d].astype(float), population,
                                     no_drift or f"no drift in the window has a {d.split('_')[0]} time")
+        if d.startswith("notice") and blind:  # notified at a time the records do not show: not "not detected"
+            missing = block["not_detected"]
+            block.update(not_detected=missing - blind, not_evidenced=blind)
+            block["max_reason"] = "; ".join(filter(None, [
+                f"{NOT_DETECTED} ({missing - blind} of {population})" if missing - blind else None,
+                f"not evidenced: no notice time in the records ({blind} of {population})"]))
         if d.startswith("detection"):
             # A drift notified without its detection time was found, but when is not disclosed: it
             # is not evidenced, which is not the same as not detected (3.18.2, 3.18.5).
@@ -372,6 +388,7 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
         "outside_window": int(counts.get("outside the window", 0)),
         "stopped": int(counts.get("stopped", 0)),
         "no_onset": int(counts.get("no onset", 0)),
+        "not_evidenced": int(counts.get(NOT_EVIDENCED, 0)),
         "summary": summary,
         "false_alerts": len(false_alerts),
         "false_alert_seqs": false_alerts,
@@ -462,7 +479,7 @@ def _incident_events(events: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 INCIDENT_BUCKETS = ("restored", "unconfirmed", "open", "unclassified", "not detected", "outside the window",
-                    "withdrawn", "excluded")
+                    "withdrawn", "excluded", NOT_EVIDENCED)
 
 
 def _severity(ev: pd.DataFrame) -> pd.Series:
@@ -532,11 +549,12 @@ class IncidentFrame:
                 "open": p.loc[p["open"], ["id", "type", "s", "e"]].reset_index(drop=True)}
 
 
-JUDGED = ("restored", "unconfirmed", "open", "unclassified")  # clock in the window, or restored in it
+# clock in the window, or restored in it; "not evidenced": closed at a time the records seen do not show
+JUDGED = ("restored", "unconfirmed", "open", "unclassified", NOT_EVIDENCED)
 
 
-def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int,
-               upheld: dict[str, str] | None = None) -> tuple[dict, pd.DataFrame]:
+def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[str, str] | None = None,
+               unknown: dict[str, str] | None = None) -> tuple[dict, pd.DataFrame]:
     """One row per incident, in exactly one bucket (INCIDENT_BUCKETS), from ``held`` (an
     ``IncidentFrame``, or the engine's ``Incidents``: the same grouping done in SQL).
 
@@ -598,6 +616,13 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int,
     inc["restored_in_window"] = inc["status"] == "restored"
     inc["started_before_window"] = inc["restored_in_window"] & (inc["start"] < w0)
     inc.loc[inc["status"].isin(["restored", "open"]) & inc["severity"].isna(), "status"] = "unclassified"
+    # Not restored in the journal because the records seen do not say when (a "don't know"): never "open".
+    unknown = unknown or {}
+    blind = inc["status"].isin(["open", "unclassified"]) & ~inc["restored_in_window"] & inc.index.isin(list(unknown))
+    if blind.any():
+        inc.loc[blind, "status"] = NOT_EVIDENCED
+        inc.loc[blind, "reason"] = [f"not evidenced: the records seen do not show {unknown[x]}"
+                                    for x in inc.index[blind]]
     inc["first_seq"] = first["first_seq"]
 
     done = np.flatnonzero(inc["restored_in_window"].to_numpy())  # positions, not labels: no lookups by id

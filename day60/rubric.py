@@ -270,7 +270,7 @@ def _injection_notes(figures: Figures) -> str:
 
 
 def _drift_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) -> dict[str, Any]:
-    from day60.metrics import NOT_DETECTED
+    from day60.metrics import NOT_DETECTED, NOT_EVIDENCED
 
     table = figures.tables["drift"]
     table = table[table["source"].isin(tier.sources)]
@@ -279,7 +279,7 @@ def _drift_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) 
     if len(pending):
         return _result(line, "not run", 0.0, f"{len(pending)} drift observation(s) still sealed or open: "
                                              "reveal the onsets and close the window first")
-    scored = table[table["status"].isin(["notified", NOT_DETECTED])]
+    scored = table[table["status"].isin(["notified", NOT_DETECTED, NOT_EVIDENCED])]
     apart = {k: int((table["status"] == k).sum()) for k in ("outside the window", "stopped", "announced", "told",
                                                              "excluded", "no onset")}
     if scored.empty:
@@ -305,8 +305,9 @@ def _drift_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) 
         value = getattr(row, line.figure)
         value = None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
         note = None
-        if value is None:  # never detected (or notified) within the window: the curve gives nothing
-            note = (row.detection_status or NOT_DETECTED) if "detection" in line.figure else NOT_DETECTED
+        if value is None:  # never detected (or notified) within the window, or not when: nothing on the curve
+            note = (row.detection_status or NOT_DETECTED) if "detection" in line.figure else \
+                row.reason if row.status == NOT_EVIDENCED else NOT_DETECTED
         obs.append({"id": row.id, "value": value, "share": slide(value, band["target"], line.slide_end, line.cutoff),
                     "status": row.status, "note": note})
     result = _curve_result(line, obs, band, evidence)
@@ -320,8 +321,8 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
     table = figures.tables["incidents"]
     if not table.empty:
         table = table[table["source"].isin(tier.sources)]
-    judged = table[table["status"].isin(["restored", "unconfirmed", "open", "unclassified", "not detected"])] \
-        if not table.empty else table
+    judged = table[table["status"].isin(["restored", "unconfirmed", "open", "unclassified", "not detected",
+                                         "not evidenced"])] if not table.empty else table
     apart = {k: int((table["status"] == k).sum()) for k in ("withdrawn", "excluded", "outside the window")} \
         if not table.empty else {}
     if judged.empty:
@@ -345,7 +346,9 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
             if value is None:
                 notes.append({"not detected": "never detected or notified by the close",
                               "unconfirmed": "the ticket was closed, but no monitoring check confirmed a restore "
-                                             "(3.19.4)"}.get(row.status, "still open at the window's close"))
+                                             "(3.19.4)", "not evidenced": row.reason}.get(row.status,
+                                                                                          "still open at the window's "
+                                                                                          "close"))
             if unclassified:
                 notes.append(f"no severity recorded: judged at severity {severity}'s target")
             notes += _incident_notes(row)

@@ -248,3 +248,53 @@ def test_a_production_rollback_that_never_ended_breaks_the_rollback_clause(tmp_p
     row = checks["rollback"]
     assert (row["status"], row["value"], r.exit_code) == ("not met", 17.0, 1)
     assert row["reason"] == "1 production rollback(s) decided in the window and not ended in it"
+
+
+# ----- a self-assessment's "don't know", one place at a time (3.1.8, issue 24 point 17) --------------
+
+
+def test_a_single_dont_know_is_never_printed_as_a_fact(tmp_path, run):
+    """The shipped synthetic answers, with three answers changed to "don't know":
+    - drift 1's notice time: a notice was sent (the question counts notices), so drift-1 is "not
+      evidenced", never "not detected within the window"; its known detection (Wed 15 Jul 09:05,
+      7.25 bh after Tue 14 Jul 10:20: 7 h 10 min to 17:30 and 5 min on Wednesday) still counts;
+    - incident 1's restore time: the question counts incidents closed in the period, so
+      incident-1 is "not evidenced", never "still open at the window's close", and its first
+      communication (06:25 partner notice to 07:05, 40 min) is still judged;
+    - the rehearsal's criterion time, the rehearsal being answered yes: no rollback can be logged,
+      so all four rollback lines (and the tier check) read not evidenced, never "no rehearsal
+      rollback in the window" or "no rollback was rehearsed".
+    And with the report's delivery time unknown, completeness cannot be checked (an early report
+    cannot cover its month): not evidenced, never "no monthly report was received"."""
+    from pypdf import PdfReader
+
+    from tests.test_selfassess import RAW, answers_file
+
+    raw = dict(RAW, **{"drift.notice.1.notice": None, "incidents.incident.1.restored": None,
+                       "rollbacks.rehearsal.criterion": None})
+    r = run("selfassess", "--answers", answers_file(tmp_path, raw), "--format", "json", "--pdf", tmp_path / "s.pdf")
+    assert r.exit_code == 0, r.output
+    result = json.loads(r.stdout)
+    lines = {x["id"]: x for x in result["lines"]}
+    notice = {o["id"]: o for o in lines["drift-notice"]["figure"]["observations"]}
+    assert notice["drift-1"]["note"] == "not evidenced: the records seen do not show when the written notice was sent"
+    detection = {o["id"]: o for o in lines["drift-detection"]["figure"]["observations"]}
+    assert detection["drift-1"]["value"] == pytest.approx(7.25)
+    restore = {o["id"]: o for o in lines["restore"]["figure"]["observations"]}
+    assert restore["incident-1"]["note"].startswith("not evidenced: the records seen do not show when a monitoring")
+    comms = {o["id"]: o for o in lines["first-communication"]["figure"]["observations"]}
+    assert comms["incident-1"]["value"] == pytest.approx(40 / 60)
+    for ident in ("rollback-time", "rollback-decision", "requeue", "smoke-set"):
+        assert lines[ident]["status"] == "not evidenced", ident
+    problems = " ".join(result["tier_check"]["problems"])
+    assert "not evidenced" in problems and "no rollback was rehearsed" not in problems
+    text = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(tmp_path / "s.pdf").pages)
+    for words in ("drift-1 not detected", "drift-1: not detected", "still open at the window's close",
+                  "1 open at the window's close",
+                  "no rehearsal rollback", "no rollback was rehearsed"):
+        assert words not in text, words
+    raw = dict(RAW, **{"report.delivered": None})
+    result = json.loads(run("selfassess", "--answers", answers_file(tmp_path, raw, "b.json"), "--format",
+                            "json").stdout)
+    completeness = next(x for x in result["lines"] if x["id"] == "report-completeness")
+    assert completeness["status"] == "not evidenced" and "no monthly report" not in completeness["reason"]

@@ -610,9 +610,10 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
                "the ticket was closed, but no monitoring check confirmed a restore (3.19.4)",
                "its clock started before the window opened and it was not restored by the close"]
     inc["reason"] = np.select(conditions, reasons, default="not restored by the close")
-    if by_dispute.any():
-        inc.loc[by_dispute & first["incident.excluded"].isna().to_numpy(), "reason"] = \
-            inc.index[by_dispute].map(upheld)
+    # the dispute's reason, where the dispute is what excluded it (not a withdrawal or the contract's exclusion)
+    granted = by_dispute & (inc["status"] == "excluded").to_numpy() & first["incident.excluded"].isna().to_numpy()
+    if granted.any():
+        inc.loc[granted, "reason"] = inc.index[granted].map(upheld)
     inc["restored_in_window"] = inc["status"] == "restored"
     inc["started_before_window"] = inc["restored_in_window"] & (inc["start"] < w0)
     inc.loc[inc["status"].isin(["restored", "open"]) & inc["severity"].isna(), "status"] = "unclassified"

@@ -298,3 +298,25 @@ def test_a_single_dont_know_is_never_printed_as_a_fact(tmp_path, run):
                             "json").stdout)
     completeness = next(x for x in result["lines"] if x["id"] == "report-completeness")
     assert completeness["status"] == "not evidenced" and "no monthly report" not in completeness["reason"]
+
+
+def test_a_dispute_excluding_an_incident_the_contract_already_excludes_scores(tmp_path, run):
+    """I1 (sev 2) restored in 2 h; I3 excluded under the contract ("outside the service"); I4
+    withdrawn. A restore dispute upheld excluding all three: I1 leaves the line with the dispute's
+    reason, I3 keeps the contract's and I4 stays withdrawn. With nothing left the restore line is
+    not exercised. Before, scoring crashed (pandas: "Must have equal len keys and value") because
+    the dispute's reasons were written over fewer rows than they were computed for."""
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("incident.detected", "I1", "2026-03-03T10:00", {"severity": 2, **ORGANIC}),
+        ("incident.restored", "I1", "2026-03-03T12:00", {"check": "probe"}),
+        ("incident.partner-notice", "I3", "2026-03-04T10:00", {}),
+        ("incident.excluded", "I3", "2026-03-04T11:00", {"reason": "outside the service"}),
+        ("incident.partner-notice", "I4", "2026-03-05T10:00", {}),
+        ("incident.withdrawn", "I4", "2026-03-05T11:00", {"reason": "not reproducible"}),
+        CLOSE])
+    _dispute(path, "restore", ["I1", "I3", "I4"])
+    assert run("score", path).exit_code == 0
+    table = rows(scored(path).figures.tables["incidents"])
+    assert table["I1"]["status"] == "excluded" and "upheld dispute" in table["I1"]["reason"]
+    assert table["I3"]["reason"] == "excluded under the contract: enters no figure (3.19.5)"
+    assert table["I4"]["status"] == "withdrawn" and table["I4"]["reason"].startswith("withdrawn")

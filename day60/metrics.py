@@ -302,7 +302,7 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
         spoiled = [e for e in told.get(ident, []) if to_utc_us(e.at) < bound]
         for e in told.get(ident, []):
             if e not in spoiled:
-                when = "after its notice" if notice is not None else "after the window closed"
+                when = "at or after its notice" if notice is not None else "after the window closed"
                 row["set_aside"].append(f"the supplier was told at {e.at.isoformat()} (seq {e.seq}), {when} (a "
                                         "debrief): the lead time stands (3.18.4)")
         if spoiled:

@@ -145,7 +145,7 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
         upheld = [d for d in mine if d["outcome"] == "upheld"]
         if open_:
             line.update(status="under dispute", status_before_dispute=line["status"])
-        elif upheld:
+        if upheld:  # said even while another dispute of the line is open
             # 8.4: a dispute the supplier wins never costs it the line. The remedy the resolution
             # grants (an exclusion, a corrected instant) is in the journal and already in the figure.
             remedies = [f"{x} excluded (seq {d['resolved_seq']})" for d in upheld
@@ -162,6 +162,12 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
                 note += f"; corrections logged since it was raised: seq {', '.join(map(str, fixes))}"
             line["reason"] = "; ".join(filter(None, [line["reason"], note]))
             line["dispute_outcome"] = "upheld"
+        # an exclusion takes the item out of its whole section: the section's other lines say whose it is
+        others = [f"{x} excluded by the upheld dispute seq {d['seq']} of {d['line']}" for d in disputes
+                  if d["outcome"] == "upheld" and d["line"] != line["id"]
+                  and _line_section(rubric, d["line"]) == line["section"] for x in d.get("exclude_applied", [])]
+        if others:
+            line["reason"] = "; ".join(filter(None, [line["reason"], *others]))
         line["disputes"] = [d["seq"] for d in mine]
     exercised = [line for line in lines if line["status"] == "scored" or line.get("status_before_dispute") == "scored"]
     total = sum(line["earned"] for line in lines) if exercised else None
@@ -189,6 +195,10 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
         "runner": {"name": header["runner"], "organisation": header.get("runner_organisation"),
                    "conflict_statement": header.get("conflict_statement")},
     }
+
+
+def _line_section(rubric: Rubric, line_id: str) -> str | None:
+    return next((ln.section for ln in rubric.lines if ln.id == line_id), None)
 
 
 def _nothing_exercised(lines: list[dict[str, Any]]) -> str:

@@ -320,3 +320,37 @@ def test_a_dispute_excluding_an_incident_the_contract_already_excludes_scores(tm
     assert table["I1"]["status"] == "excluded" and "upheld dispute" in table["I1"]["reason"]
     assert table["I3"]["reason"] == "excluded under the contract: enters no figure (3.19.5)"
     assert table["I4"]["status"] == "withdrawn" and table["I4"]["reason"].startswith("withdrawn")
+
+
+def test_two_disputes_of_one_line_one_upheld_one_open(tmp_path):
+    """I1 (sev 2) restored in 1 h: full marks; I2 (sev 2) open at the close. Dispute A of the
+    restore line upheld excluding I2, dispute B still open. The line reads "under dispute" (B), its
+    25 points (I1 alone, 25 x 1) counted apart as under dispute, and its reason still names A's
+    remedy (before, the open dispute hid it: "counted apart: 1 excluded" with no word of why).
+    first-communication, in the same section, says whose exclusion took I2 out of it."""
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("incident.detected", "I1", "2026-03-03T10:00", {"severity": 2, **ORGANIC}),
+        ("incident.communicated", "I1", "2026-03-03T10:30"),
+        ("incident.restored", "I1", "2026-03-03T11:00", {"check": "probe"}),
+        ("incident.detected", "I2", "2026-03-04T10:00", {"severity": 2, **ORGANIC}),
+        CLOSE])
+    first = _dispute(path, "restore", ["I2"])
+    jr.append(path, "dispute", "dispute-restore", dt.datetime(2026, 3, 14, 11, tzinfo=dt.UTC),
+              {"line": "restore", "reason": "another", "raised_by": "B", "organisation": "Partner"})
+    done = scored(path)
+    restore = line(done, "restore")
+    assert (restore["status"], restore["earned"], done.result["under_dispute_points"]) == ("under dispute", 25, 25)
+    assert f"remedy applied: I2 excluded (seq {first + 1})" in restore["reason"]
+    assert f"I2 excluded by the upheld dispute seq {first} of restore" in line(done, "first-communication")["reason"]
+
+
+def test_a_telling_at_the_instant_of_the_notice_leaves_the_lead_time(tmp_path):
+    """D1: onset Tue 3 Mar 09:00, notice Thu 5 Mar 09:00 (17 bh), the supplier told at 09:00 on
+    the Thursday, the very instant of its notice: not before it, so the notice was not prompted by
+    the telling and the lead time stands (3.18.4); the row says "at or after its notice"."""
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("drift.onset", "D1", "2026-03-03T09:00", {**ORGANIC, "affected_class": "scanned invoices"}),
+        ("drift.notice", "D1", "2026-03-05T09:00", NOTE), ("drift.told", "D1", "2026-03-05T09:00"), CLOSE], tier="T2")
+    row = rows(scored(path).figures.tables["drift"])["D1"]
+    assert (row["status"], row["notice_business_hours"]) == ("notified", 17)
+    assert "at or after its notice (a debrief)" in row["reason"]

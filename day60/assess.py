@@ -38,7 +38,8 @@ def self_assess(qs: selfassess.QuestionSet, ans: selfassess.Answers, journal_pat
     question set's tier cap against the deal's targets where given, with lines that needed a
     missing record marked "not evidenced"."""
     journal = selfassess.to_journal(qs, ans, journal_path, tickets)
-    figures = metrics.compute(journal, report_elements=deal_elements)
+    figures = metrics.compute(journal, report_elements=deal_elements,
+                              unknown=selfassess.unknown_items(qs, ans.answers))
     if ans.answers.get("drift.false_alerts", 0) is None:  # "don't know" is not zero
         figures.summary["drift"].update(false_alerts=None, false_alerts_reason="not evidenced: the supplier's "
                                                                                "log of withdrawn alerts was not seen")

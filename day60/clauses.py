@@ -619,6 +619,13 @@ def _check(lib: Library, clause: Clause, check: Check, deal: Deal, figure: Any, 
                    display=f"no figure: {figure['breach']}" if value is None
                    else _display(unit_type, float(value), currency))
         return row
+    if isinstance(figure, dict) and figure.get("pending") and (figure.get("value") is None or (
+            check.comparator in ("floor", "ceiling") and isinstance(figure.get("n"), int) and figure["n"] > 0
+            and (float(figure["value"]) >= threshold if check.comparator == "floor"
+                 else float(figure["value"]) <= threshold))):
+        # Met so far, but what is still sealed or open may yet break it: never "met" before it is known.
+        row.update(value=figure.get("value"), n=figure.get("n"), reason=f"provisional: {figure['pending']}")
+        return row
     if not isinstance(figure, dict) or figure.get("value") is None:
         row["reason"] = (figure or {}).get("reason") if isinstance(figure, dict) else None
         row["reason"] = row["reason"] or f"{source} holds no figure for {check.figure}"
@@ -721,12 +728,21 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
     done = assess.score_journal(journal, deal_parameters=deal.parameters, deal_elements=list(deal.report_elements))
     s = done.figures.summary
     out: dict[str, Any] = {}
+    closed = s["window"]["closed"]
     drift = s["drift"]
     notice = drift["summary"]["notice_business_hours"]
+    # Before the close (or while an onset is sealed) a drift not yet notified is not yet a breach, and
+    # the drifts notified so far are not yet the whole population: such a figure is never "met".
+    waiting = [f"{n} {what}" for n, what in ((drift["sealed"], "injected onset(s) still sealed: reveal them at the "
+                                                                "close"),
+                                             (drift["open"] + (0 if closed else notice["not_detected"]),
+                                              "drift observation(s) not yet notified, and the exercise has not been "
+                                              "closed")) if n]
     out["drift-notice"] = {"value": notice["max_of_detected"], "n": notice["count"],
                            "reason": notice.get("reason") if not notice["count"] else None,
                            "breach": f"{notice['not_detected']} of {notice['population']} drift observation(s) not "
-                                     "notified within the window" if notice["not_detected"] else None}
+                                     "notified within the window" if notice["not_detected"] and closed else None,
+                           "pending": "; ".join(waiting) or None}
     inc = s["incidents"]
     by_sev, unclassified = inc["by_severity"], inc["no_severity"]
     for sev, b in by_sev.items():
@@ -750,11 +766,22 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
                                 "restore")
             if inc["not_detected"]:
                 breaches.append(f"{inc['not_detected']} raised incident(s) never detected or notified by the close")
+        # Before the close an incident still open may yet be restored: not a breach yet, nor a pass.
         out[f"restore-sev{sev}"] = {"value": value, "n": n, "reason": b["reason"] if value is None else None,
-                                    "breach": "; ".join(breaches) or None}
+                                    "breach": "; ".join(breaches) or None if closed else None,
+                                    "pending": None if closed or not breaches else "; ".join(
+                                        b.replace(" at the close", " so far").replace(" by the close", " so far")
+                                        for b in breaches) + "; the exercise has not been closed"}
     prod = s["rollbacks"]["production"]
+    table = done.figures.tables["rollbacks"]
+    # A production rollback decided in the window that never ended in it has no time to compare: it
+    # breaks the clause (at the close), or may yet end (before it); it never leaves the figure.
+    unfinished = int(((table["kind"] == "production") & (table["status"] == "in the window")
+                      & table["decision_minutes"].notna() & table["rollback_minutes"].isna()).sum())
+    unended = f"{unfinished} production rollback(s) decided in the window and not ended in it" if unfinished else None
     out["rollback"] = {"value": prod["rollback_minutes"]["max"], "n": prod["rollback_minutes"]["count"],
-                       "reason": prod["rollback_minutes"].get("reason")}
+                       "reason": prod["rollback_minutes"].get("reason"), "breach": unended if closed else None,
+                       "pending": None if closed or not unended else f"{unended} yet; the exercise has not been closed"}
     rehearsed = s["rollbacks"]["rehearsal"]["count"]
     needed = deal.parameters.get("rehearsals_per_quarter")
     # The window is a few days of a quarter: rehearsals seen in it are a floor on the quarter's count,
@@ -778,8 +805,13 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
                 for p in rep["periods"]]
         out["report-timeliness"] = {"value": max(days), "n": len(days)}
     check = done.result["tier_check"]
-    out["day60-score"] = {"value": done.result["score"], "n": 1, "reason": done.result.get("score_reason"),
-                          "tier_not_demonstrated": None if check["met"] or done.result["score"] is None
+    score = done.result["score"]
+    if done.result["provisional"] and score is not None:  # it may still rise or fall: neither met nor not met
+        out["day60-score"] = {"value": None, "n": 1, "reason": f"the score ({score:.1f} so far) is PROVISIONAL: "
+                                                             f"{'; '.join(done.result['provisional'])}"}
+        return out
+    out["day60-score"] = {"value": score, "n": 1, "reason": done.result.get("score_reason"),
+                          "tier_not_demonstrated": None if check["met"] or score is None
                           else "; ".join(check["problems"])}
     return out
 
@@ -807,6 +839,8 @@ def floor_verdict(result: dict[str, Any], deal: Deal) -> dict[str, Any] | None:
     out = {"floor": floor, "tier": tier or "not set", "reason": None}
     if result["score"] is None:
         return {**out, "verdict": "not run", "reason": result.get("score_reason")}
+    if result.get("provisional"):  # it may still rise or fall: judged once final
+        return {**out, "verdict": "not run", "reason": f"the score is PROVISIONAL: {'; '.join(result['provisional'])}"}
     if tier and result["tier"] != tier:
         return {**out, "verdict": "not run",
                 "reason": f"the exercise ran at tier {result['tier']}, the deal's is {tier}"}

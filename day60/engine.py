@@ -532,8 +532,11 @@ def _check(con: Any, path: Path, header: dict[str, Any], facts: _FileFacts) -> j
     if gated or after_close:
         raise Declined("an exercise incident goes through the safety gate, or incidents follow the close")
     targets = _targets(path, facts.size, others, con)
+    excluded = sorted({x for e in others if e["kind"] == "resolve" for x in e["data"].get("exclude") or []})
+    firsts = dict(con.execute("SELECT id, min(seq) FROM lines WHERE kind IS NOT NULL AND id IN (SELECT unnest(?)) "
+                              "GROUP BY id", [excluded]).fetchall()) if excluded else {}
     try:
-        jr.check_rules(others, targets)
+        jr.check_rules(others, targets, firsts)
     except InputError:
         raise Declined("a rule of fact") from None
     _incident_table(con, others)

@@ -327,7 +327,8 @@ def _refuse(field_name: str, problem: str, fix: str) -> None:
     raise InputError(field_name, problem, fix)
 
 
-def check_rules(events: list[dict[str, Any]], elsewhere: dict[int, dict[str, Any]] | None = None) -> _State:
+def check_rules(events: list[dict[str, Any]], elsewhere: dict[int, dict[str, Any]] | None = None,
+                incidents_from: dict[str, int] | None = None) -> _State:
     """Replay the journal and refuse the first event that breaks a rule of fact.
 
     Rules: safety sign-off before any injection; no second onset, detection or close; no
@@ -336,10 +337,12 @@ def check_rules(events: list[dict[str, Any]], elsewhere: dict[int, dict[str, Any
     after the report; nothing but corrections and reveals after the close.
 
     ``elsewhere`` holds events kept out of ``events`` (the engine's incident table) that a
-    correction names: they are looked up as its target, never replayed.
+    correction names: they are looked up as its target, never replayed; ``incidents_from``, the
+    first seq of each incident kept out, so a resolve may exclude one logged before it.
     """
     _check_targets(events, {**(elsewhere or {}), **{e["seq"]: e for e in events}})
     state = _State()
+    state.incidents_from = incidents_from or {}
     for ev in effective(events):
         state.apply_at(ev)
     return state
@@ -419,6 +422,7 @@ class _State:
         self.decisions: dict[str, dt.datetime] = {}
         self.reports: set[str] = set()
         self.disputes: dict[int, str | None] = {}
+        self.incidents_from: dict[str, int] = {}  # incidents not replayed (the engine's): id -> first seq
         self.closed = False
 
     def _gate(self, ev: Effective, where: str) -> None:
@@ -473,7 +477,7 @@ class _State:
             if excluded and data["outcome"] != "upheld":
                 _refuse("--exclude", "only an upheld dispute grants an exclusion", "drop --exclude, or uphold it")
             unknown = [x for x in excluded if x not in self.onsets and x not in self.known_incidents
-                       and x not in self.criteria]
+                       and x not in self.criteria and self.incidents_from.get(x, ev.seq) >= ev.seq]
             if unknown:
                 _refuse("--exclude", f"{', '.join(u[:40] for u in unknown[:5])}: no drift, incident or rollback has "
                                      "that id", "name ids from 'day60 show'")

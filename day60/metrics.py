@@ -64,12 +64,16 @@ def describe_population(values: Any, population: int, reason: str, median: bool 
     return out
 
 
-def compute(journal: Journal, report_elements: list[str] | None = None) -> Figures:
+def compute(journal: Journal, report_elements: list[str] | None = None,
+            unknown: dict[str, str] | None = None) -> Figures:
     """All four figure groups from a journal (corrections and reveals applied), each clipped to
     the exercise window: what began outside it is counted apart, what came after it never counts.
 
     ``report_elements``: elements a deal adds to the monthly report (charter 3.21.4), which join
-    every period's denominator beside those the journal's header names."""
+    every period's denominator beside those the journal's header names. ``unknown``: drift and
+    incident ids whose deciding record was not seen (a self-assessment's "don't know": a notice
+    sent at a time nobody recorded, an incident closed at an unknown time), each with what is
+    missing: such a drift or incident reads "not evidenced", never "not detected" or "open"."""
     cal = journal.calendar()
     events = effective(journal.events, skip="incident.")
     window = journal.header["window"]
@@ -77,12 +81,12 @@ def compute(journal: Journal, report_elements: list[str] | None = None) -> Figur
     w1 = to_utc_us(dt.datetime.fromisoformat(window["end"]))
     closed = any(e.kind == "exercise.close" for e in events)
     disputes = _disputes(journal.events, journal.header.get("runner_organisation"))
-    upheld = {x: f"excluded by the upheld dispute seq {d['seq']} ({d['line']}): {d['outcome_reason']}"
-              for d in disputes if d["outcome"] == "upheld" for x in d["exclude"]}
-    drift, drift_table = _drift(events, cal, w0, w1, closed, upheld)
+    upheld = _upheld(disputes)
+    drift, drift_table = _drift(events, cal, w0, w1, closed, upheld["drift"], unknown or {})
     held = journal.incidents if journal.incidents is not None else IncidentFrame(journal.events)
-    incidents, incident_table = _incidents(held, cal, w0, w1, upheld)
-    rollbacks, rollback_table = _rollbacks(events, w0, w1, upheld)
+    incidents, incident_table = _incidents(held, cal, w0, w1, upheld["incident"], unknown or {})
+    rollbacks, rollback_table = _rollbacks(events, w0, w1, upheld["rollback"])
+    _remedies(disputes, {"drift": drift_table, "incident": incident_table, "rollback": rollback_table})
     added = list(dict.fromkeys([*journal.header.get("report_elements", []), *(report_elements or [])]))
     report, report_table = _report(events, cal, added, {"incidents": incident_table, "drift": drift_table,
                                                        "rollbacks": rollback_table}, w0, w1)
@@ -145,6 +149,45 @@ def _disputes(events: list[dict[str, Any]], runner_org: str | None) -> list[dict
     return list(out.values())
 
 
+def line_sections() -> dict[str, str]:
+    """The section (drift, incident, rollback, report) of every line of the published rubric: the
+    lines a dispute can name ('day60 dispute' checks it)."""
+    from day60.resources import load_yaml
+
+    return {ln["id"]: ln["section"] for ln in load_yaml("rubric", "day60-v1.yaml")["lines"]}
+
+
+def _upheld(disputes: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """Per section, the ids upheld disputes exclude, each with its reason. An exclusion applies to
+    the disputed line's own section only: a dispute of the restore line never takes a rollback (or a
+    drift that shares an incident's id) out of its figures."""
+    sections = line_sections()
+    out: dict[str, dict[str, str]] = {"drift": {}, "incident": {}, "rollback": {}}
+    for d in disputes:
+        if d["outcome"] == "upheld" and sections.get(d["line"]) in out:
+            for x in d["exclude"]:
+                out[sections[d["line"]]].setdefault(
+                    x, f"excluded by the upheld dispute seq {d['seq']} ({d['line']}): {d['outcome_reason']}")
+    return out
+
+
+def _remedies(disputes: list[dict[str, Any]], tables: dict[str, pd.DataFrame]) -> None:
+    """Which of each upheld dispute's exclusions took effect (``exclude_applied``) and which did
+    not, with why (``exclude_not_applied``): none is dropped unsaid."""
+    sections = line_sections()
+    for d in disputes:
+        section = sections.get(d["line"])
+        table = tables.get(section)
+        status = dict(zip(table["id"], table["status"], strict=True)) if table is not None else {}
+        d["exclude_applied"] = [x for x in d["exclude"] if status.get(x) == "excluded"]
+        d["exclude_not_applied"] = [
+            {"id": x, "reason": f"no {section} of the journal has this id: an exclusion applies only to the figures "
+                                f"of the disputed line's section ({section or 'unknown'})" if x not in status
+             else f"it is {status[x]}" + (": the exclusion takes effect when the onset is revealed"
+                                          if status[x] == "sealed" else "")}
+            for x in d["exclude"] if status.get(x) != "excluded"]
+
+
 def _corrections(events: list[dict[str, Any]], elsewhere: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
     """Every correction, incidents' included (``elsewhere``: the events named by a correction that
     ``events`` does not hold), with the instant it replaced."""
@@ -167,8 +210,9 @@ def _corrections(events: list[dict[str, Any]], elsewhere: dict[int, dict[str, An
 DRIFT_DURATIONS = ("detection_hours", "detection_business_hours", "notice_hours", "notice_business_hours")
 NOT_DETECTED = "not detected within the window"
 NOT_DISCLOSED = "not evidenced: no detection time disclosed"
+NOT_EVIDENCED = "not evidenced"
 DRIFT_BUCKETS = ("notified", NOT_DETECTED, "sealed", "open", "outside the window", "stopped", "announced", "told",
-                 "excluded", "no onset")
+                 "excluded", "no onset", NOT_EVIDENCED)
 
 
 def _same_class(a: str | None, b: str | None) -> bool:
@@ -176,7 +220,7 @@ def _same_class(a: str | None, b: str | None) -> bool:
 
 
 def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
-           upheld: dict[str, str]) -> tuple[dict, pd.DataFrame]:
+           upheld: dict[str, str], unknown: dict[str, str] | None = None) -> tuple[dict, pd.DataFrame]:
     """One row per drift, in exactly one bucket (DRIFT_BUCKETS).
 
     Scored ("notified" and "not detected within the window") are drifts whose onset lies in the
@@ -235,11 +279,11 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
                 row.update(status="announced", reason=f"announced by the partner at {first.at.isoformat()} with no "
                                                       "onset recorded: a planned change, not a detection (3.18.4)")
             continue
+        if onset.at is None:  # sealed even when a dispute excludes it: nobody has judged its lead time yet
+            row.update(status="sealed", reason="the onset is sealed until the runner reveals it at the close")
+            continue
         if ident in upheld:
             row.update(status="excluded", reason=upheld[ident])
-            continue
-        if onset.at is None:
-            row.update(status="sealed", reason="the onset is sealed until the runner reveals it at the close")
             continue
         o = to_utc_us(onset.at)
         row["onset"] = onset.at.isoformat()
@@ -258,7 +302,7 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
         spoiled = [e for e in told.get(ident, []) if to_utc_us(e.at) < bound]
         for e in told.get(ident, []):
             if e not in spoiled:
-                when = "after its notice" if notice is not None else "after the window closed"
+                when = "at or after its notice" if notice is not None else "after the window closed"
                 row["set_aside"].append(f"the supplier was told at {e.at.isoformat()} (seq {e.seq}), {when} (a "
                                         "debrief): the lead time stands (3.18.4)")
         if spoiled:
@@ -285,6 +329,10 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
                            gap_business_hours=_bh(cal, d, n) if n >= d else -_bh(cal, n, d))
             else:  # notified without saying when it was detected: the detection clock has no end (3.18.2)
                 row["detection_status"] = NOT_DISCLOSED
+        elif ident in (unknown or {}):  # a notice was sent, but when is not in the records seen
+            row.update(status=NOT_EVIDENCED, reason=f"not evidenced: the records seen do not show {unknown[ident]}")
+            if detected is None:  # it was found (a notice went out), at a time nobody recorded
+                row["detection_status"] = NOT_DISCLOSED
         elif closed or slot["notice"]:
             row.update(status=NOT_DETECTED,
                        reason=f"no written notice naming the affected class by the close of the "
@@ -298,16 +346,23 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
     table = pd.DataFrame(rows, columns=["id", "status", "reason", "source", "held", "injected_class", "onset",
                                         "detected", "notice", *DRIFT_DURATIONS, "gap_hours", "gap_business_hours",
                                         "detection_status", "set_aside", "seqs"])
-    scored = table[table["status"].isin(["notified", NOT_DETECTED])]
+    scored = table[table["status"].isin(["notified", NOT_DETECTED, NOT_EVIDENCED])]
     notified = scored[scored["status"] == "notified"]
     population = len(scored)
     no_drift = "no drift observation with its onset in the window" if not population else None
     summary: dict[str, Any] = {}
     undisclosed = int((scored["detection_status"] == NOT_DISCLOSED).sum())
+    blind = int((scored["status"] == NOT_EVIDENCED).sum())
     for d in DRIFT_DURATIONS:
         # Detection is summarised over every scored drift, exactly as notice is: one population.
         block = describe_population(scored[d].astype(float), population,
                                     no_drift or f"no drift in the window has a {d.split('_')[0]} time")
+        if d.startswith("notice") and blind:  # notified at a time the records do not show: not "not detected"
+            missing = block["not_detected"]
+            block.update(not_detected=missing - blind, not_evidenced=blind)
+            block["max_reason"] = "; ".join(filter(None, [
+                f"{NOT_DETECTED} ({missing - blind} of {population})" if missing - blind else None,
+                f"not evidenced: no notice time in the records ({blind} of {population})"]))
         if d.startswith("detection"):
             # A drift notified without its detection time was found, but when is not disclosed: it
             # is not evidenced, which is not the same as not detected (3.18.2, 3.18.5).
@@ -333,6 +388,7 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
         "outside_window": int(counts.get("outside the window", 0)),
         "stopped": int(counts.get("stopped", 0)),
         "no_onset": int(counts.get("no onset", 0)),
+        "not_evidenced": int(counts.get(NOT_EVIDENCED, 0)),
         "summary": summary,
         "false_alerts": len(false_alerts),
         "false_alert_seqs": false_alerts,
@@ -423,7 +479,7 @@ def _incident_events(events: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 INCIDENT_BUCKETS = ("restored", "unconfirmed", "open", "unclassified", "not detected", "outside the window",
-                    "withdrawn", "excluded")
+                    "withdrawn", "excluded", NOT_EVIDENCED)
 
 
 def _severity(ev: pd.DataFrame) -> pd.Series:
@@ -493,11 +549,12 @@ class IncidentFrame:
                 "open": p.loc[p["open"], ["id", "type", "s", "e"]].reset_index(drop=True)}
 
 
-JUDGED = ("restored", "unconfirmed", "open", "unclassified")  # clock in the window, or restored in it
+# clock in the window, or restored in it; "not evidenced": closed at a time the records seen do not show
+JUDGED = ("restored", "unconfirmed", "open", "unclassified", NOT_EVIDENCED)
 
 
-def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int,
-               upheld: dict[str, str] | None = None) -> tuple[dict, pd.DataFrame]:
+def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[str, str] | None = None,
+               unknown: dict[str, str] | None = None) -> tuple[dict, pd.DataFrame]:
     """One row per incident, in exactly one bucket (INCIDENT_BUCKETS), from ``held`` (an
     ``IncidentFrame``, or the engine's ``Incidents``: the same grouping done in SQL).
 
@@ -508,11 +565,12 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int,
     re-opens are counted. The population of the restore figure is every incident restored in the
     window (3.19.2), its clock counted whole even where it started before the window opened
     (those are counted apart as ``started_before_window``). An incident whose clock started after
-    the window, or before it without a restore in it, is outside the window; one raised but
-    neither detected nor notified by the close is "not detected"; one not restored by the close is
-    open. One whose ticket was resolved or closed in the window with no monitoring check
-    confirming a restore is "unconfirmed": judged, never counted as restored. One with no
-    severity by the close is "unclassified": counted, never dropped. Withdrawn and excluded
+    the window, or that was restored (or its ticket closed) before the window opened and not
+    re-opened in it, is outside the window; one raised but neither detected nor notified by the
+    close is "not detected"; one not restored by the close is open, whenever its clock started.
+    One whose ticket was resolved or closed in the window with no monitoring check confirming a
+    restore is "unconfirmed": judged, never counted as restored. One with no severity by the
+    close is "unclassified": counted, never dropped. Withdrawn and excluded
     incidents enter no figure, first communication included.
     """
     first = held.grouped(w1)
@@ -531,27 +589,41 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int,
     communicated = first["incident.communicated"]
     inc["communicated"] = communicated.where(communicated <= w1)  # after the close it does not count
     in_window = restored_now & (inc["restored"] >= w0)
+    # Ended before the window opened (restored, or its ticket closed, and not re-opened by the
+    # window's end): counted apart. One still standing unrestored through the window is judged
+    # whenever its clock started, or keeping it open past the close would take it out of every figure.
+    ended_before = (restored_now & (inc["restored"] < w0)) | (~restored_now & (first["closed_at"] < w0))
     upheld = upheld or {}
     by_dispute = inc.index.isin(list(upheld))
     conditions = [first["incident.withdrawn"].notna(), first["incident.excluded"].notna() | by_dispute,
                   inc["start"].isna(),
-                  inc["start"] > w1, in_window, inc["start"] < w0, first["closed_at"].notna() & ~restored_now]
+                  inc["start"] > w1, in_window, ended_before, first["closed_at"].notna() & ~restored_now,
+                  inc["start"] < w0]
     buckets = ["withdrawn", "excluded", "not detected", "outside the window", "restored", "outside the window",
-               "unconfirmed"]
+               "unconfirmed", "open"]
     inc["status"] = np.select(conditions, buckets, default="open")
     reasons = ["withdrawn: enters no figure (3.19.5)", "excluded under the contract: enters no figure (3.19.5)",
                "raised by the exercise but neither detected nor notified by the close",
                "its clock started after the window closed",
                None,
-               "its clock started before the window opened and it was not restored in the window",
-               "the ticket was closed, but no monitoring check confirmed a restore (3.19.4)"]
+               "restored (or its ticket closed) before the window opened, and not re-opened in it",
+               "the ticket was closed, but no monitoring check confirmed a restore (3.19.4)",
+               "its clock started before the window opened and it was not restored by the close"]
     inc["reason"] = np.select(conditions, reasons, default="not restored by the close")
-    if by_dispute.any():
-        inc.loc[by_dispute & first["incident.excluded"].isna().to_numpy(), "reason"] = \
-            inc.index[by_dispute].map(upheld)
+    # the dispute's reason, where the dispute is what excluded it (not a withdrawal or the contract's exclusion)
+    granted = by_dispute & (inc["status"] == "excluded").to_numpy() & first["incident.excluded"].isna().to_numpy()
+    if granted.any():
+        inc.loc[granted, "reason"] = inc.index[granted].map(upheld)
     inc["restored_in_window"] = inc["status"] == "restored"
     inc["started_before_window"] = inc["restored_in_window"] & (inc["start"] < w0)
     inc.loc[inc["status"].isin(["restored", "open"]) & inc["severity"].isna(), "status"] = "unclassified"
+    # Not restored in the journal because the records seen do not say when (a "don't know"): never "open".
+    unknown = unknown or {}
+    blind = inc["status"].isin(["open", "unclassified"]) & ~inc["restored_in_window"] & inc.index.isin(list(unknown))
+    if blind.any():
+        inc.loc[blind, "status"] = NOT_EVIDENCED
+        inc.loc[blind, "reason"] = [f"not evidenced: the records seen do not show {unknown[x]}"
+                                    for x in inc.index[blind]]
     inc["first_seq"] = first["first_seq"]
 
     done = np.flatnonzero(inc["restored_in_window"].to_numpy())  # positions, not labels: no lookups by id
@@ -736,8 +808,9 @@ def _rollbacks(events, w0: int, w1: int, upheld: dict[str, str] | None = None) -
             "rollback_minutes": minutes(dec, ended), "requeue_minutes": minutes(dec, requeue),
             "rollback_end": None if ended is None else ended.kind.split(".")[1],
             "reason": (upheld or {}).get(ident, note), "serving_recorded": serving is not None,
+            # a smoke pass after the window's end does not count, here as in the times above
             "smoke_restored": {k: smoke.data[k] for k in ("model_pin", "prompt_version", "threshold_set")}
-            if smoke else None,
+            if smoke and to_utc_us(smoke.at) <= w1 else None,
             "data_restore": "data-restore" in slot, "seqs": slot["seqs"],
         })
     table = pd.DataFrame(rows, columns=["id", "kind", "criterion_at", "status", "decision_minutes", "serving_minutes",
@@ -789,6 +862,11 @@ def _report(events, cal: BusinessCalendar, added: list[str], seen: dict[str, pd.
             latest = e.id
         elif e.kind == "report.element":
             checks.setdefault(e.data.get("period") or latest, {})[e.id] = e  # a later check supersedes
+    # Every drift notice the supplier sent, whatever bucket its drift is in (one notified before the
+    # window opened still shows its month had a drift to report).
+    notices = [e for e in events if e.kind == "drift.notice"]
+    seen = {**seen, "drift_notices": pd.DataFrame({"id": [e.id for e in notices],
+                                                   "at": [e.at.isoformat() for e in notices]})}
     periods, tables = [], []
     for report in inside:
         period, table = _one_report(report, checks.get(report.id, {}), cal, added, seen)
@@ -838,13 +916,21 @@ def _in_month(values: pd.Series, cal: BusinessCalendar, first_day: dt.date, last
     return int(((dates >= first_day) & (dates <= last_day)).sum())
 
 
+def _drifts_notified(notices: pd.DataFrame, cal: BusinessCalendar, first_day: dt.date, last_day: dt.date) -> int:
+    """How many drifts had a written notice sent on a local date of the month."""
+    if notices.empty:
+        return 0
+    dates = pd.to_datetime(notices["at"], utc=True, format="ISO8601").dt.tz_convert(cal.tz).dt.date
+    return int(notices.loc[((dates >= first_day) & (dates <= last_day)).to_numpy(), "id"].nunique())
+
+
 def _journal_shows(tables: dict[str, pd.DataFrame], cal: BusinessCalendar, first_day: dt.date,
                    last_day: dt.date) -> dict[str, int]:
     """Per element that can be "not applicable", how many things the journal shows in the month."""
-    inc, drift, rb = tables["incidents"], tables["drift"], tables["rollbacks"]
+    inc, rb = tables["incidents"], tables["rollbacks"]
     counted = {
         "incidents-by-severity": _in_month(inc["start"], cal, first_day, last_day) if len(inc) else 0,
-        "drift-timestamps": _in_month(drift["notice"], cal, first_day, last_day) if len(drift) else 0,
+        "drift-timestamps": _drifts_notified(tables["drift_notices"], cal, first_day, last_day),
         "rollbacks": _in_month(rb.loc[rb["kind"] == "production", "criterion_at"], cal, first_day, last_day)
         if len(rb) else 0,
         "rollback-rehearsal": _in_month(rb.loc[rb["kind"] == "rehearsal", "criterion_at"], cal, first_day, last_day)

@@ -145,17 +145,29 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
         upheld = [d for d in mine if d["outcome"] == "upheld"]
         if open_:
             line.update(status="under dispute", status_before_dispute=line["status"])
-        elif upheld:
+        if upheld:  # said even while another dispute of the line is open
             # 8.4: a dispute the supplier wins never costs it the line. The remedy the resolution
             # grants (an exclusion, a corrected instant) is in the journal and already in the figure.
-            remedies = [f"{x} excluded (seq {d['resolved_seq']})" for d in upheld for x in d.get("exclude", [])]
+            remedies = [f"{x} excluded (seq {d['resolved_seq']})" for d in upheld
+                        for x in d.get("exclude_applied", d.get("exclude", []))]
+            refused = [f"{x['id']} not excluded ({x['reason']})" for d in upheld
+                       for x in d.get("exclude_not_applied", [])]
             fixes = sorted({c for d in upheld for c in d.get("corrections_since", [])})
             note = (f"dispute upheld; remedy applied: {', '.join(remedies)}" if remedies
+                    else "dispute upheld; no exclusion took effect" if refused
                     else "dispute upheld with no exclusion: the figure stands as measured")
+            if refused:
+                note += f"; {'; '.join(refused)}"
             if fixes:
                 note += f"; corrections logged since it was raised: seq {', '.join(map(str, fixes))}"
             line["reason"] = "; ".join(filter(None, [line["reason"], note]))
             line["dispute_outcome"] = "upheld"
+        # an exclusion takes the item out of its whole section: the section's other lines say whose it is
+        others = [f"{x} excluded by the upheld dispute seq {d['seq']} of {d['line']}" for d in disputes
+                  if d["outcome"] == "upheld" and d["line"] != line["id"]
+                  and _line_section(rubric, d["line"]) == line["section"] for x in d.get("exclude_applied", [])]
+        if others:
+            line["reason"] = "; ".join(filter(None, [line["reason"], *others]))
         line["disputes"] = [d["seq"] for d in mine]
     exercised = [line for line in lines if line["status"] == "scored" or line.get("status_before_dispute") == "scored"]
     total = sum(line["earned"] for line in lines) if exercised else None
@@ -183,6 +195,10 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
         "runner": {"name": header["runner"], "organisation": header.get("runner_organisation"),
                    "conflict_statement": header.get("conflict_statement")},
     }
+
+
+def _line_section(rubric: Rubric, line_id: str) -> str | None:
+    return next((ln.section for ln in rubric.lines if ln.id == line_id), None)
 
 
 def _nothing_exercised(lines: list[dict[str, Any]]) -> str:
@@ -264,7 +280,7 @@ def _injection_notes(figures: Figures) -> str:
 
 
 def _drift_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) -> dict[str, Any]:
-    from day60.metrics import NOT_DETECTED
+    from day60.metrics import NOT_DETECTED, NOT_EVIDENCED
 
     table = figures.tables["drift"]
     table = table[table["source"].isin(tier.sources)]
@@ -273,7 +289,7 @@ def _drift_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) 
     if len(pending):
         return _result(line, "not run", 0.0, f"{len(pending)} drift observation(s) still sealed or open: "
                                              "reveal the onsets and close the window first")
-    scored = table[table["status"].isin(["notified", NOT_DETECTED])]
+    scored = table[table["status"].isin(["notified", NOT_DETECTED, NOT_EVIDENCED])]
     apart = {k: int((table["status"] == k).sum()) for k in ("outside the window", "stopped", "announced", "told",
                                                              "excluded", "no onset")}
     if scored.empty:
@@ -299,8 +315,9 @@ def _drift_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) 
         value = getattr(row, line.figure)
         value = None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
         note = None
-        if value is None:  # never detected (or notified) within the window: the curve gives nothing
-            note = (row.detection_status or NOT_DETECTED) if "detection" in line.figure else NOT_DETECTED
+        if value is None:  # never detected (or notified) within the window, or not when: nothing on the curve
+            note = (row.detection_status or NOT_DETECTED) if "detection" in line.figure else \
+                row.reason if row.status == NOT_EVIDENCED else NOT_DETECTED
         obs.append({"id": row.id, "value": value, "share": slide(value, band["target"], line.slide_end, line.cutoff),
                     "status": row.status, "note": note})
     result = _curve_result(line, obs, band, evidence)
@@ -314,8 +331,8 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
     table = figures.tables["incidents"]
     if not table.empty:
         table = table[table["source"].isin(tier.sources)]
-    judged = table[table["status"].isin(["restored", "unconfirmed", "open", "unclassified", "not detected"])] \
-        if not table.empty else table
+    judged = table[table["status"].isin(["restored", "unconfirmed", "open", "unclassified", "not detected",
+                                         "not evidenced"])] if not table.empty else table
     apart = {k: int((table["status"] == k).sum()) for k in ("withdrawn", "excluded", "outside the window")} \
         if not table.empty else {}
     if judged.empty:
@@ -339,7 +356,9 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
             if value is None:
                 notes.append({"not detected": "never detected or notified by the close",
                               "unconfirmed": "the ticket was closed, but no monitoring check confirmed a restore "
-                                             "(3.19.4)"}.get(row.status, "still open at the window's close"))
+                                             "(3.19.4)", "not evidenced": row.reason}.get(row.status,
+                                                                                          "still open at the window's "
+                                                                                          "close"))
             if unclassified:
                 notes.append(f"no severity recorded: judged at severity {severity}'s target")
             notes += _incident_notes(row)
@@ -402,7 +421,7 @@ def _rollback_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
     if line.how == "yes-no":
         missing = [r.id for r in mine.itertuples() if not r.smoke_restored]
         earned = 0.0 if missing else line.points
-        reason = f"no smoke pass recorded for {', '.join(missing)}" if missing else None
+        reason = f"no smoke pass recorded within the window for {', '.join(missing)}" if missing else None
         figure = {"rollbacks": len(mine), "restored": [r.smoke_restored for r in mine.itertuples()]}
         return _result(line, "scored", earned, reason, figure, {"kind": tier.rollback_kind}, evidence)
     band = _band(line, deal)

@@ -290,6 +290,27 @@ def unknown_lines(qs: QuestionSet, answers: dict[str, Any]) -> dict[str, list[st
     return out
 
 
+# Answers whose "don't know" leaves a drift or an incident in the journal without the event that
+# would decide its figure: journal id (from the block's number) -> what the records did not show.
+_UNKNOWN_ITEMS = ((r"drift\.notice\.(\d+)\.notice", "drift-{}", "when the written notice was sent"),
+                  (r"incidents\.incident\.(\d+)\.restored", "incident-{}",
+                   "when a monitoring check confirmed the restore"))
+
+
+def unknown_items(qs: QuestionSet, answers: dict[str, Any]) -> dict[str, str]:
+    """Drifts notified and incidents closed at a time the records do not show: the figures read
+    them "not evidenced", never "not detected" or "open" (a notice was sent; the incident closed)."""
+    out: dict[str, str] = {}
+    for q in walk(qs, answers):
+        if q.key not in answers or answers[q.key] is not None:
+            continue
+        for pattern, ident, missing in _UNKNOWN_ITEMS:
+            m = re.fullmatch(pattern, q.key)
+            if m:
+                out[ident.format(m.group(1))] = missing
+    return out
+
+
 def requests(qs: QuestionSet, answers: dict[str, Any]) -> list[str]:
     """The closing list: every missing record, phrased as a request, each once."""
     seen: list[str] = []

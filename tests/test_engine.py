@@ -307,8 +307,9 @@ def test_rule_breaks_are_refused_with_the_reference_message(base, tmp_path, name
 INCIDENT_KINDS = ["incident.detected", "incident.partner-notice", "incident.classified", "incident.communicated",
                   "incident.wait-start", "incident.wait-end", "incident.change-window-start",
                   "incident.change-window-end", "incident.restored", "incident.ticket-closed", "incident.reopened",
-                  "incident.restored"]
-DATA = {"incident.detected": {"source": "organic"}, "incident.partner-notice": {"source": "organic"},
+                  "incident.restored", "incident.detected+stand-in"]
+DATA = {"incident.detected+stand-in": {"source": "organic", "clock_start": "ticket-opened"},
+        "incident.detected": {"source": "organic"}, "incident.partner-notice": {"source": "organic"},
         "incident.classified": {"severity": 2, "reason": "r"}, "incident.restored": {"check": "c"},
         "incident.ticket-closed": {"state": "Closed", "resolved": True}, "incident.reopened": {"reason": "relapse"}}
 
@@ -316,14 +317,16 @@ DATA = {"incident.detected": {"source": "organic"}, "incident.partner-notice": {
 @settings(max_examples=int(os.environ.get("DAY60_SEQUENCES", "60")), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from(INCIDENT_KINDS), st.sampled_from(["A", "B"]),
-                          st.integers(0, 40)), min_size=1, max_size=14))
+                          st.integers(-40, 40)), min_size=1, max_size=14))
 def test_any_incident_sequence_reads_as_the_reference(tmp_path, events):
     """Incident events in any order and at any time, valid or not by the rules of fact, written
-    as a tool would write them: the engine reads what the reference reads, refuses what it refuses."""
+    as a tool would write them, some before the window opens and some detections standing in with
+    the ticket's opening: the engine reads what the reference reads, refuses what it refuses."""
     lines = _lines(_header_only(tmp_path))[:1]
     start = dt.datetime(2026, 3, 2, 9, tzinfo=UTC)
     for seq, (kind, ident, hours) in enumerate(events, start=1):
-        body = {"seq": seq, "kind": kind, "id": ident, "at": (start + dt.timedelta(hours=hours)).isoformat(),
+        body = {"seq": seq, "kind": kind.split("+")[0], "id": ident,
+                "at": (start + dt.timedelta(hours=hours)).isoformat(),
                 "recorded_at": "2026-12-01T00:00:00+00:00", "by": "tester", "data": DATA.get(kind, {}),
                 "prev": ""}
         lines.append(jr.canonical(body))
@@ -478,3 +481,114 @@ def test_ending_rule_breaks_read_as_the_reference(relapse, tmp_path, name):
     assert verdict(engine.read, out) == (kind_read, message)
     with pytest.raises(engine.Declined):
         engine._fast(out, jr.read_header(out))
+
+
+# The incident columns issue 24 added (re-opens, stand-in clocks, waits open at the restore, clocks
+# started before the window) and the edges the hostile review tried: the fast path must give the
+# reference's figures to the last digit.
+ORG = {"source": "organic"}
+EDGES = [
+    # A: restored before the window, relapses inside it, restored again: counted whole from 27 Feb
+    ("incident.detected", "A", "2026-02-27T10:00", {"severity": 2, **ORG}),
+    ("incident.restored", "A", "2026-02-27T11:00", {"check": "probe"}),
+    ("incident.reopened", "A", "2026-03-03T10:00", {"reason": "relapse"}),
+    ("incident.restored", "A", "2026-03-03T12:00", {"check": "probe"}),
+    # B: detected before the window and never restored: open, judged
+    ("incident.detected", "B", "2026-03-01T08:00", {"severity": 1, **ORG}),
+    # C: the ticket's opening stands in for the detection
+    ("incident.detected", "C", "2026-03-04T09:00", {"severity": 3, "clock_start": "ticket-opened", **ORG}),
+    ("incident.restored", "C", "2026-03-04T15:00", {"check": "probe"}),
+    # D: a wait still open at the restore; a wait that began before the clock
+    ("incident.detected", "D", "2026-03-05T10:00", {"severity": 2, **ORG}),
+    ("incident.wait-start", "D", "2026-03-05T09:00"),
+    ("incident.wait-end", "D", "2026-03-05T11:00"),
+    ("incident.wait-start", "D", "2026-03-05T13:00"),
+    ("incident.restored", "D", "2026-03-05T14:00", {"check": "probe"}),
+    # E: a wait that ends after the restore
+    ("incident.detected", "E", "2026-03-06T10:00", {"severity": 2, **ORG}),
+    ("incident.wait-start", "E", "2026-03-06T11:00"),
+    ("incident.restored", "E", "2026-03-06T12:00", {"check": "probe"}),
+    ("incident.wait-end", "E", "2026-03-06T13:00"),
+    # G: closed in the window with no restore; H: closed before the window
+    ("incident.detected", "G", "2026-02-27T10:00", {"severity": 4, **ORG}),
+    ("incident.ticket-closed", "G", "2026-03-09T10:00", {"state": "Closed", "resolved": False}),
+    ("incident.detected", "H", "2026-02-26T10:00", {"severity": 4, **ORG}),
+    ("incident.ticket-closed", "H", "2026-02-27T10:00", {"state": "Resolved", "resolved": True}),
+    # I: re-opened at the very instant of its restore, restored again, the ticket closed after
+    ("incident.partner-notice", "I", "2026-03-10T10:00", {"severity": 2, **ORG}),
+    ("incident.restored", "I", "2026-03-10T11:00", {"check": "probe"}),
+    ("incident.reopened", "I", "2026-03-10T11:00", {"reason": "relapse"}),
+    ("incident.restored", "I", "2026-03-10T12:30", {"check": "probe"}),
+    ("incident.ticket-closed", "I", "2026-03-10T13:00", {"state": "Closed", "resolved": True}),
+    # J: restored inside, then corrected to after the window's end (below): open at the close
+    ("incident.detected", "J", "2026-03-13T10:00", {"severity": 2, **ORG}),
+    ("incident.restored", "J", "2026-03-13T16:00", {"check": "probe"}),
+    # K: restored inside, re-opened after the window's end (before the close): restored as it stood
+    ("incident.detected", "K", "2026-03-12T10:00", {"severity": 2, **ORG}),
+    ("incident.restored", "K", "2026-03-12T11:00", {"check": "probe"}),
+    ("incident.reopened", "K", "2026-03-13T18:00", {"reason": "relapse after the window"}),
+    # L: excluded by an upheld dispute (below)
+    ("incident.detected", "L", "2026-03-11T10:00", {"severity": 2, **ORG}),
+]
+
+
+@pytest.fixture(scope="module")
+def edges(tmp_path_factory) -> Path:
+    path = make_journal(tmp_path_factory.mktemp("edges") / "e.jsonl", EDGES)
+    seq = next(e["seq"] for e in jr.read(path).events if e["kind"] == "incident.restored" and e["id"] == "J")
+    jr.correct(path, seq, dt.datetime(2026, 3, 13, 18, tzinfo=UTC), "the probe log says 18:00")
+    jr.append(path, "exercise.close", "close", dt.datetime(2026, 3, 13, 18, 30, tzinfo=UTC), {})
+    dispute = jr.append(path, "dispute", "dispute-restore", dt.datetime(2026, 3, 14, 9, tzinfo=UTC),
+                        {"line": "restore", "reason": "L was a test", "raised_by": "A", "organisation": "Supplier"})
+    jr.append(path, "resolve", "r", dt.datetime(2026, 3, 14, 10, tzinfo=UTC),
+              {"target": dispute["seq"], "outcome": "upheld", "reason": "agreed", "exclude": ["L"]})
+    return path
+
+
+def test_new_incident_columns_match_on_the_fast_path(edges):
+    """Worked by hand (window Mon 2 Mar 09:00 to Fri 13 Mar 17:30, GMT):
+    A 27 Feb 10:00 to 3 Mar 12:00 = 4 days 2 h = 98 h, started before, one re-open; B open;
+    C 6 h from the stand-in clock; D 10:00 to 14:00 less the wait 10:00-11:00 (its 09:00 start
+    clipped to the clock) and the unended wait 13:00-14:00 = 2 h, one wait open; E 2 h less the
+    wait 11:00-12:00 (ended 13:00, after the restore) = 1 h, one wait open; G unconfirmed; H
+    outside; I 10:00 to 12:30 = 2.5 h, one re-open; J open (its restore corrected to 18:00,
+    after the window); K 1 h, restored as it stood at 17:30; L excluded by the dispute."""
+    fast = same_figures(edges)
+    assert fast.incidents is not None, "the engine fell back: this journal should take the fast path"
+    figures = metrics.compute(fast)
+    table = {r["id"]: r for r in metrics.records(figures.tables["incidents"])}
+    assert {k: r["status"] for k, r in table.items()} == {
+        "A": "restored", "B": "open", "C": "restored", "D": "restored", "E": "restored", "G": "unconfirmed",
+        "H": "outside the window", "I": "restored", "J": "open", "K": "restored", "L": "excluded"}
+    hours = {k: table[k]["restore_hours"] for k in "ACDEIK"}
+    assert hours == pytest.approx({"A": 98.0, "C": 6.0, "D": 2.0, "E": 1.0, "I": 2.5, "K": 1.0})
+    assert (table["A"]["reopens"], table["I"]["reopens"], table["K"]["reopens"]) == (1, 1, 0)
+    assert table["A"]["started_before_window"] and table["C"]["clock_basis"] == "ticket opened (stand-in)"
+    assert (table["D"]["open_waits"], table["E"]["open_waits"]) == (1, 1)
+    assert table["D"]["open_wait_hours"] == pytest.approx(1.0)
+    s = figures.summary["incidents"]
+    assert (s["reopened"], s["started_before_window"], s["clock_from_ticket_opening"]) == (2, 1, 1)
+
+
+def test_an_upheld_exclusion_of_an_incident_keeps_the_fast_path_and_its_rule(tmp_path):
+    """A resolve excluding an incident logged before it reads on the fast path (as ``edges`` does);
+    one naming an incident first logged after the resolve is refused by both readers alike."""
+    def journal(order: list[tuple[str, str, dict]], name: str) -> Path:
+        lines = _lines(_header_only(tmp_path))[:1]
+        for seq, (kind, ident, data) in enumerate(order, start=1):
+            lines.append(jr.canonical({"seq": seq, "kind": kind, "id": ident, "at": "2026-03-03T10:00:00+00:00",
+                                       "recorded_at": "2026-12-01T00:00:00+00:00", "by": "t", "data": data,
+                                       "prev": ""}))
+        return rechain(lines, tmp_path / name)
+
+    detected = ("incident.detected", "X", {"severity": 2, "source": "organic"})
+    dispute = ("dispute", "d", {"line": "restore", "reason": "r", "raised_by": "a", "organisation": "o"})
+    resolve = ("resolve", "r", {"target": 2, "outcome": "upheld", "reason": "agreed", "exclude": ["X"]})
+    before = journal([detected, dispute, resolve], "before.jsonl")
+    assert verdict(jr.read, before)[0] == "read"
+    assert same_figures(before).incidents is not None
+    after = journal([("dispute", "d", dispute[2]), ("resolve", "r", {**resolve[2], "target": 1}), detected],
+                    "after.jsonl")
+    kind_read, message = verdict(jr.read, after)
+    assert kind_read == "refused" and "X: no drift, incident or rollback has that id" in message, message
+    assert verdict(engine.read, after) == (kind_read, message)

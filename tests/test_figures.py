@@ -8,6 +8,7 @@ Calendar: the UK office (Mon-Fri 09:00-17:30, England and Wales holidays); windo
 import datetime as dt
 import json
 
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -323,8 +324,17 @@ W1 = dt.datetime(2026, 3, 13, 17, 30, tzinfo=dt.UTC)
 minutes = st.integers(-3 * 24 * 60, 15 * 24 * 60)
 
 
+def _after(draw, t: dt.datetime, most: int = 3000) -> dt.datetime:
+    return t + dt.timedelta(minutes=draw(st.integers(0, most)))
+
+
 @st.composite
 def incident_events(draw, ident: str):
+    """One incident as a tool would log it, within the rules of fact: its clock (detection, partner
+    notice, or both; a detection may stand in with the ticket's opening), waits on the partner
+    (some opening before the clock, some still open at the restore or ending after it), then an
+    ending (restored, closed without a restore, withdrawn, excluded, or still open), re-opened and
+    ended again or not."""
     t0 = W0 + dt.timedelta(minutes=draw(minutes))
     how = draw(st.sampled_from(["detected", "notice", "both", "raised", "raised+detected"]))
     events = []
@@ -334,15 +344,37 @@ def incident_events(draw, ident: str):
     if how in ("notice", "both"):
         events.append(("incident.partner-notice", ident, t0, {} if severity is None else {"severity": severity}))
     if how in ("detected", "both", "raised+detected"):
-        events.append(("incident.detected", ident, t0 + dt.timedelta(minutes=draw(st.integers(0, 600))),
-                       {"severity": severity or 2, "source": "organic" if how != "raised+detected" else "exercise"}))
-    if how != "raised":
-        end = draw(st.sampled_from(["restored", "withdrawn", "excluded", "open"]))
-        later = t0 + dt.timedelta(minutes=draw(st.integers(601, 6000)))
+        data = {"severity": severity or 2, "source": "organic" if how != "raised+detected" else "exercise"}
+        if draw(st.integers(0, 3)) == 0:
+            data["clock_start"] = "ticket-opened"
+        events.append(("incident.detected", ident, t0 + dt.timedelta(minutes=draw(st.integers(0, 600))), data))
+    if how == "raised":
+        return events
+    for _ in range(draw(st.integers(0, 2))):  # waits on the partner, one open at a time
+        opened = t0 + dt.timedelta(minutes=draw(st.integers(-120, 4000)))
+        events.append(("incident.wait-start", ident, opened, {}))
+        if draw(st.integers(0, 3)) == 0:
+            break  # never ended: open at the restore, if there is one
+        events.append(("incident.wait-end", ident, _after(draw, opened), {}))
+    end = draw(st.sampled_from(["restored", "closed", "withdrawn", "excluded", "open"]))
+    later = t0 + dt.timedelta(minutes=draw(st.integers(601, 6000)))
+    if end in ("withdrawn", "excluded"):
+        return [*events, (f"incident.{end}", ident, later, {"reason": "r"})]
+    for _ in range(draw(st.integers(0, 2)) if end != "open" else 0):
         if end == "restored":
             events.append(("incident.restored", ident, later, {"check": "probe"}))
-        elif end != "open":
-            events.append((f"incident.{end}", ident, later, {"reason": "r"}))
+        else:
+            events.append(("incident.ticket-closed", ident, later, {"state": "Closed", "resolved": True}))
+        if not draw(st.booleans()):
+            return events
+        later = _after(draw, later)
+        events.append(("incident.reopened", ident, later, {"reason": "relapse"}))
+        later = _after(draw, later)
+        end = draw(st.sampled_from(["restored", "closed"]))
+    if end == "restored":
+        events.append(("incident.restored", ident, later, {"check": "probe"}))
+    elif end == "closed":
+        events.append(("incident.ticket-closed", ident, later, {"state": "Closed", "resolved": False}))
     return events
 
 
@@ -360,27 +392,94 @@ def drift_events(draw, ident: str):
     return events
 
 
+@st.composite
+def rollback_events(draw, ident: str):
+    """A production rollback under a sign-off, or a rehearsal: criterion, and maybe a decision, serving,
+    smoke pass and re-queue, each of which may fall after the window's end."""
+    kind = draw(st.sampled_from(["production", "rehearsal"]))
+    t0 = W0 + dt.timedelta(minutes=draw(minutes))
+    events = [("safety.agreed", ident, W0 - dt.timedelta(days=5), SIGN_OFF)] if kind == "production" else []
+    events.append(("rollback.criterion-met", ident, t0, {"kind": kind}))
+    if draw(st.integers(0, 4)) == 0:
+        return events  # never decided
+    decided = _after(draw, t0, 120)
+    events.append(("rollback.decision", ident, decided, {}))
+    for step, data in (("serving", {}), ("smoke-pass", {"model_pin": "m", "prompt_version": "p",
+                                                        "threshold_set": "t"}), ("requeue-complete", {})):
+        if draw(st.integers(0, 3)):
+            events.append((f"rollback.{step}", ident, _after(draw, decided, 600), data))
+    return events
+
+
+def _upheld(draw, events, line_id: str, ids: list[str]) -> list[str]:
+    """An upheld dispute of ``line_id`` excluding some of ``ids`` (after the events, as disputes are)."""
+    chosen = draw(st.lists(st.sampled_from(ids), unique=True, max_size=len(ids))) if ids else []
+    if not chosen:
+        return []
+    at = W1 + dt.timedelta(days=1)
+    events.append(("dispute", f"dispute-{line_id}", at, {"line": line_id, "reason": "r", "raised_by": "a",
+                                                         "organisation": "o"}))
+    events.append(("resolve", "r", at, {"target": len(events), "outcome": "upheld", "reason": "agreed",
+                                        "exclude": chosen}))
+    return chosen
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data(), n_inc=st.integers(0, 6), n_drift=st.integers(0, 5), closed=st.booleans())
-def test_every_drift_and_incident_lands_in_exactly_one_bucket(tmp_path_factory, data, n_inc, n_drift, closed):
+@given(data=st.data(), n_inc=st.integers(0, 6), n_drift=st.integers(0, 5), n_rb=st.integers(0, 4),
+       closed=st.booleans())
+def test_every_drift_incident_and_rollback_lands_in_exactly_one_bucket(tmp_path_factory, data, n_inc, n_drift,
+                                                                        n_rb, closed):
+    """Whatever the events (re-opens, closures, waits, stand-in clocks, steps after the window,
+    upheld exclusions), each drift, incident and rollback is in one bucket and the counts reconcile."""
     events = []
     for i in range(n_inc):
         events += data.draw(incident_events(f"I{i}"))
     for i in range(n_drift):
         events += data.draw(drift_events(f"D{i}"))
+    for i in range(n_rb):
+        events += data.draw(rollback_events(f"R{i}"))
     if closed:
         events.append(("exercise.close", "exercise", W1, {}))
+    raised = sorted({e[1] for e in events if e[0].startswith("incident.")})
+    gone = {"incident": _upheld(data.draw, events, "restore", raised),
+            "rollback": _upheld(data.draw, events, "rollback-time", [f"R{i}" for i in range(n_rb)]),
+            "drift": _upheld(data.draw, events, "drift-notice", [f"D{i}" for i in range(n_drift)])}
     path = tmp_path_factory.mktemp("b") / "j.jsonl"
     fields = {"partner": "p", "supplier": "s", "deployment": "d", "tier": "T3", "runner": "r",
               "calendar": CAL.to_dict(), "window": {"start": W0.isoformat(), "end": W1.isoformat()}}
     figures = mx.compute(jr.build(path, fields, events))
-    drift, incidents = figures.tables["drift"], figures.tables["incidents"]
+    drift, incidents, rollbacks = (figures.tables[k] for k in ("drift", "incidents", "rollbacks"))
     assert len(drift) == n_drift and set(drift["status"]) <= set(mx.DRIFT_BUCKETS)
-    assert len(incidents) == n_inc and set(incidents["status"]) <= set(mx.INCIDENT_BUCKETS)
+    assert len(incidents) == len(raised) == n_inc and set(incidents["status"]) <= set(mx.INCIDENT_BUCKETS)
+    assert len(rollbacks) == n_rb and set(rollbacks["status"]) <= {"in the window", "outside the window", "excluded"}
     d = figures.summary["drift"]
     assert d["notified"] + d["not_detected"] + d["sealed"] + d["open"] + d["outside_window"] + d["stopped"] \
-        + d["excluded"]["announced"] + d["excluded"]["told"] == n_drift
+        + d["excluded"]["announced"] + d["excluded"]["told"] + d["excluded"]["by_dispute"] + d["no_onset"] \
+        + d["not_evidenced"] == n_drift
+    assert set(drift.loc[drift["status"] == "excluded", "id"]) <= set(gone["drift"])
     i = figures.summary["incidents"]
     assert sum(i[b.replace(" ", "_")] for b in mx.INCIDENT_BUCKETS) == i["population"] == n_inc
     assert sum(b["count"] for b in i["by_severity"].values()) + i["no_severity"]["count"] \
         == int(incidents["restored_in_window"].sum())
+    assert set(gone["incident"]) <= set(incidents.loc[incidents["status"].isin(["excluded", "withdrawn"]), "id"])
+    assert i["reopened"] == int((incidents["reopens"] > 0).sum())
+    assert i["started_before_window"] == int((incidents["restored_in_window"]
+                                              & (incidents["start"] < pd.Timestamp(W0))).sum())
+    done = incidents[incidents["restored_in_window"]]
+    assert ((done["restored"] >= pd.Timestamp(W0)) & (done["restored"] <= pd.Timestamp(W1))).all()
+    assert (done["restore_hours"] >= 0).all() and (done["waiting_on_partner_hours"] >= 0).all()
+    assert (done["open_wait_hours"] <= done["waiting_on_partner_hours"] + done["change_window_hours"] + 1e-9).all()
+    # an incident still unrestored at the window's end is never outside it, however early it started
+    outside = incidents[incidents["status"] == "outside the window"]
+    assert (outside["restored"].dropna() < pd.Timestamp(W0)).all()
+    assert ((outside["start"] > pd.Timestamp(W1)) | (outside["start"] < pd.Timestamp(W0))).all()
+    r = figures.summary["rollbacks"]
+    assert r["production"]["count"] + r["rehearsal"]["count"] + r["outside_window"]["count"] \
+        + r["excluded"]["count"] == n_rb
+    assert set(r["excluded"]["ids"]) == set(gone["rollback"])
+    for col in mx.ROLLBACK_TIMES:
+        kept = rollbacks[col].dropna()
+        assert (kept >= 0).all()
+    for kind in ("production", "rehearsal"):
+        mine = rollbacks[(rollbacks["kind"] == kind) & (rollbacks["status"] == "in the window")]
+        assert r[kind]["rollback_minutes"]["count"] == int(mine["rollback_minutes"].notna().sum())

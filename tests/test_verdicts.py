@@ -45,10 +45,12 @@ def rows(table):
 def test_an_incident_that_started_before_the_window_and_was_restored_in_it_counts_whole(tmp_path, run):
     """I1 (severity 1) detected Sun 1 Mar 18:00, restored Mon 2 Mar 10:00: 16 h, restored in the
     window, so it is in the severity 1 figure with its whole clock, and counted as started before.
-    I2 detected and restored on 27 Feb, and I3 detected 27 Feb and never restored, are outside.
-    Restore line: 16 h against a 4 h target, slide end 8, cut-off 24, sits on the flat 60%: 25 x 0.6
-    = 15. comply: the longest severity 1 restore, 16 h, is above the deal's 4 h: not met, exit 1
-    (before, I1 vanished as "outside the window" and the clause read met)."""
+    I2 detected and restored on 27 Feb is outside; I3 (severity 2) detected 27 Feb and never
+    restored stands open through the window, so it is judged open (it earns nothing).
+    Restore line: I1's 16 h against a 4 h target, slide end 8, cut-off 24, sits on the flat 60%,
+    I3 earns 0: 25 x (0.6 + 0) / 2 = 7.5. comply: the longest severity 1 restore, 16 h, is above
+    the deal's 4 h: not met, exit 1 (before, I1 vanished as "outside the window" and the clause
+    read met)."""
     path = make_journal(tmp_path / "j.jsonl", [
         ("incident.detected", "I1", "2026-03-01T18:00", {"severity": 1, **ORGANIC}),
         ("incident.restored", "I1", "2026-03-02T10:00", {"check": "probe"}),
@@ -60,10 +62,10 @@ def test_an_incident_that_started_before_the_window_and_was_restored_in_it_count
     s = done.figures.summary["incidents"]
     sev1 = s["by_severity"]["1"]
     assert (sev1["count"], sev1["max_hours"], sev1["started_before_window"]) == (1, 16.0, 1)
-    assert (s["restored"], s["outside_the_window"], s["started_before_window"]) == (1, 2, 1)
+    assert (s["restored"], s["outside_the_window"], s["open"], s["started_before_window"]) == (1, 1, 1, 1)
     table = rows(done.figures.tables["incidents"])
-    assert table["I3"]["reason"] == "its clock started before the window opened and it was not restored in the window"
-    assert line(done, "restore")["earned"] == pytest.approx(15.0)
+    assert table["I3"]["reason"] == "its clock started before the window opened and it was not restored by the close"
+    assert line(done, "restore")["earned"] == pytest.approx(7.5)
     assert "started before the window opened" in line(done, "restore")["figure"]["observations"][0]["note"]
     r = run("comply", path, "--sow", SOW, "--format", "json", "--parties-differ")
     row = next(x for x in json.loads(r.stdout)["checks"] if x["check"] == "restore-sev1")

@@ -274,6 +274,28 @@ def _built_from() -> dict[str, Any]:
             "reproducible_from_commit": why_not is None, "why_not": why_not}
 
 
+def _exclusions_in_section(journal: Path, dispute_seq: int, exclude: list[str]) -> None:
+    """Refuse an exclusion of an id outside the disputed line's section (a dispute of the restore
+    line cannot take a rollback out of the figures): metrics would not apply it."""
+    from day60 import journal as jr
+    from day60.errors import InputError
+    from day60.metrics import line_sections
+
+    events = jr.read(journal).events
+    line = next((e["data"]["line"] for e in events if e["seq"] == dispute_seq and e["kind"] == "dispute"), None)
+    if line is None:
+        return  # the journal's own rule names the wrong --dispute
+    section = line_sections().get(line)
+    kinds = {"drift": ("drift.onset",), "incident": ("incident.",), "rollback": ("rollback.",)}.get(section, ())
+    ids = {e["id"] for e in events if e["kind"].startswith(kinds)} if kinds else set()
+    wrong = [x for x in exclude if x not in ids]
+    if wrong:
+        raise InputError("--exclude", f"{', '.join(x[:40] for x in wrong[:5])}: the disputed line {line} scores "
+                                      f"{section or 'no'} items, and this journal has no {section or 'such'} item "
+                                      "with that id", "name ids of the line's own section (see 'day60 show'): a "
+                                                      "remedy applies to the disputed line's figures only")
+
+
 @app.command()
 def resolve(
     journal: Path = typer.Argument(..., help="The exercise journal."),
@@ -299,6 +321,8 @@ def resolve(
 
     if outcome not in ("upheld", "rejected"):
         raise InputError("--outcome", f"{outcome[:40]!r} is not an outcome", "use upheld or rejected")
+    if exclude:
+        _exclusions_in_section(journal, dispute_seq, exclude)
     try:
         data: dict[str, object] = {"target": dispute_seq, "outcome": outcome, "reason": reason}
         if exclude:

@@ -89,7 +89,10 @@ def _one_line(text: str) -> str:
     """A message as one printable line: control characters an input carried are shown escaped."""
     import re
 
-    return re.sub(r"[\x00-\x1f\x7f\u2028\u2029]", lambda m: repr(m.group())[1:-1], text)
+    from day60.display import DIRECTION_CONTROLS
+
+    return re.sub(f"[\\x00-\\x1f\\x7f\\u2028\\u2029{DIRECTION_CONTROLS}]",
+                  lambda m: f"\\u{ord(m.group()):04x}" if ord(m.group()) > 0x7f else repr(m.group())[1:-1], text)
 
 
 def _app(help_text: str) -> typer.Typer:
@@ -132,9 +135,14 @@ def _check_compat(compat: str) -> None:
 
 def print_json(data: Any) -> None:
     """Valid JSON only: a missing figure is null, never NaN or Infinity."""
-    from day60.display import jsonable
+    import re
 
-    typer.echo(json.dumps(jsonable(data), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False))
+    from day60.display import DIRECTION_CONTROLS, jsonable
+
+    text = json.dumps(jsonable(data), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    # the same JSON, with direction controls written as \\uXXXX escapes so a terminal cannot be
+    # made to draw the text after one backwards
+    typer.echo(re.sub(f"[{DIRECTION_CONTROLS}]", lambda m: f"\\u{ord(m.group()):04x}", text))
 
 
 def print_table(rows: list[dict[str, Any]], columns: list[str] | None = None) -> None:
@@ -142,7 +150,9 @@ def print_table(rows: list[dict[str, Any]], columns: list[str] | None = None) ->
     if not rows:
         return
     columns = columns or list(rows[0])
-    cells = [[str(r.get(c, "")) for c in columns] for r in rows]
+    from day60.display import visible
+
+    cells = [[visible(str(r.get(c, ""))) for c in columns] for r in rows]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
     typer.echo("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip())
     typer.echo("  ".join("-" * w for w in widths))

@@ -22,6 +22,11 @@ class InputError(Day60Error):
         super().__init__(text)
 
 
+class Note(UserWarning):
+    """Something the user should know though the command succeeded (what was and was not written);
+    the CLI prints each as one 'note:' line."""
+
+
 def pydantic_problem(exc: Any, prefix: str = "") -> tuple[str, str]:
     """The first error of a pydantic ValidationError as (field path, message), the message in words."""
     err = exc.errors()[0]

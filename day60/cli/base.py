@@ -6,6 +6,7 @@ them, so ``day60 --help`` and ``day60 log`` start quickly.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 import sys
@@ -41,7 +42,8 @@ class _Day60Group(TyperGroup):
         global COMMAND_LINE
         COMMAND_LINE = shlex.join(["day60", *(sys.argv[1:] if args is None else [str(a) for a in args])])
         try:
-            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            with _notes():
+                code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except Day60Error as exc:
             typer.echo(f"error: {_one_line(str(exc))}", err=True)
             code = exc.exit_code
@@ -60,6 +62,28 @@ class _Day60Group(TyperGroup):
         if standalone_mode:
             sys.exit(code)
         return code
+
+
+@contextlib.contextmanager
+def _notes() -> Any:
+    """The library's notes to the user (day60.errors.Note, e.g. what an append did and did not
+    write), each printed as one 'note:' line on stderr; other warnings go where they always went."""
+    import warnings
+
+    from day60.errors import Note as IndexNote
+
+    shown = warnings.showwarning
+
+    def show(message: Any, category: Any, *rest: Any, **kwargs: Any) -> None:
+        if issubclass(category, IndexNote):
+            typer.echo(f"note: {_one_line(str(message))}", err=True)
+        else:
+            shown(message, category, *rest, **kwargs)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", IndexNote)
+        warnings.showwarning = show
+        yield
 
 
 # Help shows each value as a word a person understands, not as a Python type.

@@ -82,8 +82,8 @@ def score(
     provenance = _provenance({"journal": j.sha256, "rubric": published.sha256, "deal": deal.sha256 if deal else None},
                              rubric=f"{published.id} {published.version}")
     done = documents.score_result(j, published, deal, provenance, old, str(supersede))
+    _write_score(done, j, published, deal, old, out, html, pdf, signer, tsa)  # nothing printed if it fails
     _emit_score(done.result, fmt)
-    _write_score(done, j, published, deal, old, out, html, pdf, signer, tsa)
 
 
 def _write_score(done: Any, j: Any, published: Any, deal: Any, old: bytes | None, out: Path | None,

@@ -109,8 +109,10 @@ def page_words(pdf: Any) -> list[list[str]]:
     return [words(page.extract_text() or "") for page in pdf.pages]
 
 
-def _canonical(obj: Any, seen: dict[int, int], budget: list[int], skip: frozenset[str]) -> Any:
-    """An object as nested tuples, references resolved (cycles cut), streams by their decoded bytes."""
+def _canonical(obj: Any, memo: dict[int, str], stack: set[int], budget: list[int], skip: frozenset[str]) -> Any:
+    """An object as nested tuples: references resolved (each object expanded once and named by
+    the hash of what it holds, so sharing and numbering do not matter; a reference back into
+    itself is cut), streams by their decoded bytes."""
     from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, StreamObject
 
     budget[0] -= 1
@@ -118,28 +120,34 @@ def _canonical(obj: Any, seen: dict[int, int], budget: list[int], skip: frozense
         raise ValueError(f"a page reaches more than {MAX_OBJECTS:,} objects")
     if isinstance(obj, IndirectObject):
         key = obj.idnum
-        if key in seen:
-            return ("ref", seen[key])
-        seen[key] = len(seen)
-        obj = obj.get_object()
+        if key in stack:
+            return ("cycle",)
+        if key not in memo:
+            stack.add(key)
+            try:
+                inner = _canonical(obj.get_object(), memo, stack, budget, skip)
+            finally:
+                stack.discard(key)
+            memo[key] = hashlib.sha256(repr(inner).encode("utf-8")).hexdigest()
+        return ("object", memo[key])
     if isinstance(obj, StreamObject):
         data = obj.get_data()
         if len(data) > MAX_STREAM:
             raise ValueError(f"a stream decodes to more than {MAX_STREAM:,} bytes")
-        meta = tuple(sorted((str(k), _canonical(v, seen, budget, skip)) for k, v in obj.items()
-                            if k not in ("/Length", "/Filter", "/DecodeParms", "/DL")))
+        meta = tuple((k, _canonical(obj.raw_get(k), memo, stack, budget, skip)) for k in sorted(map(str, obj))
+                     if k not in ("/Length", "/Filter", "/DecodeParms", "/DL"))
         return ("stream", meta, hashlib.sha256(data).hexdigest())
     if isinstance(obj, DictionaryObject):
-        return ("dict", tuple(sorted((str(k), _canonical(v, seen, budget, skip)) for k, v in obj.items()
-                                     if k not in skip)))
+        return ("dict", tuple((k, _canonical(obj.raw_get(k), memo, stack, budget, skip)) for k in sorted(map(str, obj))
+                              if k not in skip))
     if isinstance(obj, ArrayObject):
-        return ("array", tuple(_canonical(v, seen, budget, skip) for v in obj))
+        return ("array", tuple(_canonical(v, memo, stack, budget, skip) for v in obj))
     return (type(obj).__name__, repr(obj))
 
 
 def digest(obj: Any, skip: frozenset[str] = frozenset()) -> str:
     """A hash of everything ``obj`` holds and reaches, independent of object numbering."""
-    return hashlib.sha256(repr(_canonical(obj, {}, [MAX_OBJECTS], skip)).encode("utf-8")).hexdigest()
+    return hashlib.sha256(repr(_canonical(obj, {}, set(), [MAX_OBJECTS], skip)).encode("utf-8")).hexdigest()
 
 
 def page_digests(pdf: Any) -> list[str]:

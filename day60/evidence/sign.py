@@ -78,10 +78,22 @@ def load_signer(p12: str | Path, passphrase: bytes) -> Signer:
     return Signer(hanko, certificate.subject.human_friendly, certificate.sha256.hex())
 
 
+def _writer(pdf_bytes: bytes) -> Any:
+    """pyHanko's incremental writer, made to leave the document's metadata exactly as the toolkit
+    wrote it (pyHanko would restamp its modification date and producer), so that a signature
+    revision adds the signature and nothing a reader sees."""
+    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+
+    class KeepMetadata(IncrementalPdfFileWriter):
+        def _update_meta(self) -> None:
+            return None
+
+    return KeepMetadata(io.BytesIO(pdf_bytes), strict=False)
+
+
 def sign(pdf_bytes: bytes, signer: Signer, timestamper: Any = None) -> bytes:
     """The PDF signed (an incremental update with an invisible signature field); with a
     ``timestamper`` the signature carries a timestamp token over itself (PAdES B-T)."""
-    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
     from pyhanko.sign import fields, signers
 
     from day60.evidence.pdf import quiet
@@ -90,22 +102,19 @@ def sign(pdf_bytes: bytes, signer: Signer, timestamper: Any = None) -> bytes:
                                         subfilter=fields.SigSeedSubFilter.PADES)
     out = io.BytesIO()
     with quiet():
-        signers.PdfSigner(meta, signer=signer.hanko, timestamper=timestamper).sign_pdf(
-            IncrementalPdfFileWriter(io.BytesIO(pdf_bytes), strict=False), output=out)
+        signers.PdfSigner(meta, signer=signer.hanko, timestamper=timestamper).sign_pdf(_writer(pdf_bytes), output=out)
     return out.getvalue()
 
 
 def timestamp_document(pdf_bytes: bytes, timestamper: Any) -> bytes:
     """The PDF with a document timestamp (an RFC 3161 token over every byte before it)."""
-    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
     from pyhanko.sign import signers
 
     from day60.evidence.pdf import quiet
 
     out = io.BytesIO()
     with quiet():
-        signers.PdfTimeStamper(timestamper).timestamp_pdf(
-            IncrementalPdfFileWriter(io.BytesIO(pdf_bytes), strict=False), "sha256", output=out)
+        signers.PdfTimeStamper(timestamper).timestamp_pdf(_writer(pdf_bytes), "sha256", output=out)
     return out.getvalue()
 
 

@@ -4,6 +4,7 @@ re-hashed, annotations laid over a page. Each returns the forged file's bytes.""
 
 import hashlib
 import io
+import json
 import re
 
 from pypdf import PdfReader, PdfWriter
@@ -133,3 +134,47 @@ def annotate(raw: bytes, page_index: int, text: str, incremental: bool = True) -
 def rewrite(raw: bytes) -> bytes:
     """The file read and written again whole by pypdf, changing nothing on purpose."""
     return _out(_writer(raw, False))
+
+
+def rechain(raw: bytes, edit) -> bytes:
+    """A journal with ``edit`` applied to each event (a dict, changed in place), every line after
+    it hashed and chained again, as a forger with the toolkit's own hashing would do."""
+    from day60 import journal as jr
+
+    lines = raw.decode("utf-8").splitlines()
+    out = [lines[0]]
+    for line in lines[1:]:
+        obj = json.loads(line)
+        edit(obj)
+        obj["prev"] = jr.sha256_hex(out[-1])
+        body = {k: v for k, v in obj.items() if k != "hash"}
+        obj["hash"] = jr.sha256_hex(jr.canonical(body))
+        out.append(jr.canonical(obj))
+    return ("\n".join(out) + "\n").encode("utf-8")
+
+
+def first_revision(raw: bytes) -> bytes:
+    """The file cut back to the toolkit's own revision: every signature stripped."""
+    from pyhanko.pdf_utils.reader import PdfFileReader
+
+    info = PdfFileReader(io.BytesIO(raw), strict=False).xrefs.get_xref_container_info(0)
+    end = raw.index(b"%%EOF", info.end_location) + len(b"%%EOF")
+    return raw[: end + 1] if raw[end:end + 1] == b"\n" else raw[:end]
+
+
+def corrupt_signature(raw: bytes) -> bytes:
+    """One hex digit in the middle of the (last) signature's /Contents changed."""
+    at = raw.rindex(b"/Contents <") + len(b"/Contents <")
+    end = raw.index(b">", at)
+    middle = (at + end) // 2
+    middle = raw.index(b"0", at + 200) if raw[middle:middle + 1] == b"0" else middle
+    digit = b"1" if raw[middle:middle + 1] != b"1" else b"2"
+    return raw[:middle] + digit + raw[middle + 1:]
+
+
+# Hand-made damaged files: what no writer would produce, each as a reader meets it.
+LOOP = (b"%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n"
+        b"2 0 obj << /Type /Pages /Kids [2 0 R] /Count 1 >> endobj\n"
+        b"trailer << /Root 1 0 R /Size 3 >>\n%%EOF\n")
+WRONG_TYPES = (b"%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 5 /Names [1 2 3] >> endobj\n"
+               b"trailer << /Root 1 0 R /Size 2 >>\n%%EOF\n")

@@ -57,23 +57,43 @@ def verify_report(path: str | Path, tsa_roots: list[Any] | None = None) -> Verdi
 
     raw = read_bytes(path, "REPORT", "a PDF report written by day60", MAX_REPORT)
     pdf = pdfs.reader(raw, path)
-    embedded = pdfs.guarded(path, pdfs.attachments, pdf)
     verdict = Verdict(str(path))
-    known = {docs.SCORE_JSON, docs.SCHEDULE_JSON, docs.DRILLS_JSON, docs.MANIFEST}
-    if not known & set(embedded):
-        raise InputError("REPORT", f"{path} carries no embedded day60 data (no score, schedule or drills)",
-                         "give a report written by this toolkit with --pdf")
-    manifest, problem = _manifest(embedded)
-    if problem:
-        verdict.problems.append(problem)
-        _signatures(raw, path, verdict, {}, tsa_roots)
+    broken = _broken_signatures(raw, path)
+    try:
+        embedded = pdfs.guarded(path, pdfs.attachments, pdf)
+        known = {docs.SCORE_JSON, docs.SCHEDULE_JSON, docs.DRILLS_JSON, docs.MANIFEST}
+        if not known & set(embedded):
+            raise InputError("REPORT", f"{path} carries no embedded day60 data (no score, schedule or drills)",
+                             "give a report written by this toolkit with --pdf")
+        manifest, problem = _manifest(embedded)
+        if problem:
+            verdict.problems.append(problem)
+            _signatures(raw, path, verdict, {}, tsa_roots)
+            return verdict
+        verdict.kind = manifest["kind"]
+        rebuilt = _rebuild(manifest, embedded, verdict)
+        if rebuilt is not None:
+            _compare(raw, path, pdf, rebuilt, manifest, verdict)
+    except InputError as exc:
+        if not broken:
+            raise
+        # a signed file whose signed bytes were changed is tampering, even where the change also
+        # left it unreadable
+        verdict.problems += [*broken, f"and its content cannot be read: {exc.problem}"]
         return verdict
-    verdict.kind = manifest["kind"]
-    rebuilt = _rebuild(manifest, embedded, verdict)
-    if rebuilt is not None:
-        _compare(raw, path, pdf, rebuilt, manifest, verdict)
     _signatures(raw, path, verdict, manifest, tsa_roots)
     return verdict
+
+
+def _broken_signatures(raw: bytes, path: str | Path) -> list[str]:
+    """Signatures whose signed bytes were changed (read first: they decide tampering)."""
+    from day60.evidence import sign
+
+    try:
+        found = sign.inspect(raw, path, None)
+    except InputError:
+        return []
+    return [f"{m.name()}: {p}" for m in found.marks for p in m.problems]
 
 
 # ----- the manifest --------------------------------------------------------------------------------

@@ -122,5 +122,6 @@ def changelog(raw: bytes, name: str, new: dict[str, Any], journal: Any) -> dict[
     return {"supersedes": {"sha256": hashlib.sha256(raw).hexdigest(), "score": old.get("score"),
                            "journal_head": old["journal_head"]},
             "changelog": {"score": {"was": old.get("score"), "now": new["score"]}, "lines": changed,
-                          "because": why or [{"reason": "no correction, dispute or resolution since the earlier "
+                          "because": why or [{"seq": None, "kind": None,
+                                              "reason": "no correction, dispute or resolution since the earlier "
                                                         "score; it was scored again as it stood"}]}}

@@ -139,7 +139,7 @@ class Index:
         if usable is not None:
             return cls._rebuild(path, where, info, key, usable)
         try:
-            sealed = seal_path(path).read_text(encoding="ascii").strip()
+            sealed = _read_seal(seal_path(path))
             con = sqlite3.connect(f"{where.resolve().as_uri()}?mode=rw", uri=True, isolation_level=None)
             meta = dict(con.execute("SELECT k, v FROM meta").fetchall())
             if meta.get("version") == VERSION and meta.get("stat") == _stat(info) \
@@ -249,6 +249,17 @@ class Index:
         self.con.close()
         if self.fresh is not None:
             self.fresh.unlink(missing_ok=True)
+
+
+def _read_seal(path: Path) -> str:
+    """The seal's hex digest, read only from a regular file and never more than a line."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError("the seal is not a file")
+        return os.read(fd, 200).decode("ascii").strip()
+    finally:
+        os.close(fd)
 
 
 def _usable(where: Path) -> str | None:

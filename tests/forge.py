@@ -162,14 +162,15 @@ def first_revision(raw: bytes) -> bytes:
     return raw[: end + 1] if raw[end:end + 1] == b"\n" else raw[:end]
 
 
-def corrupt_signature(raw: bytes) -> bytes:
-    """One hex digit in the middle of the (last) signature's /Contents changed."""
+def corrupt_signature(raw: bytes, where: str = "value") -> bytes:
+    """One hex digit of the last signature's /Contents changed: in its signature value (the
+    last bytes before the zero padding) or in its certificate (the first bytes)."""
     at = raw.rindex(b"/Contents <") + len(b"/Contents <")
     end = raw.index(b">", at)
-    middle = (at + end) // 2
-    middle = raw.index(b"0", at + 200) if raw[middle:middle + 1] == b"0" else middle
-    digit = b"1" if raw[middle:middle + 1] != b"1" else b"2"
-    return raw[:middle] + digit + raw[middle + 1:]
+    used = at + len(raw[at:end].rstrip(b"0"))
+    spot = used - 40 if where == "value" else at + 400
+    digit = b"1" if raw[spot:spot + 1] != b"1" else b"2"
+    return raw[:spot] + digit + raw[spot + 1:]
 
 
 # Hand-made damaged files: what no writer would produce, each as a reader meets it.

@@ -155,6 +155,17 @@ def page_digests(pdf: Any) -> list[str]:
     return [digest(page, frozenset({"/Parent", "/Annots"})) for page in pdf.pages]
 
 
+def font_names(pdf: Any) -> set[str]:
+    """The fonts the pages draw with, subset tags aside (DejaVu-Sans, not ABCDEF+DejaVu-Sans)."""
+    names = set()
+    for page in pdf.pages:
+        fonts = (page.get("/Resources") or {}).get("/Font") or {}
+        for ref in fonts.values():
+            name = str(ref.get_object().get("/BaseFont", ""))
+            names.add(name.split("+", 1)[-1].lstrip("/"))
+    return names
+
+
 def outside_pages(pdf: Any) -> dict[str, str]:
     """What a viewer reads outside the pages, part by part: each catalog entry (the page tree
     aside; entries a signature adds aside), the document information and the trailer's keys."""

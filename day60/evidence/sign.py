@@ -138,8 +138,9 @@ class Mark:
     problems: list[str] = field(default_factory=list)
 
     def name(self) -> str:
-        who = f"{self.subject} (certificate SHA-256 {self.fingerprint})" if self.subject else "an unknown signer"
-        return f"the {self.kind} in field {self.field!r} by {who}"
+        if not self.subject:
+            return f"the {self.kind} in field {self.field!r}"
+        return f"the {self.kind} in field {self.field!r} by {self.subject} (certificate SHA-256 {self.fingerprint})"
 
 
 @dataclass

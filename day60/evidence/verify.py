@@ -176,13 +176,19 @@ def _file(tmp: Path, embedded: dict[str, bytes], name: str) -> Path:
     return path
 
 
-def _inputs_agree(recorded: dict[str, Any], actual: dict[str, str | None], verdict: Verdict) -> dict[str, Any] | None:
-    """The recorded provenance, if the inputs it names are exactly those embedded."""
+def _inputs_agree(recorded: dict[str, Any], actual: dict[str, str | None], verdict: Verdict,
+                  extra: tuple[str, ...] = ()) -> dict[str, Any] | None:
+    """The recorded provenance, if the inputs it names are exactly those embedded (``extra``:
+    inputs it may name that a report cannot carry, such as a self-assessment's ticket files)."""
     prov = recorded.get("provenance")
     if not isinstance(prov, dict) or not isinstance(prov.get("inputs_sha256"), dict):
         verdict.problems.append("the embedded data records no provenance")
         return None
     named = prov["inputs_sha256"]
+    unknown = sorted(set(named) - set(actual) - set(extra))
+    if unknown:
+        verdict.problems.append(f"the provenance names input(s) the report does not carry: {', '.join(unknown)[:120]}")
+        return None
     for label, digest in actual.items():
         if named.get(label) != digest:
             shown = f"{digest[:16]}..." if digest else "nothing embedded"
@@ -242,8 +248,9 @@ def _selfassess(tmp: Path, embedded: dict[str, bytes], recorded: dict[str, Any],
     qs = sa.QuestionSet.load()
     ans = sa.load_answers(_file(tmp, embedded, "answers"), qs, deal_calendar=deal.calendar if deal else None)
     journal = jr.read(_file(tmp, embedded, "journal"))
+    tickets = tuple(f.get("file") for f in (ans.answers.get(sa.TICKETS) or {}).get("files", []))
     prov = _inputs_agree(recorded, {"answers": ans.sha256, "journal": journal.sha256,
-                                    "deal": deal.sha256 if deal else None}, verdict)
+                                    "deal": deal.sha256 if deal else None}, verdict, tickets)
     if prov is None:
         return None
     if ans.answers.get(sa.TICKETS):
@@ -385,6 +392,12 @@ def _compare(raw: bytes, path: str | Path, pdf: Any, document: docs.Document, ma
                      "added, removed or rewritten)")
     if not found:
         verdict.tail = len(raw) - len(rendered)
+    if found:
+        mine, theirs = pdfs.guarded(path, pdfs.font_names, pdf), pdfs.font_names(fresh)
+        if theirs - mine:  # this machine draws with a font the file never had: another machine's fonts
+            found[-1] += (f" (note: the file draws with {', '.join(sorted(mine)) or 'no fonts'}; this machine renders "
+                          f"with {', '.join(sorted(theirs))}: if the fonts installed here differ from the writer's, "
+                          "verify it where the writer's are)")
     if found and manifest.get("renderer") != docs.renderer():
         found[-1] += (f" (note: it records renderer {_versions(manifest.get('renderer'))}; this machine has "
                       f"{_versions(docs.renderer())}: verify it where those versions are installed)")
@@ -422,6 +435,9 @@ def _signatures(raw: bytes, path: str | Path, verdict: Verdict, manifest: dict[s
                                     f"{wanted['certificate_sha256']}), but it carries no signature: the signature "
                                     "was removed")
     for mark in signatures:
+        if mark.fingerprint is None:  # its data could not be read at all: named among the problems
+            verdict.statements.append(f"carries a signature in field {mark.field!r} whose data cannot be read")
+            continue
         state = "intact" if mark.intact and mark.valid and not mark.problems else "NOT intact"
         verdict.statements.append(f"signed by {mark.subject} (certificate SHA-256 {mark.fingerprint}); the "
                                   f"signature is {state} and covers {mark.covers}; the certificate is not judged "

@@ -262,6 +262,17 @@ def test_a_corrupted_signature_is_tampering(made, tmp_path):
     assert "cannot be read" in r.stdout or "cannot be checked" in r.stderr
 
 
+def test_a_countersignature_beside_the_recorded_one_is_stated_not_refused(made, tmp_path):
+    from day60.evidence import sign
+
+    other = sign.load_signer(made["folder"] / "forger.p12", b"pw")
+    r = _verify(tmp_path, sign.sign(made["signed"].read_bytes(), other, field="countersignature"))
+    assert r.exit_code == 0, r.output
+    assert "signed by Common Name: Test Auditor" in r.stdout and "signed by Common Name: Someone Else" in r.stdout
+    assert "not the signer recorded in it" in r.stdout
+    assert "its own revision (2 of 3); 1 revision(s) came after it" in r.stdout
+
+
 def test_an_update_after_the_signature_is_named(made, tmp_path):
     body = forge.add_text(made["signed"].read_bytes(), 0, "Approved", incremental=True)
     r = _verify(tmp_path, body)

@@ -91,14 +91,14 @@ def _writer(pdf_bytes: bytes) -> Any:
     return KeepMetadata(io.BytesIO(pdf_bytes), strict=False)
 
 
-def sign(pdf_bytes: bytes, signer: Signer, timestamper: Any = None) -> bytes:
-    """The PDF signed (an incremental update with an invisible signature field); with a
-    ``timestamper`` the signature carries a timestamp token over itself (PAdES B-T)."""
+def sign(pdf_bytes: bytes, signer: Signer, timestamper: Any = None, field: str = FIELD) -> bytes:
+    """The PDF signed (an incremental update with an invisible signature field named ``field``);
+    with a ``timestamper`` the signature carries a timestamp token over itself (PAdES B-T)."""
     from pyhanko.sign import fields, signers
 
     from day60.evidence.pdf import quiet
 
-    meta = signers.PdfSignatureMetadata(field_name=FIELD, reason="day60 report", md_algorithm="sha256",
+    meta = signers.PdfSignatureMetadata(field_name=field, reason="day60 report", md_algorithm="sha256",
                                         subfilter=fields.SigSeedSubFilter.PADES)
     out = io.BytesIO()
     with quiet():

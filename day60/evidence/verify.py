@@ -442,13 +442,15 @@ def _signatures(raw: bytes, path: str | Path, verdict: Verdict, manifest: dict[s
         verdict.statements.append(f"signed by {mark.subject} (certificate SHA-256 {mark.fingerprint}); the "
                                   f"signature is {state} and covers {mark.covers}; the certificate is not judged "
                                   "against a trust list")
-        if wanted and mark.fingerprint != wanted["certificate_sha256"]:
+        recorded = wanted and mark.fingerprint == wanted["certificate_sha256"]
+        if wanted and not recorded and not any(m.fingerprint == wanted["certificate_sha256"] for m in signatures):
             verdict.problems.append(f"the signature is by certificate {mark.fingerprint}, but the report was written "
                                     f"to be signed by {wanted['subject']} (certificate SHA-256 "
                                     f"{wanted['certificate_sha256']}): the signature was replaced")
-        elif not wanted:
-            verdict.statements.append("that signature was added after the toolkit wrote the report (no signer was "
-                                      "recorded in it)")
+        elif not recorded:
+            verdict.statements.append("that signature was added after the toolkit wrote the report (not the signer "
+                                      "recorded in it)" if wanted else "that signature was added after the toolkit "
+                                      "wrote the report (no signer was recorded in it)")
         if mark.timestamp:
             verdict.statements.append(_time_words("its signature timestamp", mark.timestamp, "it was signed"))
     for mark in stamps:

@@ -38,6 +38,13 @@ def self_assess(qs: selfassess.QuestionSet, ans: selfassess.Answers, journal_pat
     question set's tier cap against the deal's targets where given, with lines that needed a
     missing record marked "not evidenced"."""
     journal = selfassess.to_journal(qs, ans, journal_path, tickets)
+    return score_assessment(qs, ans, journal, deal_parameters, deal_elements)
+
+
+def score_assessment(qs: selfassess.QuestionSet, ans: selfassess.Answers, journal: jr.Journal,
+                     deal_parameters: dict[str, Any] | None = None, deal_elements: list[str] | None = None) -> Assessed:
+    """Score a self-assessment's journal as ``self_assess`` does (``verify-report`` scores the
+    journal a report carries with it again)."""
     figures = metrics.compute(journal, report_elements=deal_elements,
                               unknown=selfassess.unknown_items(qs, ans.answers))
     if ans.answers.get("drift.false_alerts", 0) is None:  # "don't know" is not zero

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from day60 import assess, clauses, drills, render, rubric, selfassess, voice
+from day60 import assess, clauses, drills, rubric, selfassess, voice
 from day60 import journal as jr
 from day60.clock import BusinessCalendar
 from day60.display import jsonable
@@ -127,8 +127,15 @@ def prepare(out: Path) -> None:
 def run(out: Path) -> dict[str, Path]:
     """Write the synthetic exercise and everything computed from it; returns the files."""
     prepare(out)
-    done = assess.score_journal(build_journal(out / "exercise.jsonl", out / "runner-held.json"))
-    journal, figures, result = done.journal, done.figures, done.result
+    from day60.evidence import documents
+    from day60.evidence.provenance import provenance
+
+    journal = build_journal(out / "exercise.jsonl", out / "runner-held.json")
+    published = rubric.load()
+    trace = provenance({"journal": journal.sha256, "rubric": published.sha256}, "day60 demo",
+                       rubric=f"{published.id} {published.version}")
+    done = documents.score_result(journal, published, None, trace)
+    figures, result = done.figures, done.result
     files = {"journal": out / "exercise.jsonl", "held": out / "runner-held.json", "metrics": out / "metrics.json",
              "score": out / "score.json",
              "pdf": out / "score.pdf", "html": out / "score.html", "deal": out / "synthetic-sow.toml",
@@ -136,25 +143,16 @@ def run(out: Path) -> dict[str, Path]:
              "selfassess": out / "selfassess.pdf", "voice": out / "voice-bench.json", "drills": out / "drills.pdf"}
     note = {"synthetic": "SYNTHETIC: invented data demonstrating the toolkit; not a result"}
     files["metrics"].write_text(json.dumps({**note, **jsonable(figures.summary)}, indent=2, sort_keys=True) + "\n")
-    from day60.evidence.provenance import provenance
-    from day60.evidence.report import score_attachments
-
-    published = rubric.load()
-    result["provenance"] = provenance({"journal": journal.sha256, "rubric": published.sha256}, "day60 demo",
-                                      rubric=f"{published.id} {published.version}")
     files["score"].write_text(json.dumps({**note, **jsonable(result)}, indent=2, sort_keys=True) + "\n")
-    html = render.score_html(journal, figures, result, title="Day-60 exercise score (SYNTHETIC demo)")
-    files["html"].write_text(html, encoding="utf-8")
-    scored = files["journal"].read_bytes()
-    render.pdf(html, files["pdf"], attachments=score_attachments(scored, published.raw, None, jsonable(result)))
+    document = documents.score_document(done, files["journal"].read_bytes(), published.raw, None, None,
+                                        "Day-60 exercise score (SYNTHETIC demo)")
+    files["html"].write_text(document.html, encoding="utf-8")
+    files["pdf"].write_bytes(documents.pdf_bytes(document)[0])
     library = clauses.load_library()
     files["deal"].write_bytes(SOW.read_bytes())  # the deal the schedule is filled from, to try comply on
     deal = clauses.load_deal(SOW, library, rubric.parameter_ids(rubric.load()))
-    from day60.evidence.report import schedule_attachments
-
-    sched = clauses.schedule(library, deal)
-    render.pdf(render.html("schedule.html.j2", {"s": sched}), files["schedule"],
-               attachments=schedule_attachments(SOW.read_bytes(), sched))
+    sheet = documents.schedule_document(clauses.schedule(library, deal), SOW.read_bytes())
+    files["schedule"].write_bytes(documents.pdf_bytes(sheet)[0])
     _self_assessment(out, files["selfassess"])
     _voice(files["voice"], files["drills"])
     return files
@@ -162,25 +160,36 @@ def run(out: Path) -> dict[str, Path]:
 
 def _voice(bench: Path, drills_pdf: Path) -> None:
     """The SYNTHETIC starter suite scored on its reference dialogues, and the SYNTHETIC drill call."""
+    from day60.evidence import documents
+    from day60.evidence.provenance import provenance
+    from day60.files import loads_json, read_bytes
+
     suite = read_json(data_dir("rubric") / "voice" / "voice_starter.json", "suite", "a voice suite")
     artifact = voice.run_suite(suite, None, reference=True)
     bench.write_text(json.dumps(artifact, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    call = drills.score_call(read_json(data_dir("rubric") / "voice" / "examples" / "synthetic-drills.json",
-                                       "observations", "drill observations"))
-    render.pdf(render.html("drills.html.j2", {"r": call}), drills_pdf)
+    raw = read_bytes(data_dir("rubric") / "voice" / "examples" / "synthetic-drills.json", "observations",
+                     "drill observations")
+    call = drills.score_call(loads_json(raw, "observations", "drill observations"))
+    call["provenance"] = provenance({"observations": raw}, "day60 demo",
+                                    drill_rules=f"{call['rules']['id']} {call['rules']['version']}")
+    drills_pdf.write_bytes(documents.pdf_bytes(documents.drills_document(call, raw))[0])
 
 
 def _self_assessment(out: Path, pdf: Path) -> None:
     """The shipped SYNTHETIC answers file, scored and rendered as a BPO would see it."""
-    qs = selfassess.QuestionSet.load()
-    ans = selfassess.load_answers(data_dir("selfassess") / "examples" / "synthetic-answers.json", qs)
-    done = assess.self_assess(qs, ans, out / "selfassess.jsonl")
-    html = render.score_html(done.journal, done.figures, done.result,
-                             title="Day-60 self-assessment (SYNTHETIC demo)")
-    from day60.evidence.report import selfassess_attachments
+    from day60.evidence import documents
+    from day60.evidence.provenance import provenance
 
+    qs = selfassess.QuestionSet.load()
     answers = data_dir("selfassess") / "examples" / "synthetic-answers.json"
-    render.pdf(html, pdf, attachments=selfassess_attachments(answers.read_bytes(), jsonable(done.result)))
+    ans = selfassess.load_answers(answers, qs)
+    done = assess.self_assess(qs, ans, out / "selfassess.jsonl")
+    done.result["provenance"] = provenance({"answers": ans.sha256, "journal": done.journal.sha256}, "day60 demo",
+                                           rubric=f"{done.result['rubric']['id']} {done.result['rubric']['version']}",
+                                           question_set=f"{qs.id} {qs.version}")
+    document = documents.selfassess_document(done, answers.read_bytes(), (out / "selfassess.jsonl").read_bytes(), None,
+                                             "Day-60 self-assessment (SYNTHETIC demo)")
+    pdf.write_bytes(documents.pdf_bytes(document)[0])
 
 
 def next_steps(out: Path) -> list[tuple[str, str]]:

@@ -1,8 +1,84 @@
-"""Output formatting: rounding for people (tables only), and plain values for JSON (unrounded)."""
+"""Output formatting: rounding for people (tables only), and plain values for JSON (unrounded).
+
+Also what makes an output safe to open: Unicode direction controls from data shown as visible
+escapes in every document (``visible``), spreadsheet formulas neutralised in CSV cells
+(``csv_cell``), and Markdown syntax in data escaped (``markdown_text``).
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+# Characters that change the direction text is drawn in (embeddings, overrides, isolates) and the
+# direction marks: from data, they could make a name read backwards on a cover, so every document
+# shows them as visible escapes such as <U+202E>.
+DIRECTION_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+_DIRECTION = re.compile(f"[{DIRECTION_CONTROLS}]")
+
+
+def visible(text: str, markup: bool = False) -> str:
+    """``text`` with every direction control written as <U+XXXX> (in HTML ``markup``, escaped)."""
+    if not _DIRECTION.search(text):
+        return text
+    form = "&lt;U+{:04X}&gt;" if markup else "<U+{:04X}>"
+    return _DIRECTION.sub(lambda m: form.format(ord(m.group())), text)
+
+
+def visible_all(value: Any) -> Any:
+    """Every string inside ``value`` (dicts, lists, tuples) made ``visible``."""
+    if isinstance(value, str):
+        return visible(value)
+    if isinstance(value, dict):
+        return {k: visible_all(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [visible_all(v) for v in value] if isinstance(value, list) else tuple(visible_all(v) for v in value)
+    return value
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet will not run: text beginning with =, +, -, @, a tab or a carriage
+    return gets a leading apostrophe (the OWASP rule); numbers are left as numbers."""
+    if not isinstance(value, str):
+        return value
+    value = visible(value)
+    return "'" + value if value.startswith(_FORMULA_START) else value
+
+
+def csv_frame(frame: Any) -> Any:
+    """A pandas frame with every text cell passed through ``csv_cell`` (numbers untouched)."""
+    import pandas as pd
+
+    out = frame.copy()
+    for column in out.columns:
+        if pd.api.types.is_object_dtype(out[column]) or pd.api.types.is_string_dtype(out[column]):
+            out[column] = out[column].astype(object).map(csv_cell)
+    return out
+
+
+_MARKDOWN_ALWAYS = re.compile(r"([\\`*|~])")
+_MARKDOWN_EDGE_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+
+
+def markdown_text(value: Any) -> Any:
+    """Text from data made inert in Markdown: &, < and > as entities (no raw HTML, no autolink in
+    angle brackets); a link or image cannot form (']' is never followed by a bare '(' or '[', '!'
+    never by a bare '['); emphasis, code, strike-through and table pipes escaped; bare URLs, www.
+    and addresses broken so no renderer links them; line breaks joined; direction controls
+    made visible."""
+    if not isinstance(value, str):
+        return value
+    text = visible(" ".join(value.splitlines()))
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = _MARKDOWN_ALWAYS.sub(r"\\\1", text)
+    text = _MARKDOWN_EDGE_UNDERSCORE.sub(r"\\_", text)
+    text = text.replace("](", "]\\(").replace("][", "]\\[").replace("![", "\\![")
+    text = re.sub(r"(?i)(www)\.", r"\1\\.", text)  # www. would autolink in GitHub Markdown
+    return text.replace("://", "\\://").replace("@", "\\@")
+
 
 # Every figure a person reads goes through these helpers: a missing figure (None, NaN, an
 # infinity) can only come out as "not run" or the charter's own phrase, and counts agree with

@@ -22,6 +22,11 @@ class InputError(Day60Error):
         super().__init__(text)
 
 
+class Note(UserWarning):
+    """Something the user should know though the command succeeded (what was and was not written);
+    the CLI prints each as one 'note:' line."""
+
+
 def pydantic_problem(exc: Any, prefix: str = "", limit: int = 8) -> tuple[str, str]:
     """Every error of a pydantic ValidationError (up to ``limit``) as (field paths, message), in
     words: one field reads "field", "message"; several read "a, b", "a: ...; b: ...", so a person

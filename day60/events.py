@@ -181,6 +181,14 @@ class NoticeSent(_Data):
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="SHA-256 of the notice file sent.")
 
 
+class TimestampToken(_Data):
+    covers_seq: int = Field(ge=0, description="seq of the event the token stamps (0: the header alone).")
+    covers_hash: str = Field(pattern=r"^[0-9a-f]{64}$", description="That event's own hash: the token's imprint.")
+    tsa: Text = Field(description="The URL of the timestamp authority that signed the token.")
+    token: str = Field(max_length=65536, pattern=r"^[A-Za-z0-9+/]+={0,2}$",
+                       description="The RFC 3161 token (DER, base64), as the authority sent it.")
+
+
 class Correction(_Data):
     target: int = Field(ge=1, description="seq of the event whose instant is corrected.")
     at: Instant = Field(description="The corrected instant.")
@@ -231,6 +239,7 @@ DATA_MODELS: dict[str, type[_Data]] = {
     "dispute": Dispute,
     "resolve": Resolve,
     "notice.sent": NoticeSent,
+    "timestamp.token": TimestampToken,
 }
 KINDS = tuple(DATA_MODELS)
 
@@ -318,7 +327,7 @@ def json_schemas() -> dict[str, Any]:
     return out
 
 
-_INTERNAL = {"commitment"}  # written by the toolkit itself (--seal), never with --set
+_INTERNAL = {"commitment", "token"}  # written by the toolkit itself (--seal), never with --set
 
 
 def _field_type(info: Any) -> str:

@@ -5,7 +5,7 @@ or flood memory), JSON and TOML are parsed with every number checked (no NaN, no
 nothing beyond ±10^15, no 4,300-digit integers) and nesting bounded.
 
 Outputs: every output a command will write is checked before any work starts (its folder
-exists and takes a file, it is not one of the inputs, not a journal or held file, not a
+exists and takes a file, it is not one of the inputs, not a journal, held file or index, not a
 device), then written to a temporary file in the same folder and renamed into place, so a
 reader never sees half a file and a failure leaves nothing behind.
 """
@@ -16,6 +16,7 @@ import errno
 import json
 import math
 import os
+import re
 import stat
 import tempfile
 import tomllib
@@ -163,24 +164,43 @@ def read_toml(path: str | Path, field: str, what: str) -> tuple[dict[str, Any], 
 
 # ----- outputs ------------------------------------------------------------------------------
 
-_PROTECTED = (b'"format":"day60.journal/1"', b'"format": "day60.held/1"', b'"format":"day60.held/1"')
+# A journal's header line and a held file carry their format; an index is an SQLite database.
+_PROTECTED = re.compile(rb'"format"\s*:\s*"day60\.(journal|held)/1"')
+_SQLITE = b"SQLite format 3\x00"
+PROTECT_SCAN = 64 * 1024 * 1024  # bytes of an existing output read to recognise it
 
 
 def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
-def _protected(path: Path) -> bool:
-    """True for a day60 journal or held file: never written over."""
+def protected(path: str | Path) -> str | None:
+    """What a file is, if it is a day60 journal, held file or index (never written over), by its
+    content however long its header: the format a journal's header line or a held file names
+    anywhere in its first 64 MiB, or the SQLite signature an index begins with."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
-        return False
+        return None
+    head = b""
     try:
-        head = os.read(fd, 4096)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        while len(head) < PROTECT_SCAN:
+            chunk = os.read(fd, min(1 << 20, PROTECT_SCAN - len(head)))
+            if not chunk:
+                break
+            head += chunk
+            if head.startswith(_SQLITE):
+                return "a database (such as a journal's sidecar index)"
+    except OSError:
+        return None
     finally:
         os.close(fd)
-    return any(mark in head for mark in _PROTECTED)
+    found = _PROTECTED.search(head)
+    if found is None:
+        return None
+    return "a day60 journal" if found.group(1) == b"journal" else "a day60 held file"
 
 
 def check_output(field: str, path: str | Path, inputs: Iterable[tuple[str, str | Path | None]] = ()) -> Path:
@@ -222,8 +242,9 @@ def check_output(field: str, path: str | Path, inputs: Iterable[tuple[str, str |
                     raise InputError(field, f"{path} is also the input {name}; writing it would destroy it", fix)
             except OSError:
                 continue
-        if _protected(path):
-            raise InputError(field, f"{path} is a day60 journal or held file; those are never overwritten", fix)
+        what = protected(path)
+        if what:
+            raise InputError(field, f"{path} is {what}; it is never overwritten", fix)
     try:  # prove the folder takes a new file
         fd, probe = tempfile.mkstemp(dir=parent, prefix=".day60-", suffix=".probe")
         os.close(fd)

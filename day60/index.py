@@ -6,64 +6,153 @@ re-checking the whole journal for that made every append slower as the journal g
 index keeps those facts in a small SQLite file beside the journal (``JOURNAL.index``), one row
 per fact and id, so an append reads and writes only the rows of its own id.
 
-The index is a cache, never evidence. Before each use it is checked against the journal: the
-file's size, modification time and inode, the SHA-256 of its last line and the hash of its
-header. If anything differs, or the index is missing or unreadable, it is rebuilt from a full
-read of the journal, which makes every check a read makes (schema, chain, rules of fact), so
-a journal changed behind the toolkit's back is refused at the next append as it always was.
-Deleting the index is always safe.
+The index is a cache, never evidence, and it cannot lead an append astray:
+
+- It is sealed (``JOURNAL.index.seal``): an HMAC-SHA-256, under a key that never leaves this
+  user's own state folder (``$XDG_STATE_HOME/day60/index.key``, mode 0600), over the index file's
+  SHA-256 and the journal it describes (size, modification time, inode, the SHA-256 of its last
+  line, its header's hash). An index crafted or edited by anyone else, or copied from another
+  machine, does not carry a seal made with this key, and is rebuilt.
+- Before each use the journal's tail is read and checked against it by hash: the last line's
+  SHA-256 is the line the next event chains to, its own hash must hold and its seq must be the
+  one the index names; the header's hash must be the index's.
+
+If anything differs, or the index or its seal is missing or unreadable, it is rebuilt from a
+full read of the journal, which makes every check a read makes (schema, chain, rules of fact).
+Where no key can be kept, or the index path cannot be written, appends replay the journal every
+time and say so; the journal line is written either way. Deleting the index is always safe.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import hmac
 import json
 import os
+import secrets
 import sqlite3
+import stat
+import warnings
 from pathlib import Path
 from typing import Any
 
 from day60 import journal as jr
+from day60.errors import Note
 
-VERSION = "3"
+VERSION = "4"
 _GLOBAL = ("report", "dispute")  # facts not keyed by an event id: loaded whole (there are few)
+
+
+class IndexNote(Note):
+    """Something a person should know about the index (it could not be kept); the append stands."""
+
+
+def note(text: str) -> None:
+    warnings.warn(IndexNote(text), stacklevel=3)
 
 
 def index_path(journal: Path) -> Path:
     return journal.with_name(journal.name + ".index")
 
 
+def seal_path(journal: Path) -> Path:
+    return journal.with_name(journal.name + ".index.seal")
+
+
+def key_path() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "day60" / "index.key"
+
+
+def _key() -> bytes | None:
+    """This user's index key (32 random bytes, created on first use, mode 0600), or None."""
+    path = key_path()
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        try:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            try:
+                os.write(fd, secrets.token_bytes(32))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except FileExistsError:
+            pass  # another append made it a moment ago
+        except OSError:
+            return None
+        return _key()
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        key = os.read(fd, 64)
+    finally:
+        os.close(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_mode & 0o077 or len(key) != 32:
+        return None  # a key others can read or write seals nothing
+    return key
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _seal(key: bytes, index_file: Path, meta: dict[str, str]) -> str:
+    binding = json.dumps({"index": _file_sha256(index_file), "version": VERSION, "stat": meta["stat"],
+                          "prev": meta["prev"], "seq": meta["seq"], "header": jr.sha256_hex(meta["header"])},
+                         sort_keys=True)
+    return hmac.new(key, binding.encode(), hashlib.sha256).hexdigest()
+
+
 class Index:
     """An open, verified index of one journal; use under the journal's append lock."""
 
-    def __init__(self, path: Path, con: sqlite3.Connection, meta: dict[str, str], fresh: Path | None = None) -> None:
+    def __init__(self, path: Path, con: sqlite3.Connection, meta: dict[str, str], fresh: Path | None = None,
+                 key: bytes | None = None, keep: bool = True) -> None:
         self.path = path
         self.con = con
         self.fresh = fresh  # a rebuilt index, put in place only when an append succeeds
+        self.key = key
+        self.keep = keep  # False: the index cannot be kept (no key, or its path is unusable)
         self.header: dict[str, Any] = json.loads(meta["header"])
         self.seq = int(meta["seq"])
         self.prev = meta["prev"]  # SHA-256 of the last line: the next event's "prev"
         self.closed = meta["closed"] == "1"
+        self.unusable: str | None = None  # why no index is kept, when it is not
 
     @classmethod
     def open(cls, path: Path, fd: int) -> Index:
         """The index of the journal at ``path`` (open as ``fd``), rebuilt if it does not match."""
         where = index_path(path)
         info = os.fstat(fd)
-        if not where.exists():
-            return cls._rebuild(path, where, info)
+        key = _key()
+        if key is None:
+            return cls._rebuild(path, where, info, None, f"no private key could be kept at {key_path()}")
+        usable = _usable(where)
+        if usable is not None:
+            return cls._rebuild(path, where, info, key, usable)
         try:
+            sealed = _read_seal(seal_path(path))
             con = sqlite3.connect(f"{where.resolve().as_uri()}?mode=rw", uri=True, isolation_level=None)
             meta = dict(con.execute("SELECT k, v FROM meta").fetchall())
-            if meta.get("version") == VERSION and meta.get("stat") == _stat(info) and _tail_matches(path, meta):
-                return cls(path, con, meta)
+            if meta.get("version") == VERSION and meta.get("stat") == _stat(info) \
+                    and hmac.compare_digest(sealed, _seal(key, where, meta)) and _tail_matches(path, meta):
+                return cls(path, con, meta, key=key)
             con.close()
-        except (sqlite3.Error, OSError, ValueError, KeyError):
+        except (sqlite3.Error, OSError, ValueError, KeyError, UnicodeDecodeError):
             pass
-        return cls._rebuild(path, where, info)
+        return cls._rebuild(path, where, info, key)
 
     @classmethod
-    def _rebuild(cls, path: Path, where: Path, info: os.stat_result) -> Index:
+    def _rebuild(cls, path: Path, where: Path, info: os.stat_result, key: bytes | None,
+                 unusable: str | None = None) -> Index:
         found = jr.scan(path)  # every check a read makes, streamed; a damaged journal is refused here
         if found.report.problem:
             raise jr.InputError("JOURNAL", f"{path}: {found.report.problem}",
@@ -72,29 +161,33 @@ class Index:
             raise jr.InputError("JOURNAL", f"{path} ends with a partial line from an interrupted write",
                                 f"run 'day60 verify --repair {path}' first")
         state, last, header = found.state, found.last_line, found.header
+        meta = {"version": VERSION, "stat": _stat(info), "header": jr.canonical(header),
+                "seq": str(found.report.events), "prev": jr.sha256_hex(last), "tail": str(len(last.encode())),
+                "closed": "1" if state.closed else "0"}
         fresh = where.with_name(where.name + f".{os.getpid()}.new")
-        fresh.unlink(missing_ok=True)
-        try:
-            con = sqlite3.connect(fresh, isolation_level=None)
-            con.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-                              "CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);"
-                              "CREATE TABLE state (kind TEXT NOT NULL, id TEXT NOT NULL, value TEXT NOT NULL, "
-                              "PRIMARY KEY (id, kind));")
-            meta = {"version": VERSION, "stat": _stat(info), "header": jr.canonical(header),
-                    "seq": str(found.report.events), "prev": jr.sha256_hex(last), "tail": str(len(last.encode())),
-                    "closed": "1" if state.closed else "0"}
-            con.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
-            con.executemany("INSERT INTO state VALUES (?, ?, ?)", _rows(state))
-            con.execute("CREATE INDEX state_kind ON state (kind)")
-            con.execute("PRAGMA journal_mode=DELETE")
-        except (sqlite3.Error, OSError):
-            fresh.unlink(missing_ok=True)
-            con = sqlite3.connect(":memory:", isolation_level=None)  # no room for an index: work without one
-            con.executescript("CREATE TABLE state (kind TEXT, id TEXT, value TEXT, PRIMARY KEY (kind, id));"
-                              "CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT);")
-            con.executemany("INSERT INTO state VALUES (?, ?, ?)", _rows(state))
-            return cls(path, con, meta)
-        return cls(path, con, meta, fresh)
+        if unusable is None:
+            try:
+                fresh.unlink(missing_ok=True)
+                con = sqlite3.connect(fresh, isolation_level=None)
+                con.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                                  "CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);"
+                                  "CREATE TABLE state (kind TEXT NOT NULL, id TEXT NOT NULL, value TEXT NOT NULL, "
+                                  "PRIMARY KEY (id, kind));")
+                con.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
+                con.executemany("INSERT INTO state VALUES (?, ?, ?)", _rows(state))
+                con.execute("CREATE INDEX state_kind ON state (kind)")
+                con.execute("PRAGMA journal_mode=DELETE")
+                return cls(path, con, meta, fresh, key)
+            except (sqlite3.Error, OSError) as exc:
+                fresh.unlink(missing_ok=True)
+                unusable = f"it cannot be written ({exc})"
+        con = sqlite3.connect(":memory:", isolation_level=None)  # no index can be kept: work without one
+        con.executescript("CREATE TABLE state (kind TEXT, id TEXT, value TEXT, PRIMARY KEY (kind, id));"
+                          "CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT);")
+        con.executemany("INSERT INTO state VALUES (?, ?, ?)", _rows(state))
+        out = cls(path, con, meta, key=key, keep=False)
+        out.unusable = unusable
+        return out
 
     def state_for(self, ident: str) -> jr._State:
         """The rules' state as a full replay would leave it, for this id and the shared facts."""
@@ -107,25 +200,49 @@ class Index:
         return state
 
     def record(self, state: jr._State, ident: str, line: str, fd: int) -> None:
-        """After a line was appended: the new tail, and this id's facts as the rules left them."""
-        info = os.fstat(fd)
+        """After a line was appended: the new tail, and this id's facts as the rules left them.
+        The line is written already: a failure here is told (IndexNote), never raised."""
         self.seq += 1
         self.prev = jr.sha256_hex(line)
         self.closed = state.closed
+        if not self.keep:
+            note(f"seq {self.seq} was appended to {self.path}; its index {index_path(self.path)} was not kept "
+                 f"({getattr(self, 'unusable', 'unusable')}), so each append reads the whole journal")
+            return
+        try:
+            self._record(state, ident, line, fd)
+        except (sqlite3.Error, OSError) as exc:
+            for stale in (seal_path(self.path), self.fresh):
+                try:
+                    if stale is not None:
+                        stale.unlink(missing_ok=True)
+                except OSError:
+                    pass
+            note(f"seq {self.seq} was appended to {self.path}; its index could not be updated ({exc}) and will be "
+                 "rebuilt from the journal at the next append")
+
+    def _record(self, state: jr._State, ident: str, line: str, fd: int) -> None:
+        info = os.fstat(fd)
         rows = [r for r in _rows(state) if r[1] == ident or r[0] in _GLOBAL]
+        meta = {"stat": _stat(info), "seq": str(self.seq), "prev": self.prev, "tail": str(len(line.encode())),
+                "closed": "1" if self.closed else "0"}
         with self.con:
             self.con.execute("BEGIN")
             self.con.execute("DELETE FROM state WHERE id = ?", (ident,))
             self.con.execute(f"DELETE FROM state WHERE kind IN {_GLOBAL}")
             self.con.executemany("INSERT OR REPLACE INTO state VALUES (?, ?, ?)", rows)
-            self.con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [
-                ("stat", _stat(info)), ("seq", str(self.seq)), ("prev", self.prev),
-                ("tail", str(len(line.encode()))), ("closed", "1" if self.closed else "0")])
+            self.con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
+        full = dict(self.con.execute("SELECT k, v FROM meta").fetchall())
+        target = index_path(self.path)
         if self.fresh is not None:
             self.con.close()
-            os.replace(self.fresh, index_path(self.path))
+            os.replace(self.fresh, target)
             self.fresh = None
-            self.con = sqlite3.connect(index_path(self.path), isolation_level=None)
+            self.con = sqlite3.connect(target, isolation_level=None)
+        sealed = seal_path(self.path)
+        tmp = sealed.with_name(sealed.name + f".{os.getpid()}.new")
+        tmp.write_text(_seal(self.key, target, full) + "\n", encoding="ascii")
+        os.replace(tmp, sealed)
 
     def close(self) -> None:
         """Done; a rebuilt index no append used is dropped, so a refused command writes nothing."""
@@ -134,9 +251,40 @@ class Index:
             self.fresh.unlink(missing_ok=True)
 
 
+def _read_seal(path: Path) -> str:
+    """The seal's hex digest, read only from a regular file and never more than a line."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError("the seal is not a file")
+        return os.read(fd, 200).decode("ascii").strip()
+    finally:
+        os.close(fd)
+
+
+def _usable(where: Path) -> str | None:
+    """Why the index path cannot hold an index (a folder, a device, a link), or None."""
+    try:
+        info = os.lstat(where)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"it cannot be read ({exc.strerror})"
+    if stat.S_ISLNK(info.st_mode):
+        return "it is a symbolic link"
+    if not stat.S_ISREG(info.st_mode):
+        return "it is a folder or a device, not a file"
+    return None
+
+
 def forget(path: Path) -> None:
     """Drop the index (after a correction or a reveal, whose effect reaches back in time)."""
-    index_path(path).unlink(missing_ok=True)
+    for stale in (seal_path(path), index_path(path)):
+        try:
+            if _usable(stale) is None:
+                stale.unlink(missing_ok=True)
+        except OSError:
+            pass
 
 
 def _stat(info: os.stat_result) -> str:
@@ -144,7 +292,8 @@ def _stat(info: os.stat_result) -> str:
 
 
 def _tail_matches(path: Path, meta: dict[str, str]) -> bool:
-    """The journal's last line is the one the index chains to."""
+    """The journal's last line is the one the index chains to: its SHA-256, its own hash and its
+    seq; and the header is the one the index was built from."""
     size = int(meta["stat"].split(":")[0])
     tail = int(meta["tail"])
     with path.open("rb") as fh:
@@ -158,8 +307,13 @@ def _tail_matches(path: Path, meta: dict[str, str]) -> bool:
         return False
     if jr.sha256_hex(line) != meta["prev"]:
         return False
+    text = line.decode("utf-8")
+    last = json.loads(text)
+    seq = last.get("seq", 0) if isinstance(last, dict) else None
+    if seq != int(meta["seq"]) or jr.own_hash(text, last) != last.get("hash"):
+        return False
     with path.open("rb") as fh:  # and the header is the one the index was built from
-        first = fh.readline(1_000_000)
+        first = fh.readline()
     return json.loads(first).get("hash") == json.loads(meta["header"]).get("hash")
 
 

@@ -465,6 +465,11 @@ class _State:
         where = f"event {ev.seq} ({kind} {ident})"
         if kind == "notice.sent":  # the notice comes after the figures too
             return
+        if kind == "timestamp.token":  # a third party's clock over an earlier head: allowed after the close
+            if data["covers_seq"] >= ev.seq:
+                _refuse("--set covers_seq", f"{where} stamps seq {data['covers_seq']}, which is not before it",
+                        "stamp the journal's head with 'day60 stamp'")
+            return
         if kind == "dispute":  # disputes come after the figures: allowed after the close
             self.disputes[ev.seq] = None
             return

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 
 from day60 import __version__, display
 from day60.resources import data_dir
@@ -19,12 +20,13 @@ from day60.resources import data_dir
 ASSET_SCHEME = "day60-asset:"
 
 
-def _markdown_text(value: Any) -> Any:
-    """Markdown passes raw HTML through, so text printed into it has &, < and > as entities:
-    a deal field holding a tag prints as that text, in Markdown as in HTML."""
-    if isinstance(value, str):
-        return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return value
+def _html_text(value: Any) -> Any:
+    """Every value printed into HTML has its direction controls shown as visible escapes, so a
+    name holding U+202E cannot draw the text after it backwards (markup the toolkit built itself,
+    such as the timeline's SVG, gets the same, escaped as markup)."""
+    if isinstance(value, Markup):
+        return Markup(display.visible(str(value), markup=True))
+    return display.visible(value) if isinstance(value, str) else value
 
 
 def environment(markdown: bool = False) -> jinja2.Environment:
@@ -32,7 +34,7 @@ def environment(markdown: bool = False) -> jinja2.Environment:
         loader=jinja2.FileSystemLoader(data_dir("templates")),
         # HTML is always autoescaped; Markdown gets its own escaping of every printed value.
         autoescape=not markdown,
-        finalize=_markdown_text if markdown else None,
+        finalize=display.markdown_text if markdown else _html_text,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -73,29 +75,36 @@ def _fetcher() -> Any:
     return OwnAssets()
 
 
-def pdf(html_text: str, out: str | Path, field: str = "--pdf",
-        attachments: list[tuple[str, bytes, str, str]] | None = None) -> int:
-    """Write ``html_text`` as a PDF (to a temporary file, then renamed); returns the page count.
-
-    With ``attachments`` ((name, bytes, description, relationship) each, relationship Source or
-    Data) the file is PDF/A-3b with them embedded as associated files, so the report carries the
-    inputs it was computed from (PDF/A-1 and A-2 would drop or break them).
-    """
+def pdf_bytes(html_text: str, attachments: list[tuple[str, bytes, str, str]] | None = None,
+              written_at: Any = None) -> tuple[bytes, int]:
+    """``html_text`` as PDF bytes and its page count. With ``attachments`` ((name, bytes,
+    description, relationship) each, relationship Source or Data) the file is PDF/A-3b with them
+    embedded as associated files, so the report carries the inputs it was computed from (PDF/A-1
+    and A-2 would drop or break them), dated ``written_at`` (an aware datetime; default now). The same
+    HTML, attachments and date give the same bytes."""
     import logging
 
     from weasyprint import HTML, Attachment
-
-    from day60.files import write_atomic
 
     logging.getLogger("weasyprint").setLevel(logging.ERROR)  # refused fetches are expected, not news
     document = HTML(string=html_text, base_url=ASSET_SCHEME + "/", url_fetcher=_fetcher()).render()
     options: dict[str, Any] = {}
     if attachments:
         options = {"pdf_variant": "pdf/a-3b", "attachments": [
-            Attachment(string=body, name=name, description=what, relationship=rel)
+            Attachment(string=body, name=name, description=what, relationship=rel, created=written_at,
+                       modified=written_at)
             for name, body, what, rel in attachments]}
-    write_atomic(out, document.write_pdf(**options), field)
-    return len(document.pages)
+    return document.write_pdf(**options), len(document.pages)
+
+
+def pdf(html_text: str, out: str | Path, field: str = "--pdf",
+        attachments: list[tuple[str, bytes, str, str]] | None = None) -> int:
+    """Write ``html_text`` as a PDF (to a temporary file, then renamed); returns the page count."""
+    from day60.files import write_atomic
+
+    body, pages = pdf_bytes(html_text, attachments)
+    write_atomic(out, body, field)
+    return pages
 
 
 def score_html(journal: Any, figures: Any, score: dict[str, Any], title: str = "Day-60 exercise score") -> str:
@@ -144,7 +153,7 @@ def docx(schedule: dict[str, Any], out: str | Path, field: str = "--docx") -> No
     from day60.wordfile import finish
 
     template = DocxTemplate(data_dir("templates") / "schedule.docx")
-    template.render({"s": schedule, "toolkit_version": __version__}, autoescape=True)
+    template.render({"s": display.visible_all(schedule), "toolkit_version": __version__}, autoescape=True)
     banner = "DRAFT" if schedule["draft"] else ("SYNTHETIC" if schedule["synthetic"] else None)
     finish(template.docx, schedule["paper"], banner)
     buffer = io.BytesIO()

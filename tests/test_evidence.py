@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from day60 import assess, render
 from day60 import journal as jr
-from day60.evidence.report import score_attachments
+from day60 import render
+from day60.evidence import documents
 from day60.rubric import load
 
 
@@ -31,24 +31,29 @@ def test_the_demo_report_verifies_on_its_own(report, run, tmp_path):
 
 
 def _rebuilt(tmp_path, journal_bytes=None, result_edit=None):
-    """A report re-rendered from the demo's own inputs, one of them changed."""
+    """A report rendered by the toolkit's own writer from the demo's inputs, one of them changed
+    behind its back: the embedded journal, or the figures the page shows."""
     from day60 import demo
+    from day60.evidence.provenance import provenance
 
     path = tmp_path / "exercise.jsonl"
     j = demo.build_journal(path)
     published = load()
-    done = assess.score_journal(j, published)
-    from day60.display import jsonable
-
-    recorded = jsonable(done.result)
-    shown = dict(done.result)
-    if result_edit:
-        result_edit(shown)
-    page = render.score_html(j, done.figures, shown)
-    out = tmp_path / "report.pdf"
+    trace = provenance({"journal": j.sha256, "rubric": published.sha256}, "day60 test")
+    done = documents.score_result(j, published, None, trace)
     scored = path.read_bytes() if journal_bytes is None else journal_bytes(path.read_bytes())
-    render.pdf(page, out, attachments=score_attachments(scored, published.raw, None, recorded))
+    document = documents.score_document(done, scored, published.raw, None, None, "Day-60 exercise score")
+    if result_edit:  # the page is drawn from edited figures; the data embedded stays as computed
+        shown = dict(done.result)
+        result_edit(shown)
+        document.html = render.score_html(done.journal, done.figures, shown, "Day-60 exercise score")
+    out = tmp_path / "report.pdf"
+    out.write_bytes(documents.pdf_bytes(document)[0])
     return out
+
+
+def _rebuilt_journal_bytes(tmp_path):
+    return (tmp_path / "exercise.jsonl").read_bytes()
 
 
 def test_one_changed_byte_of_the_embedded_journal_fails_naming_it(tmp_path, run):
@@ -58,20 +63,24 @@ def test_one_changed_byte_of_the_embedded_journal_fails_naming_it(tmp_path, run)
 
     out = _rebuilt(tmp_path, journal_bytes=flip)
     r = run("verify-report", out)
-    assert r.exit_code == 1 and "embedded journal has SHA-256" in r.stderr
+    edited = flip(_rebuilt_journal_bytes(tmp_path))
+    line = edited[: edited.rindex(b"2026-10-07T15:41")].count(b"\n") + 1
+    assert r.exit_code == 1 and "the embedded inputs cannot be computed again" in r.stderr
+    assert f"line {line}:" in r.stderr  # the line edited, named by the journal's own reader
 
 
 def test_a_changed_printed_score_fails(tmp_path, run):
     out = _rebuilt(tmp_path, result_edit=lambda s: s.update(score=99.0))
     r = run("verify-report", out)
-    assert r.exit_code == 1 and "the page shows 99.0 of 100" in r.stderr
+    assert r.exit_code == 1 and "page 1 prints" in r.stderr and "99.0 of 100" in r.stderr
+    assert "85.0 of 100" in r.stderr  # what the embedded data renders
 
 
 def test_verify_report_refuses_what_is_not_a_report(tmp_path, run):
     plain = tmp_path / "plain.pdf"
     render.pdf("<p>hello</p>", plain)
     r = run("verify-report", plain)
-    assert r.exit_code == 2 and "no embedded score" in r.stderr
+    assert r.exit_code == 2 and "carries no embedded day60 data" in r.stderr
     junk = tmp_path / "junk.pdf"
     junk.write_bytes(b"not a pdf at all")
     assert run("verify-report", junk).exit_code == 2
@@ -214,11 +223,12 @@ def test_a_signed_report_verifies_and_a_change_after_signing_breaks_it(report, r
     assert r.exit_code == 0 and "signed by" in r.stdout and "Test Auditor" in r.stdout and "verified" in r.stdout
     tampered = tmp_path / "tampered.pdf"
     raw = bytearray(pdf.read_bytes())
-    at = raw.index(b"/Producer")
-    raw[at + 1] = ord("p")  # one byte inside the signed range
+    at = raw.index(b"stream", len(raw) // 3) + 40
+    raw[at] ^= 0x01  # one bit of a compressed stream inside the signed range
     tampered.write_bytes(bytes(raw))
     r = run("verify-report", tampered)
-    assert r.exit_code == 1 and "does not hold" in r.stderr
+    assert r.exit_code == 1 and "NOT verified" in r.stderr
+    assert "signature" in r.stderr and "changed after signing" in r.stderr
     wrong = run("score", report["journal"], "--pdf", tmp_path / "w.pdf", "--sign", p12,
                 env={"DAY60_SIGN_PASSPHRASE": "nope"})
     assert wrong.exit_code == 2 and "--sign" in wrong.stderr
@@ -229,19 +239,18 @@ def test_the_self_assessment_and_the_schedule_verify_from_what_they_carry(report
         r = run("verify-report", report[name])
         assert r.exit_code == 0 and "verified" in r.stdout, (name, r.output)
     from day60 import clauses, rubric
-    from day60.evidence.report import schedule_attachments
     from day60.resources import data_dir
 
     sow = data_dir("clauses") / "examples" / "synthetic-sow.toml"
     lib = clauses.load_library()
     deal = clauses.load_deal(sow, lib, rubric.parameter_ids(rubric.load()))
     sched = clauses.schedule(lib, deal)
-    page = render.html("schedule.html.j2", {"s": sched})
     forged = sow.read_bytes().replace(b"rollback_minutes = 30", b"rollback_minutes = 90")
+    assert forged != sow.read_bytes()
     out = tmp_path / "schedule.pdf"
-    render.pdf(page, out, attachments=schedule_attachments(forged, sched))
+    out.write_bytes(documents.pdf_bytes(documents.schedule_document(sched, forged))[0])
     r = run("verify-report", out)
-    assert r.exit_code == 1 and "deal file hashes to" in r.stderr and "parameters differs" in r.stderr
+    assert r.exit_code == 1 and "deal file hashes to" in r.stderr and "but the schedule records" in r.stderr
 
 
 def test_a_pre_publication_notice_is_written_and_logged(report, run, tmp_path):

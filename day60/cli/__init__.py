@@ -1,5 +1,5 @@
 """The ``day60`` command line: parse, call the library, print. One module per command group
-(``clock``, ``journal``, ``web``, ``figures``, ``scores``, ``voice``, ``clauses``, ``selfassess``), each
+(``clock``, ``journal``, ``web``, ``figures``, ``scores``, ``evidence``, ``voice``, ``clauses``, ``selfassess``), each
 thin; ``base`` holds the single error path, the apps and the output helpers.
 """
 
@@ -14,8 +14,8 @@ os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 # isort: off
 # Imported in the order their commands are listed by "day60 --help": a working session's own order.
-from day60.cli import clock, journal, web, imports, figures, scores, portfolio, clauses, selfassess, voice  # noqa: F401
-from day60.cli import examples  # noqa: F401
+from day60.cli import clock, journal, web, imports, figures, scores, evidence, portfolio, clauses, selfassess  # noqa: F401
+from day60.cli import voice, examples  # noqa: F401
 # isort: on
 from day60.cli.base import app
 

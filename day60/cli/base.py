@@ -6,6 +6,7 @@ them, so ``day60 --help`` and ``day60 log`` start quickly.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 import sys
@@ -41,7 +42,8 @@ class _Day60Group(TyperGroup):
         global COMMAND_LINE
         COMMAND_LINE = shlex.join(["day60", *(sys.argv[1:] if args is None else [str(a) for a in args])])
         try:
-            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            with _notes():
+                code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except Day60Error as exc:
             typer.echo(f"error: {_one_line(str(exc))}", err=True)
             code = exc.exit_code
@@ -64,6 +66,28 @@ class _Day60Group(TyperGroup):
         if standalone_mode:
             sys.exit(code)
         return code
+
+
+@contextlib.contextmanager
+def _notes() -> Any:
+    """The library's notes to the user (day60.errors.Note, e.g. what an append did and did not
+    write), each printed as one 'note:' line on stderr; other warnings go where they always went."""
+    import warnings
+
+    from day60.errors import Note as IndexNote
+
+    shown = warnings.showwarning
+
+    def show(message: Any, category: Any, *rest: Any, **kwargs: Any) -> None:
+        if issubclass(category, IndexNote):
+            typer.echo(f"note: {_one_line(str(message))}", err=True)
+        else:
+            shown(message, category, *rest, **kwargs)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", IndexNote)
+        warnings.showwarning = show
+        yield
 
 
 # Help shows each value as a word a person understands, not as a Python type.
@@ -93,7 +117,10 @@ def _one_line(text: str) -> str:
     """A message as one printable line: control characters an input carried are shown escaped."""
     import re
 
-    return re.sub(r"[\x00-\x1f\x7f\u2028\u2029]", lambda m: repr(m.group())[1:-1], text)
+    from day60.display import DIRECTION_CONTROLS
+
+    return re.sub(f"[\\x00-\\x1f\\x7f\\u2028\\u2029{DIRECTION_CONTROLS}]",
+                  lambda m: f"\\u{ord(m.group()):04x}" if ord(m.group()) > 0x7f else repr(m.group())[1:-1], text)
 
 
 def _app(help_text: str) -> typer.Typer:
@@ -151,9 +178,14 @@ def _check_compat(compat: str) -> None:
 
 def print_json(data: Any) -> None:
     """Valid JSON only: a missing figure is null, never NaN or Infinity."""
-    from day60.display import jsonable
+    import re
 
-    typer.echo(json.dumps(jsonable(data), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False))
+    from day60.display import DIRECTION_CONTROLS, jsonable
+
+    text = json.dumps(jsonable(data), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    # the same JSON, with direction controls written as \\uXXXX escapes so a terminal cannot be
+    # made to draw the text after one backwards
+    typer.echo(re.sub(f"[{DIRECTION_CONTROLS}]", lambda m: f"\\u{ord(m.group()):04x}", text))
 
 
 def print_table(rows: list[dict[str, Any]], columns: list[str] | None = None) -> None:
@@ -169,13 +201,15 @@ def print_table(rows: list[dict[str, Any]], columns: list[str] | None = None) ->
     from rich.table import Table
 
     columns = columns or list(rows[0])
+    from day60.display import visible
+
     terminal = sys.stdout.isatty()
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold" if terminal else "",
                   highlight=False)
     for c in columns:
         table.add_column(c, overflow="fold")
     for r in rows:
-        table.add_row(*(str(r.get(c, "")) for c in columns))
+        table.add_row(*(visible(str(r.get(c, ""))) for c in columns))
     width = shutil.get_terminal_size().columns if terminal else 100_000
     console = Console(width=width, force_terminal=terminal, no_color=not terminal, highlight=False,
                       soft_wrap=False, emoji=False, markup=False)

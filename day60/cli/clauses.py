@@ -85,35 +85,51 @@ def clauses_export(
     html: Path = typer.Option(None, "--html", help="Write the schedule as HTML."),
     docx: Path = typer.Option(None, "--docx", help="Write the schedule as an editable Word file."),
     draft: bool = typer.Option(False, "--draft", help="Allow unfilled parameters; watermark every page DRAFT."),
+    sign_with: Path = typer.Option(None, "--sign", metavar="KEY.p12",
+                                   help="Sign the PDF with your own certificate (passphrase from "
+                                        "DAY60_SIGN_PASSPHRASE or a prompt)."),
+    tsa: str = typer.Option(None, "--tsa", metavar="URL",
+                            help="An RFC 3161 timestamp authority for the PDF (with --sign: PAdES B-T)."),
 ) -> None:
     """The clause schedule with the deal's values filled in. Prints Markdown when no file is named.
 
     Example: day60 clauses export --sow clauses/examples/synthetic-sow.toml --pdf schedule.pdf
     """
     from day60 import clauses, files, render
+    from day60.cli.scores import _passphrase
+    from day60.errors import InputError
+    from day60.evidence import documents, sign, timestamp
 
     files.check_outputs({"--pdf": pdf, "--md": md, "--html": html, "--docx": docx}, [("--sow", sow)])
+    if tsa is not None:
+        timestamp.check_url(tsa)
+        if pdf is None:
+            raise InputError("--tsa", "timestamps the PDF schedule", "add --pdf OUT")
+    signer = sign.load_signer(sign_with, _passphrase(sign_with, pdf)) if sign_with else None
     lib = clauses.load_library()
     deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=draft)
     s = clauses.schedule(lib, deal, draft=draft)
     if not (pdf or md or html or docx):
         typer.echo(render.html("schedule.md.j2", {"s": s}))
         return
+    body = None
+    document = documents.schedule_document(s, deal.raw, signer.identity() if signer else None, tsa)
+    if pdf:  # built, signed and timestamped before anything is written
+        raw, pages = documents.pdf_bytes(document)
+        body = documents.finish(raw, signer, tsa)
     if docx:
         render.docx(s, docx)
         typer.echo(f"wrote {docx}", err=True)
     if md:
         files.write_atomic(md, render.html("schedule.md.j2", {"s": s}), "--md")
         typer.echo(f"wrote {md}", err=True)
-    page = render.html("schedule.html.j2", {"s": s})
     if html:
-        files.write_atomic(html, page, "--html")
+        files.write_atomic(html, document.html, "--html")
         typer.echo(f"wrote {html}", err=True)
     if pdf:
-        from day60.evidence.report import schedule_attachments
-
-        pages = render.pdf(page, pdf, attachments=schedule_attachments(deal.raw, s))
-        typer.echo(f"wrote {pdf} ({pages} pages)", err=True)
+        files.write_atomic(pdf, body, "--pdf")
+        done_with = (f", signed by {signer.subject}" if signer else "") + (f", timestamped by {tsa}" if tsa else "")
+        typer.echo(f"wrote {pdf} ({pages} pages{done_with})", err=True)
 
 
 @app.command()

@@ -57,8 +57,10 @@ def metrics(
                                                     "observations": mx.incident_rows(figures)}}
         print_json({**synthetic, **summary, "head": j.head, "provenance": trace})
     elif fmt == "csv":
+        from day60.display import csv_frame
+
         for name, table in figures.tables.items():
-            files.write_atomic(targets[name], mx.plain_table(table).to_csv(index=False), "--out")
+            files.write_atomic(targets[name], csv_frame(mx.plain_table(table)).to_csv(index=False), "--out")
             typer.echo(f"wrote {targets[name]} ({len(table)} rows)", err=True)
         files.write_atomic(targets["provenance"], json.dumps({**synthetic, "provenance": trace,
                                                                "files": [targets[n].name for n in mx.TABLES]},

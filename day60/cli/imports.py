@@ -75,6 +75,7 @@ def _write_reconcile(path: Path, rows: list[dict[str, Any]]) -> None:
     import csv
     import io
 
+    from day60.display import csv_cell
     from day60.files import write_atomic
 
     buf = io.StringIO()
@@ -84,8 +85,8 @@ def _write_reconcile(path: Path, rows: list[dict[str, Any]]) -> None:
     writer = csv.DictWriter(buf, columns, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: "; ".join(row[k]) if k == "reasons" else "" if row.get(k) is None else row[k]
-                         for k in columns})
+        writer.writerow({k: csv_cell("; ".join(row[k])) if k == "reasons" else "" if row.get(k) is None
+                         else csv_cell(row[k]) for k in columns})
     write_atomic(path, buf.getvalue(), "--csv")
 
 

@@ -365,16 +365,27 @@ def verify(
     expect: str = typer.Option(None, "--expect",
                                help="The journal head an earlier report printed; catches a journal cut short "
                                     "or rewritten since."),
+    token: list[Path] = typer.Option([], "--token", metavar="FILE",
+                                     help="A timestamp token kept apart ('day60 stamp --out'); catches a journal "
+                                          "cut short below the head it stamped. Repeatable."),
+    tsa_root: list[Path] = typer.Option([], "--tsa-root", metavar="CERT",
+                                        help="A root certificate you trust for the timestamp tokens' TSAs."),
 ) -> None:
     """Check every line's schema, the hash chain and the rules of fact; exit 1 naming the first bad line.
+
+    Every timestamp token in the journal (and each --token file) is checked against the line it
+    stamps, and the output says which events were proven to exist by which time.
 
     Example: day60 verify ex.jsonl --expect 14:9c1f...(the head a score report printed)
     """
     from day60 import engine
     from day60 import journal as jr
+    from day60.evidence import timestamp
 
     if expect:
         jr.parse_head(expect)  # a malformed anchor is bad input (2), not a failed check
+    held = [timestamp.read_token_file(t) for t in token]
+    roots = timestamp.load_roots(tsa_root)
     if repair:
         moved = jr.repair(journal)
         typer.echo(f"moved the partial last line to {moved}" if moved else "no partial line to repair")
@@ -386,10 +397,23 @@ def verify(
         typer.echo(f"{journal}: {report.problem}", err=True)
     if not report.ok:
         raise typer.Exit(1)
+    proofs, problems = timestamp.check(journal, roots, held)
+    for problem in problems:
+        typer.echo(f"{journal}: {problem}", err=True)
+    if problems:
+        raise typer.Exit(1)
     typer.echo(f"{journal}: ok, {report.events} events chained; {report.corrections} correction(s), "
                f"{report.sealed} sealed, {report.revealed} revealed")
     typer.echo(f"journal head {report.head['seq']}:{report.head['hash']}"
                + (" (matches --expect)" if expect else ""))
+    for proof in proofs:
+        typer.echo(timestamp.describe(proof))
+    if proofs:
+        covered = max(p.covers_seq for p in proofs)
+        stamps = {p.seq for p in proofs if p.seq is not None}
+        later = [seq for seq in range(covered + 1, report.events + 1) if seq not in stamps]
+        typer.echo(f"{len(later)} event(s) after seq {covered} are covered by no timestamp token" if later
+                   else "every event but the tokens themselves is covered by a timestamp token")
 
 
 @app.command()

@@ -75,10 +75,12 @@ def _csv(table: list[dict[str, Any]]) -> None:
     import csv
     import sys
 
+    from day60.display import csv_cell
+
     writer = csv.DictWriter(sys.stdout, COLUMNS, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in table:
-        writer.writerow({k: "" if row.get(k) is None else row[k] for k in COLUMNS})
+        writer.writerow({k: "" if row.get(k) is None else csv_cell(row[k]) for k in COLUMNS})
 
 
 def _print_portfolio(table: list[dict[str, Any]], refused: list[dict[str, Any]]) -> None:

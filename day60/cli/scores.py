@@ -33,10 +33,14 @@ def score(
     html: Path = typer.Option(None, "--html", help="Write the same report as HTML here."),
     out: Path = typer.Option(None, "--out", help="Write the score as JSON here (a new file)."),
     supersede: Path = typer.Option(None, "--supersede", metavar="OLD.json",
-                                   help="The earlier score JSON this one replaces; it is named, never overwritten."),
+                                   help="The earlier score JSON of this journal that this one replaces; it is "
+                                        "named and embedded, never overwritten."),
     sign_with: Path = typer.Option(None, "--sign", metavar="KEY.p12",
                                    help="Sign the PDF with your own certificate; the passphrase comes from "
                                         "DAY60_SIGN_PASSPHRASE or a prompt, never a flag."),
+    tsa: str = typer.Option(None, "--tsa", metavar="URL",
+                            help="An RFC 3161 timestamp authority: with --sign the signature carries its "
+                                 "timestamp (PAdES B-T), alone the PDF gets a document timestamp."),
     parties_differ: bool = typer.Option(False, "--parties-differ",
                                         help="Score with --sow although the deal names other parties than the "
                                              "journal; every output then says so."),
@@ -45,58 +49,70 @@ def score(
 
     Example: day60 score ex.jsonl --pdf score.pdf
     """
-    from day60 import assess, clauses, files, rubric
+    from day60 import clauses, files, rubric
     from day60 import journal as jr
     from day60.errors import InputError
+    from day60.evidence import documents, sign, timestamp
+    from day60.evidence import supersede as superseding
 
     _check_format(fmt)
     files.check_outputs({"--pdf": pdf, "--html": html, "--out": out},
                         [("JOURNAL", journal), ("--rubric", rubric_file), ("--sow", sow), ("--supersede", supersede)])
-    if supersede is None:
-        for field, target in (("--pdf", pdf), ("--html", html), ("--out", out)):
-            if target is not None and os.path.lexists(target):
-                raise InputError(field, f"{target} already exists: a score is never silently replaced",
-                                 "write to a new file, or name the score it replaces with --supersede OLD.json")
-    elif out is None:
+    for field, target in (("--pdf", pdf), ("--html", html), ("--out", out)):
+        if target is not None and os.path.lexists(target):
+            raise InputError(field, f"{target} already exists: a score is never silently replaced",
+                             "write to a new file (with --supersede OLD.json naming the score it replaces)")
+    if supersede is not None and out is None:
         raise InputError("--out", "is needed with --supersede", "write the new score JSON to a new file with --out")
+    if tsa is not None:
+        timestamp.check_url(tsa)
+        if pdf is None:
+            raise InputError("--tsa", "timestamps the PDF report", "add --pdf OUT")
     passphrase = _passphrase(sign_with, pdf)
+    signer = sign.load_signer(sign_with, passphrase) if sign_with else None  # before any work: a bad key writes nothing
     published = rubric.load(rubric_file)
-    parameters = deal = None
+    deal = None
     if sow:  # the deal file is checked whole, then the rubric takes the targets it reads
         deal = clauses.load_deal(sow, clauses.load_library(), rubric.parameter_ids(published), draft=True)
-        parameters = deal.parameters
     j = jr.read(journal)
     _warn_partial(j)
     _warn_calendar(deal, j)
-    mismatch = _parties(deal, j, parties_differ)
-    done = assess.score_journal(j, published, parameters, list(deal.report_elements) if deal else None)
-    if deal is not None:
-        done.result["deal"] = {"sha256": deal.sha256, "parties_differ": mismatch}
-        done.result["deal_floor"] = clauses.floor_verdict(done.result, deal)
-    from day60.display import jsonable
-    from day60.evidence.report import score_attachments
-
-    done.result["provenance"] = _provenance({"journal": j.sha256, "rubric": published.sha256,
-                                             "deal": deal.sha256 if deal else None},
-                                            rubric=f"{published.id} {published.version}")
-    if supersede is not None:
-        from day60.evidence.supersede import changelog
-
-        done.result.update(changelog(supersede, done.result, j))
+    _parties(deal, j, parties_differ)
+    old = superseding.load(supersede, j, published, deal) if supersede is not None else None
+    provenance = _provenance({"journal": j.sha256, "rubric": published.sha256, "deal": deal.sha256 if deal else None},
+                             rubric=f"{published.id} {published.version}")
+    done = documents.score_result(j, published, deal, provenance, old, str(supersede))
+    _write_score(done, j, published, deal, old, out, html, pdf, signer, tsa)  # nothing printed if it fails
     _emit_score(done.result, fmt)
+
+
+def _write_score(done: Any, j: Any, published: Any, deal: Any, old: bytes | None, out: Path | None,
+                 html: Path | None, pdf: Path | None, signer: Any, tsa: str | None,
+                 title: str = "Day-60 exercise score") -> None:
+    """Every output built in memory first (signed and timestamped), then written: a failure on the
+    way writes nothing."""
+    from day60 import files
+    from day60.display import jsonable
+    from day60.evidence import documents
+
+    body = None
+    if pdf or html:
+        document = documents.score_document(done, _scored_bytes(j), published.raw, deal.raw if deal else None, old,
+                                            title, signer.identity() if signer else None, tsa)
+        if pdf:
+            raw, pages = documents.pdf_bytes(document)
+            body = documents.finish(raw, signer, tsa)
     if out is not None:
         files.write_atomic(out, json.dumps(jsonable(done.result), indent=2, sort_keys=True, allow_nan=False) + "\n",
                            "--out")
         typer.echo(f"wrote {out}", err=True)
-    attachments = score_attachments(_scored_bytes(j), published.raw, deal.raw if deal else None,
-                                    jsonable(done.result)) if pdf else None
-    _write_documents(done.journal, done.figures, done.result, pdf, html, attachments=attachments)
-    if sign_with and pdf:
-        from day60 import files
-        from day60.evidence.sign import sign
-
-        files.write_atomic(pdf, sign(Path(pdf).read_bytes(), sign_with, passphrase), "--pdf")
-        typer.echo(f"signed {pdf} with {sign_with}", err=True)
+    if html:
+        files.write_atomic(html, document.html, "--html")
+        typer.echo(f"wrote {html}", err=True)
+    if pdf:
+        files.write_atomic(pdf, body, "--pdf")
+        done_with = (f", signed by {signer.subject}" if signer else "") + (f", timestamped by {tsa}" if tsa else "")
+        typer.echo(f"wrote {pdf} ({pages} pages{done_with})", err=True)
 
 
 def _parties(deal: Any, j: Any, allowed: bool) -> str | None:
@@ -170,49 +186,6 @@ def _emit_score(result: dict[str, Any], fmt: str) -> None:
         typer.echo(f"journal head {head['seq']}:{head['hash']} (check later with 'day60 verify --expect')")
     if result.get("provenance"):
         _footer(result["provenance"])
-
-
-def _write_documents(j: Any, figures: Any, result: dict[str, Any], pdf: Path | None, html: Path | None,
-                     title: str = "Day-60 exercise score", attachments: list[Any] | None = None) -> None:
-    if not (pdf or html):
-        return
-    from day60 import files, render
-
-    page = render.score_html(j, figures, result, title)
-    if html:
-        files.write_atomic(html, page, "--html")
-        typer.echo(f"wrote {html}", err=True)
-    if pdf:
-        pages = render.pdf(page, pdf, attachments=attachments)
-        typer.echo(f"wrote {pdf} ({pages} pages)", err=True)
-
-
-@app.command("verify-report")
-def verify_report(
-    report: Path = typer.Argument(..., help="A score report PDF written by 'day60 score --pdf'."),
-) -> None:
-    """Check a score report against the inputs it carries: hashes, and the score computed again.
-
-    Prints "verified", or names each difference and exits 1.
-
-    Example: day60 verify-report day60-demo/score.pdf
-    """
-    from day60.evidence.report import verify
-    from day60.evidence.sign import check
-
-    problems = verify(report)
-    for signature in check(report):
-        if signature["intact"] and signature["valid"] and signature["covers_whole_file"]:
-            typer.echo(f"{report}: signed by {signature['signer']}: the signature is intact and covers the whole "
-                       "file (the certificate is not checked against a trust list)")
-        else:
-            problems.append(f"the signature by {signature['signer']} does not hold: the file changed after signing")
-    if problems:
-        for problem in problems:
-            typer.echo(f"{report}: {problem}", err=True)
-        raise typer.Exit(1)
-    typer.echo(f"{report}: verified: every embedded input matches the hashes recorded and printed, and computing "
-               "the document again from them gives the same result, line by line")
 
 
 @app.command()

@@ -16,7 +16,7 @@ from day60.cli.base import (
     app,
     print_json,
 )
-from day60.cli.scores import _emit_score, _write_documents
+from day60.cli.scores import _emit_score
 
 
 @app.command()
@@ -173,12 +173,20 @@ def _selfassess_result(qs: Any, ans: Any, journal_out: Path | None, fmt: str, pd
                 typer.echo("ask your supplier for:")
                 for item in result["ask_supplier_for"]:
                     typer.echo(f"  - {item}")
-        from day60.display import jsonable
-        from day60.evidence.report import selfassess_attachments
+        if pdf or html:
+            from day60.evidence import documents
+            from day60.files import write_atomic
 
-        attachments = selfassess_attachments(Path(ans.path).read_bytes(), jsonable(result)) if pdf else None
-        _write_documents(done.journal, done.figures, result, pdf, html, title="Day-60 self-assessment",
-                         attachments=attachments)
+            document = documents.selfassess_document(done, Path(ans.path).read_bytes(),
+                                                     Path(done.journal.path).read_bytes(),
+                                                     deal.raw if deal else None, "Day-60 self-assessment")
+            if html:
+                write_atomic(html, document.html, "--html")
+                typer.echo(f"wrote {html}", err=True)
+            if pdf:
+                body, pages = documents.pdf_bytes(document)
+                write_atomic(pdf, body, "--pdf")
+                typer.echo(f"wrote {pdf} ({pages} pages)", err=True)
         if journal_out:
             from day60.files import write_atomic
 

@@ -134,13 +134,14 @@ def voice_drills(
 
     Example: day60 voice drills rubric/voice/examples/synthetic-drills.json --pdf drills.pdf
     """
-    from day60 import drills, files, voice
+    from day60 import drills, files
     from day60.display import num, parts
 
     _check_format(fmt)
     files.check_outputs({"--pdf": pdf}, [("OBSERVATIONS", observations)])
-    result = drills.score_call(voice.load_json(observations, "OBSERVATIONS"))
-    result["provenance"] = _provenance({"observations": Path(observations)},
+    raw = files.read_bytes(observations, "OBSERVATIONS", "a voice JSON file")  # read once: scored, hashed, embedded
+    result = drills.score_call(files.loads_json(raw, "OBSERVATIONS", "a voice JSON file", str(observations)))
+    result["provenance"] = _provenance({"observations": raw},
                                        drill_rules=f"{result['rules']['id']} {result['rules']['version']}")
     if fmt == "json":
         print_json(result)
@@ -157,7 +158,8 @@ def voice_drills(
         typer.echo(f"mean of the {len(s['covers'])} scored drill(s){zeros or ''}: {num(s['mean_of_scored'], 1)}; "
                    f"not in that mean: {', '.join(s['not_covered']) or 'none'}")
     if pdf:
-        from day60 import render
+        from day60.evidence import documents
 
-        page = render.html("drills.html.j2", {"r": result})
-        typer.echo(f"wrote {pdf} ({render.pdf(page, pdf)} pages)", err=True)
+        body, pages = documents.pdf_bytes(documents.drills_document(result, raw))
+        files.write_atomic(pdf, body, "--pdf")
+        typer.echo(f"wrote {pdf} ({pages} pages; verify it with 'day60 verify-report {pdf}')", err=True)

@@ -1,37 +1,127 @@
-"""A score that replaces an earlier one names it (its SHA-256) and says what changed and why."""
+"""A score that replaces an earlier one names it (its SHA-256) and says what changed and why.
+
+The earlier score must be a score of the same journal: its head is a line of this journal and
+its ``journal_sha256`` is the hash of this journal up to that line. When it was scored with the
+same rubric and deal, it is computed again from that part of the journal and must agree, so a
+made-up or edited score cannot be superseded as if it had been published.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import re
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from day60.errors import InputError
 
+FIELD = "--supersede"
 
-def changelog(old_path: str | Path, new: dict[str, Any], journal: Any) -> dict[str, Any]:
+
+def load(path: str | Path, journal: Any, published: Any, deal: Any) -> bytes:
+    """The superseded score's bytes, checked against the journal (see ``check``)."""
+    from day60.files import read_bytes
+
+    raw = read_bytes(path, FIELD, "the score JSON written by 'day60 score --out'")
+    check(raw, str(path), journal, published, deal)
+    return raw
+
+
+def _parse(raw: bytes, name: str) -> dict[str, Any]:
+    from day60.files import loads_json
+
+    old = loads_json(raw, FIELD, "a day60 score JSON", name)
+    head = old.get("journal_head") if isinstance(old, dict) else None
+    ok = isinstance(old, dict) and isinstance(old.get("lines"), list) and "score" in old \
+        and isinstance(head, dict) and isinstance(head.get("seq"), int) and not isinstance(head.get("seq"), bool) \
+        and head["seq"] >= 0 and isinstance(head.get("hash"), str) and re.fullmatch(r"[0-9a-f]{64}", head["hash"]) \
+        and isinstance(old.get("journal_sha256"), str) and all(isinstance(x, dict) for x in old["lines"])
+    if not ok:
+        raise InputError(FIELD, f"{name} is not a score written by 'day60 score --out'",
+                         "name the earlier score JSON file of this journal")
+    return old
+
+
+def _prefix(journal: Any, seq: int) -> bytes | None:
+    """The journal's first ``seq`` + 1 lines (the header and events 1 to seq), or None if shorter."""
+    if seq > len(journal.events):
+        return None
+    out = bytearray()
+    with Path(journal.path).open("rb") as fh:
+        for _ in range(seq + 1):
+            line = fh.readline()
+            if not line.endswith(b"\n"):
+                return None
+            out += line
+    return bytes(out)
+
+
+def check(raw: bytes, name: str, journal: Any, published: Any, deal: Any) -> None:
+    """Refuse a superseded file that is not a score of this journal, or that this journal, scored
+    with the same rubric and deal, does not give."""
+    old = _parse(raw, name)
+    head = old["journal_head"]
+    fix = "name the score JSON that 'day60 score --out' wrote for this journal"
+    prefix = _prefix(journal, head["seq"])
+    if prefix is None:
+        raise InputError(FIELD, f"{name} is a score of a journal with {head['seq']} events; this one has "
+                                f"{len(journal.events)}: it is not a score of this journal", fix)
+    actual = journal.events[head["seq"] - 1]["hash"] if head["seq"] else journal.header["hash"]
+    if actual != head["hash"] or hashlib.sha256(prefix).hexdigest() != old["journal_sha256"]:
+        raise InputError(FIELD, f"{name} is not a score of this journal: its head {head['seq']}:{head['hash'][:12]}... "
+                                "and journal SHA-256 are not this journal's", fix)
+    same_rubric = (old.get("rubric") or {}).get("sha256") == published.sha256
+    same_deal = ((old.get("deal") or {}).get("sha256")) == (deal.sha256 if deal is not None else None)
+    if not (same_rubric and same_deal) or old.get("kind") == "self-assessment":
+        return  # scored under other rules: it cannot be computed again here (the changelog says so)
+    fresh = _score_prefix(prefix, published, deal)
+    problems = []
+    if fresh["score"] != old.get("score") or fresh["tier"] != old.get("tier"):
+        problems.append(f"it records {old.get('score')!r} at tier {old.get('tier')!r}, the journal gives "
+                        f"{fresh['score']!r} at tier {fresh['tier']!r}")
+    before = {x.get("id"): x for x in old["lines"]}
+    for line in fresh["lines"]:
+        was = before.get(line["id"], {})
+        if any(was.get(k) != line[k] for k in ("earned", "status", "figure")):
+            problems.append(f"line {line['id']} records {was.get('earned')!r} ({was.get('status')}), the journal "
+                            f"gives {line['earned']!r} ({line['status']})")
+            break
+    if problems:
+        raise InputError(FIELD, f"{name} is not what this journal up to seq {head['seq']} scores to: "
+                                f"{'; '.join(problems)}; it was edited or made up", fix)
+
+
+def _score_prefix(prefix: bytes, published: Any, deal: Any) -> dict[str, Any]:
+    from day60 import journal as jr
+    from day60.evidence.documents import score_result
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "superseded.jsonl"
+        path.write_bytes(prefix)
+        from day60.display import jsonable
+
+        return jsonable(score_result(jr.read(path), published, deal, {}).result)
+
+
+def changelog(raw: bytes, name: str, new: dict[str, Any], journal: Any) -> dict[str, Any]:
     """The ``supersedes`` and ``changelog`` entries of a new score: the old score's hash and head,
     every line whose points or status changed, and the journal events since the old score that
     explain it (corrections, disputes and their resolutions, with their reasons)."""
-    from day60.evidence.provenance import sha256_of
-    from day60.files import loads_json, read_bytes
-
-    raw = read_bytes(old_path, "--supersede", "the score JSON written by 'day60 score --out'")
-    old = loads_json(raw, "--supersede", "a day60 score JSON", str(old_path))
-    if not isinstance(old, dict) or not isinstance(old.get("lines"), list) or "score" not in old \
-            or not isinstance(old.get("journal_head"), dict):
-        raise InputError("--supersede", f"{old_path} is not a score written by 'day60 score --out'",
-                         "name the earlier score JSON file")
-    before = {line.get("id"): line for line in old["lines"] if isinstance(line, dict)}
+    old = _parse(raw, name)
+    before = {line.get("id"): line for line in old["lines"]}
     changed = []
     for line in new["lines"]:
         was = before.get(line["id"], {})
         if (was.get("earned"), was.get("status")) != (line["earned"], line["status"]):
             changed.append({"line": line["id"], "was": {"earned": was.get("earned"), "status": was.get("status")},
                             "now": {"earned": line["earned"], "status": line["status"]}})
-    since = int(old["journal_head"].get("seq", 0)) if isinstance(old["journal_head"].get("seq"), int) else 0
+    since = old["journal_head"]["seq"]
     why = [{"seq": e["seq"], "kind": e["kind"], "reason": e["data"].get("reason")}
            for e in journal.events[since:] if e["kind"] in ("correction", "dispute", "resolve")]
-    return {"supersedes": {"sha256": sha256_of(raw), "score": old.get("score"), "journal_head": old["journal_head"]},
+    return {"supersedes": {"sha256": hashlib.sha256(raw).hexdigest(), "score": old.get("score"),
+                           "journal_head": old["journal_head"]},
             "changelog": {"score": {"was": old.get("score"), "now": new["score"]}, "lines": changed,
-                          "because": why or [{"reason": "no correction, dispute or resolution since the earlier "
+                          "because": why or [{"seq": None, "kind": None,
+                                              "reason": "no correction, dispute or resolution since the earlier "
                                                         "score; it was scored again as it stood"}]}}

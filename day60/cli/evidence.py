@@ -1,0 +1,81 @@
+"""Evidence a third party can check: verify-report, and stamp (RFC 3161 time over a journal)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from day60.cli.base import app
+
+
+@app.command("verify-report")
+def verify_report(
+    report: Path = typer.Argument(..., help="A PDF written by 'day60 score', 'selfassess', 'clauses export' or "
+                                            "'voice drills' with --pdf."),
+    tsa_root: list[Path] = typer.Option([], "--tsa-root", metavar="CERT",
+                                        help="A root certificate (PEM or DER) you trust for timestamp authorities; "
+                                             "repeatable."),
+) -> None:
+    """Check a report against the data it carries: every page re-rendered and compared, the data
+    computed again from the embedded inputs, and every signature and timestamp stated.
+
+    Prints "verified" and the signature status, or names each difference and exits 1.
+
+    Example: day60 verify-report day60-demo/score.pdf
+    """
+    from day60.evidence import timestamp
+    from day60.evidence.verify import verify_report as check
+
+    verdict = check(report, timestamp.load_roots(tsa_root))
+    for line in verdict.statements:
+        typer.echo(f"{report}: {line}")
+    if not verdict.ok:
+        for problem in verdict.problems:
+            typer.echo(f"{report}: {problem}", err=True)
+        typer.echo(f"{report}: NOT verified", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"{report}: verified: the {verdict.kind} data it carries is what its embedded inputs compute to, "
+               "and every page prints exactly what that data renders to")
+
+
+@app.command()
+def stamp(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    tsa: str = typer.Option(..., "--tsa", metavar="URL", help="The RFC 3161 timestamp authority's URL."),
+    tsa_root: list[Path] = typer.Option([], "--tsa-root", metavar="CERT",
+                                        help="A root certificate you trust for the TSA; the token is refused if "
+                                             "its TSA does not chain to one. Repeatable."),
+    out: Path = typer.Option(None, "--out", help="Also keep the token in this new file, apart from the journal "
+                                                 "(check it later with 'day60 verify --token')."),
+    by: str = typer.Option(None, "--by", help="Who asks for the stamp (default: the journal's runner)."),
+) -> None:
+    """Ask a timestamp authority for a token over the journal's head and append it as an event.
+
+    The token proves that every line up to the head existed, as it is, by the TSA's time.
+
+    Example: day60 stamp ex.jsonl --tsa https://freetsa.org/tsr --out ex-stamp-1.json
+    """
+    import json
+
+    from day60 import files
+    from day60 import journal as jr
+    from day60.evidence import timestamp
+
+    timestamp.check_url(tsa)
+    if out is not None:
+        files.check_outputs({"--out": out}, [("JOURNAL", journal)])
+        if out.exists():
+            from day60.errors import InputError
+
+            raise InputError("--out", f"{out} already exists", "keep each token in a new file")
+    roots = timestamp.load_roots(tsa_root)
+    header = jr.read_header(journal)
+    event = timestamp.stamp(journal, tsa, roots=roots, by=by)
+    data = event["data"]
+    typer.echo(f"seq {event['seq']}: timestamp.token over head {data['covers_seq']}:{data['covers_hash']}, "
+               f"by {tsa} at {event['at']}")
+    if out is not None:
+        files.write_atomic(out, json.dumps(timestamp.token_file(event, header["hash"]), indent=2, sort_keys=True)
+                           + "\n", "--out")
+        typer.echo(f"wrote {out}", err=True)

@@ -1,0 +1,218 @@
+"""The documents whose PDFs prove themselves, each built by one function that the command, the
+demo and ``verify-report`` all call, so that the verifier re-renders a report with exactly the
+code that wrote it.
+
+A document is its HTML and what its PDF embeds: the inputs (relationship Source), the result as
+data (relationship Data) and ``document.json``, which says what kind of document it is, its title,
+the renderer's versions, and, when it is to be signed or timestamped, the signer's certificate
+fingerprint and the timestamp authority, written before the signing so that a signature later
+removed or replaced shows. Rendering is deterministic: the same data, toolkit and renderer give
+the same bytes, which is what ``verify-report`` compares.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from day60.errors import InputError
+
+MANIFEST = "document.json"
+MANIFEST_FORMAT = "day60.report/1"
+SCORE_JSON = "score.json"
+SCHEDULE_JSON = "schedule.json"
+DRILLS_JSON = "drills.json"
+SOURCES = {"journal": "journal.jsonl", "rubric": "rubric.yaml", "deal": "deal.toml", "answers": "answers.json",
+           "superseded": "superseded.json", "observations": "observations.json"}
+# The titles a score report may carry: the cover's heading is one of these, never free text.
+TITLES = {"score": ("Day-60 exercise score", "Day-60 exercise score (SYNTHETIC demo)"),
+          "selfassess": ("Day-60 self-assessment", "Day-60 self-assessment (SYNTHETIC demo)")}
+
+
+@dataclass
+class Document:
+    """A document ready to render: its HTML, its attachments (manifest last) and its data."""
+
+    kind: str
+    html: str
+    attachments: list[tuple[str, bytes, str, str]]
+    result: dict[str, Any]  # the data as computed (what the page shows)
+    written_at: str  # when it was written (the attachments' dates), as the manifest records it
+
+
+def renderer() -> dict[str, str]:
+    """The versions that decide a PDF's bytes: a report rendered elsewhere may differ in them."""
+    from importlib import metadata
+
+    def version(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    return {name: version(name) for name in ("weasyprint", "pydyf", "fonttools")}
+
+
+def manifest(kind: str, title: str | None, signer: dict[str, str] | None, tsa: str | None,
+             written_at: str) -> bytes:
+    """``document.json``: what the file is, when it was written, and what is to be added to it
+    (signature, timestamp)."""
+    from day60 import __version__
+
+    body = {"format": MANIFEST_FORMAT, "kind": kind, "title": title, "toolkit_version": __version__,
+            "renderer": renderer(), "signer": signer, "timestamp_authority": tsa, "written_at": written_at}
+    return json.dumps(body, indent=2, sort_keys=True).encode("utf-8")
+
+
+def now() -> str:
+    import datetime as dt
+
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def _data(result: dict[str, Any], default: Any = None) -> bytes:
+    from day60.display import jsonable
+
+    return json.dumps(jsonable(result), indent=2, sort_keys=True, allow_nan=False, default=default).encode("utf-8")
+
+
+def _title(kind: str, title: str) -> str:
+    if title not in TITLES[kind]:
+        raise InputError("title", f"{title!r} is not a title of a day60 {kind} report", "use one of "
+                                                                                       f"{', '.join(TITLES[kind])}")
+    return title
+
+
+# ----- a score -------------------------------------------------------------------------------------
+
+
+def score_result(journal: Any, published: Any, deal: Any, provenance: dict[str, Any],
+                 superseded: bytes | None = None, superseded_name: str = "the superseded score") -> Any:
+    """The score of a journal as ``day60 score`` computes it: rubric, deal (targets, report
+    elements, parties, floor), provenance, and what it supersedes. Returns assess.Assessed."""
+    from day60 import assess, clauses
+
+    done = assess.score_journal(journal, published, deal.parameters if deal else None,
+                                list(deal.report_elements) if deal else None)
+    if deal is not None:
+        done.result["deal"] = {"sha256": deal.sha256, "parties_differ": clauses.parties_problem(deal, journal.header)}
+        done.result["deal_floor"] = clauses.floor_verdict(done.result, deal)
+    done.result["provenance"] = provenance
+    if superseded is not None:
+        from day60.evidence.supersede import changelog
+
+        done.result.update(changelog(superseded, superseded_name, done.result, journal))
+    return done
+
+
+def score_document(done: Any, journal_bytes: bytes, rubric_bytes: bytes, deal_bytes: bytes | None,
+                   superseded: bytes | None, title: str, signer: dict[str, str] | None = None,
+                   tsa: str | None = None, written_at: str | None = None) -> Document:
+    """The score report: cover, timeline, lines, figures; embeds the journal exactly as scored,
+    the rubric, the deal, the score it supersedes, the score as data and the manifest."""
+    from day60 import render
+
+    html = render.score_html(done.journal, done.figures, done.result, _title("score", title))
+    out = [(SOURCES["journal"], journal_bytes, "the exercise journal, exactly the lines scored", "Source"),
+           (SOURCES["rubric"], rubric_bytes, "the rubric the score was computed against", "Source")]
+    if deal_bytes is not None:
+        out.append((SOURCES["deal"], deal_bytes, "the deal file whose parameters set the targets", "Source"))
+    if superseded is not None:
+        out.append((SOURCES["superseded"], superseded, "the earlier score this one replaces", "Source"))
+    out.append((SCORE_JSON, _data(done.result), "the score as data, unrounded", "Data"))
+    written_at = written_at or now()
+    out.append((MANIFEST, manifest("score", title, signer, tsa, written_at), "what this document is and how it was "
+                                                                            "made", "Data"))
+    return Document("score", html, out, done.result, written_at)
+
+
+# ----- a self-assessment ---------------------------------------------------------------------------
+
+
+def selfassess_document(done: Any, answers_bytes: bytes, journal_bytes: bytes, deal_bytes: bytes | None,
+                        title: str, signer: dict[str, str] | None = None, tsa: str | None = None,
+                        written_at: str | None = None) -> Document:
+    """The self-assessment report: embeds the answers, the journal built from them, the deal,
+    the score as data and the manifest."""
+    from day60 import render
+
+    html = render.score_html(done.journal, done.figures, done.result, _title("selfassess", title))
+    out = [(SOURCES["answers"], answers_bytes, "the answers file the assessment was scored from", "Source"),
+           (SOURCES["journal"], journal_bytes, "the journal built from the answers, exactly as scored", "Source")]
+    if deal_bytes is not None:
+        out.append((SOURCES["deal"], deal_bytes, "the deal file whose parameters set the targets", "Source"))
+    out.append((SCORE_JSON, _data(done.result), "the self-assessment score as data, unrounded", "Data"))
+    written_at = written_at or now()
+    out.append((MANIFEST, manifest("selfassess", title, signer, tsa, written_at), "what this document is and how it "
+                                                                                 "was made", "Data"))
+    return Document("selfassess", html, out, done.result, written_at)
+
+
+# ----- a clause schedule ---------------------------------------------------------------------------
+
+
+def schedule_document(schedule: dict[str, Any], deal_bytes: bytes, signer: dict[str, str] | None = None,
+                      tsa: str | None = None, written_at: str | None = None) -> Document:
+    """The clause schedule: embeds the deal file, the schedule as data and the manifest."""
+    from day60 import render
+
+    html = render.html("schedule.html.j2", {"s": schedule})
+    written_at = written_at or now()
+    out = [(SOURCES["deal"], deal_bytes, "the deal file the schedule was filled from", "Source"),
+           (SCHEDULE_JSON, _data(schedule, default=str), "the schedule as data", "Data"),
+           (MANIFEST, manifest("schedule", None, signer, tsa, written_at), "what this document is and how it was made",
+            "Data")]
+    return Document("schedule", html, out, schedule, written_at)
+
+
+# ----- a drills sheet --------------------------------------------------------------------------------
+
+
+def drills_document(result: dict[str, Any], observations_bytes: bytes, signer: dict[str, str] | None = None,
+                    tsa: str | None = None, written_at: str | None = None) -> Document:
+    """The drills sheet: embeds the observations, the drill scores as data and the manifest."""
+    from day60 import render
+
+    html = render.html("drills.html.j2", {"r": result})
+    written_at = written_at or now()
+    out = [(SOURCES["observations"], observations_bytes, "the drill observations scored", "Source"),
+           (DRILLS_JSON, _data(result), "the drill scores as data, unrounded", "Data"),
+           (MANIFEST, manifest("drills", None, signer, tsa, written_at), "what this document is and how it was made",
+            "Data")]
+    return Document("drills", html, out, result, written_at)
+
+
+# ----- the PDF ---------------------------------------------------------------------------------------
+
+
+def pdf_bytes(document: Document) -> tuple[bytes, int]:
+    """The document as PDF/A-3b with its attachments; the bytes and the page count."""
+    import datetime as dt
+
+    from day60 import render
+
+    return render.pdf_bytes(document.html, document.attachments, dt.datetime.fromisoformat(document.written_at))
+
+
+def finish(raw: bytes, signer: Any = None, tsa: str | None = None) -> bytes:
+    """Sign (with a signature timestamp when ``tsa`` is given: PAdES B-T), or with ``tsa`` alone
+    add a document timestamp. Any failure raises before anything is written."""
+    if signer is None and tsa is None:
+        return raw
+    from day60.evidence import sign, timestamp
+
+    stamper = timestamp.UrlTimeStamper(tsa) if tsa else None
+    try:
+        if signer is not None:
+            return sign.sign(raw, signer, stamper)
+        return sign.timestamp_document(raw, stamper)
+    except InputError:
+        raise
+    except Exception as exc:  # pyHanko's own faults, in one line
+        cause = exc.__cause__ if isinstance(exc.__cause__, InputError) else None
+        if cause is not None:
+            raise cause from None
+        raise InputError("--sign" if signer is not None else "--tsa",
+                         f"the report could not be signed or timestamped ({type(exc).__name__}: {str(exc)[:100]})",
+                         "nothing was written; check the key and the timestamp authority") from None

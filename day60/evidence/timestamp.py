@@ -1,0 +1,441 @@
+"""Time a third party can check: RFC 3161 timestamp tokens over a journal's head.
+
+An auditor's own times (``recorded_at``, the instants typed) are only as good as the auditor's
+word. A timestamp authority (TSA) signs a token saying that a given SHA-256 existed at its
+clock's time. ``stamp`` asks a TSA for a token over the journal's head (the last event's own
+hash, which chains back through every line before it) and appends the token as a
+``timestamp.token`` event; ``check`` verifies every token a journal holds against the chain it
+covers, and says which events were proven to exist by which time.
+
+What a token proves: every line up to the stamped seq existed, exactly as it is now, no later
+than the token's time, on the word of the TSA whose certificate signed it (checked against the
+roots you trust, ``--tsa-root``). What it does not prove: that the events happened when their
+``at`` says, that nothing was left out before the stamp, or anything about lines after it.
+
+For the live checklist and the web checklist: call ``stamp(journal, url)`` after an event, or
+at the close, when the runner gave ``--tsa``; it appends under the journal's own lock and
+returns the event written (it blocks on the network for up to ``timeout`` seconds: from an
+event loop, run it in a thread, e.g. ``await asyncio.to_thread(stamp, path, url)``).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from day60.errors import InputError
+
+KIND = "timestamp.token"
+TOKEN_FORMAT = "day60.timestamp/1"
+MAX_RESPONSE = 1024 * 1024
+TIMEOUT = 15.0
+
+
+# ----- asking a TSA --------------------------------------------------------------------------------
+
+
+def check_url(url: str, field: str = "--tsa") -> str:
+    """An http(s) URL with a host; anything else is refused before any work."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url or "")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InputError(field, f"{str(url)[:80]!r} is not an http or https URL", "give the timestamp authority's "
+                                                                                  "URL, e.g. https://tsa.example/tsr")
+    return url
+
+
+def _post(url: str, body: bytes, timeout: float) -> bytes:
+    """POST a timestamp query; the reply's bytes (bounded), or InputError naming the TSA."""
+    import ipaddress
+    import urllib.error
+    import urllib.request
+    from urllib.parse import urlsplit
+
+    host = urlsplit(url).hostname or ""
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    # A TSA on this machine is reached directly, whatever proxy the environment names.
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({})) if loopback \
+        else urllib.request.build_opener()
+    request = urllib.request.Request(url, data=body, method="POST", headers={
+        "Content-Type": "application/timestamp-query", "Accept": "application/timestamp-reply"})
+    fix = "check the URL and the network; nothing was written"
+    try:
+        with opener.open(request, timeout=timeout) as reply:
+            kind = reply.headers.get("Content-Type", "")
+            data = reply.read(MAX_RESPONSE + 1)
+    except urllib.error.HTTPError as exc:
+        raise InputError("--tsa", f"the timestamp authority at {url} answered HTTP {exc.code}", fix) from exc
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise InputError("--tsa", f"the timestamp authority at {url} could not be reached ({reason})", fix) from exc
+    if len(data) > MAX_RESPONSE:
+        raise InputError("--tsa", f"the timestamp authority at {url} sent more than {MAX_RESPONSE:,} bytes", fix)
+    if not kind.startswith("application/timestamp-reply"):
+        raise InputError("--tsa", f"the timestamp authority at {url} did not send a timestamp reply "
+                                  f"(Content-Type {kind[:60]!r})", fix)
+    return data
+
+
+def request_token(url: str, digest: bytes, timeout: float = TIMEOUT) -> Any:
+    """An RFC 3161 token (asn1crypto ContentInfo) over a SHA-256 ``digest``, nonce checked."""
+    from asn1crypto import core, tsp
+    from pyhanko.sign.timestamps import TimeStamper
+    from pyhanko.sign.timestamps.common_utils import handle_tsp_response
+
+    from day60.evidence.pdf import quiet
+
+    nonce, query = TimeStamper().request_cms(digest, "sha256")
+    raw = _post(check_url(url), query.dump(), timeout)
+    fix = "check the URL; nothing was written"
+    try:
+        with quiet():
+            status = tsp.PKIStatusInfo.load(core.Sequence.load(raw)[0].dump())
+            granted = status["status"].native in ("granted", "granted_with_mods")
+            words = "; ".join(status["status_string"].native or []) if not granted else ""
+    except Exception as exc:  # not an RFC 3161 reply at all
+        raise InputError("--tsa", f"the timestamp authority at {url} sent a reply that is not RFC 3161 "
+                                  f"({str(exc).splitlines()[0][:100]})", fix) from exc
+    if not granted:
+        raise InputError("--tsa", f"the timestamp authority at {url} refused the request "
+                                  f"({status['status'].native}{': ' + words if words else ''})", fix)
+    try:
+        with quiet():
+            token = handle_tsp_response(tsp.TimeStampResp.load(raw), nonce)
+            _ = token.dump()
+    except Exception as exc:  # a malformed token, or a nonce that is not ours
+        raise InputError("--tsa", f"the timestamp authority at {url} gave no usable token "
+                                  f"({str(exc).splitlines()[0][:120]})", fix) from exc
+    return token
+
+
+class UrlTimeStamper:
+    """pyHanko's TimeStamper over ``request_token`` (standard library HTTP, no proxies for a TSA on
+    this machine), for signature and document timestamps in PDFs."""
+
+    def __new__(cls, url: str, timeout: float = TIMEOUT) -> Any:
+        from pyhanko.sign.timestamps import TimeStamper
+
+        class _Stamper(TimeStamper):
+            async def async_timestamp(self, message_digest: bytes, md_algorithm: str) -> Any:
+                import asyncio
+
+                if md_algorithm != "sha256":
+                    raise InputError("--tsa", f"asked for a {md_algorithm} token", "day60 asks for SHA-256 only")
+                return await asyncio.to_thread(request_token, url, message_digest, timeout)
+
+        return _Stamper()
+
+
+# ----- one token, checked ---------------------------------------------------------------------------
+
+
+@dataclass
+class TokenCheck:
+    """What one token proves, or why it proves nothing."""
+
+    at: dt.datetime | None = None
+    tsa: str | None = None
+    tsa_certificate_sha256: str | None = None
+    trusted: bool = False
+    trust_checked: bool = False
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _run(coro: Any) -> Any:
+    """Run a coroutine to its end, from plain code or from inside a running event loop."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+_TRUST_WORDS = {"NO_CERTIFICATE_CHAIN_FOUND": "its certificate does not chain to a root you trust",
+                "OUT_OF_BOUNDS_NO_POE": "its certificate was not valid at the token's time (expired or not yet "
+                                        "valid)",
+                "EXPIRED": "its certificate had expired at the token's time",
+                "NOT_YET_VALID": "its certificate was not yet valid at the token's time",
+                "REVOKED_NO_POE": "its certificate is revoked",
+                "CHAIN_CONSTRAINTS_FAILURE": "its certificate may not be used for timestamps",
+                "CERTIFICATE_CHAIN_GENERAL_FAILURE": "its certificate chain does not validate"}
+
+
+def check_token(token: Any, digest: bytes, roots: list[Any] | None) -> TokenCheck:
+    """Check a token's signature, that its imprint is ``digest`` (SHA-256), and with ``roots`` that
+    the TSA's certificate chains to one of them and was valid at the token's time."""
+    from pyhanko.sign.validation.generic_cms import validate_tst_signed_data
+    from pyhanko_certvalidator import ValidationContext
+
+    from day60.evidence.pdf import quiet
+
+    out = TokenCheck()
+    try:
+        with quiet():
+            signed = token["content"]
+            info = signed["encap_content_info"]["content"].parsed
+            out.at = info["gen_time"].native
+            imprint = info["message_imprint"]
+            algorithm = imprint["hash_algorithm"]["algorithm"].native
+            hashed = imprint["hashed_message"].native
+            context = ValidationContext(trust_roots=list(roots or []), allow_fetching=False,
+                                        revocation_mode="soft-fail", moment=out.at)
+            status = _run(validate_tst_signed_data(signed, context, lambda _algo: digest))
+    except Exception as exc:
+        out.problems.append(f"the token cannot be read as an RFC 3161 token ({type(exc).__name__}: "
+                            f"{str(exc)[:80]})")
+        return out
+    cert = status.get("signing_cert")
+    if cert is not None:
+        out.tsa, out.tsa_certificate_sha256 = cert.subject.human_friendly, cert.sha256.hex()
+    if algorithm != "sha256" or hashed != digest:
+        out.problems.append(f"the token is over another hash ({algorithm} {bytes(hashed).hex()[:16]}...), not over "
+                            f"{digest.hex()[:16]}...")
+    elif not status.get("intact") or not status.get("valid"):
+        out.problems.append("the TSA's signature on the token does not verify")
+    if cert is not None and out.at is not None:
+        validity = cert["tbs_certificate"]["validity"]
+        start, end = validity["not_before"].native, validity["not_after"].native
+        if not start <= out.at <= end:
+            out.problems.append(f"the TSA's certificate was not valid at the token's time (valid from "
+                                f"{start.isoformat()} to {end.isoformat()})")
+            return out
+    problem = status.get("trust_problem_indic")
+    out.trust_checked = bool(roots)
+    if roots:
+        if problem is None and status.get("validation_path") is not None and not out.problems:
+            out.trusted = True
+        else:
+            name = getattr(problem, "name", str(problem))
+            out.problems.append(f"the TSA is not trusted: {_TRUST_WORDS.get(name, name or 'no trusted chain')}")
+    else:
+        out.notes.append("the TSA's certificate was not checked against a root you trust (give --tsa-root)")
+    return out
+
+
+def load_roots(paths: list[Path] | None) -> list[Any]:
+    """Trusted root certificates (PEM or DER files) for TSAs; every bad file named."""
+    from asn1crypto import pem
+    from asn1crypto import x509 as asn1_x509
+
+    from day60.files import read_bytes
+
+    roots = []
+    for path in paths or []:
+        raw = read_bytes(path, "--tsa-root", "a certificate file (PEM or DER)", 1024 * 1024)
+        try:
+            blobs = [der for _t, _h, der in pem.unarmor(raw, multiple=True)] if pem.detect(raw) else [raw]
+            for der in blobs:
+                cert = asn1_x509.Certificate.load(der)
+                _ = cert.subject.human_friendly
+                roots.append(cert)
+        except Exception as exc:
+            raise InputError("--tsa-root", f"{path} is not a certificate ({str(exc)[:60]})",
+                             "give the TSA's root certificate as PEM or DER") from exc
+    return roots
+
+
+def _encode(token: Any) -> str:
+    return base64.b64encode(token.dump()).decode("ascii")
+
+
+def _decode(text: str) -> Any:
+    from asn1crypto import cms
+
+    token = cms.ContentInfo.load(base64.b64decode(text, validate=True))
+    _ = token["content"]["encap_content_info"]
+    return token
+
+
+# ----- stamping a journal -----------------------------------------------------------------------------
+
+
+def stamp(journal: str | Path, url: str, *, roots: list[Any] | None = None, by: str | None = None,
+          timeout: float = TIMEOUT) -> dict[str, Any]:
+    """Ask the TSA at ``url`` for a token over the journal's head and append it as a
+    ``timestamp.token`` event (at the token's time); returns the event written.
+
+    The token is checked before anything is written: it must be over the head asked for, its
+    signature must hold and, with ``roots``, its TSA must be trusted. The head is read again
+    under the append lock: if another event arrived meanwhile, the token still covers the head
+    it was asked for, which the event names.
+    """
+    from day60 import journal as jr
+
+    journal = Path(journal)
+    head = _head(journal)
+    digest = bytes.fromhex(head["hash"])
+    token = request_token(url, digest, timeout)
+    checked = check_token(token, digest, roots)
+    if checked.problems:
+        raise InputError("--tsa", f"the token from {url} was refused: {'; '.join(checked.problems)}",
+                         "nothing was written; check the TSA and its root certificate")
+    data = {"covers_seq": head["seq"], "covers_hash": head["hash"], "tsa": url[:2000], "token": _encode(token)}
+    return jr.append(journal, KIND, f"head-{head['seq']}", checked.at.astimezone(dt.UTC), data, by)
+
+
+def _head(path: Path) -> dict[str, Any]:
+    """The journal's head: the seq and own hash of its last complete line, read from the tail (its
+    own hash checked; the chain before it is ``verify``'s to check)."""
+    import os
+
+    from day60 import journal as jr
+    from day60.files import MAX_JOURNAL_BYTES, open_regular
+
+    fd = open_regular(path, "JOURNAL", "a journal made by 'day60 new'", MAX_JOURNAL_BYTES)
+    try:
+        size = os.fstat(fd).st_size
+        chunk, start = b"", size
+        while start > 0 and chunk.count(b"\n") < 2:
+            start = max(0, start - 65536)
+            chunk = os.pread(fd, size - start, start)
+    finally:
+        os.close(fd)
+    if not chunk.endswith(b"\n"):
+        raise InputError("JOURNAL", f"{path} is empty or ends with a partial line",
+                         f"run 'day60 verify --repair {path}' first")
+    line = chunk[:-1].rsplit(b"\n", 1)[-1].decode("utf-8", "replace")
+    try:
+        obj = json.loads(line)
+        ok = isinstance(obj, dict) and jr.own_hash(line, obj) == obj.get("hash")
+    except ValueError:
+        ok = False
+    if not ok:
+        raise InputError("JOURNAL", f"{path}: its last line is not as day60 wrote it", f"run 'day60 verify {path}'")
+    return {"seq": obj.get("seq", 0) if "seq" in obj else 0, "hash": obj["hash"]}
+
+
+def token_file(event: dict[str, Any], header_hash: str) -> dict[str, Any]:
+    """The token as a file to keep apart from the journal (``stamp --out``)."""
+    return {"format": TOKEN_FORMAT, "journal_header": header_hash, "covers_seq": event["data"]["covers_seq"],
+            "covers_hash": event["data"]["covers_hash"], "tsa": event["data"]["tsa"], "at": event["at"],
+            "token": event["data"]["token"], "appended_as_seq": event["seq"]}
+
+
+# ----- checking a journal's tokens ----------------------------------------------------------------------
+
+
+@dataclass
+class Proof:
+    """One token and what it showed."""
+
+    seq: int | None  # the token's own event, or None for a token held apart
+    covers_seq: int
+    covers_hash: str
+    tsa_url: str
+    check: TokenCheck
+
+
+def _lines(path: Path, numbers: set[int]) -> dict[int, bytes]:
+    found: dict[int, bytes] = {}
+    if not numbers:
+        return found
+    with path.open("rb") as fh:
+        for n, raw in enumerate(fh):
+            if n in numbers:
+                found[n] = raw.rstrip(b"\n")
+                if len(found) == len(numbers):
+                    break
+    return found
+
+
+def _token_events(path: Path) -> tuple[list[dict[str, Any]], int, str]:
+    """Every timestamp.token event (found by its kind in the canonical line), the last seq and the header hash."""
+    marker = f'"kind":"{KIND}"'.encode()
+    events, last, header = [], 0, ""
+    with path.open("rb") as fh:
+        for n, raw in enumerate(fh):
+            if not raw.endswith(b"\n"):
+                break
+            if n == 0:
+                header = json.loads(raw).get("hash", "")
+                continue
+            last = n
+            if marker in raw:
+                obj = json.loads(raw)
+                if obj.get("kind") == KIND:
+                    events.append(obj)
+    return events, last, header
+
+
+def check(path: str | Path, roots: list[Any] | None = None,
+          held: list[dict[str, Any]] | None = None) -> tuple[list[Proof], list[str]]:
+    """Every token in a journal (that ``verify`` has found whole) and every token file in ``held``,
+    checked against the line it covers. Returns the proofs and the problems (a problem is a
+    failed check: exit 1)."""
+    path = Path(path)
+    events, last, header = _token_events(path)
+    problems: list[str] = []
+    wanted = []
+    for e in events:
+        d = e["data"]
+        wanted.append((e["seq"], d["covers_seq"], d["covers_hash"], d["tsa"], d["token"], e["at"]))
+    for i, item in enumerate(held or []):
+        where = f"token file {i + 1}"
+        if item.get("journal_header") != header:
+            problems.append(f"{where} was made for another journal (its header hash differs)")
+            continue
+        if item["covers_seq"] > last:
+            problems.append(f"{where} proves that seq {item['covers_seq']} existed, but the journal now ends at seq "
+                            f"{last}: it was cut short below a stamped head")
+            continue
+        wanted.append((None, item["covers_seq"], item["covers_hash"], item["tsa"], item["token"], item["at"]))
+    lines = _lines(path, {w[1] for w in wanted})
+    proofs = []
+    for seq, covers, digest, url, text, at in wanted:
+        where = f"the token at seq {seq}" if seq is not None else "the token held apart"
+        line = lines.get(covers)
+        actual = json.loads(line).get("hash") if line else None
+        if actual != digest:
+            problems.append(f"{where} covers seq {covers} with hash {digest[:16]}..., but the journal's line "
+                            f"{covers + 1} has {str(actual)[:16]}...: the journal was rewritten after it was stamped")
+            continue
+        try:
+            token = _decode(text)
+        except Exception:
+            problems.append(f"{where} holds no readable token")
+            continue
+        result = check_token(token, bytes.fromhex(digest), roots)
+        if result.at is not None and at is not None and dt.datetime.fromisoformat(at) != result.at:
+            result.problems.append(f"its event says {at}, but the token's own time is {result.at.isoformat()}")
+        problems += [f"{where}: {p}" for p in result.problems]
+        proofs.append(Proof(seq, covers, digest, url, result))
+    return proofs, problems
+
+
+def read_token_file(path: str | Path) -> dict[str, Any]:
+    """A token file written by ``stamp --out``, its fields checked."""
+    from day60.files import read_json
+
+    data = read_json(path, "--token", "a token file written by 'day60 stamp --out'")
+    ok = isinstance(data, dict) and data.get("format") == TOKEN_FORMAT \
+        and isinstance(data.get("covers_seq"), int) and data["covers_seq"] >= 0 \
+        and all(isinstance(data.get(k), str) for k in ("journal_header", "covers_hash", "tsa", "at", "token"))
+    if not ok:
+        raise InputError("--token", f"{path} is not a token file written by 'day60 stamp --out'",
+                         "give the file 'day60 stamp --out' wrote")
+    return data
+
+
+def describe(proof: Proof) -> str:
+    """What one token proves, in a sentence."""
+    c = proof.check
+    who = f"{c.tsa} (certificate SHA-256 {c.tsa_certificate_sha256[:16]}...)" if c.tsa else "an unnamed TSA"
+    source = f"token at seq {proof.seq}" if proof.seq is not None else "token held apart"
+    trust = "trusted under the roots given" if c.trusted else "; ".join(c.notes) or "not trusted"
+    span = "the header" if proof.covers_seq == 0 else f"the header and events 1 to {proof.covers_seq}"
+    return (f"{source}: {span} (head {proof.covers_seq}:{proof.covers_hash[:16]}...) existed by "
+            f"{c.at.isoformat() if c.at else 'an unknown time'}, on the word of {who}, {proof.tsa_url}; {trust}")

@@ -379,7 +379,8 @@ def hold_tongue(obs: HoldTongue, r: dict[str, Any], h: dict[str, int]) -> dict[s
     silence = exact_ms(obs.silence_ms)
     gap = None if obs.next_speech_ms is None else elapsed_ms(end, obs.next_speech_ms)
     held = silence if gap is None or gap >= silence else max(gap, Decimal(0))  # exact: holding to time is full
-    return _result(100 * float(held) / obs.silence_ms, {"held_ms": float(held), "silence_ms": obs.silence_ms,
+    # the share first, then the points: 100 * held overflows before the division for a huge silence
+    return _result(100 * (float(held) / obs.silence_ms), {"held_ms": float(held), "silence_ms": obs.silence_ms,
                                                         "reply": obs.reply}, [])
 
 
@@ -426,7 +427,7 @@ def stay_out(obs: StayOut, r: dict[str, Any], h: dict[str, int]) -> dict[str, An
              for (a, b), span in zip(holes, spans, strict=True)]
     lost = sum_ms(spans)
     held = max(elapsed_ms(lost, held_end), Decimal(0))
-    return _result(100 * float(held) / obs.addressed_ms, {"held_ms": float(held), "stretch_ms": obs.addressed_ms,
+    return _result(100 * (float(held) / obs.addressed_ms), {"held_ms": float(held), "stretch_ms": obs.addressed_ms,
                                                           "holes_ms": float(lost)}, notes)
 
 

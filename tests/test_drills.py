@@ -611,3 +611,19 @@ def test_hostile_drill_values_are_one_line_and_exit_2(run, tmp_path, drill, obs,
     path.write_text(json.dumps({"call": {"id": "c"}, "drills": {drill: obs}}))
     r = run("voice", "drills", path)
     assert r.exit_code == 2 and field in r.stderr and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+
+
+# ----- attack 28: each reading checked against the rules' own words ----------------------------
+
+
+@pytest.mark.parametrize(("drill", "obs"), [
+    ("hold_tongue", {"reply": "OK", "word_start_ms": 100, "word_end_ms": 200, "next_speech_ms": None,
+                     "silence_ms": 1e308}),
+    ("stay_out", {"addressed_ms": 1e308, "answered": True}),
+])
+def test_holding_the_whole_silence_is_full_marks_at_any_length(drill, obs):
+    """Hold your tongue: "holding until time earns full marks"; stay out: "the whole of it earns
+    full marks". Held is the whole drawn silence (or stretch) here, so the share is 1 and the score
+    100 however long it was: 100 * 1e308 / 1e308 overflowed to infinity before the division and
+    scored inf (the library takes any finite time; only the CLI's reader caps at 10^15)."""
+    assert one(drill, obs)["score"] == 100

@@ -12,6 +12,7 @@ import math
 import re
 import unicodedata
 from decimal import Decimal
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -43,6 +44,22 @@ class _In(BaseModel):
 Word = int | str
 
 
+@lru_cache(maxsize=1)
+def _table() -> dict[str, int]:
+    return rules()["homophones"]
+
+
+def _a_number(value: Word) -> Word:
+    """What he dictates is a number: digits, number words, or a homophone from the published table."""
+    if number(value, _table()) is None:
+        raise ValueError(f"{str(value)[:40]!r} is not a number (digits, number words or a published homophone), "
+                         "so nothing could be checked against it")
+    return value
+
+
+Number = Annotated[Word, AfterValidator(_a_number)]  # a number he dictated (what came back may be anything)
+
+
 class Round(_In):
     expected: int
     heard: Word | None = Field(None, description="what the recogniser heard (a word or digits), null for none")
@@ -54,7 +71,7 @@ class Round(_In):
 
 
 class ReadBack(_In):
-    said: list[Word] = Field(min_length=1)
+    said: list[Number] = Field(min_length=1)
     heard: list[Word | None] | None = Field(None, description="read back in order; null for no reply")
     latency_ms: float | None = _ms(optional=True)
 
@@ -129,13 +146,22 @@ class SpeakerBinding(_In):
 
 
 class Cocktail(_In):
-    his: list[Word] = Field(min_length=5, max_length=5)
-    theirs: list[Word]
+    his: list[Number] = Field(min_length=5, max_length=5)
+    theirs: list[Number]
     heard: list[Word | None] | None = None
+
+    @model_validator(mode="after")
+    def _apart(self) -> Cocktail:
+        h = _table()
+        shared = {number(x, h) for x in self.his} & {number(x, h) for x in self.theirs}
+        if shared:
+            raise ValueError(f"his numbers and theirs share {', '.join(map(str, sorted(shared)))}; the two sets are "
+                             "drawn so that they never share a number")
+        return self
 
 
 class TextChat(_In):
-    said: list[Word] = Field(min_length=1)
+    said: list[Number] = Field(min_length=1)
     written: list[Word | None] | None = Field(None, description="numbers in the posted message; null if none came")
     latency_ms: float | None = _ms(optional=True)
     no_message_reason: str | None = None
@@ -309,7 +335,9 @@ def words(text: str | None) -> list[str]:
 def _in_place(said: list[Word], heard: list[Word | None] | None, h: dict[str, int]) -> tuple[int, list[bool]]:
     if heard is None:
         return 0, [False] * len(said)
-    marks = [i < len(heard) and number(heard[i], h) == number(s, h) for i, s in enumerate(said)]
+    # what he said is always a number (the model checks it); a reply word that names none is never in place
+    marks = [i < len(heard) and number(heard[i], h) is not None and number(heard[i], h) == number(s, h)
+             for i, s in enumerate(said)]
     return sum(marks), marks
 
 

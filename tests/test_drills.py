@@ -627,3 +627,36 @@ def test_holding_the_whole_silence_is_full_marks_at_any_length(drill, obs):
     100 however long it was: 100 * 1e308 / 1e308 overflowed to infinity before the division and
     scored inf (the library takes any finite time; only the CLI's reader caps at 10^15)."""
     assert one(drill, obs)["score"] == 100
+
+
+@pytest.mark.parametrize(("drill", "obs"), [
+    ("read_back", {"said": ["alpha", "beta"], "heard": [None, "gamma"]}),
+    ("exact_string", {"said": ["alpha"], "heard": [None]}),
+    ("text_chat", {"said": ["alpha"], "written": ["beta"], "latency_ms": 1000}),
+    ("vision_card", {"said": ["alpha"], "heard": ["beta"], "latency_ms": 500}),
+    ("cocktail_party", {"his": [1, 2, 3, 4, "five-ish"], "theirs": [6], "heard": [1, 2, 3, 4, None]}),
+    ("cocktail_party", {"his": [1, 2, 3, 4, 5], "theirs": ["xx"], "heard": [1, 2, 3, 4, 5]}),
+])
+def test_what_he_said_must_be_numbers_or_nothing_can_be_checked_in_place(drill, obs, tmp_path, run):
+    """He dictates numbers and each is "checked in its own position": a dictated word that is not
+    a number (digits, number words, a published homophone) cannot be checked against anything.
+    Before, such a word read as "no number" on both sides, so a missing or garbled reply matched
+    it: said ["alpha", "beta"], heard [null, "gamma"] scored 2 of 2 in place, 100."""
+    path = tmp_path / "obs.json"
+    path.write_text(json.dumps({"call": {"id": "c"}, "drills": {drill: obs}}))
+    r = run("voice", "drills", path)
+    assert r.exit_code == 2 and "is not a number" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_a_heard_word_that_is_no_number_is_never_in_place():
+    """Nothing heard (null) or a word that names no number never counts as a number in place."""
+    got = one("read_back", {"said": [1, "two", "to"], "heard": [None, "um", "two"]})
+    assert got["parts"]["in_place"] == [False, False, True] and got["score"] == pytest.approx(100 / 3)
+
+
+def test_his_numbers_and_theirs_never_share_one():
+    """The rules: "Both sets are drawn fresh for every call and never share a number." With a
+    shared 5 the scorer took his own 5, read back in place, as theirs too: 5 x 20 - 20 = 80 for a
+    perfect read-back. An observation where they share one cannot be true, and is refused."""
+    with pytest.raises(InputError, match="share"):
+        one("cocktail_party", {"his": [1, 2, 3, 4, 5], "theirs": ["five", 6], "heard": [1, 2, 3, 4, 5]})

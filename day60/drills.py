@@ -15,6 +15,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 
+import regex
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from day60.curve import slide
@@ -265,7 +266,7 @@ def number(value: Word | None, homophones: dict[str, int]) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    text = re.sub(r"[.,!?]+$", "", value.strip().lower()).replace("-", " ")
+    text = re.sub(r"[.,!?]+$", "", fold(value).strip()).replace("-", " ")  # read as replies are: "ｔｗｏ" is two
     if re.fullmatch(r"\d+", text):
         return int(text)
     words = text.split()
@@ -295,17 +296,21 @@ def _curve(ms: float | Decimal | None, c: dict[str, Any]) -> float:
 
 
 # Characters that join the letters of one word: hyphens and apostrophes in their common forms,
-# the Catalan middle dot, the Hebrew geresh and gershayim, and the zero-width (non-)joiner of
-# Indic and Persian writing. Anything else that is not a letter, mark or digit ends a word.
+# the Catalan middle dot, and the Hebrew geresh and gershayim. Anything else that is not a letter,
+# mark or digit ends a word. Invisible characters (zero-width joiners, soft hyphen, word joiner,
+# BOM, variation selectors: Unicode's Default_Ignorable_Code_Point) are gone before words are cut.
 _JOIN_AS = {"\u2010": "-", "\u2011": "-", "\u2019": "'", "\u02bc": "'"}
-_JOINERS = frozenset("-'\u00b7\u05f3\u05f4\u200c\u200d")
+_JOINERS = frozenset("-'\u00b7\u05f3\u05f4")
+_IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}+")
 
 
 def fold(text: str) -> str:
-    """Text for comparing: Unicode compatibility-normalised and case-folded (NFKC casefold), so
-    "Piñata" typed with a combined or a separate tilde, and "PIÑATA", all read "piñata"."""
+    """Text for comparing, as Unicode's NFKC_Casefold reads it: invisible (default-ignorable)
+    characters removed, compatibility-normalised and case-folded, so "Piñata" typed with a combined
+    or a separate tilde, "PIÑATA", full-width "ｐｉñａｔａ" and "pi\u2060ñata" all read "piñata"."""
+    text = _IGNORABLE.sub("", text)
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
-    return "".join(_JOIN_AS.get(ch, ch) for ch in folded)
+    return "".join(_JOIN_AS.get(ch, ch) for ch in _IGNORABLE.sub("", folded))
 
 
 def words(text: str | None) -> list[str]:

@@ -660,3 +660,47 @@ def test_his_numbers_and_theirs_never_share_one():
     perfect read-back. An observation where they share one cannot be true, and is refused."""
     with pytest.raises(InputError, match="share"):
         one("cocktail_party", {"his": [1, 2, 3, 4, 5], "theirs": ["five", 6], "heard": [1, 2, 3, 4, 5]})
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("banana", ["banana"]),
+    ("ba\u2060nana", ["banana"]),  # WORD JOINER: by its name, it joins
+    ("ba\u00adnana", ["banana"]),  # a soft hyphen is a line-break hint, invisible in the word
+    ("ba\u200dnana", ["banana"]),  # ZERO WIDTH JOINER
+    ("ba\u200cnana", ["banana"]),  # ZERO WIDTH NON-JOINER
+    ("\ufeffbanana", ["banana"]),  # a byte-order mark at the start of a transcript
+    ("yo\u200d-yo", ["yo-yo"]),
+    ("क्\u200dष", ["क्ष"]),  # a half-form asked for with ZWJ is the same conjunct spelt the same way
+])
+def test_invisible_characters_neither_split_nor_change_a_word(text, expected):
+    """fold() says it is NFKC case folding. Unicode's NFKC_Casefold removes every
+    Default_Ignorable_Code_Point (soft hyphen, zero-width joiners, word joiner, BOM, variation
+    selectors, ...), because they are invisible and carry no letter. Before, a WORD JOINER or a
+    soft hyphen split "banana" in two (so a right answer had "extra words" and scored nothing),
+    and a ZWJ kept it one word that was not "banana"."""
+    assert drills.words(text) == expected
+
+
+def test_an_invisible_joiner_in_a_right_answer_still_names_the_object():
+    """Object recognition: "the one word that names what it sees" is one word whatever invisible
+    marks a recogniser leaves in it: one right round of ten is 100 / 10 = 10 points."""
+    assert objects(["banana", "baseball", "camera", "headphones"], "banana", "Ba\u2060nana")["score"] == 10
+    assert objects(["banana", "baseball", "camera", "headphones"], "banana", "ba\u00adnana")["score"] == 10
+
+
+def test_ok_with_a_zero_width_joiner_is_still_ok():
+    """Hold your tongue: "O\u200dK" prints as OK; it is the one word OK, so holding the whole 10 s
+    silence earns 100."""
+    got = one("hold_tongue", {"reply": "O\u200dK", "word_start_ms": 500, "word_end_ms": 900, "next_speech_ms": None,
+                              "silence_ms": 10000})
+    assert got["score"] == 100
+
+
+@pytest.mark.parametrize(("heard", "value"), [
+    ("ｔｗｏ", 2), ("ＴＯＯ", 2), ("ｆｏｒ", 4), ("t\u200dwo", 2), ("\ufefftwo", 2), ("Ｔｗｅｎｔｙ－ｏｎｅ", 21),
+    ("１２", 12), ("ate", 8), ("OH", 0), ("WON!", 1),
+])
+def test_numbers_and_homophones_are_read_in_any_letter_form(heard, value):
+    """A number word or a published homophone is read the way replies are read everywhere else
+    (NFKC case folding): full-width "ｔｗｏ" is two, as full-width "１２" already was twelve."""
+    assert drills.number(heard, drills.rules()["homophones"]) == value

@@ -2,6 +2,7 @@
 statements, and each decision taken where the reference is silent."""
 
 import json
+import unicodedata
 from decimal import Decimal
 
 import pytest
@@ -704,3 +705,27 @@ def test_numbers_and_homophones_are_read_in_any_letter_form(heard, value):
     """A number word or a published homophone is read the way replies are read everywhere else
     (NFKC case folding): full-width "ｔｗｏ" is two, as full-width "１２" already was twelve."""
     assert drills.number(heard, drills.rules()["homophones"]) == value
+
+
+_letters = st.characters(categories=["Lu", "Ll", "Lt", "Lm", "Lo"], exclude_characters="\u02bc").filter(
+    lambda ch: all(unicodedata.category(x)[0] in "LMN" for x in unicodedata.normalize("NFKC", ch).casefold()))
+_marks = st.characters(categories=["Mn", "Mc"])
+_piece = st.builds(lambda first, rest: first + "".join(rest), _letters, st.lists(_letters | _marks, max_size=5))
+_invisible = st.sampled_from(["\u200d", "\u200c", "\u2060", "\u00ad", "\ufeff", "\u200b", "\u034f"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(pieces=st.lists(_piece, min_size=1, max_size=3), joiner=st.sampled_from(["-", "'", "\u2011", "\u2019"]),
+       noise=st.lists(st.tuples(st.integers(0, 40), _invisible), max_size=4), end=st.sampled_from(["", ".", "!", "?"]))
+def test_one_naming_word_stays_one_word_in_any_script(pieces, joiner, noise, end):
+    """The issue: "a single naming word is one token whatever its letters". Letters of any script,
+    with marks after them, joined by a hyphen or apostrophe (in their common forms), are one word;
+    written decomposed (NFD), with invisible characters anywhere and closing punctuation, it is
+    still that same one word."""
+    word = joiner.join(pieces)
+    variant = unicodedata.normalize("NFD", word)
+    for at, ch in sorted(noise, reverse=True):
+        at = min(at, len(variant))
+        variant = variant[:at] + ch + variant[at:]
+    got = drills.words(variant + end)
+    assert got == drills.words(word) and len(got) == 1

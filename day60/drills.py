@@ -384,22 +384,29 @@ def read_back(obs: ReadBack, r: dict[str, Any], h: dict[str, int]) -> dict[str, 
 def barge_in(obs: BargeIn, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
     """Speech that was never heard, or had already finished when he cut in, leaves nothing to
     interrupt. Finished is read from both records, in either order: a speech end or a stop at or
-    before the interrupt each mean the speech was over, whatever the other says."""
+    before the interrupt each mean the speech was over, whatever the other says. Otherwise the
+    silence he times begins at the first recorded end after the interrupt, the stop or the speech
+    end (a speech end after the interrupt is the speech stopping); with neither, it never stopped."""
     unmeasured = "; unmeasured, not failed, and scored as zero"
     if not obs.speech_heard:
         return _result(0.0, {}, ["nothing to interrupt: no far-end speech was heard" + unmeasured],
                        status="unmeasured")
-    over = [f"{label} at {plain(value)} ms" for label, value in (("speech ended", obs.speech_end_ms),
-                                                                 ("stopped", obs.stopped_ms))
-            if value is not None and value <= obs.interrupt_ms]
+    ends = [(label, value) for label, value in (("speech ended", obs.speech_end_ms), ("stopped", obs.stopped_ms))
+            if value is not None]
+    over = [f"{label} at {plain(value)} ms" for label, value in ends if value <= obs.interrupt_ms]
     if over:
         return _result(0.0, {}, [f"nothing to interrupt: the speech had already finished ({', '.join(over)}, at or "
                                  f"before the interrupt at {plain(obs.interrupt_ms)} ms)" + unmeasured],
                        status="unmeasured")
-    if obs.stopped_ms is None:
+    if not ends:
         return _result(0.0, {"yield_ms": None}, ["never stopped"])
-    yield_ms = elapsed_ms(obs.interrupt_ms, obs.stopped_ms)  # exact, and above zero here
-    return _result(_curve(yield_ms, r["curve"]), {"yield_ms": float(yield_ms)}, [])
+    end = min((value for _, value in ends), key=exact_ms)
+    notes = []
+    if len(ends) == 2 and exact_ms(ends[0][1]) != exact_ms(ends[1][1]):
+        notes.append(f"the two records differ (speech ended at {plain(obs.speech_end_ms)} ms, stopped at "
+                     f"{plain(obs.stopped_ms)} ms): the silence is timed from the earlier, {plain(end)} ms")
+    yield_ms = elapsed_ms(obs.interrupt_ms, end)  # exact, and above zero here
+    return _result(_curve(yield_ms, r["curve"]), {"yield_ms": float(yield_ms)}, notes)
 
 
 def hold_tongue(obs: HoldTongue, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:

@@ -556,9 +556,9 @@ def screen_share(obs: ScreenShare, r: dict[str, Any], h: dict[str, int]) -> dict
     if obs.stopped_ms is None or obs.stop_order_ms is None:
         stopping = 0.0
         notes.append("never stopped sharing when told")
-    elif obs.stopped_ms < obs.stop_order_ms:
+    elif obs.stopped_ms <= obs.stop_order_ms:  # at the order's own instant is not after it
         stopping = 0.0
-        notes.append("stopped before the order to stop: only a change after the order counts")
+        notes.append("stopped at or before the order to stop: only a change after the order counts")
     else:
         stopping = _curve(elapsed_ms(obs.stop_order_ms, obs.stopped_ms), r["stop_curve"])
     return _result((sharing + code + stopping) / 3, {"sharing": sharing, "code": code, "stopping": stopping}, notes)
@@ -569,8 +569,8 @@ def _half(change: Change, curve: dict[str, Any], label: str, still_after: float 
         return 0.0, f"{label}: the state was already changed and not set back when ordered"
     if change.changed_ms is None:
         return 0.0, f"{label}: never happened"
-    if change.changed_ms < change.order_ms:
-        return 0.0, f"{label}: changed before the order, which earns nothing"
+    if change.changed_ms <= change.order_ms:  # "only a change he sees after the order counts"
+        return 0.0, f"{label}: changed at or before the order, which earns nothing"
     if still_after is not None and change.frame_age_ms is not None and change.frame_age_ms > still_after:
         return 0.0, f"{label}: the newest frame was {plain(change.frame_age_ms)} ms old: a still, not a live camera"
     return _curve(elapsed_ms(change.order_ms, change.changed_ms), curve), ""

@@ -754,3 +754,30 @@ def test_barge_in_yield_runs_to_the_first_recorded_end_after_the_interrupt(speec
     assert got["score"] == pytest.approx(score) and not any("never stopped" in n for n in got["notes"])
     if stopped is not None and stopped != speech_end:
         assert any(f"{min(stopped, speech_end)} ms" in n for n in got["notes"])  # which record was used
+
+
+@pytest.mark.parametrize(("drill", "obs", "part"), [
+    ("mute", {"mute": change(5000, 5000), "unmute": change(15000, 15300)}, "mute"),
+    ("mute", {"mute": change(5000, 5300), "unmute": change(15000, 15000)}, "unmute"),
+    ("camera", {"on": change(3000, 3000, frame_age_ms=100), "off": change(20000, 20800)}, "on"),
+    ("camera", {"on": change(3000, 4000, frame_age_ms=100), "off": change(20000, 20000)}, "off"),
+])
+def test_a_change_at_the_instant_of_the_order_is_not_after_it(drill, obs, part):
+    """Mute and camera: "Only a change he sees after the order counts." A change recorded at the
+    very millisecond of the order is not after it (and nothing reacts in 0 ms: it was under way
+    already), so that half earns nothing, as a barge-in stop at the interrupt's instant is read as
+    over rather than yielded. Before, it scored 0 ms: full marks. The other half here is 300 ms
+    (mute: within 500, 100), or 800 ms / 1,000 ms (camera: within 2,000, 100); the mean is 50."""
+    got = one(drill, obs)
+    assert got["parts"][part] == 0 and got["score"] == 50
+    assert any("at or before the order" in n for n in got["notes"])
+
+
+def test_a_share_stopped_at_the_instant_of_the_order_to_stop_earns_nothing_for_that_third():
+    """Screen share, the rules file's own decision: "only a change after the order counts". A stop
+    recorded at the order's own millisecond is not after it: stopping 0; sharing 9,100 ms (within
+    10 s, 100) and the code read right (100) keep theirs: (100 + 100 + 0) / 3."""
+    got = one("screen_share", {"ready_ms": 8200, "share_observed_ms": 9100, "code": "QX47", "code_read": "QX47",
+                               "stop_order_ms": 40000, "stopped_ms": 40000})
+    assert got["parts"] == {"sharing": 100, "code": 100, "stopping": 0}
+    assert got["score"] == pytest.approx(200 / 3) and any("at or before the order" in n for n in got["notes"])

@@ -360,7 +360,10 @@ def turn_taking(rounds: list[Round], r: dict[str, Any], h: dict[str, int]) -> di
         if heard is None or heard != rd.expected:
             scored.append({"round": i, "score": 0.0, "why": "no number heard" if rd.heard is None and heard is None
                            else f"heard {rd.heard!r}, expected {rd.expected}"})
-        elif rd.latency_ms is None or rd.latency_ms > r["no_reply_ms"]:
+        elif rd.latency_ms is None:
+            scored.append({"round": i, "score": 0.0, "why": "reply time not recorded: not shown to land within "
+                                                            "5,000 ms"})
+        elif rd.latency_ms > r["no_reply_ms"]:
             scored.append({"round": i, "score": 0.0, "why": "no reply within 5,000 ms"})
         else:
             scored.append({"round": i, "score": _curve(rd.latency_ms, r["curve"]), "latency_ms": rd.latency_ms})
@@ -549,11 +552,14 @@ def screen_share(obs: ScreenShare, r: dict[str, Any], h: dict[str, int]) -> dict
         code = 0.0
         notes.append("the shared frames could not be read: an instrument fault, not the agent's")
     else:
-        code = 100.0 if (obs.code_read or "").strip().lower() == obs.code.strip().lower() else 0.0
+        code = 100.0 if fold(obs.code_read or "").strip() == fold(obs.code).strip() else 0.0  # read as replies are
     if obs.code_in_frames is not None:
         notes.append("the code was " + ("" if obs.code_in_frames else "not ") + "found in the frames the far end "
                      "received")
-    if obs.stopped_ms is None or obs.stop_order_ms is None:
+    if obs.stop_order_ms is None:
+        stopping = 0.0
+        notes.append("no order to stop was recorded, so stopping could not be timed: that third scores nothing")
+    elif obs.stopped_ms is None:
         stopping = 0.0
         notes.append("never stopped sharing when told")
     elif obs.stopped_ms <= obs.stop_order_ms:  # at the order's own instant is not after it
@@ -600,9 +606,17 @@ def object_recognition(rounds: list[ObjectRound], r: dict[str, Any], h: dict[str
     per = 100 / len(rounds)
     marks = []
     for i, rd in enumerate(rounds, start=1):
-        ok = (rd.reply is not None and words(rd.reply) == words(rd.answer) and rd.latency_ms is not None
-              and rd.latency_ms <= r["reply_within_ms"])
-        marks.append({"round": i, "correct": ok, "reply": rd.reply})
+        if rd.reply is None:
+            why = "no reply"
+        elif words(rd.reply) != words(rd.answer):
+            why = "not the answer alone (a wrong candidate or extra words)"
+        elif rd.latency_ms is None:
+            why = "reply time not recorded: not shown to come within 10,000 ms"
+        elif rd.latency_ms > r["reply_within_ms"]:
+            why = "later than 10,000 ms"
+        else:
+            why = ""
+        marks.append({"round": i, "correct": not why, "reply": rd.reply, **({"why": why} if why else {})})
     return _result(per * sum(m["correct"] for m in marks), {"rounds": marks}, [])
 
 

@@ -781,3 +781,41 @@ def test_a_share_stopped_at_the_instant_of_the_order_to_stop_earns_nothing_for_t
                                "stop_order_ms": 40000, "stopped_ms": 40000})
     assert got["parts"] == {"sharing": 100, "code": 100, "stopping": 0}
     assert got["score"] == pytest.approx(200 / 3) and any("at or before the order" in n for n in got["notes"])
+
+
+def test_a_share_with_no_order_to_stop_recorded_does_not_say_it_was_told():
+    """The rules time stopping from "he orders it to stop". With no order recorded the third
+    cannot be timed: it scores nothing, and the note says the order was not recorded instead of
+    "never stopped sharing when told" (nobody recorded telling it). Sharing 100, code 100, so
+    (100 + 100 + 0) / 3."""
+    base = {"ready_ms": 1000, "share_observed_ms": 2000, "code": "QX47", "code_read": "QX47"}
+    for extra in ({}, {"stopped_ms": 5000}):
+        got = one("screen_share", {**base, **extra})
+        assert got["parts"]["stopping"] == 0 and got["score"] == pytest.approx(200 / 3)
+        assert not any("when told" in n for n in got["notes"])
+        assert any("no order to stop was recorded" in n for n in got["notes"])
+    got = one("screen_share", {**base, "stop_order_ms": 4000})
+    assert any("never stopped sharing when told" in n for n in got["notes"])
+
+
+def test_the_code_on_the_page_is_read_as_replies_are():
+    """The code read back is compared as every reply is (NFKC case folding): full-width
+    "ｑｘ４７" is the code QX47, so the code third is 100 and all three are: 100."""
+    got = one("screen_share", {"ready_ms": 1000, "share_observed_ms": 2000, "code": "QX47", "code_read": "ｑｘ４７",
+                               "stop_order_ms": 5000, "stopped_ms": 5100})
+    assert got["parts"]["code"] == 100 and got["score"] == 100
+
+
+def test_a_reply_whose_time_was_not_recorded_says_so():
+    """Turn-taking: a right number with no time recorded cannot be shown to have landed within
+    five seconds, so the round scores nothing; the reason says the time is missing, not that no
+    reply came. Object recognition: each round says why it earned nothing."""
+    specs = rounds((4, "4", None), *[(6, "6", 500)] * 4)
+    got = one("turn_taking", specs)
+    assert got["parts"]["rounds"][0]["score"] == 0 and "not recorded" in got["parts"]["rounds"][0]["why"]
+    marks = objects(["banana", "kite", "top", "mug"], "banana", "banana", latency_ms=None)["parts"]["rounds"]
+    assert marks[0]["correct"] is False and "not recorded" in marks[0]["why"]
+    marks = objects(["banana", "kite", "top", "mug"], "banana", "a banana")["parts"]["rounds"]
+    assert "not the answer" in marks[0]["why"] and marks[1]["why"] == "no reply"
+    late = objects(["banana", "kite", "top", "mug"], "banana", "banana", latency_ms=10001)["parts"]["rounds"]
+    assert "10,000 ms" in late[0]["why"]

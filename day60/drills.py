@@ -120,9 +120,15 @@ class StayOut(_In):
     holes: list[Hole] = Field(default_factory=list, description="stretches the listener did not hear")
 
 
+def _named(value: str) -> str:
+    if not words(value):
+        raise ValueError(f"{value[:40]!r} holds no letters or digits: a rank and a name are words an answer can say")
+    return value
+
+
 class Member(_In):
-    rank: str
-    name: str
+    rank: Annotated[str, AfterValidator(_named)]
+    name: Annotated[str, AfterValidator(_named)]
 
 
 class BindingTurn(_In):
@@ -137,6 +143,11 @@ class SpeakerBinding(_In):
 
     @model_validator(mode="after")
     def _halves(self) -> SpeakerBinding:
+        seen = [(fold(m.rank), fold(m.name)) for m in self.roster]
+        for i, key in enumerate(seen):
+            if key in seen[:i]:
+                raise ValueError(f"roster[{i}] is {self.roster[i].rank} {self.roster[i].name} twice: no answer could "
+                                 "tell the two apart")
         for i, turn in enumerate(self.turns):
             if turn.speaker >= len(self.roster):
                 raise ValueError(f"turns[{i}].speaker {turn.speaker} is outside the roster of {len(self.roster)}")
@@ -497,15 +508,22 @@ def speaker_binding(obs: SpeakerBinding, r: dict[str, Any], h: dict[str, int]) -
 
 
 def bind(answer: str | None, roster: list[Member]) -> int | Literal["none", "several", "unverified"]:
-    """Which roster member an answer names by rank and name, if exactly one."""
+    """Which roster member an answer names by rank and name, if exactly one. A rank and name said
+    together name that member and nobody else (a rank two members share does not make it several);
+    any other rank or name left in the answer is another candidate."""
     text = fold(answer or "")  # composed and case-folded, so "Zoë" typed either way is one name
 
-    def said(name: str) -> bool:  # whole words only: "Sammy" is not Sam, "Maggies" is not Maggie
-        return re.search(rf"\b{re.escape(fold(name))}\b", text) is not None
+    def whole(rank: str, name: str) -> str:
+        return rf"\b{re.escape(fold(rank))}\s+{re.escape(fold(name))}\b"
 
-    mentioned = {i for i, m in enumerate(roster) if said(m.name) or said(m.rank)}
-    full = [i for i, m in enumerate(roster) if re.search(rf"\b{re.escape(fold(m.rank))}\s+"
-                                                         rf"{re.escape(fold(m.name))}\b", text)]
+    def said(name: str, where: str) -> bool:  # whole words only: "Sammy" is not Sam, "Maggies" is not Maggie
+        return re.search(rf"\b{re.escape(fold(name))}\b", where) is not None
+
+    full = [i for i, m in enumerate(roster) if re.search(whole(m.rank, m.name), text)]
+    rest = text
+    for i in full:
+        rest = re.sub(whole(roster[i].rank, roster[i].name), " ", rest)
+    mentioned = set(full) | {i for i, m in enumerate(roster) if said(m.name, rest) or said(m.rank, rest)}
     if len(mentioned) > 1 or len(full) > 1:
         return "several"  # several candidates earn nothing
     if len(full) == 1:

@@ -819,3 +819,35 @@ def test_a_reply_whose_time_was_not_recorded_says_so():
     assert "not the answer" in marks[0]["why"] and marks[1]["why"] == "no reply"
     late = objects(["banana", "kite", "top", "mug"], "banana", "banana", latency_ms=10001)["parts"]["rounds"]
     assert "10,000 ms" in late[0]["why"]
+
+
+def test_a_rank_two_people_hold_does_not_make_a_full_answer_several():
+    """The rules: "An answer must identify a speaker by rank and name"; several candidates earn
+    nothing. With two lieutenants on the roster, "Lieutenant Lottie" names exactly one of them by
+    rank and name; before, the shared rank counted as naming Larry too, so it read "several" and
+    a right answer scored nothing. Naming the rank alone, or a second person, is still several."""
+    members = [drills.Member(rank="Major", name="Maggie"), drills.Member(rank="Lieutenant", name="Lottie"),
+               drills.Member(rank="Lieutenant", name="Larry"), drills.Member(rank="Corporal", name="Charlie")]
+    assert drills.bind("That was Lieutenant Lottie.", members) == 1
+    assert drills.bind("lieutenant larry", members) == 2
+    assert drills.bind("Lieutenant Lottie, or Charlie", members) == "several"
+    assert drills.bind("Lieutenant Lottie or the other lieutenant", members) == "several"
+    assert drills.bind("a lieutenant", members) == "several"
+    two_sams = [drills.Member(rank="Major", name="Sam"), drills.Member(rank="Sergeant", name="Sam"), *members[2:]]
+    assert drills.bind("Major Sam", two_sams) == 0
+
+
+@pytest.mark.parametrize(("roster", "needle"), [
+    ([{"rank": "", "name": "Maggie"}, *ROSTER[1:]], "roster"),
+    ([{"rank": "Major", "name": "!!"}, *ROSTER[1:]], "roster"),
+    ([ROSTER[0], {"rank": "MAJOR", "name": "maggie"}, *ROSTER[2:]], "twice"),
+])
+def test_a_roster_that_cannot_tell_people_apart_is_refused(roster, needle):
+    """Each of the four reads "their rank and name", and an answer is credited by rank and name:
+    an empty rank (it matched every answer, so each read "several") or a member listed twice
+    leaves nothing to bind a voice to, and is refused naming the roster."""
+    obs = {"roster": roster, "turns": [{"half": "facing" if i < 8 else "back", "speaker": 0, "answer": None}
+                                       for i in range(16)]}
+    with pytest.raises(InputError, match=needle) as err:
+        one("speaker_binding", obs)
+    assert "roster" in str(err.value)

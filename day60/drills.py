@@ -91,6 +91,13 @@ class HoldTongue(_In):
     next_speech_ms: float | None = Field(None, ge=0, description="the agent's next speech, null if it held")
     silence_ms: float = Field(gt=0, description="the silence drawn for the run")
 
+    @model_validator(mode="after")
+    def _word_forwards(self) -> HoldTongue:
+        if self.word_start_ms is not None and self.word_end_ms is not None and self.word_end_ms < self.word_start_ms:
+            raise ValueError(f"word_end_ms {plain(self.word_end_ms)} is before word_start_ms "
+                             f"{plain(self.word_start_ms)}: a word cannot end before it begins")
+        return self
+
 
 class NoiseRound(ReadBack):
     noise_db: float | None = None

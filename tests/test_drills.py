@@ -851,3 +851,16 @@ def test_a_roster_that_cannot_tell_people_apart_is_refused(roster, needle):
     with pytest.raises(InputError, match=needle) as err:
         one("speaker_binding", obs)
     assert "roster" in str(err.value)
+
+
+def test_a_word_that_ends_before_it_begins_is_refused():
+    """Hold your tongue: "the clock starts at the end of the word". A word recorded as ending
+    (0 ms) before it began (3,000 ms) cannot be true, and it started the clock 3 s early: with the
+    next speech at 10,000 ms it was credited 10,000 of a 10,000 ms silence (100), where the word
+    ending at 3,000 ms or later gives 7,000 ms at most (70). It is refused, naming the field."""
+    with pytest.raises(InputError, match="word_end_ms") as err:
+        one("hold_tongue", {"reply": "OK", "word_start_ms": 3000, "word_end_ms": 0, "next_speech_ms": 10000,
+                            "silence_ms": 10000})
+    assert "before" in str(err.value)
+    assert one("hold_tongue", {"reply": "OK", "word_start_ms": 3000, "word_end_ms": 3000, "next_speech_ms": 10000,
+                               "silence_ms": 10000})["score"] == 70

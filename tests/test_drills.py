@@ -864,3 +864,14 @@ def test_a_word_that_ends_before_it_begins_is_refused():
     assert "before" in str(err.value)
     assert one("hold_tongue", {"reply": "OK", "word_start_ms": 3000, "word_end_ms": 3000, "next_speech_ms": 10000,
                                "silence_ms": 10000})["score"] == 70
+
+
+def test_a_key_written_twice_is_refused(run, tmp_path):
+    """A JSON object that names a key twice reads as one value or the other depending on the
+    reader (Python keeps the last, others keep the first): a stop at 900 ms and at 13,000 ms in
+    one observation. Which one scored was invisible; it is refused, naming the key, exit 2."""
+    path = tmp_path / "obs.json"
+    path.write_text('{"call": {"id": "c"}, "drills": {"barge_in": {"speech_heard": true, "interrupt_ms": 12400, '
+                    '"stopped_ms": 12900, "stopped_ms": 25400}}}')
+    r = run("voice", "drills", path)
+    assert r.exit_code == 2 and "stopped_ms" in r.stderr and "twice" in r.stderr and r.stderr.count("\n") == 1

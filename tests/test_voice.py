@@ -412,3 +412,17 @@ def test_score_table_states_what_each_sub_score_counted(run, tmp_path):
     assert "0 harmful overlap(s) in 1 agent turn(s)" in r.stdout
     assert "1 of 1 interruptions yielded to" in r.stdout  # the agent ends 2000 - 1500 = 500 ms after it
     assert "1 of 2 keywords said" in r.stdout
+
+
+def test_a_key_written_twice_is_refused(run, tmp_path):
+    """A dialogue, suite or submission whose object names a key twice is one value to one reader
+    and another to the next; it is refused, naming the key, exit 2, nothing written."""
+    dialogue = tmp_path / "d.json"
+    dialogue.write_text('[{"speaker": "caller", "start_ms": 0, "end_ms": 500}, '
+                        '{"speaker": "agent", "start_ms": 700, "start_ms": 5000, "end_ms": 5200}]')
+    r = run("voice", "score", dialogue)
+    assert r.exit_code == 2 and "start_ms" in r.stderr and "twice" in r.stderr and r.stderr.count("\n") == 1
+    sub, out = tmp_path / "sub.json", tmp_path / "a.json"
+    sub.write_text('{"refund-call": [], "refund-call": []}')
+    r = run("voice", "bench", STARTER, "--submission", sub, "--out", out)
+    assert r.exit_code == 2 and "refund-call" in r.stderr and not out.exists()

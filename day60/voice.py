@@ -360,10 +360,10 @@ def run_suite(suite: dict[str, Any], submission: dict[str, Any] | None, referenc
         return out
 
     unknown = sorted(set(submission) - {str(t["id"]) for t in tasks}) if not reference else []
-    pass_rate = len(passed) / len(scored) if scored else 0.0
+    pass_rate = len(passed) / len(scored) if scored else None  # no scored task: no rate, never 0%
     mean_score = sum(r["result"]["scalar"] for r in scored) / len(scored) if scored else None
     if compat == "reference":  # six decimals, and 0.0 rather than null when nothing was scored
-        pass_rate, mean_score = round(pass_rate, 6), round(mean_score or 0.0, 6)
+        pass_rate, mean_score = round(pass_rate or 0.0, 6), round(mean_score or 0.0, 6)
     return {
         **({"synthetic": "SYNTHETIC: the suite is invented, not a result"} if suite.get("synthetic") else {}),
         "compat": compat,
@@ -383,8 +383,9 @@ def run_suite(suite: dict[str, Any], submission: dict[str, Any] | None, referenc
                 else "submitted transcripts",
                 "any_live": False,
                 "fixture_only": reference,
-                "note": "void tasks are excluded from pass_rate and never passed; mean_score is over scored "
-                        "tasks and null when none was scored",
+                "note": "void tasks are excluded from pass_rate and never passed; pass_rate and mean_score are "
+                        "over scored tasks and null when none was scored" + (
+                            " (--compat reference: 0.0, as the reference gives)" if compat == "reference" else ""),
             },
         },
     }

@@ -334,7 +334,7 @@ def test_void_tasks_and_unknown_keys():
     assert [r["verdict"] for r in art["per_task"]] == ["pass", "void", "void"]
     assert art["unknown_submission_keys"] == ["no-such-task"]
     nothing = voice.run_suite(suite, {})["aggregate"]
-    assert nothing["pass_rate"] == 0.0 and nothing["mean_score"] is None and nothing["scored"] == 0
+    assert nothing["pass_rate"] is None and nothing["mean_score"] is None and nothing["scored"] == 0
 
 
 def test_bench_cli_writes_sorted_artifact(run, tmp_path):
@@ -426,3 +426,21 @@ def test_a_key_written_twice_is_refused(run, tmp_path):
     sub.write_text('{"refund-call": [], "refund-call": []}')
     r = run("voice", "bench", STARTER, "--submission", sub, "--out", out)
     assert r.exit_code == 2 and "refund-call" in r.stderr and not out.exists()
+
+
+def test_a_suite_with_nothing_scored_has_no_pass_rate(run, tmp_path):
+    """The reference: pass_rate "is computed over scored tasks only". With every task void there
+    is no scored task, so there is no rate: 0 passed of 0 scored is not 0%, which reads as every
+    task failing. Like mean_score it is null, and the honesty note says so. --compat reference
+    keeps the reference's 0.0."""
+    suite = json.loads(STARTER.read_text())
+    agg = voice.run_suite(suite, {})["aggregate"]
+    assert (agg["scored"], agg["void"]) == (0, 3)
+    assert agg["pass_rate"] is None and agg["mean_score"] is None
+    assert "pass_rate" in agg["honesty"]["note"] and "null when none was scored" in agg["honesty"]["note"]
+    assert voice.run_suite(suite, {}, compat="reference")["aggregate"]["pass_rate"] == 0.0
+    sub, out = tmp_path / "sub.json", tmp_path / "a.json"
+    sub.write_text("{}")
+    r = run("voice", "bench", STARTER, "--submission", sub, "--out", out)
+    assert r.exit_code == 0 and json.loads(out.read_text())["aggregate"]["pass_rate"] is None
+    assert "0 of 0 scored task(s) passed; 3 void" in r.stdout

@@ -181,9 +181,10 @@ def score_episode(dialogue: Any, max_latency_ms: float = DEFAULT_MAX_LATENCY_MS,
 
     A dialogue with no caller and no agent turn has nothing to score: every sub-score would be
     vacuous, so it is "not scored" (components and verdict null, with the reason), never a pass
-    and never a fail. With ``compat="reference"`` the reference harness's two readings are kept:
-    an empty transcript (no turn at all) is a fail with scalar 0.0 and no sub-scores, and one
-    whose turns are all other speakers passes with every sub-score a vacuous 1.0.
+    and never a fail. So is one where the agent never spoke and no content was required. With
+    ``compat="reference"`` the reference harness's readings are kept: an empty transcript (no turn
+    at all) is a fail with scalar 0.0 and no sub-scores, and one whose turns are all other speakers
+    (or the caller alone) passes with every sub-score a vacuous 1.0.
     """
     max_latency_ms = check_budget(max_latency_ms, "--max-latency-ms")
     if compat == "reference":  # the reference reads the budget with int(): 1200.9 gives 1200
@@ -201,6 +202,12 @@ def score_episode(dialogue: Any, max_latency_ms: float = DEFAULT_MAX_LATENCY_MS,
             "turns": 0, "budget_ms": max_latency_ms, "note": "not scored: no caller or agent turn to score"}}
     callers = [t for t in turns if t["speaker"] == "caller"]
     agents = [t for t in turns if t["speaker"] == "agent"]
+    if not agents and not keywords and compat != "reference":  # every sub-score would be vacuous again
+        return {"scalar": None, "components": dict.fromkeys(COMPONENTS), "pass_fail": {
+            "voice": None, **{f"{k}_floor": None for k in COMPONENTS}}, "raw": {
+            "turns": len(turns), "budget_ms": max_latency_ms, "agent_turns": 0,
+            "note": "not scored: the agent never spoke and nothing was required, so no sub-score has anything to "
+                    "count"}}
 
     counted = inside = 0
     last_caller = None

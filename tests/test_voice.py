@@ -444,3 +444,23 @@ def test_a_suite_with_nothing_scored_has_no_pass_rate(run, tmp_path):
     r = run("voice", "bench", STARTER, "--submission", sub, "--out", out)
     assert r.exit_code == 0 and json.loads(out.read_text())["aggregate"]["pass_rate"] is None
     assert "0 of 0 scored task(s) passed; 3 void" in r.stdout
+
+
+def test_an_agent_that_never_speaks_is_not_passed_on_vacuous_sub_scores():
+    """The reference: "the agent has to answer promptly". A caller who speaks to an agent that never
+    says a word left no agent reply for latency, no agent turn for turn-taking, no barge-in and
+    (with nothing required) no keyword: every sub-score is vacuous, the very case the toolkit
+    already refuses to pass for an empty dialogue. Before, it passed with scalar 1.0. It is not
+    scored (void in a suite) with the reason; with content required it is scored and fails (content
+    0 of 1); --compat reference keeps the reference's vacuous pass."""
+    caller_only = [c(0, 1500, "hello? is anyone there?")]
+    result = voice.score_episode(caller_only)
+    assert result["scalar"] is None and result["pass_fail"]["voice"] is None
+    assert "agent never spoke" in result["raw"]["note"]
+    required = voice.score_episode(caller_only, required_content=["refund"])
+    assert required["pass_fail"]["voice"] is False and required["components"]["content"] == 0
+    assert voice.score_episode(caller_only, compat="reference")["pass_fail"]["voice"] is True
+    suite = json.loads(STARTER.read_text())
+    suite["tasks"] = [{**suite["tasks"][0], "required_content": []}]
+    row = voice.run_suite(suite, {"refund-call": caller_only})["per_task"][0]
+    assert row["verdict"] == "void" and "agent never spoke" in row["reason"]

@@ -306,7 +306,7 @@ def budget_of(task: dict[str, Any], where: str, compat: str = "day60") -> float:
 def check_budget(value: Any, field: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0 \
             or value > MAX_NUMBER:
-        raise InputError(field, f"{str(value)[:40]!r} is not a number of milliseconds of 0 or more",
+        raise InputError(field, f"{str(value)[:40]!r} is not a number of milliseconds from 0 to 10^15",
                          "give a whole or decimal number such as 1200")
     return float(value)
 
@@ -335,6 +335,10 @@ def run_suite(suite: dict[str, Any], submission: dict[str, Any] | None, referenc
     if not reference and not isinstance(submission, dict):
         raise InputError("--submission", "is not a {task_id: dialogue} object", "give a JSON object")
     submission = submission or {}
+    for key in submission:
+        if not isinstance(key, str):
+            raise InputError(f"--submission.{str(key)[:40]}", f"the key {str(key)[:40]!r} is not text",
+                             f'give task ids as text keys, e.g. "{str(key)[:40]}"')
     rows = []
     for task in tasks:
         where = f"SUITE.tasks[{tasks.index(task)}]"

@@ -464,3 +464,20 @@ def test_an_agent_that_never_speaks_is_not_passed_on_vacuous_sub_scores():
     suite["tasks"] = [{**suite["tasks"][0], "required_content": []}]
     row = voice.run_suite(suite, {"refund-call": caller_only})["per_task"][0]
     assert row["verdict"] == "void" and "agent never spoke" in row["reason"]
+
+
+def test_a_submission_key_that_is_not_text_is_refused():
+    """Submission keys are task ids as text (task 1 is found under "1"). From Python a key 1 is
+    not "1": it was silently left void and, beside a text key, the listing of unknown keys raised
+    a TypeError (1 and "x" do not sort together). It is refused, naming the key and the fix."""
+    suite = json.loads(STARTER.read_text())
+    with pytest.raises(InputError, match="as text") as err:
+        voice.run_suite(suite, {1: [], "x": []})
+    assert err.value.field.startswith("--submission")
+
+
+def test_a_budget_beyond_the_bound_says_the_bound():
+    """A budget of 10^16 ms is not negative: the message names the bound it broke (±10^15 ms,
+    the same as every time), not "0 or more"."""
+    with pytest.raises(InputError, match="10\\^15"):
+        voice.score_episode([c(0, 1), a(2, 3)], 1e16)

@@ -875,3 +875,57 @@ def test_a_key_written_twice_is_refused(run, tmp_path):
                     '"stopped_ms": 12900, "stopped_ms": 25400}}}')
     r = run("voice", "drills", path)
     assert r.exit_code == 2 and "stopped_ms" in r.stderr and "twice" in r.stderr and r.stderr.count("\n") == 1
+
+
+def _expected_curve(d, full, sixty, beyond):
+    """The rules' curve worked by hand on the exact duration ``d`` (a Decimal): full marks at or
+    within ``full``, a straight line down to 60 at ``sixty``, then 60 or nothing beyond."""
+    if d <= full:
+        return 100.0
+    if d <= sixty:
+        return 100 - 40 * float((d - full) / (sixty - full))
+    return 60.0 if beyond == "sixty" else 0.0
+
+
+_CURVED = {  # drill: (its observation for an order at t0 and a change at t0 + d, the part that holds the score)
+    "barge_in": (lambda t0, t1: {"speech_heard": True, "interrupt_ms": t0, "stopped_ms": t1}, None),
+    "mute": (lambda t0, t1: {"mute": change(t0, t1), "unmute": change(t0, t1)}, "mute"),
+    "camera": (lambda t0, t1: {"on": change(t0, t1, frame_age_ms=0), "off": change(t0, t1)}, "on"),
+    "screen_share": (lambda t0, t1: {"ready_ms": 100, "share_observed_ms": 100, "code": "K", "code_read": "K",
+                                     "stop_order_ms": t0, "stopped_ms": t1}, "stopping"),
+}
+
+
+@settings(max_examples=400, deadline=None)
+@given(drill=st.sampled_from(sorted(_CURVED)), which=st.sampled_from(["full_ms", "sixty_ms"]),
+       t0=st.decimals(min_value=Decimal("0.001"), max_value=10**9, places=3),
+       offset=st.integers(-3, 3), step=st.sampled_from([Decimal("0.001"), Decimal("0.1"), Decimal(1)]))
+def test_every_timed_change_follows_its_own_curve_exactly_at_its_boundaries(drill, which, t0, offset, step):
+    """Each drill's curve, from the rules file (barge-in 1,000 / 2,000 ms and 60 after; mute
+    500 / 10,000 ms and nothing after; camera 2,000 / 10,000 ms; share stop 500 / 10,000 ms), is
+    judged on the exact difference of the two recorded decimals, at a boundary and a few
+    thousandths or tenths either side, whatever the instant the order came at."""
+    curve = drills.rules()["drills"][drill]["curve" if drill != "screen_share" else "stop_curve"]
+    d = Decimal(curve[which]) + offset * step
+    build, part = _CURVED[drill]
+    got = one(drill, build(_float(t0), _float(t0 + d)))
+    score = got["score"] if part is None else got["parts"][part]
+    assert score == pytest.approx(_expected_curve(d, curve["full_ms"], curve["sixty_ms"], curve["beyond"]), abs=1e-9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ms=st.decimals(min_value=0, max_value=70000, places=3) | st.sampled_from(
+           [Decimal(v) + o for v in (800, 4000, 5000, 60000) for o in (Decimal("-0.001"), 0, Decimal("0.001"))]))
+def test_latencies_follow_their_curves_and_cut_offs(ms):
+    """Turn-taking: the curve 800 / 4,000 ms, 60 up to five seconds and nothing after ("a turn
+    that does not land within five seconds ... scores nothing"); noise and vision card: the same
+    curve on the latency half, 60 after (decision), accuracy 100 here; text chat: 5 s / a minute."""
+    t = _float(ms)
+    turn = one("turn_taking", rounds((4, "4", t), *[(6, "6", 0)] * 4))["parts"]["rounds"][0]["score"]
+    want = 0.0 if ms > 5000 else _expected_curve(ms, 800, 4000, "sixty")
+    assert turn == pytest.approx(want, abs=1e-9)
+    said = [1, 2, 3, 4, 5, 6]
+    vision = one("vision_card", {"said": said, "heard": said, "latency_ms": t})["parts"]["latency"]
+    assert vision == pytest.approx(_expected_curve(ms, 800, 4000, "sixty"), abs=1e-9)
+    chat = one("text_chat", {"said": said, "written": said, "latency_ms": t})["parts"]["speed"]
+    assert chat == pytest.approx(_expected_curve(ms, 5000, 60000, "sixty"), abs=1e-9)

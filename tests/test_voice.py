@@ -481,3 +481,59 @@ def test_a_budget_beyond_the_bound_says_the_bound():
     the same as every time), not "0 or more"."""
     with pytest.raises(InputError, match="10\\^15"):
         voice.score_episode([c(0, 1), a(2, 3)], 1e16)
+
+
+def _by_hand(dialogue, budget):
+    """The reference's four rules worked pair by pair on exact decimals, with no sweep: latency
+    over agent turns after a caller turn in list order (0 <= gap <= budget); harmful overlap
+    (c.start < a.end and c.end > a.start, no interrupt among them); each (agent, overlapping
+    interrupt) pair handled when a.end - c.start <= 600."""
+    def x(v):
+        return Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
+
+    turns = [t for t in dialogue if t["speaker"] in ("caller", "agent")]
+    callers = [t for t in turns if t["speaker"] == "caller"]
+    counted = inside = harmful = pairs = handled = 0
+    last = None
+    for t in turns:
+        if t["speaker"] == "caller":
+            last = t
+        elif last is not None:
+            counted += 1
+            inside += 0 <= x(t["start_ms"]) - x(last["end_ms"]) <= x(budget)
+    for ag in (t for t in turns if t["speaker"] == "agent"):
+        over = [k for k in callers if x(k["start_ms"]) < x(ag["end_ms"]) and x(k["end_ms"]) > x(ag["start_ms"])]
+        interrupts = [k for k in over if k.get("interrupt")]
+        harmful += bool(over) and not interrupts
+        pairs += len(interrupts)
+        handled += sum(x(ag["end_ms"]) - x(k["start_ms"]) <= 600 for k in interrupts)
+    return counted, inside, harmful, pairs, handled
+
+
+_edge = st.decimals(min_value=0, max_value=3000, places=1) | st.sampled_from(
+    [Decimal(v) for v in ("0", "0.1", "599.9", "600", "600.1", "1200", "1200.1")])
+
+
+@st.composite
+def _fractional_turn(draw):
+    start = draw(_edge)
+    end = start + draw(st.sampled_from([Decimal(v) for v in ("0", "0.1", "599.9", "600", "600.1")])
+                       | st.decimals(min_value=0, max_value=2000, places=1))
+    return {"speaker": draw(st.sampled_from(["caller", "agent"])), "start_ms": json.loads(str(start)),
+            "end_ms": json.loads(str(end)), "interrupt": draw(st.booleans())}
+
+
+@settings(max_examples=500, deadline=None)
+@given(dialogue=st.lists(_fractional_turn(), min_size=1, max_size=10),
+       budget=st.sampled_from([0, 0.1, 600, 1200, 1200.1]))
+def test_the_sweep_counts_exactly_what_the_rules_count_pair_by_pair(dialogue, budget):
+    """Fractional times at and beside every boundary (touching turns, a yield of 599.9, 600 and
+    600.1 ms, gaps equal to the budget): the n log n sweep counts the same replies, overlaps and
+    barge-ins as comparing every pair by hand on exact decimals."""
+    raw = voice.score_episode(dialogue, budget)["raw"]
+    if "note" in raw:  # the agent never spoke and nothing was required: not scored
+        assert not any(t["speaker"] == "agent" for t in dialogue)
+        return
+    got = (raw["latency_counted"], raw["latency_inside"], raw["harmful_overlaps"], raw["barge_in_pairs"],
+           raw["barge_in_handled"])
+    assert got == _by_hand(dialogue, budget)

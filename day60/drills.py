@@ -432,8 +432,12 @@ def barge_in(obs: BargeIn, r: dict[str, Any], h: dict[str, int]) -> dict[str, An
 
 def hold_tongue(obs: HoldTongue, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
     said = words(re.sub(r"(?<=[a-z])\.(?=[a-z])|(?<=\b[a-z])\.", "", fold(obs.reply or "")))  # O.K. is OK
-    if not said or obs.word_start_ms is None or obs.word_start_ms > r["word_within_ms"]:
-        return _result(0.0, {"reply": obs.reply}, ["no word within 5,000 ms of NOW: silence is not restraint"])
+    if said and obs.word_start_ms is not None and obs.word_start_ms > r["word_within_ms"]:
+        return _result(0.0, {"reply": obs.reply}, [f"the word began {plain(obs.word_start_ms)} ms after NOW, later "
+                                                   "than the 5,000 ms it had"])
+    if not said or obs.word_start_ms is None:
+        why = "no word" if not said else "a word with no start time recorded, so not shown"
+        return _result(0.0, {"reply": obs.reply}, [f"{why} within 5,000 ms of NOW: silence is not restraint"])
     if len(said) != 1 or said[0] not in [fold(w) for w in r["words"]]:
         return _result(0.0, {"reply": obs.reply}, ["the reply was not exactly one of OK or Understood"])
     end = obs.word_end_ms if obs.word_end_ms is not None else obs.word_start_ms
@@ -459,7 +463,10 @@ def _accuracy_and_latency(obs: ReadBack, curve: dict[str, Any], h: dict[str, int
     accuracy = 100 * correct / len(obs.said)
     latency = _curve(obs.latency_ms, curve)
     return {"score": (accuracy + latency) / 2, "accuracy": accuracy, "latency": latency,
-            "latency_ms": obs.latency_ms}
+            "latency_ms": obs.latency_ms, **({"why": _NO_TIME} if obs.latency_ms is None else {})}
+
+
+_NO_TIME = "reply time not recorded: the latency half scores nothing"
 
 
 def noise(obs: Noise, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
@@ -470,6 +477,7 @@ def noise(obs: Noise, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
     notes = [f"round {x['round']}: noise {plain(x['noise_db'])} dB, voice {plain(x['voice_db'])} dB"
              if x["noise_db"] is not None and x["voice_db"] is not None
              else f"round {x['round']}: noise and voice levels not recorded" for x in rounds]
+    notes += [f"round {x['round']}: {x['why']}" for x in rounds if x.get("why") == _NO_TIME]
     return _result(sum(x["score"] for x in rounds) / len(rounds), {"rounds": rounds}, notes)
 
 
@@ -555,7 +563,7 @@ def cocktail_party(obs: Cocktail, r: dict[str, Any], h: dict[str, int]) -> dict[
 
 def vision_card(obs: ReadBack, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
     part = _accuracy_and_latency(obs, r["curve"], h)
-    return _result(part["score"], part, ["no reply"] if obs.heard is None else [])
+    return _result(part["score"], part, [part["why"]] if part.get("why") else [])
 
 
 def text_chat(obs: TextChat, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
@@ -563,7 +571,9 @@ def text_chat(obs: TextChat, r: dict[str, Any], h: dict[str, int]) -> dict[str, 
         return _result(0.0, {}, [f"no message arrived: {obs.no_message_reason or 'no reason recorded'}"])
     correct, _ = _in_place(obs.said, obs.written, h)
     accuracy, speed = 100 * correct / len(obs.said), _curve(obs.latency_ms, r["curve"])
-    return _result((accuracy + speed) / 2, {"accuracy": accuracy, "speed": speed, "latency_ms": obs.latency_ms}, [])
+    notes = ["message time not recorded: the speed half scores nothing"] if obs.latency_ms is None else []
+    return _result((accuracy + speed) / 2, {"accuracy": accuracy, "speed": speed, "latency_ms": obs.latency_ms},
+                   notes)
 
 
 def screen_share(obs: ScreenShare, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:

@@ -929,3 +929,23 @@ def test_latencies_follow_their_curves_and_cut_offs(ms):
     assert vision == pytest.approx(_expected_curve(ms, 800, 4000, "sixty"), abs=1e-9)
     chat = one("text_chat", {"said": said, "written": said, "latency_ms": t})["parts"]["speed"]
     assert chat == pytest.approx(_expected_curve(ms, 5000, 60000, "sixty"), abs=1e-9)
+
+
+def test_a_latency_half_with_no_time_recorded_says_so():
+    """Noise, vision card and text chat score a latency (or speed) half; a reply with no time
+    recorded earns nothing on it, and the note says the time was not recorded rather than leaving
+    a silent zero: accuracy 100, latency 0, so (100 + 0) / 2 = 50."""
+    said = [1, 2, 3, 4, 5, 6]
+    vision = one("vision_card", {"said": said, "heard": said, "latency_ms": None})
+    chat = one("text_chat", {"said": said, "written": said, "latency_ms": None})
+    noise = one("noise", {"rounds": [{"said": said, "heard": said, "latency_ms": None}] * 3})
+    for got in (vision, chat, noise):
+        assert got["score"] == 50 and any("time not recorded" in n for n in got["notes"])
+
+
+def test_a_late_word_is_not_called_silence():
+    """Hold your tongue: a word that began 6,000 ms after NOW is not "within five seconds", so it
+    scores nothing, but it was a word: the note says when it began, not "silence"."""
+    got = one("hold_tongue", {"reply": "OK", "word_start_ms": 6000, "silence_ms": 10000})
+    assert got["score"] == 0 and "6000 ms" in got["notes"][0] and "silence" not in got["notes"][0]
+    assert "silence is not restraint" in one("hold_tongue", {"reply": None, "silence_ms": 10000})["notes"][0]

@@ -569,7 +569,7 @@ def test_drill_cli_json_and_table_say_how_each_case_was_read(run, tmp_path):
     assert r.exit_code == 0, r.output
     result = json.loads(r.stdout)
     assert result["drills"]["barge_in"]["status"] == "unmeasured"
-    assert result["summary"]["unmeasured_as_zero"] == ["barge_in"] and result["rules"]["version"] == "1.2.0"
+    assert result["summary"]["unmeasured_as_zero"] == ["barge_in"] and result["rules"]["version"] == "1.3.0"
     assert "1234567-1240000 ms" in result["drills"]["stay_out"]["notes"][0]
     table = run("voice", "drills", path).stdout
     stay_out = next(line for line in table.splitlines() if line.startswith("stay_out"))

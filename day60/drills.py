@@ -285,8 +285,8 @@ def number(value: Word | None, homophones: dict[str, int]) -> int | None:
     if isinstance(value, int):
         return value
     text = re.sub(r"[.,!?]+$", "", fold(value).strip()).replace("-", " ")  # read as replies are: "ｔｗｏ" is two
-    if re.fullmatch(r"\d+", text):
-        return int(text)
+    if re.fullmatch(r"\d+", text):  # beyond 20 digits it is no number anyone dictated (and int() would refuse it)
+        return int(text) if len(text) <= 20 else None
     words = text.split()
     if len(words) == 1:
         w = words[0]

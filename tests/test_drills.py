@@ -949,3 +949,18 @@ def test_a_late_word_is_not_called_silence():
     got = one("hold_tongue", {"reply": "OK", "word_start_ms": 6000, "silence_ms": 10000})
     assert got["score"] == 0 and "6000 ms" in got["notes"][0] and "silence" not in got["notes"][0]
     assert "silence is not restraint" in one("hold_tongue", {"reply": None, "silence_ms": 10000})["notes"][0]
+
+
+def test_a_reply_of_thousands_of_digits_is_a_wrong_number_not_a_fault(run, tmp_path):
+    """A reply written as 5,000 digits names no number he dictated (six numbers read aloud): it is
+    a wrong word in its place, scored as such. Before, reading it stopped the command with an
+    internal fault (Python's 4,300-digit limit); as a dictated number it is refused in words."""
+    path = tmp_path / "obs.json"
+    long_reply = {"read_back": {"said": [1, 2], "heard": ["9" * 5000, 2]}}
+    path.write_text(json.dumps({"call": {"id": "c"}, "drills": long_reply}))
+    r = run("voice", "drills", path, "--format", "json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["drills"]["read_back"]["parts"]["in_place"] == [False, True]
+    path.write_text(json.dumps({"call": {"id": "c"}, "drills": {"read_back": {"said": ["9" * 5000], "heard": [1]}}}))
+    r = run("voice", "drills", path)
+    assert r.exit_code == 2 and "is not a number" in r.stderr and "4300" not in r.stderr

@@ -340,8 +340,8 @@ def run_suite(suite: dict[str, Any], submission: dict[str, Any] | None, referenc
             raise InputError(f"--submission.{str(key)[:40]}", f"the key {str(key)[:40]!r} is not text",
                              f'give task ids as text keys, e.g. "{str(key)[:40]}"')
     rows = []
-    for task in tasks:
-        where = f"SUITE.tasks[{tasks.index(task)}]"
+    for i, task in enumerate(tasks):  # by place: looking each task up again was n² comparisons
+        where = f"SUITE.tasks[{i}]"
         budget = budget_of(task, where, compat)
         dialogue = task.get("reference_dialogue") if reference else submission.get(str(task["id"]))
         row: dict[str, Any] = {"task_id": task["id"], "world_kind": _world_kind(task, suite),

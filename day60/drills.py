@@ -12,8 +12,10 @@ import math
 import re
 import unicodedata
 from decimal import Decimal
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
+import regex
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from day60.curve import slide
@@ -43,6 +45,22 @@ class _In(BaseModel):
 Word = int | str
 
 
+@lru_cache(maxsize=1)
+def _table() -> dict[str, int]:
+    return rules()["homophones"]
+
+
+def _a_number(value: Word) -> Word:
+    """What he dictates is a number: digits, number words, or a homophone from the published table."""
+    if number(value, _table()) is None:
+        raise ValueError(f"{str(value)[:40]!r} is not a number (digits, number words or a published homophone), "
+                         "so nothing could be checked against it")
+    return value
+
+
+Number = Annotated[Word, AfterValidator(_a_number)]  # a number he dictated (what came back may be anything)
+
+
 class Round(_In):
     expected: int
     heard: Word | None = Field(None, description="what the recogniser heard (a word or digits), null for none")
@@ -54,7 +72,7 @@ class Round(_In):
 
 
 class ReadBack(_In):
-    said: list[Word] = Field(min_length=1)
+    said: list[Number] = Field(min_length=1)
     heard: list[Word | None] | None = Field(None, description="read back in order; null for no reply")
     latency_ms: float | None = _ms(optional=True)
 
@@ -72,6 +90,13 @@ class HoldTongue(_In):
     word_end_ms: float | None = Field(None, ge=0)
     next_speech_ms: float | None = Field(None, ge=0, description="the agent's next speech, null if it held")
     silence_ms: float = Field(gt=0, description="the silence drawn for the run")
+
+    @model_validator(mode="after")
+    def _word_forwards(self) -> HoldTongue:
+        if self.word_start_ms is not None and self.word_end_ms is not None and self.word_end_ms < self.word_start_ms:
+            raise ValueError(f"word_end_ms {plain(self.word_end_ms)} is before word_start_ms "
+                             f"{plain(self.word_start_ms)}: a word cannot end before it begins")
+        return self
 
 
 class NoiseRound(ReadBack):
@@ -102,9 +127,15 @@ class StayOut(_In):
     holes: list[Hole] = Field(default_factory=list, description="stretches the listener did not hear")
 
 
+def _named(value: str) -> str:
+    if not words(value):
+        raise ValueError(f"{value[:40]!r} holds no letters or digits: a rank and a name are words an answer can say")
+    return value
+
+
 class Member(_In):
-    rank: str
-    name: str
+    rank: Annotated[str, AfterValidator(_named)]
+    name: Annotated[str, AfterValidator(_named)]
 
 
 class BindingTurn(_In):
@@ -119,6 +150,11 @@ class SpeakerBinding(_In):
 
     @model_validator(mode="after")
     def _halves(self) -> SpeakerBinding:
+        seen = [(fold(m.rank), fold(m.name)) for m in self.roster]
+        for i, key in enumerate(seen):
+            if key in seen[:i]:
+                raise ValueError(f"roster[{i}] is {self.roster[i].rank} {self.roster[i].name} twice: no answer could "
+                                 "tell the two apart")
         for i, turn in enumerate(self.turns):
             if turn.speaker >= len(self.roster):
                 raise ValueError(f"turns[{i}].speaker {turn.speaker} is outside the roster of {len(self.roster)}")
@@ -129,13 +165,22 @@ class SpeakerBinding(_In):
 
 
 class Cocktail(_In):
-    his: list[Word] = Field(min_length=5, max_length=5)
-    theirs: list[Word]
+    his: list[Number] = Field(min_length=5, max_length=5)
+    theirs: list[Number]
     heard: list[Word | None] | None = None
+
+    @model_validator(mode="after")
+    def _apart(self) -> Cocktail:
+        h = _table()
+        shared = {number(x, h) for x in self.his} & {number(x, h) for x in self.theirs}
+        if shared:
+            raise ValueError(f"his numbers and theirs share {', '.join(map(str, sorted(shared)))}; the two sets are "
+                             "drawn so that they never share a number")
+        return self
 
 
 class TextChat(_In):
-    said: list[Word] = Field(min_length=1)
+    said: list[Number] = Field(min_length=1)
     written: list[Word | None] | None = Field(None, description="numbers in the posted message; null if none came")
     latency_ms: float | None = _ms(optional=True)
     no_message_reason: str | None = None
@@ -239,9 +284,9 @@ def number(value: Word | None, homophones: dict[str, int]) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    text = re.sub(r"[.,!?]+$", "", value.strip().lower()).replace("-", " ")
-    if re.fullmatch(r"\d+", text):
-        return int(text)
+    text = re.sub(r"[.,!?]+$", "", fold(value).strip()).replace("-", " ")  # read as replies are: "ｔｗｏ" is two
+    if re.fullmatch(r"\d+", text):  # beyond 20 digits it is no number anyone dictated (and int() would refuse it)
+        return int(text) if len(text) <= 20 else None
     words = text.split()
     if len(words) == 1:
         w = words[0]
@@ -269,17 +314,21 @@ def _curve(ms: float | Decimal | None, c: dict[str, Any]) -> float:
 
 
 # Characters that join the letters of one word: hyphens and apostrophes in their common forms,
-# the Catalan middle dot, the Hebrew geresh and gershayim, and the zero-width (non-)joiner of
-# Indic and Persian writing. Anything else that is not a letter, mark or digit ends a word.
+# the Catalan middle dot, and the Hebrew geresh and gershayim. Anything else that is not a letter,
+# mark or digit ends a word. Invisible characters (zero-width joiners, soft hyphen, word joiner,
+# BOM, variation selectors: Unicode's Default_Ignorable_Code_Point) are gone before words are cut.
 _JOIN_AS = {"\u2010": "-", "\u2011": "-", "\u2019": "'", "\u02bc": "'"}
-_JOINERS = frozenset("-'\u00b7\u05f3\u05f4\u200c\u200d")
+_JOINERS = frozenset("-'\u00b7\u05f3\u05f4")
+_IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}+")
 
 
 def fold(text: str) -> str:
-    """Text for comparing: Unicode compatibility-normalised and case-folded (NFKC casefold), so
-    "Piñata" typed with a combined or a separate tilde, and "PIÑATA", all read "piñata"."""
+    """Text for comparing, as Unicode's NFKC_Casefold reads it: invisible (default-ignorable)
+    characters removed, compatibility-normalised and case-folded, so "Piñata" typed with a combined
+    or a separate tilde, "PIÑATA", full-width "ｐｉñａｔａ" and "pi\u2060ñata" all read "piñata"."""
+    text = _IGNORABLE.sub("", text)
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
-    return "".join(_JOIN_AS.get(ch, ch) for ch in folded)
+    return "".join(_JOIN_AS.get(ch, ch) for ch in _IGNORABLE.sub("", folded))
 
 
 def words(text: str | None) -> list[str]:
@@ -309,7 +358,9 @@ def words(text: str | None) -> list[str]:
 def _in_place(said: list[Word], heard: list[Word | None] | None, h: dict[str, int]) -> tuple[int, list[bool]]:
     if heard is None:
         return 0, [False] * len(said)
-    marks = [i < len(heard) and number(heard[i], h) == number(s, h) for i, s in enumerate(said)]
+    # what he said is always a number (the model checks it); a reply word that names none is never in place
+    marks = [i < len(heard) and number(heard[i], h) is not None and number(heard[i], h) == number(s, h)
+             for i, s in enumerate(said)]
     return sum(marks), marks
 
 
@@ -327,7 +378,10 @@ def turn_taking(rounds: list[Round], r: dict[str, Any], h: dict[str, int]) -> di
         if heard is None or heard != rd.expected:
             scored.append({"round": i, "score": 0.0, "why": "no number heard" if rd.heard is None and heard is None
                            else f"heard {rd.heard!r}, expected {rd.expected}"})
-        elif rd.latency_ms is None or rd.latency_ms > r["no_reply_ms"]:
+        elif rd.latency_ms is None:
+            scored.append({"round": i, "score": 0.0, "why": "reply time not recorded: not shown to land within "
+                                                            "5,000 ms"})
+        elif rd.latency_ms > r["no_reply_ms"]:
             scored.append({"round": i, "score": 0.0, "why": "no reply within 5,000 ms"})
         else:
             scored.append({"round": i, "score": _curve(rd.latency_ms, r["curve"]), "latency_ms": rd.latency_ms})
@@ -351,35 +405,47 @@ def read_back(obs: ReadBack, r: dict[str, Any], h: dict[str, int]) -> dict[str, 
 def barge_in(obs: BargeIn, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
     """Speech that was never heard, or had already finished when he cut in, leaves nothing to
     interrupt. Finished is read from both records, in either order: a speech end or a stop at or
-    before the interrupt each mean the speech was over, whatever the other says."""
+    before the interrupt each mean the speech was over, whatever the other says. Otherwise the
+    silence he times begins at the first recorded end after the interrupt, the stop or the speech
+    end (a speech end after the interrupt is the speech stopping); with neither, it never stopped."""
     unmeasured = "; unmeasured, not failed, and scored as zero"
     if not obs.speech_heard:
         return _result(0.0, {}, ["nothing to interrupt: no far-end speech was heard" + unmeasured],
                        status="unmeasured")
-    over = [f"{label} at {plain(value)} ms" for label, value in (("speech ended", obs.speech_end_ms),
-                                                                 ("stopped", obs.stopped_ms))
-            if value is not None and value <= obs.interrupt_ms]
+    ends = [(label, value) for label, value in (("speech ended", obs.speech_end_ms), ("stopped", obs.stopped_ms))
+            if value is not None]
+    over = [f"{label} at {plain(value)} ms" for label, value in ends if value <= obs.interrupt_ms]
     if over:
         return _result(0.0, {}, [f"nothing to interrupt: the speech had already finished ({', '.join(over)}, at or "
                                  f"before the interrupt at {plain(obs.interrupt_ms)} ms)" + unmeasured],
                        status="unmeasured")
-    if obs.stopped_ms is None:
+    if not ends:
         return _result(0.0, {"yield_ms": None}, ["never stopped"])
-    yield_ms = elapsed_ms(obs.interrupt_ms, obs.stopped_ms)  # exact, and above zero here
-    return _result(_curve(yield_ms, r["curve"]), {"yield_ms": float(yield_ms)}, [])
+    end = min((value for _, value in ends), key=exact_ms)
+    notes = []
+    if len(ends) == 2 and exact_ms(ends[0][1]) != exact_ms(ends[1][1]):
+        notes.append(f"the two records differ (speech ended at {plain(obs.speech_end_ms)} ms, stopped at "
+                     f"{plain(obs.stopped_ms)} ms): the silence is timed from the earlier, {plain(end)} ms")
+    yield_ms = elapsed_ms(obs.interrupt_ms, end)  # exact, and above zero here
+    return _result(_curve(yield_ms, r["curve"]), {"yield_ms": float(yield_ms)}, notes)
 
 
 def hold_tongue(obs: HoldTongue, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
     said = words(re.sub(r"(?<=[a-z])\.(?=[a-z])|(?<=\b[a-z])\.", "", fold(obs.reply or "")))  # O.K. is OK
-    if not said or obs.word_start_ms is None or obs.word_start_ms > r["word_within_ms"]:
-        return _result(0.0, {"reply": obs.reply}, ["no word within 5,000 ms of NOW: silence is not restraint"])
+    if said and obs.word_start_ms is not None and obs.word_start_ms > r["word_within_ms"]:
+        return _result(0.0, {"reply": obs.reply}, [f"the word began {plain(obs.word_start_ms)} ms after NOW, later "
+                                                   "than the 5,000 ms it had"])
+    if not said or obs.word_start_ms is None:
+        why = "no word" if not said else "a word with no start time recorded, so not shown"
+        return _result(0.0, {"reply": obs.reply}, [f"{why} within 5,000 ms of NOW: silence is not restraint"])
     if len(said) != 1 or said[0] not in [fold(w) for w in r["words"]]:
         return _result(0.0, {"reply": obs.reply}, ["the reply was not exactly one of OK or Understood"])
     end = obs.word_end_ms if obs.word_end_ms is not None else obs.word_start_ms
     silence = exact_ms(obs.silence_ms)
     gap = None if obs.next_speech_ms is None else elapsed_ms(end, obs.next_speech_ms)
     held = silence if gap is None or gap >= silence else max(gap, Decimal(0))  # exact: holding to time is full
-    return _result(100 * float(held) / obs.silence_ms, {"held_ms": float(held), "silence_ms": obs.silence_ms,
+    # the share first, then the points: 100 * held overflows before the division for a huge silence
+    return _result(100 * (float(held) / obs.silence_ms), {"held_ms": float(held), "silence_ms": obs.silence_ms,
                                                         "reply": obs.reply}, [])
 
 
@@ -397,7 +463,10 @@ def _accuracy_and_latency(obs: ReadBack, curve: dict[str, Any], h: dict[str, int
     accuracy = 100 * correct / len(obs.said)
     latency = _curve(obs.latency_ms, curve)
     return {"score": (accuracy + latency) / 2, "accuracy": accuracy, "latency": latency,
-            "latency_ms": obs.latency_ms}
+            "latency_ms": obs.latency_ms, **({"why": _NO_TIME} if obs.latency_ms is None else {})}
+
+
+_NO_TIME = "reply time not recorded: the latency half scores nothing"
 
 
 def noise(obs: Noise, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
@@ -408,6 +477,7 @@ def noise(obs: Noise, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
     notes = [f"round {x['round']}: noise {plain(x['noise_db'])} dB, voice {plain(x['voice_db'])} dB"
              if x["noise_db"] is not None and x["voice_db"] is not None
              else f"round {x['round']}: noise and voice levels not recorded" for x in rounds]
+    notes += [f"round {x['round']}: {x['why']}" for x in rounds if x.get("why") == _NO_TIME]
     return _result(sum(x["score"] for x in rounds) / len(rounds), {"rounds": rounds}, notes)
 
 
@@ -426,7 +496,7 @@ def stay_out(obs: StayOut, r: dict[str, Any], h: dict[str, int]) -> dict[str, An
              for (a, b), span in zip(holes, spans, strict=True)]
     lost = sum_ms(spans)
     held = max(elapsed_ms(lost, held_end), Decimal(0))
-    return _result(100 * float(held) / obs.addressed_ms, {"held_ms": float(held), "stretch_ms": obs.addressed_ms,
+    return _result(100 * (float(held) / obs.addressed_ms), {"held_ms": float(held), "stretch_ms": obs.addressed_ms,
                                                           "holes_ms": float(lost)}, notes)
 
 
@@ -453,15 +523,22 @@ def speaker_binding(obs: SpeakerBinding, r: dict[str, Any], h: dict[str, int]) -
 
 
 def bind(answer: str | None, roster: list[Member]) -> int | Literal["none", "several", "unverified"]:
-    """Which roster member an answer names by rank and name, if exactly one."""
+    """Which roster member an answer names by rank and name, if exactly one. A rank and name said
+    together name that member and nobody else (a rank two members share does not make it several);
+    any other rank or name left in the answer is another candidate."""
     text = fold(answer or "")  # composed and case-folded, so "Zoë" typed either way is one name
 
-    def said(name: str) -> bool:  # whole words only: "Sammy" is not Sam, "Maggies" is not Maggie
-        return re.search(rf"\b{re.escape(fold(name))}\b", text) is not None
+    def whole(rank: str, name: str) -> str:
+        return rf"\b{re.escape(fold(rank))}\s+{re.escape(fold(name))}\b"
 
-    mentioned = {i for i, m in enumerate(roster) if said(m.name) or said(m.rank)}
-    full = [i for i, m in enumerate(roster) if re.search(rf"\b{re.escape(fold(m.rank))}\s+"
-                                                         rf"{re.escape(fold(m.name))}\b", text)]
+    def said(name: str, where: str) -> bool:  # whole words only: "Sammy" is not Sam, "Maggies" is not Maggie
+        return re.search(rf"\b{re.escape(fold(name))}\b", where) is not None
+
+    full = [i for i, m in enumerate(roster) if re.search(whole(m.rank, m.name), text)]
+    rest = text
+    for i in full:
+        rest = re.sub(whole(roster[i].rank, roster[i].name), " ", rest)
+    mentioned = set(full) | {i for i, m in enumerate(roster) if said(m.name, rest) or said(m.rank, rest)}
     if len(mentioned) > 1 or len(full) > 1:
         return "several"  # several candidates earn nothing
     if len(full) == 1:
@@ -486,7 +563,7 @@ def cocktail_party(obs: Cocktail, r: dict[str, Any], h: dict[str, int]) -> dict[
 
 def vision_card(obs: ReadBack, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
     part = _accuracy_and_latency(obs, r["curve"], h)
-    return _result(part["score"], part, ["no reply"] if obs.heard is None else [])
+    return _result(part["score"], part, [part["why"]] if part.get("why") else [])
 
 
 def text_chat(obs: TextChat, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
@@ -494,7 +571,9 @@ def text_chat(obs: TextChat, r: dict[str, Any], h: dict[str, int]) -> dict[str, 
         return _result(0.0, {}, [f"no message arrived: {obs.no_message_reason or 'no reason recorded'}"])
     correct, _ = _in_place(obs.said, obs.written, h)
     accuracy, speed = 100 * correct / len(obs.said), _curve(obs.latency_ms, r["curve"])
-    return _result((accuracy + speed) / 2, {"accuracy": accuracy, "speed": speed, "latency_ms": obs.latency_ms}, [])
+    notes = ["message time not recorded: the speed half scores nothing"] if obs.latency_ms is None else []
+    return _result((accuracy + speed) / 2, {"accuracy": accuracy, "speed": speed, "latency_ms": obs.latency_ms},
+                   notes)
 
 
 def screen_share(obs: ScreenShare, r: dict[str, Any], h: dict[str, int]) -> dict[str, Any]:
@@ -508,16 +587,19 @@ def screen_share(obs: ScreenShare, r: dict[str, Any], h: dict[str, int]) -> dict
         code = 0.0
         notes.append("the shared frames could not be read: an instrument fault, not the agent's")
     else:
-        code = 100.0 if (obs.code_read or "").strip().lower() == obs.code.strip().lower() else 0.0
+        code = 100.0 if fold(obs.code_read or "").strip() == fold(obs.code).strip() else 0.0  # read as replies are
     if obs.code_in_frames is not None:
         notes.append("the code was " + ("" if obs.code_in_frames else "not ") + "found in the frames the far end "
                      "received")
-    if obs.stopped_ms is None or obs.stop_order_ms is None:
+    if obs.stop_order_ms is None:
+        stopping = 0.0
+        notes.append("no order to stop was recorded, so stopping could not be timed: that third scores nothing")
+    elif obs.stopped_ms is None:
         stopping = 0.0
         notes.append("never stopped sharing when told")
-    elif obs.stopped_ms < obs.stop_order_ms:
+    elif obs.stopped_ms <= obs.stop_order_ms:  # at the order's own instant is not after it
         stopping = 0.0
-        notes.append("stopped before the order to stop: only a change after the order counts")
+        notes.append("stopped at or before the order to stop: only a change after the order counts")
     else:
         stopping = _curve(elapsed_ms(obs.stop_order_ms, obs.stopped_ms), r["stop_curve"])
     return _result((sharing + code + stopping) / 3, {"sharing": sharing, "code": code, "stopping": stopping}, notes)
@@ -528,8 +610,8 @@ def _half(change: Change, curve: dict[str, Any], label: str, still_after: float 
         return 0.0, f"{label}: the state was already changed and not set back when ordered"
     if change.changed_ms is None:
         return 0.0, f"{label}: never happened"
-    if change.changed_ms < change.order_ms:
-        return 0.0, f"{label}: changed before the order, which earns nothing"
+    if change.changed_ms <= change.order_ms:  # "only a change he sees after the order counts"
+        return 0.0, f"{label}: changed at or before the order, which earns nothing"
     if still_after is not None and change.frame_age_ms is not None and change.frame_age_ms > still_after:
         return 0.0, f"{label}: the newest frame was {plain(change.frame_age_ms)} ms old: a still, not a live camera"
     return _curve(elapsed_ms(change.order_ms, change.changed_ms), curve), ""
@@ -559,9 +641,17 @@ def object_recognition(rounds: list[ObjectRound], r: dict[str, Any], h: dict[str
     per = 100 / len(rounds)
     marks = []
     for i, rd in enumerate(rounds, start=1):
-        ok = (rd.reply is not None and words(rd.reply) == words(rd.answer) and rd.latency_ms is not None
-              and rd.latency_ms <= r["reply_within_ms"])
-        marks.append({"round": i, "correct": ok, "reply": rd.reply})
+        if rd.reply is None:
+            why = "no reply"
+        elif words(rd.reply) != words(rd.answer):
+            why = "not the answer alone (a wrong candidate or extra words)"
+        elif rd.latency_ms is None:
+            why = "reply time not recorded: not shown to come within 10,000 ms"
+        elif rd.latency_ms > r["reply_within_ms"]:
+            why = "later than 10,000 ms"
+        else:
+            why = ""
+        marks.append({"round": i, "correct": not why, "reply": rd.reply, **({"why": why} if why else {})})
     return _result(per * sum(m["correct"] for m in marks), {"rounds": marks}, [])
 
 

@@ -181,9 +181,10 @@ def score_episode(dialogue: Any, max_latency_ms: float = DEFAULT_MAX_LATENCY_MS,
 
     A dialogue with no caller and no agent turn has nothing to score: every sub-score would be
     vacuous, so it is "not scored" (components and verdict null, with the reason), never a pass
-    and never a fail. With ``compat="reference"`` the reference harness's two readings are kept:
-    an empty transcript (no turn at all) is a fail with scalar 0.0 and no sub-scores, and one
-    whose turns are all other speakers passes with every sub-score a vacuous 1.0.
+    and never a fail. So is one where the agent never spoke and no content was required. With
+    ``compat="reference"`` the reference harness's readings are kept: an empty transcript (no turn
+    at all) is a fail with scalar 0.0 and no sub-scores, and one whose turns are all other speakers
+    (or the caller alone) passes with every sub-score a vacuous 1.0.
     """
     max_latency_ms = check_budget(max_latency_ms, "--max-latency-ms")
     if compat == "reference":  # the reference reads the budget with int(): 1200.9 gives 1200
@@ -201,6 +202,12 @@ def score_episode(dialogue: Any, max_latency_ms: float = DEFAULT_MAX_LATENCY_MS,
             "turns": 0, "budget_ms": max_latency_ms, "note": "not scored: no caller or agent turn to score"}}
     callers = [t for t in turns if t["speaker"] == "caller"]
     agents = [t for t in turns if t["speaker"] == "agent"]
+    if not agents and not keywords and compat != "reference":  # every sub-score would be vacuous again
+        return {"scalar": None, "components": dict.fromkeys(COMPONENTS), "pass_fail": {
+            "voice": None, **{f"{k}_floor": None for k in COMPONENTS}}, "raw": {
+            "turns": len(turns), "budget_ms": max_latency_ms, "agent_turns": 0,
+            "note": "not scored: the agent never spoke and nothing was required, so no sub-score has anything to "
+                    "count"}}
 
     counted = inside = 0
     last_caller = None
@@ -251,7 +258,8 @@ def _result(components: dict[str, float], raw: dict[str, Any]) -> dict[str, Any]
 
 
 def load_json(path: str | Path, field: str) -> Any:
-    return read_json(path, field, "a voice JSON file")
+    """A dialogue, suite, submission or drill observations file; a key named twice is refused."""
+    return read_json(path, field, "a voice JSON file", unique_keys=True)
 
 
 def check_suite(suite: Any, compat: str = "day60") -> list[dict[str, Any]]:
@@ -298,7 +306,7 @@ def budget_of(task: dict[str, Any], where: str, compat: str = "day60") -> float:
 def check_budget(value: Any, field: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0 \
             or value > MAX_NUMBER:
-        raise InputError(field, f"{str(value)[:40]!r} is not a number of milliseconds of 0 or more",
+        raise InputError(field, f"{str(value)[:40]!r} is not a number of milliseconds from 0 to 10^15",
                          "give a whole or decimal number such as 1200")
     return float(value)
 
@@ -327,9 +335,13 @@ def run_suite(suite: dict[str, Any], submission: dict[str, Any] | None, referenc
     if not reference and not isinstance(submission, dict):
         raise InputError("--submission", "is not a {task_id: dialogue} object", "give a JSON object")
     submission = submission or {}
+    for key in submission:
+        if not isinstance(key, str):
+            raise InputError(f"--submission.{str(key)[:40]}", f"the key {str(key)[:40]!r} is not text",
+                             f'give task ids as text keys, e.g. "{str(key)[:40]}"')
     rows = []
-    for task in tasks:
-        where = f"SUITE.tasks[{tasks.index(task)}]"
+    for i, task in enumerate(tasks):  # by place: looking each task up again was n² comparisons
+        where = f"SUITE.tasks[{i}]"
         budget = budget_of(task, where, compat)
         dialogue = task.get("reference_dialogue") if reference else submission.get(str(task["id"]))
         row: dict[str, Any] = {"task_id": task["id"], "world_kind": _world_kind(task, suite),
@@ -359,10 +371,10 @@ def run_suite(suite: dict[str, Any], submission: dict[str, Any] | None, referenc
         return out
 
     unknown = sorted(set(submission) - {str(t["id"]) for t in tasks}) if not reference else []
-    pass_rate = len(passed) / len(scored) if scored else 0.0
+    pass_rate = len(passed) / len(scored) if scored else None  # no scored task: no rate, never 0%
     mean_score = sum(r["result"]["scalar"] for r in scored) / len(scored) if scored else None
     if compat == "reference":  # six decimals, and 0.0 rather than null when nothing was scored
-        pass_rate, mean_score = round(pass_rate, 6), round(mean_score or 0.0, 6)
+        pass_rate, mean_score = round(pass_rate or 0.0, 6), round(mean_score or 0.0, 6)
     return {
         **({"synthetic": "SYNTHETIC: the suite is invented, not a result"} if suite.get("synthetic") else {}),
         "compat": compat,
@@ -382,8 +394,9 @@ def run_suite(suite: dict[str, Any], submission: dict[str, Any] | None, referenc
                 else "submitted transcripts",
                 "any_live": False,
                 "fixture_only": reference,
-                "note": "void tasks are excluded from pass_rate and never passed; mean_score is over scored "
-                        "tasks and null when none was scored",
+                "note": "void tasks are excluded from pass_rate and never passed; pass_rate and mean_score are "
+                        "over scored tasks and null when none was scored" + (
+                            " (--compat reference: 0.0, as the reference gives)" if compat == "reference" else ""),
             },
         },
     }

@@ -2,6 +2,7 @@
 statements, and each decision taken where the reference is silent."""
 
 import json
+import unicodedata
 from decimal import Decimal
 
 import pytest
@@ -422,12 +423,16 @@ ms_decimal = st.decimals(min_value=0, max_value=100000, places=3, allow_nan=Fals
 @given(speech_end=st.none() | ms_decimal, interrupt=ms_decimal, stopped=st.none() | ms_decimal)
 def test_barge_in_is_unmeasured_exactly_when_a_record_says_the_speech_was_over(speech_end, interrupt, stopped):
     """Unmeasured iff a recorded speech end or stop is at or before the interrupt; otherwise the
-    yield is the stop less the interrupt (exactly, compared as decimals) and never negative."""
+    yield is the first recorded end after it less the interrupt (exactly, compared as decimals),
+    never negative, and "never stopped" (0) only when neither end is recorded."""
     got = barge(_float(speech_end), _float(interrupt), _float(stopped))
-    over = any(v is not None and v <= interrupt for v in (speech_end, stopped))
+    recorded = [v for v in (speech_end, stopped) if v is not None]
+    over = any(v <= interrupt for v in recorded)
     assert (got["status"] == "unmeasured") is over
-    if not over and stopped is not None:
-        assert Decimal(repr(got["parts"]["yield_ms"])) == stopped - interrupt > 0
+    if not over and recorded:
+        assert Decimal(repr(got["parts"]["yield_ms"])) == min(recorded) - interrupt > 0
+    if not over and not recorded:
+        assert got["score"] == 0 and got["notes"] == ["never stopped"]
 
 
 @settings(max_examples=300, deadline=None)
@@ -564,7 +569,7 @@ def test_drill_cli_json_and_table_say_how_each_case_was_read(run, tmp_path):
     assert r.exit_code == 0, r.output
     result = json.loads(r.stdout)
     assert result["drills"]["barge_in"]["status"] == "unmeasured"
-    assert result["summary"]["unmeasured_as_zero"] == ["barge_in"] and result["rules"]["version"] == "1.2.0"
+    assert result["summary"]["unmeasured_as_zero"] == ["barge_in"] and result["rules"]["version"] == "1.3.0"
     assert "1234567-1240000 ms" in result["drills"]["stay_out"]["notes"][0]
     table = run("voice", "drills", path).stdout
     stay_out = next(line for line in table.splitlines() if line.startswith("stay_out"))
@@ -611,3 +616,351 @@ def test_hostile_drill_values_are_one_line_and_exit_2(run, tmp_path, drill, obs,
     path.write_text(json.dumps({"call": {"id": "c"}, "drills": {drill: obs}}))
     r = run("voice", "drills", path)
     assert r.exit_code == 2 and field in r.stderr and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+
+
+# ----- attack 28: each reading checked against the rules' own words ----------------------------
+
+
+@pytest.mark.parametrize(("drill", "obs"), [
+    ("hold_tongue", {"reply": "OK", "word_start_ms": 100, "word_end_ms": 200, "next_speech_ms": None,
+                     "silence_ms": 1e308}),
+    ("stay_out", {"addressed_ms": 1e308, "answered": True}),
+])
+def test_holding_the_whole_silence_is_full_marks_at_any_length(drill, obs):
+    """Hold your tongue: "holding until time earns full marks"; stay out: "the whole of it earns
+    full marks". Held is the whole drawn silence (or stretch) here, so the share is 1 and the score
+    100 however long it was: 100 * 1e308 / 1e308 overflowed to infinity before the division and
+    scored inf (the library takes any finite time; only the CLI's reader caps at 10^15)."""
+    assert one(drill, obs)["score"] == 100
+
+
+@pytest.mark.parametrize(("drill", "obs"), [
+    ("read_back", {"said": ["alpha", "beta"], "heard": [None, "gamma"]}),
+    ("exact_string", {"said": ["alpha"], "heard": [None]}),
+    ("text_chat", {"said": ["alpha"], "written": ["beta"], "latency_ms": 1000}),
+    ("vision_card", {"said": ["alpha"], "heard": ["beta"], "latency_ms": 500}),
+    ("cocktail_party", {"his": [1, 2, 3, 4, "five-ish"], "theirs": [6], "heard": [1, 2, 3, 4, None]}),
+    ("cocktail_party", {"his": [1, 2, 3, 4, 5], "theirs": ["xx"], "heard": [1, 2, 3, 4, 5]}),
+])
+def test_what_he_said_must_be_numbers_or_nothing_can_be_checked_in_place(drill, obs, tmp_path, run):
+    """He dictates numbers and each is "checked in its own position": a dictated word that is not
+    a number (digits, number words, a published homophone) cannot be checked against anything.
+    Before, such a word read as "no number" on both sides, so a missing or garbled reply matched
+    it: said ["alpha", "beta"], heard [null, "gamma"] scored 2 of 2 in place, 100."""
+    path = tmp_path / "obs.json"
+    path.write_text(json.dumps({"call": {"id": "c"}, "drills": {drill: obs}}))
+    r = run("voice", "drills", path)
+    assert r.exit_code == 2 and "is not a number" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_a_heard_word_that_is_no_number_is_never_in_place():
+    """Nothing heard (null) or a word that names no number never counts as a number in place."""
+    got = one("read_back", {"said": [1, "two", "to"], "heard": [None, "um", "two"]})
+    assert got["parts"]["in_place"] == [False, False, True] and got["score"] == pytest.approx(100 / 3)
+
+
+def test_his_numbers_and_theirs_never_share_one():
+    """The rules: "Both sets are drawn fresh for every call and never share a number." With a
+    shared 5 the scorer took his own 5, read back in place, as theirs too: 5 x 20 - 20 = 80 for a
+    perfect read-back. An observation where they share one cannot be true, and is refused."""
+    with pytest.raises(InputError, match="share"):
+        one("cocktail_party", {"his": [1, 2, 3, 4, 5], "theirs": ["five", 6], "heard": [1, 2, 3, 4, 5]})
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("banana", ["banana"]),
+    ("ba\u2060nana", ["banana"]),  # WORD JOINER: by its name, it joins
+    ("ba\u00adnana", ["banana"]),  # a soft hyphen is a line-break hint, invisible in the word
+    ("ba\u200dnana", ["banana"]),  # ZERO WIDTH JOINER
+    ("ba\u200cnana", ["banana"]),  # ZERO WIDTH NON-JOINER
+    ("\ufeffbanana", ["banana"]),  # a byte-order mark at the start of a transcript
+    ("yo\u200d-yo", ["yo-yo"]),
+    ("क्\u200dष", ["क्ष"]),  # a half-form asked for with ZWJ is the same conjunct spelt the same way
+])
+def test_invisible_characters_neither_split_nor_change_a_word(text, expected):
+    """fold() says it is NFKC case folding. Unicode's NFKC_Casefold removes every
+    Default_Ignorable_Code_Point (soft hyphen, zero-width joiners, word joiner, BOM, variation
+    selectors, ...), because they are invisible and carry no letter. Before, a WORD JOINER or a
+    soft hyphen split "banana" in two (so a right answer had "extra words" and scored nothing),
+    and a ZWJ kept it one word that was not "banana"."""
+    assert drills.words(text) == expected
+
+
+def test_an_invisible_joiner_in_a_right_answer_still_names_the_object():
+    """Object recognition: "the one word that names what it sees" is one word whatever invisible
+    marks a recogniser leaves in it: one right round of ten is 100 / 10 = 10 points."""
+    assert objects(["banana", "baseball", "camera", "headphones"], "banana", "Ba\u2060nana")["score"] == 10
+    assert objects(["banana", "baseball", "camera", "headphones"], "banana", "ba\u00adnana")["score"] == 10
+
+
+def test_ok_with_a_zero_width_joiner_is_still_ok():
+    """Hold your tongue: "O\u200dK" prints as OK; it is the one word OK, so holding the whole 10 s
+    silence earns 100."""
+    got = one("hold_tongue", {"reply": "O\u200dK", "word_start_ms": 500, "word_end_ms": 900, "next_speech_ms": None,
+                              "silence_ms": 10000})
+    assert got["score"] == 100
+
+
+@pytest.mark.parametrize(("heard", "value"), [
+    ("ｔｗｏ", 2), ("ＴＯＯ", 2), ("ｆｏｒ", 4), ("t\u200dwo", 2), ("\ufefftwo", 2), ("Ｔｗｅｎｔｙ－ｏｎｅ", 21),
+    ("１２", 12), ("ate", 8), ("OH", 0), ("WON!", 1),
+])
+def test_numbers_and_homophones_are_read_in_any_letter_form(heard, value):
+    """A number word or a published homophone is read the way replies are read everywhere else
+    (NFKC case folding): full-width "ｔｗｏ" is two, as full-width "１２" already was twelve."""
+    assert drills.number(heard, drills.rules()["homophones"]) == value
+
+
+# U+02BC is a letter by category, but it is written for an apostrophe and read as one
+_letters = st.characters(categories=["Lu", "Ll", "Lt", "Lm", "Lo"], exclude_characters="\u02bc").filter(
+    lambda ch: all(unicodedata.category(x)[0] in "LMN" for x in unicodedata.normalize("NFKC", ch).casefold()))
+_marks = st.characters(categories=["Mn", "Mc"])
+_piece = st.builds(lambda first, rest: first + "".join(rest), _letters, st.lists(_letters | _marks, max_size=5))
+_invisible = st.sampled_from(["\u200d", "\u200c", "\u2060", "\u00ad", "\ufeff", "\u200b", "\u034f"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(pieces=st.lists(_piece, min_size=1, max_size=3), joiner=st.sampled_from(["-", "'", "\u2011", "\u2019"]),
+       noise=st.lists(st.tuples(st.integers(0, 40), _invisible), max_size=4), end=st.sampled_from(["", ".", "!", "?"]))
+def test_one_naming_word_stays_one_word_in_any_script(pieces, joiner, noise, end):
+    """The issue: "a single naming word is one token whatever its letters". Letters of any script,
+    with marks after them, joined by a hyphen or apostrophe (in their common forms), are one word;
+    written decomposed (NFD), with invisible characters anywhere and closing punctuation, it is
+    still that same one word."""
+    word = joiner.join(pieces)
+    variant = unicodedata.normalize("NFD", word)
+    for at, ch in sorted(noise, reverse=True):
+        at = min(at, len(variant))
+        variant = variant[:at] + ch + variant[at:]
+    got = drills.words(variant + end)
+    assert got == drills.words(word) and len(got) == 1
+
+
+@pytest.mark.parametrize(("speech_end", "stopped", "yield_ms", "score"), [
+    (10500, None, 500, 100),  # the speech ended 500 ms after he cut in, and no other stop is recorded
+    (11500, None, 1500, 80),  # 100 - 40 * (1500 - 1000) / 1000 = 80
+    (10300, 11500, 300, 100),  # the silence began at the earlier end: 300 ms
+    (11500, 10300, 300, 100),  # in either order
+    (11000, 11000, 1000, 100),  # both records agree: 1,000 ms is within a second
+])
+def test_barge_in_yield_runs_to_the_first_recorded_end_after_the_interrupt(speech_end, stopped, yield_ms, score):
+    """The rules: he "interrupts and times the silence"; only "speech that never stops scores
+    nothing". A speech end after the interrupt is the speech stopping, so the yield is the
+    interrupt (10,000 ms) to the first recorded end after it, the stop or the speech end. Before,
+    a speech end at 10,500 ms with no stop recorded read "never stopped" and scored 0, and with
+    both recorded the later stop was used whatever the speech end said."""
+    got = barge(speech_end, 10000, stopped)
+    assert got["status"] == "scored" and got["parts"]["yield_ms"] == yield_ms
+    assert got["score"] == pytest.approx(score) and not any("never stopped" in n for n in got["notes"])
+    if stopped is not None and stopped != speech_end:
+        assert any(f"{min(stopped, speech_end)} ms" in n for n in got["notes"])  # which record was used
+
+
+@pytest.mark.parametrize(("drill", "obs", "part"), [
+    ("mute", {"mute": change(5000, 5000), "unmute": change(15000, 15300)}, "mute"),
+    ("mute", {"mute": change(5000, 5300), "unmute": change(15000, 15000)}, "unmute"),
+    ("camera", {"on": change(3000, 3000, frame_age_ms=100), "off": change(20000, 20800)}, "on"),
+    ("camera", {"on": change(3000, 4000, frame_age_ms=100), "off": change(20000, 20000)}, "off"),
+])
+def test_a_change_at_the_instant_of_the_order_is_not_after_it(drill, obs, part):
+    """Mute and camera: "Only a change he sees after the order counts." A change recorded at the
+    very millisecond of the order is not after it (and nothing reacts in 0 ms: it was under way
+    already), so that half earns nothing, as a barge-in stop at the interrupt's instant is read as
+    over rather than yielded. Before, it scored 0 ms: full marks. The other half here is 300 ms
+    (mute: within 500, 100), or 800 ms / 1,000 ms (camera: within 2,000, 100); the mean is 50."""
+    got = one(drill, obs)
+    assert got["parts"][part] == 0 and got["score"] == 50
+    assert any("at or before the order" in n for n in got["notes"])
+
+
+def test_a_share_stopped_at_the_instant_of_the_order_to_stop_earns_nothing_for_that_third():
+    """Screen share, the rules file's own decision: "only a change after the order counts". A stop
+    recorded at the order's own millisecond is not after it: stopping 0; sharing 9,100 ms (within
+    10 s, 100) and the code read right (100) keep theirs: (100 + 100 + 0) / 3."""
+    got = one("screen_share", {"ready_ms": 8200, "share_observed_ms": 9100, "code": "QX47", "code_read": "QX47",
+                               "stop_order_ms": 40000, "stopped_ms": 40000})
+    assert got["parts"] == {"sharing": 100, "code": 100, "stopping": 0}
+    assert got["score"] == pytest.approx(200 / 3) and any("at or before the order" in n for n in got["notes"])
+
+
+def test_a_share_with_no_order_to_stop_recorded_does_not_say_it_was_told():
+    """The rules time stopping from "he orders it to stop". With no order recorded the third
+    cannot be timed: it scores nothing, and the note says the order was not recorded instead of
+    "never stopped sharing when told" (nobody recorded telling it). Sharing 100, code 100, so
+    (100 + 100 + 0) / 3."""
+    base = {"ready_ms": 1000, "share_observed_ms": 2000, "code": "QX47", "code_read": "QX47"}
+    for extra in ({}, {"stopped_ms": 5000}):
+        got = one("screen_share", {**base, **extra})
+        assert got["parts"]["stopping"] == 0 and got["score"] == pytest.approx(200 / 3)
+        assert not any("when told" in n for n in got["notes"])
+        assert any("no order to stop was recorded" in n for n in got["notes"])
+    got = one("screen_share", {**base, "stop_order_ms": 4000})
+    assert any("never stopped sharing when told" in n for n in got["notes"])
+
+
+def test_the_code_on_the_page_is_read_as_replies_are():
+    """The code read back is compared as every reply is (NFKC case folding): full-width
+    "ｑｘ４７" is the code QX47, so the code third is 100 and all three are: 100."""
+    got = one("screen_share", {"ready_ms": 1000, "share_observed_ms": 2000, "code": "QX47", "code_read": "ｑｘ４７",
+                               "stop_order_ms": 5000, "stopped_ms": 5100})
+    assert got["parts"]["code"] == 100 and got["score"] == 100
+
+
+def test_a_reply_whose_time_was_not_recorded_says_so():
+    """Turn-taking: a right number with no time recorded cannot be shown to have landed within
+    five seconds, so the round scores nothing; the reason says the time is missing, not that no
+    reply came. Object recognition: each round says why it earned nothing."""
+    specs = rounds((4, "4", None), *[(6, "6", 500)] * 4)
+    got = one("turn_taking", specs)
+    assert got["parts"]["rounds"][0]["score"] == 0 and "not recorded" in got["parts"]["rounds"][0]["why"]
+    marks = objects(["banana", "kite", "top", "mug"], "banana", "banana", latency_ms=None)["parts"]["rounds"]
+    assert marks[0]["correct"] is False and "not recorded" in marks[0]["why"]
+    marks = objects(["banana", "kite", "top", "mug"], "banana", "a banana")["parts"]["rounds"]
+    assert "not the answer" in marks[0]["why"] and marks[1]["why"] == "no reply"
+    late = objects(["banana", "kite", "top", "mug"], "banana", "banana", latency_ms=10001)["parts"]["rounds"]
+    assert "10,000 ms" in late[0]["why"]
+
+
+def test_a_rank_two_people_hold_does_not_make_a_full_answer_several():
+    """The rules: "An answer must identify a speaker by rank and name"; several candidates earn
+    nothing. With two lieutenants on the roster, "Lieutenant Lottie" names exactly one of them by
+    rank and name; before, the shared rank counted as naming Larry too, so it read "several" and
+    a right answer scored nothing. Naming the rank alone, or a second person, is still several."""
+    members = [drills.Member(rank="Major", name="Maggie"), drills.Member(rank="Lieutenant", name="Lottie"),
+               drills.Member(rank="Lieutenant", name="Larry"), drills.Member(rank="Corporal", name="Charlie")]
+    assert drills.bind("That was Lieutenant Lottie.", members) == 1
+    assert drills.bind("lieutenant larry", members) == 2
+    assert drills.bind("Lieutenant Lottie, or Charlie", members) == "several"
+    assert drills.bind("Lieutenant Lottie or the other lieutenant", members) == "several"
+    assert drills.bind("a lieutenant", members) == "several"
+    two_sams = [drills.Member(rank="Major", name="Sam"), drills.Member(rank="Sergeant", name="Sam"), *members[2:]]
+    assert drills.bind("Major Sam", two_sams) == 0
+
+
+@pytest.mark.parametrize(("roster", "needle"), [
+    ([{"rank": "", "name": "Maggie"}, *ROSTER[1:]], "roster"),
+    ([{"rank": "Major", "name": "!!"}, *ROSTER[1:]], "roster"),
+    ([ROSTER[0], {"rank": "MAJOR", "name": "maggie"}, *ROSTER[2:]], "twice"),
+])
+def test_a_roster_that_cannot_tell_people_apart_is_refused(roster, needle):
+    """Each of the four reads "their rank and name", and an answer is credited by rank and name:
+    an empty rank (it matched every answer, so each read "several") or a member listed twice
+    leaves nothing to bind a voice to, and is refused naming the roster."""
+    obs = {"roster": roster, "turns": [{"half": "facing" if i < 8 else "back", "speaker": 0, "answer": None}
+                                       for i in range(16)]}
+    with pytest.raises(InputError, match=needle) as err:
+        one("speaker_binding", obs)
+    assert "roster" in str(err.value)
+
+
+def test_a_word_that_ends_before_it_begins_is_refused():
+    """Hold your tongue: "the clock starts at the end of the word". A word recorded as ending
+    (0 ms) before it began (3,000 ms) cannot be true, and it started the clock 3 s early: with the
+    next speech at 10,000 ms it was credited 10,000 of a 10,000 ms silence (100), where the word
+    ending at 3,000 ms or later gives 7,000 ms at most (70). It is refused, naming the field."""
+    with pytest.raises(InputError, match="word_end_ms") as err:
+        one("hold_tongue", {"reply": "OK", "word_start_ms": 3000, "word_end_ms": 0, "next_speech_ms": 10000,
+                            "silence_ms": 10000})
+    assert "before" in str(err.value)
+    assert one("hold_tongue", {"reply": "OK", "word_start_ms": 3000, "word_end_ms": 3000, "next_speech_ms": 10000,
+                               "silence_ms": 10000})["score"] == 70
+
+
+def test_a_key_written_twice_is_refused(run, tmp_path):
+    """A JSON object that names a key twice reads as one value or the other depending on the
+    reader (Python keeps the last, others keep the first): a stop at 900 ms and at 13,000 ms in
+    one observation. Which one scored was invisible; it is refused, naming the key, exit 2."""
+    path = tmp_path / "obs.json"
+    path.write_text('{"call": {"id": "c"}, "drills": {"barge_in": {"speech_heard": true, "interrupt_ms": 12400, '
+                    '"stopped_ms": 12900, "stopped_ms": 25400}}}')
+    r = run("voice", "drills", path)
+    assert r.exit_code == 2 and "stopped_ms" in r.stderr and "twice" in r.stderr and r.stderr.count("\n") == 1
+
+
+def _expected_curve(d, full, sixty, beyond):
+    """The rules' curve worked by hand on the exact duration ``d`` (a Decimal): full marks at or
+    within ``full``, a straight line down to 60 at ``sixty``, then 60 or nothing beyond."""
+    if d <= full:
+        return 100.0
+    if d <= sixty:
+        return 100 - 40 * float((d - full) / (sixty - full))
+    return 60.0 if beyond == "sixty" else 0.0
+
+
+_CURVED = {  # drill: (its observation for an order at t0 and a change at t0 + d, the part that holds the score)
+    "barge_in": (lambda t0, t1: {"speech_heard": True, "interrupt_ms": t0, "stopped_ms": t1}, None),
+    "mute": (lambda t0, t1: {"mute": change(t0, t1), "unmute": change(t0, t1)}, "mute"),
+    "camera": (lambda t0, t1: {"on": change(t0, t1, frame_age_ms=0), "off": change(t0, t1)}, "on"),
+    "screen_share": (lambda t0, t1: {"ready_ms": 100, "share_observed_ms": 100, "code": "K", "code_read": "K",
+                                     "stop_order_ms": t0, "stopped_ms": t1}, "stopping"),
+}
+
+
+@settings(max_examples=400, deadline=None)
+@given(drill=st.sampled_from(sorted(_CURVED)), which=st.sampled_from(["full_ms", "sixty_ms"]),
+       t0=st.decimals(min_value=Decimal("0.001"), max_value=10**9, places=3),
+       offset=st.integers(-3, 3), step=st.sampled_from([Decimal("0.001"), Decimal("0.1"), Decimal(1)]))
+def test_every_timed_change_follows_its_own_curve_exactly_at_its_boundaries(drill, which, t0, offset, step):
+    """Each drill's curve, from the rules file (barge-in 1,000 / 2,000 ms and 60 after; mute
+    500 / 10,000 ms and nothing after; camera 2,000 / 10,000 ms; share stop 500 / 10,000 ms), is
+    judged on the exact difference of the two recorded decimals, at a boundary and a few
+    thousandths or tenths either side, whatever the instant the order came at."""
+    curve = drills.rules()["drills"][drill]["curve" if drill != "screen_share" else "stop_curve"]
+    d = Decimal(curve[which]) + offset * step
+    build, part = _CURVED[drill]
+    got = one(drill, build(_float(t0), _float(t0 + d)))
+    score = got["score"] if part is None else got["parts"][part]
+    assert score == pytest.approx(_expected_curve(d, curve["full_ms"], curve["sixty_ms"], curve["beyond"]), abs=1e-9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ms=st.decimals(min_value=0, max_value=70000, places=3) | st.sampled_from(
+           [Decimal(v) + o for v in (800, 4000, 5000, 60000) for o in (Decimal("-0.001"), 0, Decimal("0.001"))]))
+def test_latencies_follow_their_curves_and_cut_offs(ms):
+    """Turn-taking: the curve 800 / 4,000 ms, 60 up to five seconds and nothing after ("a turn
+    that does not land within five seconds ... scores nothing"); noise and vision card: the same
+    curve on the latency half, 60 after (decision), accuracy 100 here; text chat: 5 s / a minute."""
+    t = _float(ms)
+    turn = one("turn_taking", rounds((4, "4", t), *[(6, "6", 0)] * 4))["parts"]["rounds"][0]["score"]
+    want = 0.0 if ms > 5000 else _expected_curve(ms, 800, 4000, "sixty")
+    assert turn == pytest.approx(want, abs=1e-9)
+    said = [1, 2, 3, 4, 5, 6]
+    vision = one("vision_card", {"said": said, "heard": said, "latency_ms": t})["parts"]["latency"]
+    assert vision == pytest.approx(_expected_curve(ms, 800, 4000, "sixty"), abs=1e-9)
+    chat = one("text_chat", {"said": said, "written": said, "latency_ms": t})["parts"]["speed"]
+    assert chat == pytest.approx(_expected_curve(ms, 5000, 60000, "sixty"), abs=1e-9)
+
+
+def test_a_latency_half_with_no_time_recorded_says_so():
+    """Noise, vision card and text chat score a latency (or speed) half; a reply with no time
+    recorded earns nothing on it, and the note says the time was not recorded rather than leaving
+    a silent zero: accuracy 100, latency 0, so (100 + 0) / 2 = 50."""
+    said = [1, 2, 3, 4, 5, 6]
+    vision = one("vision_card", {"said": said, "heard": said, "latency_ms": None})
+    chat = one("text_chat", {"said": said, "written": said, "latency_ms": None})
+    noise = one("noise", {"rounds": [{"said": said, "heard": said, "latency_ms": None}] * 3})
+    for got in (vision, chat, noise):
+        assert got["score"] == 50 and any("time not recorded" in n for n in got["notes"])
+
+
+def test_a_late_word_is_not_called_silence():
+    """Hold your tongue: a word that began 6,000 ms after NOW is not "within five seconds", so it
+    scores nothing, but it was a word: the note says when it began, not "silence"."""
+    got = one("hold_tongue", {"reply": "OK", "word_start_ms": 6000, "silence_ms": 10000})
+    assert got["score"] == 0 and "6000 ms" in got["notes"][0] and "silence" not in got["notes"][0]
+    assert "silence is not restraint" in one("hold_tongue", {"reply": None, "silence_ms": 10000})["notes"][0]
+
+
+def test_a_reply_of_thousands_of_digits_is_a_wrong_number_not_a_fault(run, tmp_path):
+    """A reply written as 5,000 digits names no number he dictated (six numbers read aloud): it is
+    a wrong word in its place, scored as such. Before, reading it stopped the command with an
+    internal fault (Python's 4,300-digit limit); as a dictated number it is refused in words."""
+    path = tmp_path / "obs.json"
+    long_reply = {"read_back": {"said": [1, 2], "heard": ["9" * 5000, 2]}}
+    path.write_text(json.dumps({"call": {"id": "c"}, "drills": long_reply}))
+    r = run("voice", "drills", path, "--format", "json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["drills"]["read_back"]["parts"]["in_place"] == [False, True]
+    path.write_text(json.dumps({"call": {"id": "c"}, "drills": {"read_back": {"said": ["9" * 5000], "heard": [1]}}}))
+    r = run("voice", "drills", path)
+    assert r.exit_code == 2 and "is not a number" in r.stderr and "4300" not in r.stderr

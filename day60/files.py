@@ -138,15 +138,15 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def loads_json(text: str | bytes, field: str, what: str, source: str = "the file", unique_keys: bool = False) -> Any:
+def loads_json(text: str | bytes, field: str, what: str, source: str = "the file") -> Any:
     """Parse JSON text with every number and the nesting checked; one InputError on any fault.
-    With ``unique_keys`` an object that names a key twice is refused (readers differ on which
-    value it holds: Python keeps the last, others the first)."""
+    An object that names a key twice is refused wherever it comes from: readers differ on which
+    value it holds (Python keeps the last, others the first), so either reading could be disputed."""
     try:
         if isinstance(text, bytes):
             text = text.decode("utf-8")
         value = json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_refuse_constant,
-                           object_pairs_hook=_unique_pairs if unique_keys else None)
+                           object_pairs_hook=_unique_pairs)
     except _TwiceKey as exc:
         raise InputError(field, f"{source} names the key {exc.key[:40]!r} twice in one object",
                          "keep one value for it") from exc
@@ -162,9 +162,9 @@ def loads_json(text: str | bytes, field: str, what: str, source: str = "the file
     return check_values(value, field, source)
 
 
-def read_json(path: str | Path, field: str, what: str, unique_keys: bool = False) -> Any:
+def read_json(path: str | Path, field: str, what: str) -> Any:
     """Parse a JSON file; ``what`` says what the file should be, e.g. "a dialogue file"."""
-    return loads_json(read_bytes(path, field, what), field, what, str(path), unique_keys)
+    return loads_json(read_bytes(path, field, what), field, what, str(path))
 
 
 def read_toml(path: str | Path, field: str, what: str) -> tuple[dict[str, Any], bytes]:

@@ -259,7 +259,7 @@ def _result(components: dict[str, float], raw: dict[str, Any]) -> dict[str, Any]
 
 def load_json(path: str | Path, field: str) -> Any:
     """A dialogue, suite, submission or drill observations file; a key named twice is refused."""
-    return read_json(path, field, "a voice JSON file", unique_keys=True)
+    return read_json(path, field, "a voice JSON file")
 
 
 def check_suite(suite: Any, compat: str = "day60") -> list[dict[str, Any]]:

@@ -157,7 +157,7 @@ def run_checklist(path: Path, echo: Callable[[str], None], held: Path | None = N
                     continue
                 step = steps[picked]
                 if step.kind == "exercise.close":
-                    written += _close(path, j, tz, echo)
+                    written += _close(path, j, tz, held, echo)
                     continue
                 written += _record(path, j, step, stamp, tz, held, echo)
             except _Cancel:
@@ -400,8 +400,9 @@ def _correct(path: Path, j: journal.Journal, tz: ZoneInfo, echo: Callable[[str],
     return 1
 
 
-def _close(path: Path, j: journal.Journal, tz: ZoneInfo, echo: Callable[[str], None]) -> int:
-    """Record the close after showing what is still open; the reveal is offered next, by the loop."""
+def _close(path: Path, j: journal.Journal, tz: ZoneInfo, held: Path | None, echo: Callable[[str], None]) -> int:
+    """Record the close after showing what is still open (and, with sealed onsets, whether the held
+    file is at hand to reveal them); the reveal is offered next, by the loop."""
     status = checklist.status(j.events)
     still = [f"{area}: {item}" for area, items in status.items() for item in items]
     sealed = checklist.sealed_onsets(j.events)
@@ -410,6 +411,9 @@ def _close(path: Path, j: journal.Journal, tz: ZoneInfo, echo: Callable[[str], N
         echo(f"  open {line}")
     if sealed:
         echo(f"  {len(sealed)} onset(s) sealed: " + ", ".join(f"{e.id} (seq {e.seq})" for e in sealed))
+        if held is None or not held.exists():
+            echo("  the held file is not at hand here: after the close they stay sealed, and no figure uses "
+                 "them, until they are revealed where it is")
     if not _ask(questionary.confirm("Close the exercise now? Afterwards only corrections and reveals can be "
                                     "recorded", default=False)):
         raise _Cancel

@@ -18,6 +18,7 @@ from tests.test_live import (
     ENTER,
     NOW,
     ROOT,
+    T0,
     YES,
     Terminal,
     iso,
@@ -168,3 +169,19 @@ def test_the_first_item_of_every_yes_or_no_list_is_not_an_answer(run, journal, m
     assert r.exit_code == 0, r.output
     assert kinds(journal) == [("safety.agreed", "D1")]
     assert jr.read(journal).events[0]["data"]["no_live_personal_data"] is True
+
+
+def test_closing_with_sealed_onsets_and_no_held_file_says_so_before_the_close(run, journal, monkeypatch, pipe):
+    """A checklist started without the held file closed an exercise with a sealed onset and only
+    afterwards said the onset could not be revealed here."""
+    monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
+    held = journal.parent / "held.json"
+    jr.append(journal, "safety.agreed", "D1", T0, {"agreement": "a", "stop_owner": "b", "stop_condition": "c",
+                                                  "rollback_owner": "d", "no_live_personal_data": True})
+    jr.append(journal, "drift.onset", "D1", T0 + dt.timedelta(hours=1), {"affected_class": "x"}, seal=held)
+    pipe.send_text(pick("close the exercise") + "n" + CTRL_C)
+    r = run("live", journal)
+    assert r.exit_code == 0, r.output
+    assert "1 onset(s) sealed: D1 (seq 2)" in r.stdout
+    assert "the held file is not at hand here" in r.stdout
+    assert kinds(journal) == [("safety.agreed", "D1"), ("drift.onset", "D1")]

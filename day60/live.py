@@ -412,8 +412,8 @@ def _close(path: Path, j: journal.Journal, tz: ZoneInfo, held: Path | None, echo
     if sealed:
         echo(f"  {len(sealed)} onset(s) sealed: " + ", ".join(f"{e.id} (seq {e.seq})" for e in sealed))
         if held is None or not held.exists():
-            echo("  the held file is not at hand here: after the close they stay sealed, and no figure uses "
-                 "them, until they are revealed where it is")
+            echo("  the held file is not at hand here: after the close they stay sealed, with no lead time "
+                 "figured for them, until they are revealed where it is")
     if not _ask(questionary.confirm("Close the exercise now? Afterwards only corrections and reveals can be "
                                     "recorded", default=False)):
         raise _Cancel

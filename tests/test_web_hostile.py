@@ -87,8 +87,9 @@ def runner_and_supplier(server) -> tuple[str, str]:
 
 def test_only_the_runner_starts_an_injection_or_resolves_a_dispute(served):
     """The JSON twin took any kind from any participant: a supplier contact raised the exercise's
-    incident under a signed-off id, forced a production rollback, and resolved its own dispute as
-    upheld with the drift excluded from the figures. Each is refused (403) and nothing is written."""
+    incident under a signed-off id, forced a production rollback, recorded its own detection of an
+    injected incident before the runner raised it, and resolved its own dispute as upheld with the
+    drift excluded from the figures. Each is refused (403) and nothing is written."""
     runner, seller = runner_and_supplier(served)
     for ident in ("D1", "I1", "R1"):
         assert post(served, runner, kind="safety.agreed", id=ident, at=(NOW - dt.timedelta(hours=1)).isoformat(),
@@ -106,11 +107,21 @@ def test_only_the_runner_starts_an_injection_or_resolves_a_dispute(served):
         status, answer = post(served, seller, **body)
         assert status == 403, (body, answer)
     assert served.journal.read_bytes() == before
+    # Nor may anyone else begin a drift, an incident or a rollback under a signed-off id: a supplier
+    # contact's "detected, severity 4" under I1 took the id (the runner's raise was then refused as
+    # a second incident) and set the severity with the loosest target.
+    for body in ({"kind": "incident.detected", "id": "I1", "data": {"severity": 4}},
+                 {"kind": "incident.partner-notice", "id": "I1"},
+                 {"kind": "rollback.criterion-met", "id": "R1", "data": {"kind": "rehearsal"}}):
+        status, answer = post(served, seller, **body)
+        assert status == 403 and "signed-off injection" in answer["error"], (body, answer)
+    assert served.journal.read_bytes() == before
     # A real production rollback and a real incident are still anyone's to record.
     assert post(served, seller, kind="rollback.criterion-met", id="R-REAL",
                 data={"kind": "production", "source": "organic"})[0] == 201
-    # The runner does all three.
+    # The runner does all three; once the incident is raised, its detection is anyone's to stamp.
     assert post(served, runner, kind="incident.raised", id="I1")[0] == 201
+    assert post(served, seller, kind="incident.detected", id="I1", data={"severity": 2})[0] == 201
     assert post(served, runner, kind="resolve", id="lead-time",
                 data={"target": dispute, "outcome": "rejected", "reason": "no alert in the channel"})[0] == 201
 

@@ -137,6 +137,9 @@ def may_record(who: Participant, kind: str) -> bool:
     return True
 
 
+BEGINS = ("drift.onset", "incident.detected", "incident.partner-notice", "rollback.criterion-met")
+
+
 def starts_injection(kind: str, data: dict[str, Any]) -> bool:
     """Whether a line of ``kind`` with ``data`` starts an injection (the journal's safety gate
     applies to it): the sealed onset, the raised incident, the forced production rollback."""
@@ -171,11 +174,16 @@ def allowed(room: Room, who: Participant, press: Press, local: bool) -> None:
     if starts_injection(press.kind, press.data):
         raise Forbidden("kind", f"{press.kind} starts an injection, which only the runner does",
                         "ask the runner; a real incident or rollback is recorded with source organic")
-    signed = {e["id"] for e in room.view(who) if e["kind"] == "safety.agreed"}
-    if press.kind == "drift.onset" and press.ident in signed:
-        # Decided from the sign-off this page can see, never from the sealed onset it cannot.
-        raise Forbidden("id", f"{press.ident[:60]} is the id of a signed-off injection, which only the runner starts",
-                        "give a drift found in the records an id of its own")
+    # Under a signed-off injection's id, what begins a drift, an incident or a rollback is the
+    # runner's until the runner has begun it: anyone else's would take the id (the runner's own start
+    # is then refused as a second one) and choose its facts, such as an incident's severity. Decided
+    # from the lines this page can see, never from the sealed onset it cannot.
+    shown = room.view(who)
+    if press.kind in BEGINS and any(e["kind"] == "safety.agreed" and e["id"] == press.ident for e in shown):
+        raised = any(e["kind"] == "incident.raised" and e["id"] == press.ident for e in shown)
+        if not (press.kind.startswith("incident.") and raised):
+            raise Forbidden("id", f"{press.ident[:60]} is the id of a signed-off injection, which only the runner "
+                                  "starts", "give a real drift, incident or rollback an id of its own")
 
 
 def record(room: Room, who: Participant, press: Press, stamp: dt.datetime, local: bool,

@@ -22,7 +22,10 @@ _AUTOMATIC = {"note", "commitment", "period", "target", "salt", "pressed_at"}
 # an onset shifts is what a notice must name; a partner notice may state the severity; a new
 # sign-off must attest that no live personal data is touched; an element may not apply.
 _ALWAYS_ASKED = {"source", "affected_class", "severity", "no_live_personal_data", "not_applicable"}
-# Yes/no questions whose answer must be typed, never taken from a stray Enter.
+# Yes/no questions whose answer must be typed, never taken from a stray Enter: the attestation, and
+# every yes/no a kind requires (an element present, covering its period, supported; a ticket closed
+# resolved). A data field cannot be corrected afterwards (a correction moves an instant), so a
+# stray Enter must not write a fact nobody stated.
 ATTESTATIONS = {"no_live_personal_data"}
 NOT_STATED = "not stated"
 STARTS_CLOCK = ("incident.detected", "incident.partner-notice")
@@ -70,7 +73,7 @@ def fields_for(kind: str, preset: dict[str, Any] | None = None) -> list[Ask]:
         origin = typing.get_origin(annotation)
         if annotation is bool:
             out.append(Ask(name, "bool", help=text, required=required or name in ATTESTATIONS,
-                           attest=name in ATTESTATIONS))
+                           attest=required or name in ATTESTATIONS))
         elif annotation is int:
             choices = ("1", "2", "3", "4") if required else (NOT_STATED, "1", "2", "3", "4")  # never assumed
             out.append(Ask(name, "choice", choices, text, required))

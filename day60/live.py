@@ -43,10 +43,26 @@ def _escape(event: Any) -> None:
     event.app.exit(exception=KeyboardInterrupt, style="class:aborting")
 
 
+def _wrap_refusals(app: Any) -> None:
+    """Show a refusal under the prompt whole, on as many lines as it takes. prompt_toolkit gives it
+    one line and cuts the rest: on an 80-column terminal the candidates of a time in the clock
+    change were cut off, and at 40 columns most of every refusal."""
+    from prompt_toolkit.filters import to_filter
+    from prompt_toolkit.layout import Window
+    from prompt_toolkit.layout.controls import FormattedTextControl
+
+    for item in app.layout.walk():
+        if isinstance(item, Window) and isinstance(item.content, FormattedTextControl) and \
+                getattr(item.content.text, "__qualname__", "").startswith("ValidationToolbar."):
+            item.height = None
+            item.wrap_lines = to_filter(True)
+
+
 def _ask(question: questionary.Question) -> Any:
     """The answer, or _Cancel on Ctrl-C or Esc, or _Stop at the end of input."""
     app = question.application
     app.key_bindings = merge_key_bindings([app.key_bindings, _ESCAPE]) if app.key_bindings else _ESCAPE
+    _wrap_refusals(app)
     try:
         return question.unsafe_ask()
     except KeyboardInterrupt:
@@ -58,7 +74,8 @@ def _ask(question: questionary.Question) -> Any:
 def _plain(exc: InputError) -> str:
     """A refusal in the words of the checklist: the prompt's name, never an option to type."""
     names = {"--at": "time", "--id": "id", "id": "id", "KIND": "step", "--seq": "entry", "--reason": "reason",
-             "--set target": "entry", "--set at": "time"}
+             "--set target": "entry", "--set at": "time", "--calendar": "calendar", "--window-start": "window start",
+             "--window-end": "window end"}
     where = names.get(exc.field, exc.field.removeprefix("--set "))
     fix = re.sub(r"(?:add )?--set (\w+)=\S*", r"answer \1", exc.fix or "")
     fix = fix.replace("'day60 correct'", "'correct an entry' from the menu")
@@ -85,6 +102,10 @@ def _checker(check: Callable[[str], object]) -> Callable[[str], bool | str]:
     return validate
 
 
+def _yes_or_no(text: str) -> bool | str:
+    return text.strip().lower() in ("y", "yes", "n", "no") or "type yes or no (there is no default here)"
+
+
 def _field_adapter(kind: str, name: str) -> TypeAdapter:
     info = DATA_MODELS[kind].model_fields[name]
     return TypeAdapter(Annotated[info.annotation, *info.metadata]) if info.metadata else TypeAdapter(info.annotation)
@@ -102,6 +123,7 @@ def _held(held: Path | None) -> dict[str, Any] | None:
 def run_checklist(path: Path, echo: Callable[[str], None], held: Path | None = None) -> int:
     """Loop: show open items, offer next steps, record one event per choice. Returns events written."""
     written = 0
+    offered = False  # the reveal is offered once, when the checklist first finds the exercise closed
     try:
         while True:
             j = journal.read(path)
@@ -109,9 +131,15 @@ def run_checklist(path: Path, echo: Callable[[str], None], held: Path | None = N
             _show_status(j, echo, held)
             steps = checklist.next_steps(j.events, j.header)
             if not steps:
-                echo("the exercise is closed: nothing more can be recorded here")
-                _offer_reveal(path, j, held, echo)
-                break
+                echo("the exercise is closed: only corrections and reveals can be recorded")
+                if not offered:
+                    offered = True
+                    revealed = _offer_reveal(path, j, held, echo)
+                    if revealed:
+                        written += revealed
+                        continue
+                if not _correctable(j.events):
+                    break
             try:
                 picked = _ask(questionary.select(
                     "Next step", choices=_menu(steps, j), use_search_filter=True, use_jk_keys=False,
@@ -129,10 +157,7 @@ def run_checklist(path: Path, echo: Callable[[str], None], held: Path | None = N
                     continue
                 step = steps[picked]
                 if step.kind == "exercise.close":
-                    closed = _close(path, j, tz, held, echo)
-                    written += closed
-                    if closed:
-                        break
+                    written += _close(path, j, tz, held, echo)
                     continue
                 written += _record(path, j, step, stamp, tz, held, echo)
             except _Cancel:
@@ -166,6 +191,9 @@ def _menu(steps: list[checklist.Step], j: journal.Journal) -> list[Any]:
                 choices.append(questionary.Choice("correct an entry (a correction, with its reason)", value=CORRECT))
             choices.append(questionary.Separator(f"-- {heading} --"))
         choices.append(questionary.Choice(step.label, value=i))
+    if not steps and _correctable(j.events):  # closed: what remains is to correct
+        choices.append(questionary.Separator("-- corrections --"))
+        choices.append(questionary.Choice("correct an entry (a correction, with its reason)", value=CORRECT))
     choices.append(questionary.Choice("quit (everything is already saved)", value=QUIT))
     return choices
 
@@ -217,9 +245,9 @@ def _ask_fields(step: checklist.Step, j: journal.Journal) -> dict[str, Any]:
     for ask in checklist.fields_for(step.kind, data):
         label = ask.name.replace("_", " ") + (f" ({ask.help})" if ask.help else "")
         if ask.kind == "bool":
-            if ask.attest:
-                answer = _ask(questionary.select(label, choices=["no", "yes"]))  # answered, never assumed
-                data[ask.name] = answer == "yes"
+            if ask.attest:  # typed, never taken from a stray Enter
+                answer = _ask(questionary.text(f"{label}: yes or no? {CANCEL_HINT}", validate=_yes_or_no))
+                data[ask.name] = answer.strip().lower() in ("y", "yes")
             else:
                 data[ask.name] = _ask(questionary.confirm(label, default=ask.name != "not_applicable"))
         elif ask.kind == "choice":
@@ -267,20 +295,26 @@ def _ask_id(step: checklist.Step, j: journal.Journal) -> str:
 
 
 def _dry_run(j: journal.Journal, kind: str, ident: str, when: dt.datetime, data: dict[str, Any],
-             sealed: bool) -> None:
-    """The journal's own rules over the journal with this event added, before anything is written."""
+             sealed: bool, before: list[tuple[str, dt.datetime]] = ()) -> None:
+    """The journal's own rules over the journal with this event added (after ``before``: the ends
+    of pauses to be written first, with no data), before anything is written."""
     try:
         typed = DATA_MODELS[kind].model_validate(data).model_dump(mode="json", exclude_none=True)
     except ValidationError as exc:
         name, msg = pydantic_problem(exc)
         raise InputError(name, msg) from None
-    candidate = {"seq": len(j.events) + 1, "kind": kind, "id": ident, "at": when.isoformat(), "data": typed}
-    journal.check_rules([*j.events, candidate])
+    seq = len(j.events)
+    ahead = [{"seq": seq + n, "kind": k, "id": ident, "at": at.isoformat(), "data": {}}
+             for n, (k, at) in enumerate(before, start=1)]
+    candidate = {"seq": seq + len(ahead) + 1, "kind": kind, "id": ident, "at": when.isoformat(), "data": typed}
+    journal.check_rules([*j.events, *ahead, candidate])
     journal.check_new(kind, typed, sealed)
 
 
 def _record(path: Path, j: journal.Journal, step: checklist.Step, stamp: dt.datetime, tz: ZoneInfo,
             held: Path | None, echo: Callable[[str], None]) -> int:
+    """Ask one step and write it. Nothing is written until every answer is in and the journal's
+    rules accept them all, so a step cancelled at any prompt leaves the journal as it was."""
     sealed = step.kind == "drift.onset" and step.data.get("source", "exercise") == "exercise"
     if sealed and held is None:
         raise InputError("held file", "an injected onset is sealed into the runner's held file, and this "
@@ -288,17 +322,13 @@ def _record(path: Path, j: journal.Journal, step: checklist.Step, stamp: dt.date
                          "quit and start it again with the held file (day60 live JOURNAL --held FILE)")
     ident = _ask_id(step, j)
     held_at = checklist.held_instants(_held(held), j.events)
-    written = 0
-    if step.kind == "incident.restored":
-        written += _end_pauses_first(path, j, ident, tz, held_at, echo)
-        if written:
-            j = journal.read(path)
+    ends = _ask_pause_ends(j, ident, tz, held_at, echo) if step.kind == "incident.restored" else []
     label = "When did it happen" if step.kind != "safety.agreed" else "When was it signed"
     when = _ask_when(label, tz, stamp, j, step.kind, ident, held_at, echo)
     data = _ask_fields(step, j)
     while True:
         try:
-            _dry_run(j, step.kind, ident, when, data, sealed)
+            _dry_run(j, step.kind, ident, when, data, sealed, ends)
             break
         except InputError as exc:
             if exc.field != "--at":
@@ -307,17 +337,21 @@ def _record(path: Path, j: journal.Journal, step: checklist.Step, stamp: dt.date
             if not _ask(questionary.confirm("Give another time (the other answers are kept)?", default=True)):
                 raise _Cancel from None
             when = _ask_when("When did it happen", tz, timeparse.now(), j, step.kind, ident, held_at, echo)
+    for kind, at in ends:
+        event = journal.append(path, kind, ident, at, {})
+        echo(f"recorded seq {event['seq']}: {kind} {ident} at {at.astimezone(tz).isoformat()}")
     event = journal.append(path, step.kind, ident, when, data, seal=held if sealed else None)
     shown = when.astimezone(tz).isoformat() + ("" if event["at"] else f" (sealed: only {held} holds it)")
     echo(f"recorded seq {event['seq']}: {event['kind']} {event['id']} at {shown}")
-    return written + 1
+    return len(ends) + 1
 
 
-def _end_pauses_first(path: Path, j: journal.Journal, ident: str, tz: ZoneInfo, held_at: dict[str, str],
-                      echo: Callable[[str], None]) -> int:
+def _ask_pause_ends(j: journal.Journal, ident: str, tz: ZoneInfo, held_at: dict[str, str],
+                    echo: Callable[[str], None]) -> list[tuple[str, dt.datetime]]:
     """Before a restore: offer to record the end of each wait or change window still open, each
-    with its own instant (a pause left open runs on to the restore in the figures)."""
-    written = 0
+    with its own instant (a pause left open runs on to the restore in the figures). Each end is
+    checked against the journal's rules as it is given; all are written with the restore."""
+    ends: list[tuple[str, dt.datetime]] = []
     for pause, opened in checklist.open_pauses(j.events, ident).items():
         what = "waiting on partner" if pause == "wait" else "agreed change window"
         since = opened.at.astimezone(tz).isoformat(timespec="minutes") if opened.at else "an unknown time"
@@ -331,12 +365,17 @@ def _end_pauses_first(path: Path, j: journal.Journal, ident: str, tz: ZoneInfo, 
         if choice == "leave":
             continue
         kind = f"incident.{pause}-end"
-        when = _ask_when(f"When did the {what} end", tz, timeparse.now(), j, kind, ident, held_at, echo)
-        event = journal.append(path, kind, ident, when, {})
-        echo(f"recorded seq {event['seq']}: {kind} {ident} at {when.astimezone(tz).isoformat()}")
-        written += 1
-        j = journal.read(path)
-    return written
+        while True:
+            when = _ask_when(f"When did the {what} end", tz, timeparse.now(), j, kind, ident, held_at, echo)
+            try:
+                _dry_run(j, kind, ident, when, {}, False, ends)
+                break
+            except InputError as exc:
+                if exc.field != "--at":
+                    raise
+                echo(f"not recorded: {_plain(exc)}")
+        ends.append((kind, when))
+    return ends
 
 
 def _correct(path: Path, j: journal.Journal, tz: ZoneInfo, echo: Callable[[str], None]) -> int:
@@ -362,6 +401,8 @@ def _correct(path: Path, j: journal.Journal, tz: ZoneInfo, echo: Callable[[str],
 
 
 def _close(path: Path, j: journal.Journal, tz: ZoneInfo, held: Path | None, echo: Callable[[str], None]) -> int:
+    """Record the close after showing what is still open (and, with sealed onsets, whether the held
+    file is at hand to reveal them); the reveal is offered next, by the loop."""
     status = checklist.status(j.events)
     still = [f"{area}: {item}" for area, items in status.items() for item in items]
     sealed = checklist.sealed_onsets(j.events)
@@ -370,13 +411,16 @@ def _close(path: Path, j: journal.Journal, tz: ZoneInfo, held: Path | None, echo
         echo(f"  open {line}")
     if sealed:
         echo(f"  {len(sealed)} onset(s) sealed: " + ", ".join(f"{e.id} (seq {e.seq})" for e in sealed))
+        if held is None or not held.exists():
+            echo("  the held file is not at hand here: after the close they stay sealed, with no lead time "
+                 "figured for them, until they are revealed where it is")
     if not _ask(questionary.confirm("Close the exercise now? Afterwards only corrections and reveals can be "
                                     "recorded", default=False)):
         raise _Cancel
     when = _ask_when("When does it close", tz, timeparse.now(), j, "exercise.close", "exercise", {}, echo)
     event = journal.append(path, "exercise.close", "exercise", when, {})
     echo(f"recorded seq {event['seq']}: exercise.close at {when.astimezone(tz).isoformat()}")
-    return 1 + _offer_reveal(path, journal.read(path), held, echo)
+    return 1
 
 
 def _offer_reveal(path: Path, j: journal.Journal, held: Path | None, echo: Callable[[str], None]) -> int:

@@ -47,7 +47,7 @@ def pick(label: str) -> str:
     return label + ENTER
 
 
-YES_ATTEST = DOWN + ENTER  # the attestation is a no/yes list with "no" first: never assumed
+YES = "yes" + ENTER  # a yes/no with no default (the attestation, an element's checks) is typed
 
 
 def sign_off(ident: str, minutes: float) -> list[tuple[str, str]]:
@@ -55,7 +55,7 @@ def sign_off(ident: str, minutes: float) -> list[tuple[str, str]]:
             ("When was it signed", iso(minutes) + ENTER),
             ("agreement", "SOW-7 annex B" + ENTER), ("stop owner", "Kim Ode" + ENTER),
             ("stop condition", "error rate above 5%" + ENTER), ("rollback owner", "Lee Park" + ENTER),
-            ("no live personal data", YES_ATTEST)]
+            ("no live personal data", YES)]
 
 
 def step(label: str, minutes: float, *answers: tuple[str, str]) -> list[tuple[str, str]]:
@@ -83,12 +83,13 @@ T3 = [
     ("Next step", pick("new: monthly report received")), ("Id", "2026-10" + ENTER),
     ("When did it happen", iso(420) + ENTER),
     ("Next step", pick("new: monthly report element")), ("Which element", pick("accuracy-and-stp")),
-    ("When did it happen", iso(425) + ENTER), ("present", ENTER), ("covers period", ENTER), ("supported", ENTER),
+    ("When did it happen", iso(425) + ENTER), ("present", YES), ("covers period", YES), ("supported", YES),
     ("not applicable", ENTER),
     ("Next step", pick("correct an entry")), ("Which entry", ENTER), ("The right time", iso(426) + ENTER),
     ("Why was it wrong", "typed the wrong minute" + ENTER),
     ("Next step", pick("close the exercise")), ("Close the exercise now", "y"),
     ("When does it close", iso(480) + ENTER), ("Reveal the 1 sealed onset", ENTER),
+    ("revealed 1 sealed onset(s)", ""), ("Next step", CTRL_C),  # closed: only corrections remain to offer
 ]
 T3_KINDS = [("safety.agreed", "D1"), ("safety.agreed", "I1"), ("safety.agreed", "R1"), ("drift.onset", "D1"),
             ("drift.detected", "D1"), ("drift.notice", "D1"), ("incident.raised", "I1"),
@@ -131,7 +132,7 @@ class Terminal:
     """A child process on a real pseudo-terminal (the standard library's pty), read until a text
     appears, as a person watching the screen would."""
 
-    def __init__(self, args: list[str], env: dict[str, str]) -> None:
+    def __init__(self, args: list[str], env: dict[str, str], columns: int = 160) -> None:
         import pty
         import subprocess
 
@@ -141,7 +142,7 @@ class Terminal:
         import struct
         import termios
 
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 60, 160, 0, 0))
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 60, columns, 0, 0))
         self.proc = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True,
                                      start_new_session=True)
         os.close(slave)
@@ -184,7 +185,7 @@ def test_a_whole_t3_exercise_on_a_real_terminal(run, journal):
             term.expect(shown)
             time.sleep(0.05)  # let the prompt take the keys as a person's
             term.send(keys)
-        term.expect("revealed 1 sealed onset(s)")
+        term.expect("stopped; everything recorded so far is in the journal")
     finally:
         code = term.close()
     assert code == 0
@@ -224,7 +225,7 @@ def test_the_first_menu_item_is_never_a_step():
 def test_the_sign_off_asks_the_attestation_and_a_no_records_nothing(run, journal, monkeypatch, pipe):
     monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
     keys = "".join(k for _, k in sign_off("D1", 0))
-    pipe.send_text(keys.removesuffix(YES_ATTEST) + ENTER + CTRL_C)  # "no" (the first item) to the attestation
+    pipe.send_text(keys.removesuffix(YES) + "no" + ENTER + CTRL_C)  # "no" to the attestation
     r = run("live", journal)
     assert r.exit_code == 0, r.output
     assert "not recorded: no live personal data: a sign-off must attest" in r.stdout
@@ -333,7 +334,7 @@ def test_a_report_element_is_picked_from_the_list_with_its_period(run, journal, 
         pipe.send_text(pick("new: monthly report received") + month + ENTER + iso(minutes) + ENTER)
     # Two reports: the period is asked (second choice); the element is "not applicable".
     pipe.send_text(pick("new: monthly report element") + pick("threshold-changes") + iso(30) + ENTER
-                   + DOWN + ENTER + ENTER + ENTER + ENTER + "y")
+                   + DOWN + ENTER + YES + YES + YES + "y")
     pipe.send_text(CTRL_C)
     r = run("live", journal)
     assert r.exit_code == 0, r.output

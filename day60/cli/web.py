@@ -15,7 +15,9 @@ def serve(
     held: Path = typer.Option(None, "--held", help="The runner's held file: the runner's page seals onsets into it."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default: this machine only)."),
     port: int = typer.Option(8060, "--port", help="Port to listen on (0: any free port, printed)."),
-    token: str = typer.Option(None, "--token", help="The join token (default: a random one, printed)."),
+    token: str = typer.Option(None, "--token", envvar="DAY60_SERVE_TOKEN", show_envvar=True,
+                              help="The join token (default: a random one, printed). Prefer the environment "
+                                   "variable: a command line is visible to every user of this machine."),
 ) -> None:
     """Serve one journal as a web checklist: every participant joins with a name, a role and the
     token, and stamps lines by the server's clock; new lines reach every page within a second.

@@ -35,6 +35,10 @@ from day60.web.room import ROLES, Keys, Participant, Room, check_name, check_rol
 
 HERE = Path(__file__).resolve().parent
 MAX_BODY = 64 * 1024  # a press is a few hundred bytes; nothing a page or a script sends comes near this
+# A press is stamped when its request arrives, before its body is read, so the body must follow at
+# once: one that trickled in for an hour would be recorded an hour before it was sent.
+BODY_SECONDS = 5.0
+KEEPALIVE_SECONDS = 15.0  # a comment on every open stream, on a fixed beat
 TIMELINE_ROWS = 200  # the page shows the latest lines; 'day60 show' shows them all
 COOKIE = "day60_key"
 JOIN_COOKIE = "day60_join"
@@ -147,11 +151,16 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int) 
         if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
             raise Refused(413, f"body: larger than {MAX_BODY} bytes; a press is a few hundred bytes")
         chunks, size = [], 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > MAX_BODY:
-                raise Refused(413, f"body: larger than {MAX_BODY} bytes; a press is a few hundred bytes")
-            chunks.append(chunk)
+        try:
+            async with asyncio.timeout(BODY_SECONDS):
+                async for chunk in request.stream():
+                    size += len(chunk)
+                    if size > MAX_BODY:
+                        raise Refused(413, f"body: larger than {MAX_BODY} bytes; a press is a few hundred bytes")
+                    chunks.append(chunk)
+        except TimeoutError:
+            raise Refused(408, f"body: did not arrive within {BODY_SECONDS:g} s of the request, which is when a "
+                               "press is stamped; nothing was written; send it again") from None
         return b"".join(chunks)
 
     async def read_json(request: Request) -> Any:
@@ -187,12 +196,14 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int) 
     def timeline(who: Participant) -> dict[str, Any]:
         shown = room.view(who)
         fixes: dict[int, list[str]] = {}
+        opened: dict[int, str] = {}  # a revealed onset's instant, shown where its time belongs
         for e in shown:
             if e["kind"] == "correction":
                 fixes.setdefault(e["data"]["target"], []).append(
                     f"corrected by seq {e['seq']} to {_shown_at(e['data']['at'])}: {e['data']['reason']}")
             elif e["kind"] == "reveal":
-                fixes.setdefault(e["data"]["target"], []).append(f"revealed: {_shown_at(e['data']['at'])}")
+                fixes.setdefault(e["data"]["target"], []).append(f"revealed by seq {e['seq']} (sealed when recorded)")
+                opened[e["data"]["target"]] = e["data"]["at"]
         rows = []
         for e in reversed(shown[-TIMELINE_ROWS:]):
             marks = list(fixes.get(e["seq"], []))
@@ -203,8 +214,8 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int) 
                                 "clock)")
             data = ", ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in e["data"].items()
                              if k not in ("commitment", "pressed_at"))
-            rows.append({"seq": e["seq"], "at": e["at"], "kind": e["kind"], "id": e["id"], "by": e["by"],
-                         "data": data, "recorded_at": e["recorded_at"], "marks": marks,
+            rows.append({"seq": e["seq"], "at": e["at"] or opened.get(e["seq"]), "kind": e["kind"], "id": e["id"],
+                         "by": e["by"], "data": data, "recorded_at": e["recorded_at"], "marks": marks,
                          "late": bool(e["data"].get("pressed_at"))})
         return {"rows": rows, "hidden": max(0, len(shown) - TIMELINE_ROWS), "head": room.head(who)}
 
@@ -335,11 +346,13 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int) 
         try:
             done = await run_in_threadpool(presses.record, room, who, p, stamp, local(request), True)
         except InputError as exc:
+            room.wake()  # a journal found damaged by this press is shown on every page
             return render("result.html", status=403 if isinstance(exc, presses.Forbidden) else 422,
                           refused=one_line(exc), form=None)
         if done.unconfirmed:
             again = {**form, "confirm": "1", "at": done.when.isoformat()}
-            return render("result.html", warnings=done.warnings, form=again, refused=None)
+            pending = {"kind": p.kind, "id": p.ident, "at": done.when.isoformat(), "late": p.pressed_at}
+            return render("result.html", warnings=done.warnings, form=again, refused=None, pending=pending)
         room.wake()
         return render("result.html", headers={"hx-trigger": "day60-recorded"}, events=done.events,
                       warnings=done.warnings, held_at=done.held_at, refused=None, form=None)
@@ -381,8 +394,10 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int) 
         stamp = timeparse.now()
         who = from_bearer(request)
         p = presses.from_json(await read_json(request))
-        done = await run_in_threadpool(presses.record, room, who, p, stamp, local(request), False)
-        room.wake()
+        try:
+            done = await run_in_threadpool(presses.record, room, who, p, stamp, local(request), False)
+        finally:
+            room.wake()
         answer: dict[str, Any] = {"event": done.events[-1], "warnings": done.warnings}
         if len(done.events) > 1:
             answer["also"] = done.events[:-1]
@@ -414,19 +429,29 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int) 
     def _stream(request: Request, who: Participant) -> Response:
         async def events() -> AsyncIterator[str]:
             queue = room.subscribe()
-            last = room.head(who)
+            last, problem = room.head(who), room.problem
+            beat = asyncio.get_running_loop().time() + KEEPALIVE_SECONDS
             try:
                 yield f"retry: 1000\nevent: head\ndata: {last}\n\n"
                 while True:
-                    try:
-                        await asyncio.wait_for(queue.get(), timeout=15)
-                    except TimeoutError:
+                    # The keepalive keeps its own beat: a wake for a line this page may not see
+                    # (a sealed onset) must change nothing this page receives, not even when.
+                    left = beat - asyncio.get_running_loop().time()
+                    if left <= 0:
+                        beat += KEEPALIVE_SECONDS
                         yield ": still here\n\n"
+                        continue
+                    try:
+                        await asyncio.wait_for(queue.get(), timeout=left)
+                    except TimeoutError:
                         continue
                     head = room.head(who)
                     if head != last:
                         last = head
                         yield f"event: head\ndata: {head}\n\n"
+                    if room.problem != problem:
+                        problem = room.problem
+                        yield "event: problem\ndata: the journal no longer verifies\n\n"
             finally:
                 room.unsubscribe(queue)
 
@@ -459,7 +484,8 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int) 
         async def follow() -> None:
             while True:
                 await asyncio.sleep(0.2)
-                if await run_in_threadpool(room.refresh):
+                problem = room.problem
+                if await run_in_threadpool(room.refresh) or room.problem != problem:
                     room.wake()
 
         task = asyncio.create_task(follow())

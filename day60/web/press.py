@@ -9,7 +9,12 @@ line's data as ``pressed_at``, which marks the line "recorded late" wherever it 
 
 Who may do what is the only thing decided here, and the journal's rules decide everything else:
 only the runner's page, on the machine holding the held file, seals an onset or reveals; only
-the runner closes the exercise; a correction is made by the author of the line or the runner.
+the runner starts an injection, records one not run, resolves a dispute and closes the exercise;
+a correction is made by the author of the line or the runner.
+
+A page other than the runner's is never told, by a refusal any more than by a line, that a
+sealed onset exists: what it may not do is refused from the lines it can see, and a refusal that
+would name a sealed line is answered as if the line were not there.
 """
 
 from __future__ import annotations
@@ -92,8 +97,9 @@ def _browser_time(text: str, name: str) -> dt.datetime:
     return value
 
 
-def instant(room: Room, press: Press, stamp: dt.datetime) -> tuple[dt.datetime, str | None]:
-    """The instant to record, and the browser's own reading of a press sent late (or None)."""
+def instant(room: Room, press: Press, stamp: dt.datetime) -> tuple[dt.datetime, str | None, dt.datetime]:
+    """The instant to record, the browser's own reading of a press sent late (or None), and what
+    "now" meant for this press (the server's arrival time, less a late press's wait)."""
     late = None
     if (press.pressed_at is None) != (press.sent_at is None):
         raise InputError("pressed_at, sent_at", "a press sent late carries both readings of the browser's clock",
@@ -109,22 +115,37 @@ def instant(room: Room, press: Press, stamp: dt.datetime) -> tuple[dt.datetime, 
         when = stamp - waited
     else:
         when = stamp
+    now = when
     if press.at is not None and press.at.strip():
-        when = timeparse.parse_instant(press.at, room.tz, "--at", when)
-    return when, late
+        when = timeparse.parse_instant(press.at, room.tz, "--at", now)
+    return when, late, now
 
 
 SIGNERS = ("runner", "stop owner", "rollback owner")  # who records a safety sign-off
 
 
+RUNNER_ONLY = ("exercise.close", "injection.not-run", "reveal", "resolve")
+
+
 def may_record(who: Participant, kind: str) -> bool:
-    """Whether ``who`` records ``kind`` at all (the sign-off is its signers', the close and a
-    not-run injection the runner's)."""
+    """Whether ``who`` records ``kind`` at all (the sign-off is its signers'; the close, a not-run
+    injection and the decision on a dispute the runner's)."""
     if kind == "safety.agreed":
         return who.role in SIGNERS
-    if kind in ("exercise.close", "injection.not-run", "reveal"):
+    if kind in RUNNER_ONLY:
         return who.runner
     return True
+
+
+BEGINS = ("drift.onset", "incident.detected", "incident.partner-notice", "rollback.criterion-met")
+
+
+def starts_injection(kind: str, data: dict[str, Any]) -> bool:
+    """Whether a line of ``kind`` with ``data`` starts an injection (the journal's safety gate
+    applies to it): the sealed onset, the raised incident, the forced production rollback."""
+    injected = data.get("source", "exercise") == "exercise"
+    return kind == "incident.raised" or (injected and kind == "drift.onset") or (
+        injected and kind == "rollback.criterion-met" and data.get("kind") == "production")
 
 
 def allowed(room: Room, who: Participant, press: Press, local: bool) -> None:
@@ -148,6 +169,21 @@ def allowed(room: Room, who: Participant, press: Press, local: bool) -> None:
     if not may_record(who, press.kind):
         who_may = "the runner, the stop owner or the rollback owner" if press.kind == "safety.agreed" else "the runner"
         raise Forbidden("kind", f"{press.kind} is recorded by {who_may}", f"ask {who_may}")
+    if who.runner:
+        return
+    if starts_injection(press.kind, press.data):
+        raise Forbidden("kind", f"{press.kind} starts an injection, which only the runner does",
+                        "ask the runner; a real incident or rollback is recorded with source organic")
+    # Under a signed-off injection's id, what begins a drift, an incident or a rollback is the
+    # runner's until the runner has begun it: anyone else's would take the id (the runner's own start
+    # is then refused as a second one) and choose its facts, such as an incident's severity. Decided
+    # from the lines this page can see, never from the sealed onset it cannot.
+    shown = room.view(who)
+    if press.kind in BEGINS and any(e["kind"] == "safety.agreed" and e["id"] == press.ident for e in shown):
+        raised = any(e["kind"] == "incident.raised" and e["id"] == press.ident for e in shown)
+        if not (press.kind.startswith("incident.") and raised):
+            raise Forbidden("id", f"{press.ident[:60]} is the id of a signed-off injection, which only the runner "
+                                  "starts", "give a real drift, incident or rollback an id of its own")
 
 
 def record(room: Room, who: Participant, press: Press, stamp: dt.datetime, local: bool,
@@ -162,7 +198,7 @@ def record(room: Room, who: Participant, press: Press, stamp: dt.datetime, local
     if written_by_us:
         raise InputError(", ".join(f"data.{k}" for k in written_by_us), "is written by the toolkit itself",
                          "seal with \"seal\": true; a press sent late carries pressed_at and sent_at beside data")
-    when, late = instant(room, press, stamp)
+    when, late, now = instant(room, press, stamp)
     data = dict(press.data)
     if late is not None:
         data["pressed_at"] = late
@@ -172,20 +208,45 @@ def record(room: Room, who: Participant, press: Press, stamp: dt.datetime, local
     warned = checklist.warnings(room.header, press.kind, press.ident, when, timeparse.now(), held_at)
     if warned and warn_only and not press.confirm:
         return Outcome([], warned, when, unconfirmed=True)
-    written = []
+    lines: list[tuple[str, dt.datetime, dict[str, Any]]] = []
     if press.kind == "incident.restored" and press.end_pauses_at is not None:
         for pause in checklist.open_pauses(room.events, press.ident):
-            end = timeparse.parse_instant(press.end_pauses_at, room.tz, "pause end", stamp) \
-                if press.end_pauses_at.strip() else stamp
-            written.append(journal.append(room.path, f"incident.{pause}-end", press.ident, end,
-                                          {"pressed_at": late} if late else {}, who.by))
+            end = timeparse.parse_instant(press.end_pauses_at, room.tz, "pause end", now) \
+                if press.end_pauses_at.strip() else now
+            lines.append((f"incident.{pause}-end", end, {"pressed_at": late} if late else {}))
     if press.kind == "correction":
         data = _correction(room, who, data, stamp)
-    written.append(journal.append(room.path, press.kind, press.ident, when, data, who.by,
-                                  room.held if press.seal else None))
-    room.refresh()
+    if lines:  # the ends and the restore are checked together: all of them are written, or none
+        _check_together(room, press.ident, [*lines, (press.kind, when, data)])
+    written = []
+    try:
+        for kind, at, fields in lines:
+            written.append(journal.append(room.path, kind, press.ident, at, fields, who.by))
+        written.append(journal.append(room.path, press.kind, press.ident, when, data, who.by,
+                                      room.held if press.seal else None))
+    except InputError as exc:
+        room.failed(exc)
+        raise
+    finally:
+        room.refresh()
     shown_held = when.isoformat() if written[-1]["at"] is None else None
     return Outcome(written, warned, when, shown_held)
+
+
+def _check_together(room: Room, ident: str, lines: list[tuple[str, dt.datetime, dict[str, Any]]]) -> None:
+    """The journal's refusal of any of ``lines`` (appended in order to ``ident``), before any is written."""
+    from pydantic import ValidationError
+
+    from day60.events import DATA_MODELS
+
+    candidates = []
+    for seq, (kind, at, data) in enumerate(lines, start=len(room.events) + 1):
+        try:
+            typed = DATA_MODELS[kind].model_validate(data).model_dump(mode="json", exclude_none=True)
+        except ValidationError as exc:
+            raise journal._event_problem(kind, exc) from None
+        candidates.append({"seq": seq, "kind": kind, "id": ident, "at": at.isoformat(), "data": typed})
+    journal.check_rules([*room.events, *candidates])
 
 
 def _correction(room: Room, who: Participant, data: dict[str, Any], stamp: dt.datetime) -> dict[str, Any]:
@@ -196,6 +257,11 @@ def _correction(room: Room, who: Participant, data: dict[str, Any], stamp: dt.da
     if line is not None and not who.runner and line["by"] != who.by:
         raise Forbidden("--set target", f"line {line['seq']} was recorded by {line['by']}",
                          "ask its author or the runner to correct it")
+    if line is None and any(str(e["seq"]) == str(target).strip() for e in room.events):
+        # A line this page may not see (a sealed onset): answered as the journal answers a seq it
+        # does not hold, so that the refusal does not tell that the line exists.
+        raise InputError("--seq", f"{str(target).strip()} is not an earlier event that carries a time",
+                         "name the seq of the event to correct (see 'day60 show')")
     out = dict(data)
     if isinstance(data.get("at"), str) and data["at"].strip():
         out["at"] = timeparse.parse_instant(data["at"], room.tz, "--set at", stamp).isoformat()

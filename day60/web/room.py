@@ -79,15 +79,17 @@ class Keys:
 
     @classmethod
     def beside(cls, path: Path) -> Keys:
+        """The secret beside ``path``, made on first use. One found there is used only if it is
+        this user's own regular file that nobody else can read or write: a secret another user of
+        the machine planted (or can read) would let them make any key, the runner's included."""
         where = path.with_name(path.name + ".serve-secret")
         try:
-            fd = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            fd = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         except FileExistsError:
-            raw = where.read_text(encoding="ascii").strip()
-            if not re.fullmatch(r"[0-9a-f]{64}", raw):
-                raise InputError("JOURNAL", f"{where} is not a secret this server wrote",
-                                 "delete it (everyone then joins again) and start the server again") from None
-            return cls(bytes.fromhex(raw))
+            return cls(_own_secret(where))
+        except OSError as exc:
+            raise InputError("JOURNAL", f"cannot write the server's secret beside it, {where} ({exc.strerror})",
+                             "serve a journal in a folder this user can write") from None
         secret = secrets.token_bytes(32)
         with os.fdopen(fd, "w", encoding="ascii") as fh:
             fh.write(secret.hex() + "\n")
@@ -122,41 +124,94 @@ class Keys:
         return isinstance(token, str) and hmac.compare_digest(token, self.csrf(key))
 
 
+def _own_secret(where: Path) -> bytes:
+    import stat
+
+    fix = "delete it (everyone then joins again) and start the server again"
+    try:
+        fd = os.open(where, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        raise InputError("JOURNAL", f"{where} is not a secret this server wrote (a link, or unreadable)",
+                         fix) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+            raise InputError("JOURNAL", f"{where} is not this user's own secret with mode 0600 (another user "
+                                        "could have made or read it, and with it every participant's key)", fix)
+        raw = os.read(fd, 200).decode("ascii", "replace").strip()
+    finally:
+        os.close(fd)
+    if not re.fullmatch(r"[0-9a-f]{64}", raw):
+        raise InputError("JOURNAL", f"{where} is not a secret this server wrote", fix)
+    return bytes.fromhex(raw)
+
+
 class Room:
     """The journal's lines, followed from the file, and the pages waiting to hear of new ones."""
 
     def __init__(self, path: Path, held: Path | None) -> None:
         self.path = path
         self.held = held
-        j = journal.read(path)
-        if j.partial is not None:
-            raise InputError("JOURNAL", f"{path} ends with a partial line from an interrupted write",
-                             f"run 'day60 verify --repair {path}' first")
+        for _ in range(20):  # read twice, until no writer slips a line in between the two reads
+            j = journal.read(path)
+            if j.partial is not None:
+                raise InputError("JOURNAL", f"{path} ends with a partial line from an interrupted write",
+                                 f"run 'day60 verify --repair {path}' first")
+            complete = b"".join(_complete(path))
+            if complete.endswith(j.last_line.encode("utf-8") + b"\n"):
+                break
+        else:
+            raise InputError("JOURNAL", f"{path} is being written too fast to be read", "start the server again")
         self.header = j.header
         self.tz = j.tz
-        self.events: list[dict[str, Any]] = list(j.events)
         self._last_line = j.last_line
-        self._offset = sum(len(line) for line in _complete(path))
+        self._offset = len(complete)
+        self._read = hashlib.sha256(complete)  # of every byte taken in: an edit behind our back changes it
         self._stat = _stat_of(path)
         self.problem: str | None = None  # set when the file stops verifying under us
         self._lock = threading.Lock()
         self._waiting: set[asyncio.Queue[None]] = set()
+        self._publish(list(j.events))
+
+    def _publish(self, events: list[dict[str, Any]]) -> None:
+        """Replace what the pages are shown, at once: every line, the lines a page other than the
+        runner's may see, and the head of each. Computed here, once per change, never per page
+        (hundreds of open pages each asking again would hold up the server)."""
+        revealed = {e["data"]["target"] for e in events if e["kind"] == "reveal"}
+        public = [e for e in events
+                  if not (e["kind"] == "drift.onset" and e["at"] is None and e["seq"] not in revealed)]
+        self._views = (events, public, events[-1]["seq"] if events else 0, public[-1]["seq"] if public else 0)
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return self._views[0]
 
     # ----- following the file -------------------------------------------------------------
 
     def refresh(self) -> bool:
-        """Take in lines appended since the last look; True when there were any."""
+        """Take in lines appended since the last look; True when there were any. A file whose lines
+        already taken in have changed (edited, truncated or replaced behind the server's back) sets
+        ``problem``, as 'day60 log' would refuse it at its next append."""
         with self._lock:
             stat = _stat_of(self.path)
             if stat == self._stat or self.problem:
                 return False
-            with self.path.open("rb") as fh:
-                fh.seek(self._offset)
-                raw = fh.read()
+            try:
+                raw = self._unchanged_then_rest()
+            except OSError as exc:
+                self.problem = f"it cannot be read ({exc.strerror})"
+                return False
+            if raw is None:
+                try:
+                    found = journal.verify(self.path).problem
+                except InputError as exc:
+                    found = exc.problem
+                self.problem = found or "lines this server had already read were changed behind its back"
+                return False
             cut = raw.rfind(b"\n") + 1
-            added = 0
+            events = list(self.events)
             for chunk in raw[:cut].split(b"\n")[:-1]:
-                n = len(self.events) + 2
+                n = len(events) + 2
                 try:
                     line = chunk.decode("utf-8")
                 except UnicodeDecodeError:
@@ -166,12 +221,36 @@ class Room:
                 if problem:
                     self.problem = f"line {n}: {problem}"
                     break
-                self.events.append(obj)
+                events.append(obj)
                 self._last_line = line
                 self._offset += len(chunk) + 1
-                added += 1
+                self._read.update(chunk + b"\n")
             self._stat = stat if not self.problem and cut == len(raw) else None
+            added = len(events) - len(self.events)
+            if added:
+                self._publish(events)
             return added > 0
+
+    def _unchanged_then_rest(self) -> bytes | None:
+        """The bytes after those already taken in, or None when those have changed."""
+        with self.path.open("rb") as fh:
+            seen, left = hashlib.sha256(), self._offset
+            while left:
+                chunk = fh.read(min(left, 1 << 20))
+                if not chunk:
+                    return None  # shorter than what was read: truncated or replaced
+                seen.update(chunk)
+                left -= len(chunk)
+            if seen.digest() != self._read.digest():
+                return None
+            return fh.read()
+
+    def failed(self, exc: InputError) -> None:
+        """An append refused because of the file itself (damaged, gone, a partial line): nothing
+        more is recorded until the server is restarted on a journal that verifies."""
+        if exc.field == "JOURNAL":
+            with self._lock:
+                self.problem = self.problem or exc.problem
 
     def subscribe(self) -> asyncio.Queue[None]:
         queue: asyncio.Queue[None] = asyncio.Queue(maxsize=1)
@@ -191,16 +270,11 @@ class Room:
 
     def view(self, who: Participant | None) -> list[dict[str, Any]]:
         """The lines ``who`` may be shown: all of them for the runner; for anyone else, every line
-        but a sealed onset not yet revealed."""
-        events = self.events
-        if who is not None and who.runner:
-            return list(events)
-        revealed = {e["data"]["target"] for e in events if e["kind"] == "reveal"}
-        return [e for e in events if not (e["kind"] == "drift.onset" and e["at"] is None and e["seq"] not in revealed)]
+        but a sealed onset not yet revealed. The list is shared: read it, never change it."""
+        return self._views[0] if who is not None and who.runner else self._views[1]
 
     def head(self, who: Participant | None) -> int:
-        shown = self.view(who)
-        return shown[-1]["seq"] if shown else 0
+        return self._views[2] if who is not None and who.runner else self._views[3]
 
     @property
     def closed(self) -> bool:

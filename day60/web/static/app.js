@@ -6,7 +6,9 @@
      page then fetches the timeline and the open items again (keeping what is being typed).
    - Lost connection: a press that cannot reach the server is queued in this browser with the
      browser's time of the press, and sent when the connection is back; the server records it
-     "late", keeping that time. A sealed onset is never queued. */
+     "late", keeping that time. A sealed onset is never queued. A queued press the server asks
+     to confirm (a time outside the window, say) holds the rest of the queue until the person
+     records it or lets it go, so no answer replaces another unseen. */
 (function () {
   "use strict";
   var meta = document.querySelector('meta[name="day60-csrf"]');
@@ -102,6 +104,7 @@
     setConn(true);
     if (parseInt(ev.data, 10) !== head()) { refresh(); }
   });
+  stream.addEventListener("problem", function () { refresh(); });
   stream.onopen = function () { setConn(true); refresh(); flush(); };
   stream.onerror = function () { setConn(false); };
 
@@ -149,12 +152,20 @@
   });
 
   document.body.addEventListener("click", function (ev) {
-    if (ev.target && ev.target.matches && ev.target.matches("button.dismiss")) { result.innerHTML = ""; }
+    if (ev.target && ev.target.matches && ev.target.matches("button.dismiss")) {
+      result.innerHTML = "";
+      flush();
+    }
   });
+
+  // A confirmation on the page (of a queued press or of one just made) holds the queue: its answer
+  // would replace the question unseen. Once it is answered, the queue goes on.
+  function asking() { return !!result.querySelector("form.confirm"); }
+  result.addEventListener("htmx:afterSwap", function () { if (!asking()) { setTimeout(flush, 0); } });
 
   function flush() {
     var items = loadQueue();
-    if (flushing || !items.length) { return; }
+    if (flushing || asking() || !items.length) { return; }
     flushing = true;
     var item = items[0];
     var form = new URLSearchParams(item.params);
@@ -165,6 +176,7 @@
       .then(function (response) {
         return response.text().then(function (text) {
           if (response.status === 401) { throw new Error("join again"); }
+          setConn(true);  // the server answered
           var rest = loadQueue();
           rest.shift();
           saveQueue(rest);

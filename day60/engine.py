@@ -58,8 +58,11 @@ from day60.metrics import FIRST_KINDS
 from day60.timeparse import EARLIEST, LATEST
 
 INCIDENT_KINDS = tuple(k for k in DATA_MODELS if k.startswith("incident."))
-# Incident data a reconciliation of an import reads back (``Incidents.kept``): few lines keep it.
-KEPT_FIELDS = ("vendor_measure", "clock_start")
+# The vendor's own clock on an imported ticket's event, which a reconciliation reads back: kept
+# typed in the table ``vendor_clocks`` (an instant as epoch microseconds and its offset in seconds),
+# one row per event that holds one, so no line is kept whole and no JSON is parsed twice.
+VENDOR_COLUMNS = ("measure", "wall_ms", "business_ms", "paused_ms", "from_us", "from_off", "to_us", "to_off",
+                  "schedule")
 
 
 # DuckDB's share of memory (or 40% of this machine's, if less); past it, it spills to a private
@@ -176,6 +179,21 @@ def _instant_ok(value: str, us: str | None = None) -> str:
             f"BETWEEN {to_utc_us(EARLIEST)} AND {to_utc_us(LATEST) - 1})")
 
 
+def _offset(value: str) -> str:
+    """The UTC offset, in seconds, that an instant in the toolkit's form (its last six characters
+    are +HH:MM or -HH:MM, which the scan checks) was written with."""
+    tail = f"right({value}, 6)"
+    return (f"(CASE WHEN substr({tail}, 1, 1) = '-' THEN -1 ELSE 1 END) * "
+            f"(TRY_CAST(substr({tail}, 2, 2) AS INTEGER) * 3600 + TRY_CAST(substr({tail}, 5, 2) AS INTEGER) * 60)")
+
+
+_VENDOR_STRUCT = (
+    "{'measure': j.data.vendor_measure, 'wall_ms': j.data.vendor_wall_ms, 'business_ms': j.data.vendor_business_ms, "
+    "'paused_ms': j.data.vendor_paused_ms, 'from_us': epoch_us(TRY_CAST(j.data.vendor_from AS TIMESTAMPTZ)), "
+    f"'from_off': {_offset('j.data.vendor_from')}, 'to_us': epoch_us(TRY_CAST(j.data.vendor_to AS TIMESTAMPTZ)), "
+    f"'to_off': {_offset('j.data.vendor_to')}, 'schedule': j.data.vendor_schedule}}")
+
+
 def _scan_sql(path: Path, own_hashes: bool = False) -> str:
     names = ",".join(f'"{n}":"{f.sql_type}"' for n, f in FIELDS.items())
     shape = ('{"seq":"UBIGINT","kind":"VARCHAR","id":"VARCHAR","at":"VARCHAR","recorded_at":"VARCHAR",'
@@ -225,8 +243,7 @@ SELECT unhex(sha256(line)) AS h, CAST(strlen(line) AS INTEGER) AS bytes, TRY_CAS
        CASE WHEN incident AND NOT ({plain}) THEN list_filter([{', '.join(texts)}], lambda x: x IS NOT NULL) END
          AS texts,
        CASE WHEN incident AND NOT {_plain("j.id", ident=True)} THEN j.id END AS odd_id,
-       CASE WHEN incident AND ({" OR ".join(f'j.data."{n}" IS NOT NULL' for n in KEPT_FIELDS)}) THEN line END
-         AS kept_line
+       CASE WHEN incident AND j.data.vendor_measure IS NOT NULL THEN {_VENDOR_STRUCT} END AS vendor
 FROM (SELECT line, j, coalesce({incident}, false) AS incident, epoch_us(TRY_CAST(j.at AS TIMESTAMPTZ)) AS at_us
       FROM (SELECT line, TRY(json_transform(line, '{shape}')) AS j FROM {source}))
 """
@@ -277,13 +294,6 @@ class Incidents:
         id starts with ``prefix``: what an import compares a later export with."""
         return self.con.execute("SELECT id, CAST(kind AS VARCHAR), written_us, seq FROM incidents "
                                 "WHERE starts_with(id, ?) ORDER BY seq", [prefix]).fetchall()
-
-    def kept(self) -> list[dict[str, Any]]:
-        """The incident events whose data holds one of KEPT_FIELDS (the vendor's own clock, a
-        stand-in clock start), whole, in seq order: what a reconciliation reads."""
-        return [json.loads(line) for (line,) in
-                self.con.execute("SELECT kept_line FROM incidents WHERE kept_line IS NOT NULL ORDER BY seq")
-                .fetchall()]
 
     def query(self, sql: str) -> pd.DataFrame:
         """A read of the incident table, as a frame (what a reconciliation extracts in bulk)."""
@@ -623,9 +633,11 @@ def _incident_table(con: Any, events: list[dict[str, Any]]) -> None:
         con.execute("""
             CREATE TEMP TABLE incidents AS
             SELECT l.seq, l.kind, l.id, coalesce(f.fixed, l.at_us) AS at_us, l.at_us AS written_us, l.severity,
-                   l.source, l.stand_in, l.kept_line
+                   l.source, l.stand_in
             FROM lines l LEFT JOIN fixes f ON f.target = l.seq
             WHERE l.kind IS NOT NULL""").fetchall()
+        con.execute("CREATE TEMP TABLE vendor_clocks AS SELECT seq, id, vendor.* FROM lines "
+                    "WHERE kind IS NOT NULL AND vendor IS NOT NULL").fetchall()
     finally:
         con.unregister("fixes")
 
@@ -729,3 +741,201 @@ def _broken_endings(con: Any) -> int:
            OR (kind IN ('incident.restored', 'incident.ticket-closed') AND last_kind = 'incident.reopened'
                AND at_us < last_at)
            OR (kind = 'incident.partner-notice' AND state = 'restored' AND at_us > last_at)""").fetchall()[0][0]
+
+
+# ----- a journal after a batch, without reading it again ------------------------------------
+
+
+class Appended:
+    """The incident events a batch appended, kept as the columns of the engine's tables (a few
+    bytes an event, each ticket's id once), so that the figures after an import are worked from
+    the journal as it stood plus exactly what was written, not by reading the file again."""
+
+    _NONE = -(2**63)  # an absent instant or duration in the integer columns
+    _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+    _US = dt.timedelta(microseconds=1)
+
+    def __init__(self) -> None:
+        from array import array
+
+        self.ids: list[str] = []
+        self._kinds = {k: n for n, k in enumerate(INCIDENT_KINDS)}
+        self.first, self.count = array("q"), array("q")  # per ticket: its first event's seq, its events
+        self.kind, self.at = array("B"), array("q")  # per event
+        # the events whose data says a severity, a source or a stand-in clock start: few, one a ticket
+        self.m_event, self.m_severity, self.m_source, self.m_stand_in = array("q"), array("b"), array("b"), array("b")
+        self.v_event, self.v_measure, self.v_schedule = array("q"), array("i"), array("i")
+        self.v_ms = (array("q"), array("q"), array("q"))
+        self.v_from, self.v_from_off, self.v_to, self.v_to_off = array("q"), array("i"), array("q"), array("i")
+        self._texts: dict[str, int] = {}
+
+    def ticket(self, ident: str, first_seq: int, events: list[tuple[str, dt.datetime, dict[str, Any]]],
+               vendor_from: dt.datetime | None = None, vendor_to: dt.datetime | None = None) -> None:
+        """A ticket's events as a batch wrote them, with seqs ``first_seq`` onwards (one after
+        another: a batch numbers its lines in order). ``vendor_from``/``vendor_to``: the instants
+        its vendor_from and vendor_to fields were written from, where it has them."""
+        self.ids.append(ident)
+        self.first.append(first_seq)
+        self.count.append(len(events))
+        kinds, at, epoch, us = self._kinds, self.at, self._EPOCH, self._US
+        for kind, when, data in events:
+            self.kind.append(kinds[kind])
+            at.append((when - epoch) // us)  # an aware instant (every import time is) to epoch microseconds
+            if data and ("severity" in data or "source" in data or "clock_start" in data or "vendor_measure" in data):
+                self._mark(len(at) - 1, data, vendor_from, vendor_to)
+
+    def _mark(self, event: int, data: dict[str, Any], vendor_from: dt.datetime | None,
+              vendor_to: dt.datetime | None) -> None:
+        if "severity" in data or "source" in data or "clock_start" in data:
+            severity, source = data.get("severity"), data.get("source")
+            self.m_event.append(event)
+            self.m_severity.append(-1 if severity is None else severity)
+            self.m_source.append(0 if source is None else 1 if source == "organic" else 2)
+            self.m_stand_in.append(data.get("clock_start") is not None)
+        if "vendor_measure" not in data:
+            return
+        self.v_event.append(event)
+        self.v_measure.append(self._text(data["vendor_measure"]))
+        self.v_schedule.append(self._text(data.get("vendor_schedule")))
+        for column, name in zip(self.v_ms, ("vendor_wall_ms", "vendor_business_ms", "vendor_paused_ms"), strict=True):
+            value = data.get(name)
+            column.append(self._NONE if value is None else value)
+        for us, off, when in ((self.v_from, self.v_from_off, vendor_from), (self.v_to, self.v_to_off, vendor_to)):
+            us.append(self._NONE if when is None else to_utc_us(when))
+            off.append(0 if when is None else int(when.utcoffset().total_seconds()))
+
+    def _text(self, value: str | None) -> int:
+        return -1 if value is None else self._texts.setdefault(value, len(self._texts))
+
+    def frames(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The incident rows and the vendor-clock rows, as the tables hold them."""
+        def ints(values: Any) -> np.ndarray:
+            kind = {"q": np.int64, "i": np.int32, "b": np.int8}[values.typecode]
+            return np.frombuffer(values, dtype=kind).astype(np.int64) if len(values) else np.zeros(0, dtype=np.int64)
+
+        counts = ints(self.count)
+        ticket = np.repeat(np.arange(len(counts)), counts)  # each event's ticket
+        place = np.arange(len(ticket)) - np.repeat(np.cumsum(counts) - counts, counts)  # its place in the ticket
+        seq = ints(self.first)[ticket] + place
+        ids = np.array(self.ids, dtype=object)
+        kinds = np.frombuffer(self.kind, dtype=np.uint8) if len(self.kind) else np.zeros(0, dtype=np.uint8)
+        marked = ints(self.m_event)
+        severity = np.full(len(ticket), -1, dtype=np.int64)
+        severity[marked] = ints(self.m_severity)
+        source = np.zeros(len(ticket), dtype=np.int64)
+        source[marked] = ints(self.m_source)
+        source = np.array([None, "organic", "exercise"], dtype=object)[source]
+        stand_in = np.zeros(len(ticket), dtype=bool)
+        stand_in[marked] = ints(self.m_stand_in).astype(bool)
+        events = pd.DataFrame({"seq": seq, "kind": np.array(INCIDENT_KINDS, dtype=object)[kinds], "id": ids[ticket],
+                               "at_us": ints(self.at), "severity": _masked(severity, severity < 0, "UInt8"),
+                               "source": source, "stand_in": stand_in})
+        texts = np.array([*self._texts, None], dtype=object)  # code -1 is the last: none
+
+        def nullable(values: Any) -> Any:
+            raw = ints(values)
+            return _masked(raw, raw == self._NONE, "Int64")
+
+        at = ints(self.v_event)
+        vendor = pd.DataFrame({
+            "seq": seq[at], "id": ids[ticket[at]], "measure": texts[ints(self.v_measure)],
+            "wall_ms": nullable(self.v_ms[0]), "business_ms": nullable(self.v_ms[1]),
+            "paused_ms": nullable(self.v_ms[2]), "from_us": nullable(self.v_from),
+            "from_off": ints(self.v_from_off), "to_us": nullable(self.v_to), "to_off": ints(self.v_to_off),
+            "schedule": texts[ints(self.v_schedule)]})
+        return events, vendor
+
+
+def _masked(values: np.ndarray, absent: np.ndarray, dtype: str) -> Any:
+    out = pd.array(np.where(absent, 0, values), dtype=dtype)
+    out[absent] = pd.NA
+    return out
+
+
+_TABLES = """
+CREATE TEMP TABLE incidents (seq BIGINT, kind KIND, id VARCHAR, at_us BIGINT, written_us BIGINT, severity UTINYINT,
+                             source SOURCE, stand_in BOOLEAN);
+CREATE TEMP TABLE vendor_clocks (seq BIGINT, id VARCHAR, measure VARCHAR, wall_ms UBIGINT, business_ms UBIGINT,
+                                 paused_ms UBIGINT, from_us BIGINT, from_off INTEGER, to_us BIGINT, to_off INTEGER,
+                                 schedule VARCHAR);
+"""
+
+
+def after(journal: jr.Journal, appended: Appended, last_line: str, head: dict[str, Any]) -> jr.Journal:
+    """The journal for figures as it stands once a batch has appended ``appended`` to ``journal``
+    (as ``read`` gave it, under the batch's lock; ``last_line`` and ``head``: the batch's last line
+    and head), without reading the file again. Read on the engine, ``journal``'s own tables take
+    the new rows (so ``journal`` itself then stands for the later state); read by ``journal.read``,
+    its incident events go into tables of their own first. Corrections and every other event stay
+    as ``journal`` holds them: a batch appends incident events only, none of them corrected yet.
+    ``sha256`` is left empty: the file's hash is not worked out again."""
+    import duckdb
+
+    if journal.incidents is not None:
+        held, others = journal.incidents, journal.events
+    else:
+        spill = tempfile.mkdtemp(prefix="day60-engine-")
+        con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "temp_directory": spill})
+        sources = get_args(DATA_MODELS["incident.detected"].model_fields["source"].annotation)
+        con.execute(f"CREATE TYPE KIND AS ENUM {_in(INCIDENT_KINDS)}; CREATE TYPE SOURCE AS ENUM {_in(sources)};"
+                    + _TABLES)
+        others = [e for e in journal.events if not e["kind"].startswith("incident.")]
+        fixes = {e["data"]["target"]: e["data"]["at"] for e in others if e["kind"] == "correction"}
+        targets = {e["seq"]: e for e in journal.events if e["seq"] in fixes and e["kind"].startswith("incident.")}
+        held = Incidents(con, targets)
+        weakref.finalize(held, _close, con, spill)
+        _insert(con, *_reference_frames(journal.events, fixes))
+    if len(appended.at) or journal.incidents is None:  # nothing new on the engine: its tables stand
+        _insert(held.con, *appended.frames())
+        held.con.execute("DROP TABLE IF EXISTS grouped; DROP TABLE IF EXISTS pauses").fetchall()
+        _group(held.con)
+    out = jr.Journal(journal.path, journal.header, others, last_line, "", None)
+    out.tail, out.incidents = head, held
+    return out
+
+
+def _insert(con: Any, events: pd.DataFrame, vendor: pd.DataFrame) -> None:
+    con.register("new_events", events)
+    con.register("new_vendor", vendor)
+    try:
+        con.execute("""
+            INSERT INTO incidents SELECT seq, kind, id, at_us, coalesce(written_us, at_us), severity, source, stand_in
+            FROM new_events""" if "written_us" in events else """
+            INSERT INTO incidents SELECT seq, kind, id, at_us, at_us, severity, source, stand_in FROM new_events""")
+        con.execute(f"INSERT INTO vendor_clocks SELECT seq, id, {', '.join(VENDOR_COLUMNS)} FROM new_vendor")
+    finally:
+        con.unregister("new_events")
+        con.unregister("new_vendor")
+
+
+def _reference_frames(events: list[dict[str, Any]], fixes: dict[int, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The incident events ``journal.read`` holds as dicts, as the tables' rows (corrections applied)."""
+    rows, clocks = [], []
+
+    def us(value: str | None) -> int | None:
+        return None if value is None else to_utc_us(dt.datetime.fromisoformat(value))
+
+    def off(value: str | None) -> int:
+        return 0 if value is None else int(dt.datetime.fromisoformat(value).utcoffset().total_seconds())
+
+    for e in events:
+        if not e["kind"].startswith("incident."):
+            continue
+        d = e["data"]
+        rows.append((e["seq"], e["kind"], e["id"], us(fixes.get(e["seq"], e["at"])), us(e["at"]), d.get("severity"),
+                     d.get("source"), d.get("clock_start") is not None))
+        if "vendor_measure" in d:
+            clocks.append((e["seq"], e["id"], d["vendor_measure"], d.get("vendor_wall_ms"), d.get("vendor_business_ms"),
+                           d.get("vendor_paused_ms"), us(d.get("vendor_from")), off(d.get("vendor_from")),
+                           us(d.get("vendor_to")), off(d.get("vendor_to")), d.get("vendor_schedule")))
+    frame = pd.DataFrame(rows, columns=["seq", "kind", "id", "at_us", "written_us", "severity", "source", "stand_in"])
+    for col in ("seq", "at_us", "written_us"):
+        frame[col] = frame[col].astype(np.int64)
+    frame["severity"] = frame["severity"].astype("UInt8")
+    frame["stand_in"] = frame["stand_in"].astype(bool)
+    vendor = pd.DataFrame(clocks, columns=["seq", "id", *VENDOR_COLUMNS])
+    for col in ("seq", "from_off", "to_off"):
+        vendor[col] = vendor[col].astype(np.int64)
+    for col in ("wall_ms", "business_ms", "paused_ms", "from_us", "to_us"):
+        vendor[col] = vendor[col].astype("Int64")
+    return frame, vendor

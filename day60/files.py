@@ -290,17 +290,20 @@ def check_outputs(outputs: dict[str, str | Path | None],
         seen[key] = field
 
 
-def write_atomic(path: str | Path, data: str | bytes, field: str = "output", mode: int = 0o644) -> None:
-    """Write ``data`` to a temporary file beside ``path``, fsync it, then rename it into place."""
+def write_atomic(path: str | Path, data: str | bytes | Iterable[str], field: str = "output",
+                 mode: int = 0o644) -> None:
+    """Write ``data`` (or each text of an iterable, streamed) to a temporary file beside ``path``,
+    fsync it, then rename it into place: the file is there whole or not at all."""
     path = Path(path)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    parts = [data] if isinstance(data, str | bytes) else data
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".tmp")
         try:
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(fd, view):]
+            for part in parts:
+                view = memoryview(part.encode("utf-8") if isinstance(part, str) else part)
+                while view:
+                    view = view[os.write(fd, view):]
             os.fsync(fd)
             os.fchmod(fd, mode)
         finally:

@@ -601,7 +601,7 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
                   inc["start"] < w0]
     buckets = ["withdrawn", "excluded", "not detected", "outside the window", "restored", "outside the window",
                "unconfirmed", "open"]
-    inc["status"] = np.select(conditions, buckets, default="open")
+    inc["status"] = _select(conditions, buckets, "open")
     reasons = ["withdrawn: enters no figure (3.19.5)", "excluded under the contract: enters no figure (3.19.5)",
                "raised by the exercise but neither detected nor notified by the close",
                "its clock started after the window closed",
@@ -609,7 +609,7 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
                "restored (or its ticket closed) before the window opened, and not re-opened in it",
                "the ticket was closed, but no monitoring check confirmed a restore (3.19.4)",
                "its clock started before the window opened and it was not restored by the close"]
-    inc["reason"] = np.select(conditions, reasons, default="not restored by the close")
+    inc["reason"] = _select(conditions, reasons, "not restored by the close")
     # the dispute's reason, where the dispute is what excluded it (not a withdrawal or the contract's exclusion)
     granted = by_dispute & (inc["status"] == "excluded").to_numpy() & first["incident.excluded"].isna().to_numpy()
     if granted.any():
@@ -678,6 +678,14 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
     for col in ("start", "restored", "first_restore", "communicated"):
         table[col] = pd.to_datetime(table[col], unit="us", utc=True)
     return summary, table
+
+
+def _select(conditions: list[Any], choices: list[str | None], default: str) -> np.ndarray:
+    """``np.select`` for texts, as an array of the few texts themselves: np.select would build a
+    fixed-width text array (four bytes a character, a row each), hundreds of MiB for a year of
+    tickets, only for pandas to turn it back into these same texts."""
+    texts = np.array([*choices, default], dtype=object)
+    return texts[np.select(conditions, np.arange(len(choices)), default=len(choices))]
 
 
 def _severity_block(mine: pd.DataFrame, reason: str, restored_status: str = "restored") -> dict[str, Any]:

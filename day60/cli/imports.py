@@ -59,35 +59,46 @@ def import_(
     inputs = [("EXPORT", p) for p in exports] + [("--journal", journal), ("--map", map_path)]
     files.check_outputs({"--csv": csv_out}, inputs)
     config = imports.settings(map_path, severity_map, zone, mode, date_format)
-    result = imports.run_import(fmt, list(exports), journal, config).as_dict()
+    done = imports.run_import(fmt, list(exports), journal, config)
+    result = done.as_dict()
     result["provenance"] = _provenance({f["file"]: f["sha256"] for f in result["exports"]},
                                        journal_head=f"{result['head']['seq']}:{result['head']['hash']}")
     if csv_out:
-        _write_reconcile(csv_out, result["reconcile"].get("tickets", []))
+        _write_reconcile(csv_out, done.reconciliation.rows())
     if out_format == "json":
+        result["reconcile"] = done.reconciliation.as_dict()
         print_json(result)
         return
-    _print_result(result)
+    _print_result(result, done.reconciliation.shown(SHOWN))
     _footer(result["provenance"])
 
 
-def _write_reconcile(path: Path, rows: list[dict[str, Any]]) -> None:
+def _write_reconcile(path: Path, rows: Any) -> None:
+    """Every ticket's row to ``path`` as CSV, streamed (a year of tickets is never held as text)."""
     import csv
     import io
 
     from day60.display import csv_cell
     from day60.files import write_atomic
 
-    buf = io.StringIO()
     columns = ["ticket", "ours_hours", "vendor_hours", "difference_hours", "ours_business_hours",
                "vendor_business_hours", "difference_business_hours", "agree", "reopens", "clock_start",
                "vendor_measure", "reasons", "note"]
-    writer = csv.DictWriter(buf, columns, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({k: csv_cell("; ".join(row[k])) if k == "reasons" else "" if row.get(k) is None
-                         else csv_cell(row[k]) for k in columns})
-    write_atomic(path, buf.getvalue(), "--csv")
+
+    def chunks() -> Any:
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, columns, extrasaction="ignore", lineterminator="\n")
+        writer.writeheader()
+        for n, row in enumerate(rows, start=1):
+            writer.writerow({k: csv_cell("; ".join(row[k])) if k == "reasons" else "" if row.get(k) is None
+                             else csv_cell(row[k]) for k in columns})
+            if n % 10_000 == 0:
+                yield buf.getvalue()
+                buf.seek(0)
+                buf.truncate()
+        yield buf.getvalue()
+
+    write_atomic(path, chunks(), "--csv")
 
 
 def _listed(title: str, items: list[dict[str, Any]], line: Any) -> None:
@@ -100,7 +111,7 @@ def _listed(title: str, items: list[dict[str, Any]], line: Any) -> None:
         typer.echo(f"  ... and {len(items) - SHOWN} more (all of them with --format json)")
 
 
-def _print_result(r: dict[str, Any]) -> None:
+def _print_result(r: dict[str, Any], shown: list[dict[str, Any]]) -> None:
     from day60.display import num
 
     typer.echo(f"{r['format']} export: {r['read']} record(s) read; {len(r['imported'])} ticket(s) imported, "
@@ -149,7 +160,7 @@ def _print_result(r: dict[str, Any]) -> None:
                        "export's notes")
     _listed("notes", f["notes"], lambda x: (f"{x['ticket']}: " if x["ticket"] else "") + x["note"])
     rec = r["reconcile"]
-    if "tickets" not in rec:
+    if "reason" in rec:
         typer.echo(f"reconciliation: not run ({rec.get('reason')})")
         return
     largest = rec["largest"]
@@ -160,7 +171,7 @@ def _print_result(r: dict[str, Any]) -> None:
                + (f"; {rec['not_compared']} not compared" if rec["not_compared"] else ""))
     typer.echo("ours: the earlier of detection and your notice to the last confirmed restore, less waits on you and "
                "agreed change windows; theirs: " + "; ".join(rec["measures"]))
-    rows = [t for t in rec["tickets"] if t["agree"] is not True]
+    rows = shown  # the first of the tickets that differ or were not compared; --csv and json carry all
 
     def hours(value: float | None, unit: str, absent: str) -> str:
         return absent if value is None else num(value, 2, unit=unit)
@@ -170,5 +181,6 @@ def _print_result(r: dict[str, Any]) -> None:
                   "ours (business)": hours(t["ours_business_hours"], "bh", "-"),
                   "theirs (business)": hours(t["vendor_business_hours"], "bh", "-"),
                   "why": "; ".join(t["reasons"]) or t["note"] or ""} for t in rows[:SHOWN]])
-    if len(rows) > SHOWN:
-        typer.echo(f"... and {len(rows) - SHOWN} more (all of them with --csv or --format json)")
+    listed = rec["differ"] + rec["not_compared"]
+    if listed > SHOWN:
+        typer.echo(f"... and {listed - SHOWN} more (all of them with --csv or --format json)")

@@ -65,12 +65,16 @@ class Result:
     skipped: list[dict[str, Any]] = field(default_factory=list)
     findings: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {k: [] for k in FINDINGS})
     note_patterns: list[dict[str, Any]] = field(default_factory=list)
-    reconcile: dict[str, Any] = field(default_factory=dict)
+    reconcile: dict[str, Any] = field(default_factory=dict)  # the reconciliation's totals
     head: dict[str, Any] = field(default_factory=dict)
+    reconciliation: Any = None  # reconcile.Reconciliation: its rows, built as they are read
 
     def as_dict(self) -> dict[str, Any]:
-        """The fields as a plain dict, sharing the lists (a year of tickets is not copied)."""
-        return dict(vars(self))
+        """The fields as a plain dict, sharing the lists (a year of tickets is not copied); the
+        reconciliation's rows are not in it (``reconciliation.rows()`` builds them)."""
+        out = dict(vars(self))
+        del out["reconciliation"]
+        return out
 
 
 def ticket_events(t: Ticket, severity: int | None) -> list[Event]:
@@ -203,9 +207,11 @@ def ident_of(fmt: str, ref: str) -> str:
 def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], config: Settings,
         exports: list[dict[str, Any]], by: str) -> Result:
     """Append every readable ticket in ``items`` to the journal, in one locked batch."""
+    from day60 import engine
     from day60.imports import notes, reconcile
 
     result = Result(fmt, str(journal_path), exports)
+    appended = engine.Appended()
     unmapped: dict[str, str] = {}
     seen: dict[str, str] = {}
     repeated: dict[str, list[str]] = {}
@@ -252,8 +258,11 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], conf
             if have is not None and not new:
                 result.unchanged.append(item.ref)
             else:
+                first = batch.seq + 1
                 for kind, at, data in new:
                     batch.add(kind, ident, at.isoformat(), by, data)
+                clock = item.vendor
+                appended.ticket(ident, first, new, *((clock.start, clock.end) if clock else ()))
                 (result.imported if have is None else result.extended).append(item.ref)
             kept.append(ident)
             _findings(result, item, events, applied)
@@ -272,9 +281,13 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], conf
                              "was written")
         result.events = batch.count
         result.head = {"seq": batch.seq, "hash": batch.head_hash}
+        held, last_line = batch.journal, batch.prev_line
     result.note_patterns = [{"event": p.event, "pattern": p.text, "matched": p.matched}
                             for p in config.notes.values()]
-    result.reconcile = reconcile.for_import(journal_path, kept)
+    # The journal as the import left it: what it held, read under the lock, and what was written.
+    now = engine.after(held, appended, last_line, result.head)
+    result.reconciliation = reconcile.reconcile(now, only=kept)
+    result.reconcile = result.reconciliation.summary
     return result
 
 

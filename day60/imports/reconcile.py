@@ -12,108 +12,256 @@ calendar hours, its business figure with our business hours, and agree within
 Each difference is taken apart into what the journal shows: where the two clocks start, where
 they stop, how long each stood paused, re-opens, and (for business hours) the vendor's own
 schedule; what those do not account for is stated as unexplained, never hidden.
+
+The arithmetic is done for every ticket at once, in arrays (business spans by the calendar's
+``business_us_many``); a ticket's row, with its reasons in words, is built only when it is asked
+for (``Reconciliation.rows``), so a year of tickets streams to a CSV file and the printout holds
+the totals and the first rows. An import reconciles the journal as it left it (``engine.after``:
+what the journal held plus what the import wrote), without reading the file again.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import datetime as dt
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 AGREE_SECONDS = 60  # our figure and the vendor's agree when within a minute of each other
 US_PER_HOUR = 3_600_000_000
+NONE_TO_COMPARE = "the journal holds no vendor durations to compare with"
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
-_VENDOR = ("vendor_measure", "vendor_wall_ms", "vendor_business_ms", "vendor_paused_ms", "vendor_from", "vendor_to",
-           "vendor_schedule")
+@dataclass
+class Reconciliation:
+    """The reconciliation of a journal's imported tickets: the totals (``summary``) and, per
+    ticket in id order, the columns its row is built from (``rows``)."""
+
+    summary: dict[str, Any]
+    n: int = 0
+    cols: dict[str, Any] = field(default_factory=dict)
+
+    def rows(self, chunk: int = 10_000) -> Iterator[dict[str, Any]]:
+        """Every ticket's row (ours, theirs, the difference and its reasons), in id order."""
+        for lo in range(0, self.n, chunk):
+            yield from self._rows(lo, min(self.n, lo + chunk))
+
+    def shown(self, limit: int) -> list[dict[str, Any]]:
+        """The first ``limit`` rows that differ or were not compared (what a printout lists)."""
+        places = np.flatnonzero(~self.cols["agree"] | ~self.cols["has"])[:limit] if self.n else []
+        return [next(self._rows(int(i), int(i) + 1)) for i in places]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The totals with every row under ``tickets`` (as JSON output and reports carry them)."""
+        return {**self.summary, "tickets": list(self.rows())} if self.n else dict(self.summary)
+
+    def _rows(self, lo: int, hi: int) -> Iterator[dict[str, Any]]:
+        c = self.cols
+        for i in range(lo, hi):
+            ident, has, agree = c["id"][i], bool(c["has"][i]), bool(c["agree"][i])
+            schedule = c["schedule"][i]
+            row = {"ticket": ident.split(":", 1)[1], "incident": ident, "vendor_measure": c["measure"][i],
+                   "vendor_hours": _num(c["wall"][i]), "vendor_business_hours": _num(c["bus"][i]),
+                   "vendor_schedule": schedule if isinstance(schedule, str) else None,
+                   "ours_hours": _num(c["ours"][i]) if has else None,
+                   "ours_business_hours": _num(c["ours_bus"][i]) if has else None,
+                   "difference_hours": _num(c["d_wall"][i]) if has else None,
+                   "difference_business_hours": _num(c["d_bus"][i]) if has else None,
+                   "gap_hours": float(c["gap"][i]) if has else 0.0, "agree": agree if has else None,
+                   "reopens": int(c["reopens"][i]),
+                   "clock_start": "ticket's opening (stand-in)" if c["standin"][i] else "detection or notice",
+                   "reasons": [], "note": None}
+            if not has:
+                row["note"] = _not_compared(c["status"][i], c["wall"][i], c["bus"][i])
+            elif not agree:
+                row["reasons"] = _reasons(row, self._part(i), row["reopens"], bool(c["standin"][i]))
+            yield row
+
+    def _part(self, i: int) -> dict[str, Any]:
+        c = self.cols
+        return {"v_from": _iso(c["from_us"][i], c["from_off"][i]) if c["has_from"][i] else None,
+                "v_to": _iso(c["to_us"][i], c["to_off"][i]) if c["has_to"][i] else None,
+                "d_start": (c["d_start"][0][i], c["d_start"][1][i]), "d_end": (c["d_end"][0][i], c["d_end"][1][i]),
+                "clock": (c["clock"][0][i], c["clock"][1][i]), "v_span": c["v_span"][i],
+                "paused_ms": c["paused"][i], "waits": float(c["waits"][i]), "changes": float(c["changes"][i]),
+                "schedule": c["schedule"][i]}
 
 
-def _vendor_records(journal: Any) -> tuple[Any, dict[str, int], set[str]]:
-    """Per incident: its vendor clock (the last event data holding one) as a table; re-open
-    counts; the incidents whose clock starts at a stand-in (the ticket's opening). On the engine
-    DuckDB extracts the fields, so a year of tickets is never parsed line by line in Python."""
-    import pandas as pd
-
-    if journal.incidents is not None:
-        fields = ", ".join(f"json_extract_string(kept_line, '$.data.{f}') AS {f}" for f in _VENDOR)
-        vendor = journal.incidents.query(f"""
-            SELECT id, {fields} FROM incidents WHERE kept_line IS NOT NULL
-              AND json_extract_string(kept_line, '$.data.vendor_measure') IS NOT NULL
-            QUALIFY row_number() OVER (PARTITION BY id ORDER BY seq DESC) = 1 ORDER BY id""")
-        standin = set(journal.incidents.query(
-            "SELECT id FROM incidents WHERE kept_line IS NOT NULL AND CAST(kind AS VARCHAR) = 'incident.detected' "
-            "AND json_extract_string(kept_line, '$.data.clock_start') = 'ticket-opened'")["id"])
-        reopens = journal.incidents.count("incident.reopened")
-    else:
-        rows: dict[str, dict[str, Any]] = {}
-        standin, reopens = set(), {}
-        for e in journal.events:
-            if not e["kind"].startswith("incident."):
-                continue
-            if "vendor_measure" in e["data"]:
-                rows[e["id"]] = {"id": e["id"], **{f: e["data"].get(f) for f in _VENDOR}}
-            if e["kind"] == "incident.detected" and e["data"].get("clock_start") == "ticket-opened":
-                standin.add(e["id"])
-            if e["kind"] == "incident.reopened":
-                reopens[e["id"]] = reopens.get(e["id"], 0) + 1
-        vendor = pd.DataFrame([rows[k] for k in sorted(rows)], columns=["id", *_VENDOR])
-    for f in ("vendor_wall_ms", "vendor_business_ms", "vendor_paused_ms"):
-        vendor[f] = pd.to_numeric(vendor[f], errors="coerce").astype(float)
-    return vendor, reopens, standin
+def _iso(us: Any, offset: Any) -> str:
+    """An instant as the journal writes it (ISO 8601 with the offset it was written with)."""
+    zone = dt.timezone(dt.timedelta(seconds=int(offset)))
+    return (_EPOCH + dt.timedelta(microseconds=int(us))).astimezone(zone).isoformat()
 
 
-def from_journal(journal: Any, figures: Any = None, only: set[str] | None = None) -> dict[str, Any]:
-    """The reconciliation table of a journal (``journal`` as ``engine.read`` or ``journal.read``
-    gives it; ``figures`` its ``metrics.compute``, computed here if not given; ``only``: these
-    incident ids). Every row: ours, theirs, the difference and its reasons."""
-    import numpy as np
+def from_journal(journal: Any, figures: Any = None, only: set[str] | list[str] | None = None) -> dict[str, Any]:
+    """The reconciliation table of a journal (``journal`` as ``engine.read``, ``engine.after`` or
+    ``journal.read`` gives it; ``figures`` its ``metrics.compute``, computed here if not given;
+    ``only``: these incident ids), every row under ``tickets``: ours, theirs, the difference and
+    its reasons."""
+    return reconcile(journal, figures, only).as_dict()
 
-    vendor, reopens, standin = _vendor_records(journal)
-    if only is not None:
-        vendor = vendor[vendor["id"].isin(list(only))]
-    if vendor.empty:
-        return {"compared": 0, "reason": "the journal holds no vendor durations to compare with"}
+
+def reconcile(journal: Any, figures: Any = None, only: set[str] | list[str] | None = None) -> Reconciliation:
+    """As ``from_journal``, with the rows left to be built as they are read (``Reconciliation``)."""
+    if not _holds_clocks(journal):
+        return Reconciliation({"compared": 0, "reason": NONE_TO_COMPARE})
     if figures is None:
         from day60 import metrics
 
         figures = metrics.compute(journal)
-    names = ["id", "status", "restore_hours", "restore_business_hours", "waiting_on_partner_hours",
-             "change_window_hours", "start", "restored"]
-    t = vendor.merge(figures.tables["incidents"][names], on="id", how="left").reset_index(drop=True)
-    wall, bus = t["vendor_wall_ms"].to_numpy() / 3_600_000, t["vendor_business_ms"].to_numpy() / 3_600_000
-    ours, ours_bus = t["restore_hours"].to_numpy(dtype=float), t["restore_business_hours"].to_numpy(dtype=float)
+    table = figures.tables["incidents"]
+    v = _vendor_clocks(journal, table, only)
+    at = v["at"]  # each ticket's place in the figures' table (which is in id order)
+    n = len(at)
+    if not n:
+        return Reconciliation({"compared": 0, "reason": NONE_TO_COMPARE})
+
+    def take(name: str) -> np.ndarray:
+        return table[name].to_numpy(dtype=float, na_value=np.nan)[at]
+
+    def instants(name: str) -> np.ndarray:
+        stamps = table[name]
+        values = stamps.dt.as_unit("us").astype("int64").to_numpy() if len(stamps) else np.zeros(0, np.int64)
+        return np.where(stamps.isna().to_numpy(), 0, values)[at]
+
+    wall, bus = v["wall_ms"] / 3_600_000, v["business_ms"] / 3_600_000
+    ours, ours_bus = take("restore_hours"), take("restore_business_hours")
     d_wall, d_bus = ours - wall, ours_bus - bus
     tol = AGREE_SECONDS / 3600
-    has = ~np.isnan(ours) & (~np.isnan(wall) | ~np.isnan(bus))
-    agree = has & np.where(np.isnan(d_wall), True, np.abs(d_wall) <= tol) & \
-        np.where(np.isnan(d_bus), True, np.abs(d_bus) <= tol)
+    with np.errstate(invalid="ignore"):
+        has = ~np.isnan(ours) & (~np.isnan(wall) | ~np.isnan(bus))
+        agree = has & np.where(np.isnan(d_wall), True, np.abs(d_wall) <= tol) & \
+            np.where(np.isnan(d_bus), True, np.abs(d_bus) <= tol)
     gap = np.fmax(np.abs(np.nan_to_num(d_wall, nan=0.0)), np.abs(np.nan_to_num(d_bus, nan=0.0)))
-    parts = _parts(t, journal.calendar(), has & ~agree)
-    table = []
-    measures, schedules, statuses = list(t["vendor_measure"]), list(t["vendor_schedule"]), list(t["status"])
-    for i, ident in enumerate(t["id"]):
-        row = {"ticket": ident.split(":", 1)[1], "incident": ident, "vendor_measure": measures[i],
-               "vendor_hours": _num(wall[i]), "vendor_business_hours": _num(bus[i]),
-               "vendor_schedule": schedules[i] if isinstance(schedules[i], str) else None,
-               "ours_hours": _num(ours[i]) if has[i] else None,
-               "ours_business_hours": _num(ours_bus[i]) if has[i] else None,
-               "difference_hours": _num(d_wall[i]) if has[i] else None,
-               "difference_business_hours": _num(d_bus[i]) if has[i] else None,
-               "gap_hours": float(gap[i]) if has[i] else 0.0, "agree": bool(agree[i]) if has[i] else None,
-               "reopens": reopens.get(ident, 0),
-               "clock_start": "ticket's opening (stand-in)" if ident in standin else "detection or notice",
-               "reasons": [], "note": None}
-        if not has[i]:
-            row["note"] = _not_compared(statuses[i], wall[i], bus[i])
-        elif not agree[i]:
-            row["reasons"] = _reasons(row, parts[i], reopens.get(ident, 0), ident in standin)
-        table.append(row)
-    judged = [r for r in table if r["agree"] is not None]
-    differ = [r for r in judged if not r["agree"]]
-    worst = max(differ, key=lambda r: r["gap_hours"]) if differ else None
-    return {"compared": len(judged), "agree": len(judged) - len(differ), "differ": len(differ),
-            "not_compared": len(table) - len(judged), "tolerance_seconds": AGREE_SECONDS,
-            "largest": {"ticket": worst["ticket"], "hours": worst["gap_hours"]} if worst else None,
-            "measures": sorted({r["vendor_measure"] for r in table}), "tickets": table}
+    start, end = instants("start"), instants("restored")
+    has_from, has_to = v["has_from"], v["has_to"]
+    v_from, v_to = np.where(has_from, v["from_us"], start), np.where(has_to, v["to_us"], end)
+    cal = journal.calendar()
+    differ = has & ~agree
+
+    def spans(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Signed calendar and business hours from a to b, on the deal's calendar, for the rows that
+        differ (the others are never taken apart)."""
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        sign = np.where(b >= a, 1.0, -1.0)
+        business = np.zeros(n)
+        business[differ] = cal.business_us_many(lo[differ], hi[differ])
+        return sign * (hi - lo) / US_PER_HOUR, sign * business / US_PER_HOUR
+
+    cols = {"id": table["id"].to_numpy(dtype=object)[at], "measure": v["measure"], "schedule": v["schedule"],
+            "status": table["status"].to_numpy(dtype=object)[at], "wall": wall, "bus": bus,
+            "ours": ours, "ours_bus": ours_bus, "d_wall": d_wall, "d_bus": d_bus, "gap": gap, "has": has,
+            "agree": agree, "reopens": v["reopens"], "standin": v["standin"], "has_from": has_from,
+            "has_to": has_to, "from_us": v_from, "from_off": v["from_off"], "to_us": v_to, "to_off": v["to_off"],
+            "d_start": spans(start, v_from), "d_end": spans(v_to, end), "clock": spans(start, end),
+            "v_span": (v_to - v_from) / US_PER_HOUR, "paused": v["paused_ms"],
+            "waits": np.nan_to_num(take("waiting_on_partner_hours")),
+            "changes": np.nan_to_num(take("change_window_hours"))}
+    judged = int(has.sum())
+    differing = np.flatnonzero(differ)
+    worst = int(differing[np.argmax(gap[differing])]) if len(differing) else None
+    summary = {"compared": judged, "agree": judged - len(differing), "differ": len(differing),
+               "not_compared": n - judged, "tolerance_seconds": AGREE_SECONDS,
+               "largest": {"ticket": cols["id"][worst].split(":", 1)[1], "hours": float(gap[worst])}
+               if worst is not None else None,
+               "measures": sorted(set(cols["measure"]))}
+    return Reconciliation(summary, n, cols)
+
+
+def _holds_clocks(journal: Any) -> bool:
+    if journal.incidents is not None:
+        return bool(journal.incidents.con.execute("SELECT count(*) FROM vendor_clocks").fetchall()[0][0])
+    return any("vendor_measure" in e["data"] for e in journal.events if e["kind"].startswith("incident."))
+
+
+def _vendor_clocks(journal: Any, table: Any, only: set[str] | list[str] | None) -> dict[str, np.ndarray]:
+    """Per incident of the figures' ``table`` (of ``only``, if given) whose events hold a vendor
+    clock, in the table's order: its place there (``at``), that clock (from the last event that
+    holds one), how many times it was re-opened, and whether its clock starts at a stand-in (the
+    ticket's opening). On the engine, DuckDB gives them as numbers (each text once), placed by
+    the position ``grouped`` numbers incidents with, which is the order of the figures' table."""
+    import pandas as pd
+
+    ids = table["id"]
+    if journal.incidents is not None:
+        con = journal.incidents.con
+        if con.execute("SELECT count(*) FROM grouped").fetchall()[0][0] != len(ids):
+            raise ValueError("the figures were not worked from this journal")
+        texts = [t for (t,) in con.execute("SELECT DISTINCT measure FROM vendor_clocks UNION "
+                                           "SELECT DISTINCT schedule FROM vendor_clocks").fetchall()]
+        con.register("vendor_texts", pd.DataFrame({"text": pd.Series(texts, dtype=object),
+                                                   "code": np.arange(len(texts), dtype=np.int64)}))
+        try:
+            raw = con.execute("""
+                SELECT g.pos AS at, v.seq, m.code AS measure, coalesce(s.code, -1) AS schedule,
+                       coalesce(CAST(v.wall_ms AS DOUBLE), 'NaN') AS wall_ms,
+                       coalesce(CAST(v.business_ms AS DOUBLE), 'NaN') AS business_ms,
+                       coalesce(CAST(v.paused_ms AS DOUBLE), 'NaN') AS paused_ms,
+                       v.from_us IS NOT NULL AS has_from, coalesce(v.from_us, 0) AS from_us,
+                       coalesce(v.from_off, 0) AS from_off, v.to_us IS NOT NULL AS has_to,
+                       coalesce(v.to_us, 0) AS to_us, coalesce(v.to_off, 0) AS to_off
+                FROM vendor_clocks v JOIN grouped g USING (id) JOIN vendor_texts m ON m.text = v.measure
+                     LEFT JOIN vendor_texts s ON s.text = v.schedule""").fetchnumpy()
+            reopened = con.execute("SELECT g.pos FROM incidents i JOIN grouped g USING (id) "
+                                   "WHERE i.kind = 'incident.reopened'").fetchnumpy()["pos"]
+            standin = con.execute("SELECT stand_in FROM grouped ORDER BY pos").fetchnumpy()["stand_in"]
+        finally:
+            con.unregister("vendor_texts")
+        v = {k: np.asarray(values) for k, values in raw.items()}
+        text = np.array([*texts, None], dtype=object)  # code -1 is the last: none
+        v["measure"], v["schedule"] = text[v["measure"]], text[v["schedule"]]
+        reopens = np.bincount(np.asarray(reopened, dtype=np.int64), minlength=len(ids))
+        standin = np.asarray(standin, dtype=bool)
+    else:
+        v, reopens, standin = _reference_clocks(journal.events, pd.Index(ids))
+    order = np.lexsort((v["seq"], v["at"]))  # by incident, then seq: the last of each is its clock
+    last = order[np.r_[v["at"][order][1:] != v["at"][order][:-1], True]] if len(order) else order
+    if only is not None:
+        wanted = np.zeros(len(ids), dtype=bool)
+        places = pd.Index(ids).get_indexer(pd.Index(list(only)))
+        wanted[places[places >= 0]] = True
+        last = last[wanted[v["at"][last]]]
+    out = {k: values[last] for k, values in v.items() if k != "seq"}
+    out["reopens"], out["standin"] = reopens[out["at"]], standin[out["at"]]
+    return out
+
+
+def _reference_clocks(events: list[dict[str, Any]], index: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+    """As the engine's, from ``journal.read``'s events."""
+    rows: list[tuple[Any, ...]] = []
+    reopens, standin = np.zeros(len(index), dtype=np.int64), np.zeros(len(index), dtype=bool)
+    for e in events:
+        if not e["kind"].startswith("incident."):
+            continue
+        d, at = e["data"], index.get_loc(e["id"])
+        if "vendor_measure" in d:
+            rows.append((at, e["seq"], d["vendor_measure"], d.get("vendor_schedule"),
+                         *(np.nan if d.get(f) is None else float(d[f])
+                           for f in ("vendor_wall_ms", "vendor_business_ms", "vendor_paused_ms")),
+                         *_instant(d.get("vendor_from")), *_instant(d.get("vendor_to"))))
+        if e["kind"] == "incident.detected" and d.get("clock_start") == "ticket-opened":
+            standin[at] = True
+        if e["kind"] == "incident.reopened":
+            reopens[at] += 1
+    names = ("at", "seq", "measure", "schedule", "wall_ms", "business_ms", "paused_ms", "has_from", "from_us",
+             "from_off", "has_to", "to_us", "to_off")
+    kinds = (np.int64, np.int64, object, object, float, float, float, bool, np.int64, np.int64, bool, np.int64,
+             np.int64)
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(names)
+    return ({k: np.array(c, dtype=t) for k, c, t in zip(names, columns, kinds, strict=True)}, reopens, standin)
+
+
+def _instant(value: str | None) -> tuple[bool, int, int]:
+    """(present, epoch microseconds, offset in seconds) of an instant as the journal writes it."""
+    from day60.clock import to_utc_us
+
+    if value is None:
+        return False, 0, 0
+    when = dt.datetime.fromisoformat(value)
+    return True, to_utc_us(when), int(when.utcoffset().total_seconds())
 
 
 def _num(value: float) -> float | None:
@@ -133,51 +281,6 @@ def _not_compared(status: Any, wall: float, bus: float) -> str:
             "withdrawn": "withdrawn: it enters no figure (charter 3.19.5)",
             "excluded": "excluded under the contract: it enters no figure (charter 3.19.5)"}.get(
         str(status), "not in the journal's figures" if not isinstance(status, str) else f"no figure of ours ({status})")
-
-
-def _parts(t: Any, cal: Any, rows: Any) -> dict[int, dict[str, Any]]:
-    """For the rows that differ: each part of the difference, in calendar and business hours on
-    the deal's calendar (the business spans worked for every such row at once)."""
-    import numpy as np
-    import pandas as pd
-
-    idx = np.flatnonzero(rows)
-    if not len(idx):
-        return {}
-    sub = t.iloc[idx]
-
-    def us(values: Any) -> np.ndarray:
-        stamps = pd.to_datetime(pd.Series(list(values), dtype=object), utc=True, format="ISO8601")
-        return stamps.dt.as_unit("us").astype("int64").to_numpy() if len(stamps) else np.zeros(0, dtype=np.int64)
-
-    start, end = us(sub["start"]), us(sub["restored"])
-    has_from, has_to = sub["vendor_from"].notna().to_numpy(), sub["vendor_to"].notna().to_numpy()
-    v_from = np.where(has_from, us(sub["vendor_from"].fillna(sub["start"].astype(str))), start)
-    v_to = np.where(has_to, us(sub["vendor_to"].fillna(sub["restored"].astype(str))), end)
-
-    def spans(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        lo, hi = np.minimum(a, b), np.maximum(a, b)
-        sign = np.where(b >= a, 1.0, -1.0)
-        return sign * (hi - lo) / US_PER_HOUR, sign * cal.business_us_many(lo, hi) / US_PER_HOUR
-
-    d_start, d_end, clock = spans(start, v_from), spans(v_to, end), spans(start, end)
-    v_span = (v_to - v_from) / US_PER_HOUR
-    froms, tos, paused = list(sub["vendor_from"]), list(sub["vendor_to"]), sub["vendor_paused_ms"].to_numpy()
-    waits = np.nan_to_num(sub["waiting_on_partner_hours"].to_numpy(dtype=float))
-    changes = np.nan_to_num(sub["change_window_hours"].to_numpy(dtype=float))
-    schedules = list(sub["vendor_schedule"])
-    return {int(i): {"v_from": froms[k] if has_from[k] else None, "v_to": tos[k] if has_to[k] else None,
-                     "d_start": (d_start[0][k], d_start[1][k]), "d_end": (d_end[0][k], d_end[1][k]),
-                     "clock": (clock[0][k], clock[1][k]), "v_span": v_span[k], "paused_ms": paused[k],
-                     "waits": float(waits[k]), "changes": float(changes[k]), "schedule": schedules[k]}
-            for k, i in enumerate(idx)}
-
-
-def for_import(path: Path, idents: list[str]) -> dict[str, Any]:
-    """The reconciliation of the tickets an import just wrote (or found already written)."""
-    from day60 import engine
-
-    return from_journal(engine.read(path), only=set(idents))
 
 
 def _h(value: float) -> str:

@@ -7,6 +7,7 @@ the network: it is escaped into the HTML, and any URL other than ``day60-asset:`
 
 from __future__ import annotations
 
+import functools
 import mimetypes
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,10 @@ def _html_text(value: Any) -> Any:
     return display.visible(value) if isinstance(value, str) else value
 
 
+@functools.cache
 def environment(markdown: bool = False) -> jinja2.Environment:
+    """The one Jinja2 environment (HTML, or Markdown) of this process: its templates are compiled
+    once and kept, and a template file changed on disk is compiled again (Jinja2 checks)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(data_dir("templates")),
         # HTML is always autoescaped; Markdown gets its own escaping of every printed value.

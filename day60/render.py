@@ -111,9 +111,10 @@ def pdf(html_text: str, out: str | Path, field: str = "--pdf",
     return pages
 
 
-def score_html(journal: Any, figures: Any, score: dict[str, Any], title: str = "Day-60 exercise score") -> str:
-    """The score document: cover, timeline, line table, figures, corrections, inputs."""
-    from day60.imports import reconcile
+def score_html(journal: Any, figures: Any, score: dict[str, Any], title: str = "Day-60 exercise score",
+               reconcile: dict[str, Any] | None = None) -> str:
+    """The score document: cover, timeline, line table, figures, corrections, inputs, and, given
+    ``reconcile`` (``assess.Assessed.reconciliation``), the supplier's own durations beside ours."""
     from day60.timeline import svg
 
     header = journal.header
@@ -121,8 +122,7 @@ def score_html(journal: Any, figures: Any, score: dict[str, Any], title: str = "
         "title": title, "header": header, "score": score, "figures": figures.summary,
         "synthetic": bool(header.get("synthetic")),
         "timeline_svg": svg(journal.events, journal.calendar(), header["window"]),
-        "reconcile": reconcile.from_journal(journal, figures),  # the supplier's own durations, where imported
-
+        "reconcile": reconcile,
     })
 
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from day60.errors import InputError, pydantic_problem
 from day60.files import read_json, read_toml
-from day60.resources import data_dir
+from day60.resources import data_dir, shipped_yaml
 
 TYPES = {
     "percent": "percent", "ratio": "ratio (0 to 1)", "seconds": "seconds", "minutes": "minutes",
@@ -120,11 +120,12 @@ class Library(BaseModel):
 
 def load_library(folder: Path | None = None) -> Library:
     """Read ``library.yaml`` and every clause file it orders; checks ids and references."""
+    parse = yaml.safe_load if folder else shipped_yaml  # the shipped library is read by libyaml, quickly
     folder = folder or data_dir("clauses")
-    lib = Library.model_validate(yaml.safe_load((folder / "library.yaml").read_text(encoding="utf-8")))
+    lib = Library.model_validate(parse((folder / "library.yaml").read_text(encoding="utf-8")))
     for cid in lib.order:
         try:
-            clause = Clause.model_validate(yaml.safe_load((folder / f"{cid}.yaml").read_text(encoding="utf-8")))
+            clause = Clause.model_validate(parse((folder / f"{cid}.yaml").read_text(encoding="utf-8")))
         except ValidationError as exc:
             field, msg = pydantic_problem(exc)
             raise InputError(f"clauses/{cid}.yaml", f"{field}: {msg}", "fix the clause file") from exc

@@ -8,6 +8,7 @@ figures with the deal's thresholds on the unrounded figure.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import itertools
 import math
@@ -383,9 +384,15 @@ def clause_text(lib: Library, clause: Clause, values: dict[str, str], numbers: d
     """Render a clause's text template with display values and cross-references; ``tier`` is the
     rubric's description of the deal's Day-60 tier (None while it is not chosen). ``marked``
     keeps each cross-reference marked for the Word export (see ``ref_parts``)."""
-    env = SandboxedEnvironment(autoescape=False, keep_trailing_newline=False)
-    return env.from_string(clause.text).render(p=values, ref=_ref(lib, numbers, marked), rubric=rubric_name,
-                                               tier=tier).strip()
+    return _clause_template(clause.text).render(p=values, ref=_ref(lib, numbers, marked), rubric=rubric_name,
+                                                tier=tier).strip()
+
+
+@functools.lru_cache(maxsize=256)
+def _clause_template(text: str) -> Any:
+    """A clause text compiled once per process (a schedule renders each clause twice, the Word
+    export and the demo again), in a sandbox."""
+    return SandboxedEnvironment(autoescape=False, keep_trailing_newline=False).from_string(text)
 
 
 def tier_facts(tier_id: Any, published: Any = None) -> dict[str, Any] | None:

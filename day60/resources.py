@@ -23,7 +23,7 @@ def example(name: str) -> Path:
     return _PACKAGE / "examples" / name
 
 
-def shipped_yaml(text: str) -> Any:
+def shipped_yaml(text: str | bytes) -> Any:
     """YAML the toolkit ships (its own rubrics, clauses, question sets), parsed by libyaml where
     PyYAML has it: the same values as ``yaml.safe_load``, about eight times faster. Never for a
     file a user or a report supplies: libyaml recurses in C and a deeply nested forgery crashes

@@ -7,6 +7,8 @@ escapes in every document (``visible``), spreadsheet formulas neutralised in CSV
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import re
 from typing import Any
 
@@ -354,20 +356,25 @@ def drill_words(name: str, drill: dict[str, Any], sheet: dict[str, Any]) -> dict
     """A drill's title, what earns full marks, and what it was built from as a sentence. The
     sentence comes from the sheet's template over the recorded parts; if those parts cannot
     fill it, the parts are listed as they are."""
-    from jinja2 import StrictUndefined
     from jinja2.exceptions import TemplateError
-    from jinja2.sandbox import SandboxedEnvironment
 
     words = sheet["drills"].get(name, {})
     built = parts(drill.get("parts") or {})
     if drill.get("status") == "scored" and words.get("says"):
-        try:
-            env = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
-            built = env.from_string(words["says"]).render(p=drill["parts"]) or built
-        except (TemplateError, TypeError, ValueError, ZeroDivisionError):
-            pass
+        with contextlib.suppress(TemplateError, TypeError, ValueError, ZeroDivisionError):
+            built = _sheet_template(words["says"]).render(p=drill["parts"]) or built
     return {"title": words.get("title", name.replace("_", " ")), "full_marks": words.get("full_marks", ""),
             "built": built}
+
+
+@functools.lru_cache(maxsize=128)
+def _sheet_template(text: str) -> Any:
+    """A sentence of the drills sheet, compiled once per process in a sandbox (a template error is
+    raised when it is compiled or rendered, and the caller falls back to the parts)."""
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import SandboxedEnvironment
+
+    return SandboxedEnvironment(undefined=StrictUndefined, autoescape=False).from_string(text)
 
 
 # ----- portfolio and comparison --------------------------------------------------------------

@@ -50,7 +50,7 @@ def environment(markdown: bool = False) -> jinja2.Environment:
                        trend_chart=display.trend_chart,
                        section_summary=display.section_summary, plural=display.plural, missing=display.missing,
                        nothing_earned=display.nothing_earned,
-                       drill_sheet=display.drill_sheet, drill_words=display.drill_words)
+                       drill_sheet=display.drill_sheet, drill_words=display.drill_words, fit=display.fit)
     return env
 
 

@@ -393,6 +393,18 @@ def fit(text: str, room: float, size: float) -> dict[str, Any]:
     return {"text": label, "squeeze": text_width(label, size) > room, "shortened": bool(heads)}
 
 
+def wrap(text: str, room: float, size: float) -> list[str]:
+    """``text`` as lines no wider than ``room`` at ``size``, broken between words (a word wider
+    than the room has a line of its own, whole)."""
+    lines: list[str] = []
+    for word in str(text).split():
+        if lines and text_width(f"{lines[-1]} {word}", size) <= room:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return lines
+
+
 PDF_ROWS = 30  # a document draws at most this many items of one kind; the rest are counted and
 # every one of them is in the score JSON and the tables 'day60 metrics --out' writes
 

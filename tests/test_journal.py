@@ -230,6 +230,22 @@ def test_reveal_with_a_forged_instant_is_refused(run, journal, tmp_path):
     assert "does not open its commitment" in err
 
 
+def test_a_typed_commitment_or_press_time_is_refused(run, journal, tmp_path):
+    """'log --set commitment=<64 hex>' was taken: with --seal the typed value was silently replaced
+    by the real one, and without it an organic onset carried both its instant and a commitment, a
+    line that looks sealed to a reader of the file. pressed_at is the web checklist's own record of
+    a late press. Both are written by the toolkit only: refused, naming each, nothing written."""
+    run("log", journal, "safety.agreed", "--id", "D1", "--at", "2026-02-27T10:00", *SAFETY)
+    forged = "--set", "commitment=" + "a" * 64
+    for extra in ((*forged, "--seal", tmp_path / "held.json"), (*forged, "--set", "source=organic"),
+                  ("--set", "pressed_at=2026-03-03T09:00:00+00:00", *forged)):
+        err = unchanged(run, journal, "log", journal, "drift.onset", "--id", "D1", "--at", "2026-03-03T09:17",
+                        *ONSET, *extra)
+        assert "--set commitment" in err and "written by the toolkit" in err
+    assert "--set pressed_at" in err
+    assert not (tmp_path / "held.json").exists()
+
+
 def test_seal_only_for_onsets(run, journal, tmp_path):
     unchanged(run, journal, "log", journal, "report.received", "--id", "2026-02", "--at", "2026-03-02T10:00",
               "--seal", tmp_path / "h.json")

@@ -129,7 +129,14 @@ def log(
         if kind != "report.element":
             raise InputError("--sow", f"is for report.element, not {kind}", "drop --sow")
         elements = list(clauses.load_deal(sow, clauses.load_library(), _rubric_ids(), draft=True).report_elements)
-    event = jr.append(journal, kind, ident, when, _parse_sets(sets), by, seal, elements)
+    data = _parse_sets(sets)
+    ours = sorted({"commitment", "pressed_at"} & set(data))
+    if ours:  # a commitment typed in would be replaced by --seal's, or pass an unsealed onset off as sealed
+        from day60.errors import InputError
+
+        raise InputError(", ".join(f"--set {k}" for k in ours), "is written by the toolkit itself, never typed",
+                         "seal an injected onset with --seal HELD.json; give the time with --at")
+    event = jr.append(journal, kind, ident, when, data, by, seal, elements)
     shown = event["at"] or "sealed"
     typer.echo(f"seq {event['seq']}: {event['kind']} {event['id']} at {shown}")
 

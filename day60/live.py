@@ -20,7 +20,6 @@ from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 from pydantic import TypeAdapter, ValidationError
 
 from day60 import checklist, journal, timeparse
-from day60.autostamp import AutoStamp
 from day60.errors import InputError, pydantic_problem
 from day60.events import DATA_MODELS, Ident, Text
 
@@ -121,28 +120,12 @@ def _held(held: Path | None) -> dict[str, Any] | None:
 # ----- the loop -----------------------------------------------------------------------------
 
 
-def _stamp_new(path: Path, stamps: AutoStamp | None, seen: int | None, echo: Callable[[str], None]) -> int | None:
-    """Ask for a token if what was written since seq ``seen`` calls for one; the head's seq after
-    (None without a timestamp authority)."""
-    if stamps is None:
-        return None
-    j = journal.read(path)
-    if seen is not None and stamps.wanted([e["kind"] for e in j.events if e["seq"] > seen]):
-        echo(stamps.stamp(path))
-        j = journal.read(path)
-    return j.head["seq"]
-
-
-def run_checklist(path: Path, echo: Callable[[str], None], held: Path | None = None,
-                  stamps: AutoStamp | None = None) -> int:
-    """Loop: show open items, offer next steps, record one event per choice. Returns events written.
-    With ``stamps``, a timestamp token is asked for after the steps its policy names."""
+def run_checklist(path: Path, echo: Callable[[str], None], held: Path | None = None) -> int:
+    """Loop: show open items, offer next steps, record one event per choice. Returns events written."""
     written = 0
     offered = False  # the reveal is offered once, when the checklist first finds the exercise closed
-    seen = None  # the head's seq when the last token was considered
     try:
         while True:
-            seen = _stamp_new(path, stamps, seen, echo)
             j = journal.read(path)
             tz = ZoneInfo(j.header["calendar"]["timezone"])
             _show_status(j, echo, held)
@@ -183,8 +166,6 @@ def run_checklist(path: Path, echo: Callable[[str], None], held: Path | None = N
                 echo(f"not recorded: {_plain(exc)}")
     except (_Stop, KeyboardInterrupt):
         pass
-    if seen is not None:
-        _stamp_new(path, stamps, seen, echo)  # the last step before leaving
     echo("stopped; everything recorded so far is in the journal")
     return written
 

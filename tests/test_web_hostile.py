@@ -44,7 +44,7 @@ SIGN_OFF = {"agreement": "SOW-7 annex B", "stop_owner": "Kim Ode", "stop_conditi
 class InProcess:
     """'day60 serve' in this process (uvicorn in a thread), so a test can shorten its clocks."""
 
-    def __init__(self, journal: Path, held: Path | None, **options) -> None:
+    def __init__(self, journal: Path, held: Path | None) -> None:
         import uvicorn
 
         from day60.web import create_app
@@ -55,7 +55,7 @@ class InProcess:
         sock.listen(128)
         self.port = sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}/"
-        asgi = create_app(journal, held, TOKEN, "127.0.0.1", self.port, **options)
+        asgi = create_app(journal, held, TOKEN, "127.0.0.1", self.port)
         self.runner_token = asgi.app.state.keys.runner_token
         self.room = asgi.app.state.room
         self.server = uvicorn.Server(uvicorn.Config(asgi, log_level="warning", lifespan="on"))

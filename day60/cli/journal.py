@@ -507,14 +507,6 @@ def kinds(fmt: str = typer.Option("table", "--format", help=FORMAT_HELP)) -> Non
 def live(
     journal: Path = typer.Argument(..., help="The exercise journal to record into."),
     held: Path = typer.Option(None, "--held", help="The runner's held file: injected onsets are sealed into it."),
-    tsa: str = typer.Option(None, "--tsa", metavar="URL",
-                            help="An RFC 3161 timestamp authority: a token over the journal's head is appended "
-                                 "after recorded steps (see --tsa-when)."),
-    tsa_when: str = typer.Option("each", "--tsa-when", metavar="each|close",
-                                 help="Ask for a token after every recorded step (each) or at the close."),
-    tsa_root: list[Path] = typer.Option([], "--tsa-root", metavar="CERT",
-                                        help="A root certificate you trust for the TSA; a token that does not "
-                                             "chain to one is refused and not written. Repeatable."),
 ) -> None:
     """Interactive checklist: shows what is open, stamps each event at the keypress, appends at once.
 
@@ -522,13 +514,10 @@ def live(
 
     Example: day60 live ex.jsonl --held runner-held.json
     """
-    from day60 import autostamp
     from day60.errors import InputError
 
-    stamps = autostamp.from_options(tsa, tsa_when, tsa_root)
     if not base._interactive():
-        raise InputError("live", "needs a terminal", "use 'day60 log JOURNAL KIND --id ID --at T' (and "
-                                                     "'day60 stamp JOURNAL --tsa URL') instead")
+        raise InputError("live", "needs a terminal", "use 'day60 log JOURNAL KIND --id ID --at T' instead")
     from day60.live import run_checklist
 
-    run_checklist(journal, typer.echo, held, stamps)
+    run_checklist(journal, typer.echo, held)

@@ -18,14 +18,6 @@ def serve(
     token: str = typer.Option(None, "--token", envvar="DAY60_SERVE_TOKEN", show_envvar=True,
                               help="The join token (default: a random one, printed). Prefer the environment "
                                    "variable: a command line is visible to every user of this machine."),
-    tsa: str = typer.Option(None, "--tsa", metavar="URL",
-                            help="An RFC 3161 timestamp authority: a token over the journal's head is appended "
-                                 "after recorded lines (see --tsa-when)."),
-    tsa_when: str = typer.Option("each", "--tsa-when", metavar="each|close",
-                                 help="Ask for a token after every recorded press (each) or at the close."),
-    tsa_root: list[Path] = typer.Option([], "--tsa-root", metavar="CERT",
-                                        help="A root certificate you trust for the TSA; a token that does not "
-                                             "chain to one is refused and not written. Repeatable."),
 ) -> None:
     """Serve one journal as a web checklist: every participant joins with a name, a role and the
     token, and stamps lines by the server's clock; new lines reach every page within a second.
@@ -40,7 +32,7 @@ def serve(
     import socket
     import sys
 
-    from day60 import autostamp, engine
+    from day60 import engine
     from day60.errors import InputError
 
     if token is not None and (len(token) < 8 or len(token) > 200 or not token.isascii() or not token.isprintable()):
@@ -55,7 +47,6 @@ def serve(
         raise typer.Exit(1)
     if held is not None:
         _check_held(held, journal)
-    stamps = autostamp.from_options(tsa, tsa_when, tsa_root)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     try:
         sock = socket.socket(family, socket.SOCK_STREAM)
@@ -75,7 +66,7 @@ def serve(
     from day60.web import create_app
 
     token = token or secrets.token_urlsafe(12)
-    asgi = create_app(journal, held, token, host, bound, stamps, lambda line: typer.echo(line, err=True))
+    asgi = create_app(journal, held, token, host, bound)
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"serving {journal} at http://{shown}:{bound}/")
     typer.echo(f"join token: {token}")
@@ -84,9 +75,6 @@ def serve(
         typer.echo(f"note: listening on {host}: anyone who can reach it and has the join token can join", err=True)
     if held is None:
         typer.echo("note: no --held: this server cannot seal or reveal onsets", err=True)
-    if stamps is not None:
-        typer.echo(f"timestamps: {stamps.url}, " + ("after every recorded press" if stamps.when == "each"
-                                                    else "at the close"), err=True)
     sys.stdout.flush()
     config = uvicorn.Config(asgi, log_level="warning", proxy_headers=False, server_header=False, access_log=False,
                             timeout_graceful_shutdown=2, lifespan="on")

@@ -16,7 +16,7 @@ import json
 import secrets
 import unicodedata
 import urllib.parse
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,6 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from day60 import checklist, timeparse
-from day60.autostamp import AutoStamp, Worker
 from day60.errors import InputError
 from day60.web import press as presses
 from day60.web.room import ROLES, Keys, Participant, Room, check_name, check_role
@@ -120,16 +119,8 @@ def _plain(status: int, text: str) -> Response:
     return Response(text + "\n", status_code=status, media_type="text/plain; charset=utf-8")
 
 
-def create_app(path: Path, held: Path | None, token: str, host: str, port: int,
-               stamps: AutoStamp | None = None, echo: Callable[[str], None] | None = None) -> Starlette:
-    """The app serving ``path``; with ``stamps``, a timestamp authority is asked for a token after
-    recorded lines (off the request path), each outcome said through ``echo``."""
+def create_app(path: Path, held: Path | None, token: str, host: str, port: int) -> Starlette:
     room = Room(path, held)
-    tokens: list[Worker] = []  # the token worker, while the app runs
-
-    def recorded(events: list[dict[str, Any]]) -> None:
-        if tokens:
-            tokens[0].poke([e["kind"] for e in events])
     keys = Keys.beside(path)
     join_token = token
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True),
@@ -363,7 +354,6 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int,
             pending = {"kind": p.kind, "id": p.ident, "at": done.when.isoformat(), "late": p.pressed_at}
             return render("result.html", warnings=done.warnings, form=again, refused=None, pending=pending)
         room.wake()
-        recorded(done.events)
         return render("result.html", headers={"hx-trigger": "day60-recorded"}, events=done.events,
                       warnings=done.warnings, held_at=done.held_at, refused=None, form=None)
 
@@ -376,7 +366,6 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int,
         except InputError as exc:
             return render("result.html", status=403, refused=one_line(exc), form=None)
         room.wake()
-        recorded(done.events)
         return render("result.html", revealed=done, refused=None, form=None)
 
     async def fragment_timeline(request: Request) -> Response:
@@ -409,7 +398,6 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int,
             done = await run_in_threadpool(presses.record, room, who, p, stamp, local(request), False)
         finally:
             room.wake()
-        recorded(done.events)
         answer: dict[str, Any] = {"event": done.events[-1], "warnings": done.warnings}
         if len(done.events) > 1:
             answer["also"] = done.events[:-1]
@@ -433,7 +421,6 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int,
         who = from_bearer(request)
         done = await run_in_threadpool(presses.reveal, room, who, local(request))
         room.wake()
-        recorded(done.events)
         return JSONResponse({"revealed": done.events, "stray": done.stray, "unheld": done.unheld})
 
     async def api_stream(request: Request) -> Response:
@@ -502,14 +489,10 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int,
                     room.wake()
 
         task = asyncio.create_task(follow())
-        if stamps is not None:
-            tokens.append(Worker(stamps, path, echo or (lambda line: None)))
         try:
             yield
         finally:
             task.cancel()
-            if tokens:  # a token still due is asked for before the server stops
-                await run_in_threadpool(tokens.pop().close)
 
     routes = [
         Route("/", index, methods=["GET"]),

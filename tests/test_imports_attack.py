@@ -313,3 +313,24 @@ def test_a_vendor_figure_that_disagrees_with_its_own_clock_is_named(run, tmp_pat
     assert one["difference_hours"] == pytest.approx(0.0) and one["difference_business_hours"] == pytest.approx(1.0)
     assert one["reasons"] == ["+1.00 bh of the business difference is the vendor's own schedule, not the deal's "
                               "calendar"]
+
+
+def test_a_million_row_ticket_is_merged_in_linear_time():
+    """Attack: one ticket repeated on row after row, each a continuation row adding the same
+    10:00-11:00 hold under its own label ('client (row N)'). The merge kept the labels in a list
+    and looked each one up in it, so n rows took n*n/2 comparisons (50,000 rows: 1.25 billion,
+    minutes). Now an ordered set: well under the bound. The 50,000 holds are one interval,
+    10:00-11:00 (1.0 h), and its label names the first five and '49995 more'."""
+    import datetime as dt
+    import time
+
+    from day60.imports.normalise import merged
+    from day60.imports.records import Pause
+
+    ten = dt.datetime(2026, 3, 2, 10, tzinfo=dt.UTC)
+    holds = [Pause("wait", ten, ten + dt.timedelta(hours=1), f"client (row {n})") for n in range(50_000)]
+    began = time.monotonic()
+    [(start, end, label)] = merged(holds)
+    assert time.monotonic() - began < 10
+    assert (start, end) == (ten, ten + dt.timedelta(hours=1))
+    assert label.startswith("client (row 0); client (row 1)") and label.endswith("; and 49995 more")

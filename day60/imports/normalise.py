@@ -131,11 +131,18 @@ def merged(pauses: Iterable[Pause]) -> list[tuple[dt.datetime, dt.datetime | Non
         if last is not None and (last[1] is None or p.start <= last[1]):
             if last[1] is not None and (p.end is None or p.end > last[1]):
                 last[1] = p.end
-            if p.label not in last[2]:
-                last[2].append(p.label)
+            last[2][p.label] = None  # the labels as an ordered set: a list's 'in' made this quadratic
         else:
-            out.append([p.start, p.end, [p.label]])
-    return [(s, e, "; ".join(labels)) for s, e, labels in out]
+            out.append([p.start, p.end, {p.label: None}])
+    return [(s, e, _labels(labels)) for s, e, labels in out]
+
+
+def _labels(labels: dict[str, None]) -> str:
+    """The vendor's words for one merged hold: the first few, and how many more (a journal field
+    holds 200 characters, so a million continuation rows' labels are never joined whole)."""
+    shown = [label for label, _ in zip(labels, range(5), strict=False)]
+    more = len(labels) - len(shown)
+    return "; ".join(shown) + (f"; and {more} more" if more else "")
 
 
 def endings(t: Ticket) -> list[Event]:

@@ -334,3 +334,20 @@ def test_a_million_row_ticket_is_merged_in_linear_time():
     assert time.monotonic() - began < 10
     assert (start, end) == (ten, ten + dt.timedelta(hours=1))
     assert label.startswith("client (row 0); client (row 1)") and label.endswith("; and 49995 more")
+
+
+def test_a_pause_only_inferred_from_the_vendor_figure_is_said_to_be_inferred(run, tmp_path):
+    """The sheet's own figure for A is 1.0 h on a clock it says ran 09:00 to 12:00, and it states
+    no pause. Ours: opened 09:00 (stand-in) to restored 12:00 = 3.0 h, no hold. The vendor's
+    figure leaves 3.0 - 1.0 = 2.0 h of its own clock uncounted; the reason says that, without
+    claiming the vendor's clock 'stood paused' (its records say no such thing), and that explains
+    the whole +2.0 h, so nothing is left unexplained."""
+    j = new_journal(tmp_path)
+    rows = "A,1,2026-03-02 09:00,2026-03-02 12:00,2026-03-02 12:00,SYNTHETIC canary,,,,,1.0,2026-03-02 09:00," \
+           "2026-03-02 12:00\n"
+    out = imported(run, j, "csv", _sheet(tmp_path, rows), "--map", _map(tmp_path))
+    [row] = out["reconcile"]["tickets"]
+    assert (row["ours_hours"], row["vendor_hours"], row["difference_hours"]) == (3.0, 1.0, 2.0)
+    assert row["reasons"] == ["the vendor's figure leaves 2.00 h of its own clock uncounted (it states no pause) "
+                              "where ours stops for none: a hold the vendor counted out that the charter counts (the "
+                              "supplier's own time)"]

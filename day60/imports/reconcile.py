@@ -341,12 +341,15 @@ def _reasons(row: dict[str, Any], part: dict[str, Any], reopens: int, standin: b
             explained[1] -= ours_paused[1]
         else:
             known[1] = False  # how much of the vendor's pause fell in business hours is not known
+        # A pause the vendor states, or one only inferred from its figure being short of its span.
+        theirs = f"the vendor's clock stood paused {_h(v_paused)}" if not math.isnan(part["paused_ms"]) else \
+            f"the vendor's figure leaves {_h(v_paused)} of its own clock uncounted (it states no pause)"
         if abs(d) > tol and v_paused > ours_paused[0]:
-            out.append(f"the vendor's clock stood paused {_h(v_paused)} where {ours}: a hold the vendor "
-                       "counted out that the charter counts (the supplier's own time)")
+            out.append(f"{theirs} where {ours}: a hold the vendor counted out that the charter counts (the "
+                       "supplier's own time)")
         elif abs(d) > tol:
-            out.append(f"{ours} where the vendor's clock stood paused {_h(v_paused)}: a wait or change "
-                       "window the charter excludes that the vendor counted")
+            out.append(f"{ours} where {theirs}: a wait or change window the charter excludes that the vendor "
+                       "counted")
     elif named:
         out.append(f"ours excludes {', '.join(named)} (charter 3.19.5); the export does not say whether the "
                    "vendor's clock paused for them")

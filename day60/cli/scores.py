@@ -56,12 +56,12 @@ def score(
     from day60.evidence import supersede as superseding
 
     _check_format(fmt)
-    files.check_outputs({"--pdf": pdf, "--html": html, "--out": out},
-                        [("JOURNAL", journal), ("--rubric", rubric_file), ("--sow", sow), ("--supersede", supersede)])
     for field, target in (("--pdf", pdf), ("--html", html), ("--out", out)):
         if target is not None and os.path.lexists(target):
             raise InputError(field, f"{target} already exists: a score is never silently replaced",
                              "write to a new file (with --supersede OLD.json naming the score it replaces)")
+    files.check_outputs({"--pdf": pdf, "--html": html, "--out": out},
+                        [("JOURNAL", journal), ("--rubric", rubric_file), ("--sow", sow), ("--supersede", supersede)])
     if supersede is not None and out is None:
         raise InputError("--out", "is needed with --supersede", "write the new score JSON to a new file with --out")
     if tsa is not None:

@@ -60,7 +60,12 @@ def verify_report(path: str | Path, tsa_roots: list[Any] | None = None) -> Verdi
     verdict = Verdict(str(path))
     broken = _broken_signatures(raw, path)
     try:
-        embedded = pdfs.guarded(path, pdfs.attachments, pdf)
+        try:
+            embedded = pdfs.guarded(path, pdfs.attachments, pdf)
+        except pdfs.Departs as exc:
+            verdict.problems.append(str(exc))
+            _signatures(raw, path, verdict, {}, tsa_roots)
+            return verdict
         known = {docs.SCORE_JSON, docs.SCHEDULE_JSON, docs.DRILLS_JSON, docs.MANIFEST}
         if not known & set(embedded):
             raise InputError("REPORT", f"{path} carries no embedded day60 data (no score, schedule or drills)",
@@ -383,7 +388,7 @@ def _compare(raw: bytes, path: str | Path, pdf: Any, document: docs.Document, ma
                 state = "is added" if part not in theirs else "is missing" if part not in mine else "differs"
                 found.append(f"{part} {state}: the file departs from what the toolkit writes outside its pages")
                 break
-        found += pdfs.annotations(pdf)
+        found += pdfs.annotations(pdf) + pdfs.form(pdf)
         return found
 
     found = pdfs.guarded(path, differences)
@@ -440,8 +445,9 @@ def _signatures(raw: bytes, path: str | Path, verdict: Verdict, manifest: dict[s
             continue
         state = "intact" if mark.intact and mark.valid and not mark.problems else "NOT intact"
         verdict.statements.append(f"signed by {mark.subject} (certificate SHA-256 {mark.fingerprint}); the "
-                                  f"signature is {state} and covers {mark.covers}; the certificate is not judged "
-                                  "against a trust list")
+                                  f"signature is {state} and covers {mark.covers}; signer not verified: the "
+                                  "certificate is not checked against a trust list (compare its fingerprint with "
+                                  "the one the signer gives you)")
         recorded = wanted and mark.fingerprint == wanted["certificate_sha256"]
         if wanted and not recorded and not any(m.fingerprint == wanted["certificate_sha256"] for m in signatures):
             verdict.problems.append(f"the signature is by certificate {mark.fingerprint}, but the report was written "

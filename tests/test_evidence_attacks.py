@@ -1,0 +1,422 @@
+"""The evidence of issue 25 attacked again, as a supplier's lawyer, a forger and a careless user
+would: forged reports the first round let through, outputs that still replaced evidence, a
+superseded score made up under another rubric, timestamp tokens that contradict the journal's
+own clock, malformed token files, and timestamp authorities that answer garbage or one byte at a
+time. Each test says the attack and why the answer is the right one."""
+
+import datetime as dt
+import io
+import json
+import shutil
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from pyhanko.pdf_utils.generic import (
+    ArrayObject,
+    DictionaryObject,
+    NameObject,
+    NumberObject,
+    StreamObject,
+    TextStringObject,
+)
+from typer.testing import CliRunner
+
+from day60 import journal as jr
+from day60.cli import app
+from day60.evidence import sign as signing
+from day60.evidence import timestamp
+from day60.resources import data_dir
+from tests import pki
+
+SOW = data_dir("clauses") / "examples" / "synthetic-sow.toml"
+DRILLS = data_dir("rubric") / "voice" / "examples" / "synthetic-drills.json"
+
+
+def _cli(*args, env=None):
+    return CliRunner().invoke(app, [str(a) for a in args], env=env)
+
+
+@pytest.fixture(autouse=True)
+def own_state(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """A demo journal, its score JSON and PDF, the same PDF signed by the auditor, a forger's
+    key, and a timestamp authority on 127.0.0.1 (tests/pki.py)."""
+    from day60 import demo
+
+    folder = tmp_path_factory.mktemp("attacks")
+    journal = folder / "exercise.jsonl"
+    demo.build_journal(journal)
+    pki.p12(folder / "auditor.p12", "Test Auditor", b"pw")
+    pki.p12(folder / "forger.p12", "Someone Else", b"pw")
+    env = {"DAY60_SIGN_PASSPHRASE": "pw"}
+    r = _cli("score", journal, "--pdf", folder / "score.pdf", "--out", folder / "score.json")
+    assert r.exit_code == 0, r.output
+    r = _cli("score", journal, "--pdf", folder / "signed.pdf", "--sign", folder / "auditor.p12", env=env)
+    assert r.exit_code == 0, r.output
+    made_pki = pki.make_pki(folder)
+    url, stop, _seen = pki.serve(made_pki)
+    yield {"folder": folder, "journal": journal, "score": folder / "score.pdf", "json": folder / "score.json",
+           "signed": folder / "signed.pdf", "forger": folder / "forger.p12", "url": url, "pki": made_pki}
+    stop()
+
+
+def _forger_signs(raw: bytes, forger, edit) -> bytes:
+    """An incremental update in which the forger changes what ``edit`` changes and signs it with
+    the forger's own key, through the same metadata-keeping writer the toolkit signs with, so that
+    the update is a signature revision and nothing else on the page or in the metadata moved."""
+    from pyhanko.sign import fields, signers
+
+    writer = signing._writer(raw)
+    edit(writer)
+    key = signing.load_signer(forger, b"pw")
+    meta = signers.PdfSignatureMetadata(field_name="forged", md_algorithm="sha256",
+                                        subfilter=fields.SigSeedSubFilter.PADES)
+    out = io.BytesIO()
+    signers.PdfSigner(meta, signer=key.hanko).sign_pdf(writer, output=out)
+    return out.getvalue()
+
+
+def _verify(tmp_path, body: bytes):
+    path = tmp_path / "forged.pdf"
+    path.write_bytes(body)
+    return _cli("verify-report", path)
+
+
+def _refused(r, *words):
+    assert r.exit_code == 1, r.output
+    assert "NOT verified" in r.stderr and "internal fault" not in r.output and "Traceback" not in r.output
+    for word in words:
+        assert word in r.stderr, (word, r.stderr)
+
+
+# ----- forged reports the first round verified --------------------------------------------------------
+
+
+def test_an_xfa_form_added_under_a_forgers_signature_is_named(made, tmp_path):
+    """The forger adds an XFA form (which Acrobat draws instead of the pages) inside the
+    /AcroForm that a signature brings, and signs the update: the catalog's /AcroForm was the one
+    entry the comparison left to signatures, so the report verified. A signature's form holds
+    its fields and flags and nothing else, so /XFA is named."""
+    def xfa(writer):
+        template = writer.add_object(StreamObject(stream_data=b"<xdp:xdp><template>Score 99 of 100</template>"
+                                                              b"</xdp:xdp>"))
+        writer.root["/AcroForm"] = writer.add_object(DictionaryObject({NameObject("/Fields"): ArrayObject(),
+                                                                       NameObject("/XFA"): template}))
+        writer.update_root()
+
+    r = _verify(tmp_path, _forger_signs(made["score"].read_bytes(), made["forger"], xfa))
+    _refused(r, "/AcroForm carries /XFA", "an XFA form")
+
+
+def test_javascript_on_a_signature_field_with_no_area_is_named(made, tmp_path):
+    """A signature widget with no area was let through as harmless; the forger gives one a page-open
+    action running JavaScript (which could lay any figure over the page in Acrobat) and signs the
+    update. A widget that runs an action is not harmless, whatever its size: named on its page and
+    in the form."""
+    def script(writer):
+        page = writer.root["/Pages"]["/Kids"][0].get_object()
+        action = DictionaryObject({NameObject("/S"): NameObject("/JavaScript"),
+                                   NameObject("/JS"): TextStringObject('app.alert("Score 99 of 100")')})
+        widget = writer.add_object(DictionaryObject({
+            NameObject("/Type"): NameObject("/Annot"), NameObject("/Subtype"): NameObject("/Widget"),
+            NameObject("/FT"): NameObject("/Sig"), NameObject("/T"): TextStringObject("evil"),
+            NameObject("/Rect"): ArrayObject([NumberObject(0)] * 4),
+            NameObject("/AA"): DictionaryObject({NameObject("/PO"): action})}))
+        page["/Annots"] = ArrayObject([widget])
+        writer.update_container(page)
+        writer.root["/AcroForm"] = writer.add_object(DictionaryObject({NameObject("/Fields"): ArrayObject([widget])}))
+        writer.update_root()
+
+    r = _verify(tmp_path, _forger_signs(made["score"].read_bytes(), made["forger"], script))
+    _refused(r, "page 1 carries a signature field that runs an action", "'evil' runs an action")
+
+
+def test_two_attachments_of_one_name_are_tampering_not_damage(made, tmp_path):
+    """The forger lists score.json a second time in the embedded-files tree, in a signed update.
+    The first round called that a damaged file (exit 2, bad input), as if the user had handed the
+    wrong file; it is a file day60 never writes and whose data a viewer may open either copy of:
+    NOT verified (exit 1), with the signature still stated."""
+    def twice(writer):
+        tree = writer.root["/Names"]["/EmbeddedFiles"]
+        names = tree["/Names"]
+        spec = next(names[i + 1] for i in range(0, len(names), 2) if names[i] == "score.json")
+        names.append(TextStringObject("score.json"))
+        names.append(spec)
+        writer.update_container(tree)
+
+    r = _verify(tmp_path, _forger_signs(made["score"].read_bytes(), made["forger"], twice))
+    _refused(r, "it embeds 2 files named 'score.json'")
+    assert "signed by Common Name: Someone Else" in r.stdout
+
+
+def test_a_signer_with_no_trusted_root_is_signed_not_verified(made):
+    """The auditor's certificate is self-made and no trust list judges it: the output must say the
+    signer is not verified, and never call the signature or the signer valid."""
+    r = _cli("verify-report", made["signed"])
+    assert r.exit_code == 0, r.output
+    assert "signed by Common Name: Test Auditor" in r.stdout and "signer not verified" in r.stdout
+    assert "valid" not in r.stdout.replace("not verified", "")
+
+
+def test_the_toolkits_own_reports_still_verify_with_the_new_checks(made):
+    """The new checks refuse what a forger adds, not what the toolkit and pyHanko write: an
+    unsigned report and a signed one verify."""
+    for name in ("score", "signed"):
+        assert _cli("verify-report", made[name]).exit_code == 0
+
+
+# ----- outputs that replaced evidence -------------------------------------------------------------------
+
+
+def test_other_commands_never_write_over_a_signed_report_a_token_file_or_a_score(made, tmp_path):
+    """`score` refuses any existing output, but `clauses export` and `voice drills` wrote over a
+    signed report (a signature nobody can make again without the key, nor a TSA's time again), over
+    a token file kept apart from the journal (the one proof a cut journal cannot take with it) and
+    over a score JSON (a later score names it by its SHA-256). Each is recognised by its content,
+    refused with exit 2, and left byte for byte as it was."""
+    journal = tmp_path / "ex.jsonl"
+    shutil.copy(made["journal"], journal)
+    token = tmp_path / "stamp-1.json"
+    assert _cli("stamp", journal, "--tsa", f"{made['url']}/good", "--out", token).exit_code == 0
+    victims = {"signed": tmp_path / "signed.pdf", "token": token, "score": tmp_path / "score.json"}
+    shutil.copy(made["signed"], victims["signed"])
+    shutil.copy(made["json"], victims["score"])
+    before = {k: v.read_bytes() for k, v in victims.items()}
+    attempts = [(["clauses", "export", "--sow", SOW, "--pdf", victims["signed"]], "a signed or timestamped PDF"),
+                (["voice", "drills", DRILLS, "--pdf", victims["signed"]], "a signed or timestamped PDF"),
+                (["clauses", "export", "--sow", SOW, "--md", victims["token"]], "a day60 timestamp token file"),
+                (["clauses", "export", "--sow", SOW, "--html", victims["score"]], "a day60 score or notice")]
+    for args, words in attempts:
+        r = _cli(*args)
+        assert r.exit_code == 2 and words in r.stderr and "never overwritten" in r.stderr, (args, r.output)
+    assert {k: v.read_bytes() for k, v in victims.items()} == before
+
+
+def test_a_signature_added_at_the_end_of_a_large_pdf_is_still_recognised(made, tmp_path):
+    """The guard reads a file's first 64 MiB; a signature is an update at the end. A signed PDF
+    made larger than that by padding before its final revision must still be recognised (the
+    guard reads the end of a PDF too)."""
+    from day60 import files
+
+    raw = made["signed"].read_bytes()
+    big = tmp_path / "big.pdf"
+    at = raw.index(b"%%EOF") + len(b"%%EOF\n")
+    padding = b"%" + b"x" * 1022 + b"\n"
+    with big.open("wb") as fh:
+        fh.write(raw[:at])
+        for _ in range((files.PROTECT_SCAN // len(padding)) + 16):
+            fh.write(padding)
+        fh.write(raw[at:])
+    assert big.stat().st_size > files.PROTECT_SCAN
+    assert files.protected(big) == "a signed or timestamped PDF (its signature cannot be made again)"
+    assert files.protected(made["score"]) is None  # an unsigned report can be written again
+
+
+# ----- a superseded score made up under another rubric --------------------------------------------------
+
+
+def _fake(made, tmp_path, name, **changes):
+    body = json.loads(made["json"].read_text())
+    body.update(changes)
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(body))
+    return path
+
+
+def test_a_self_assessment_label_no_longer_passes_a_made_up_score(made, tmp_path):
+    """A made-up file copies the real head and journal hash, claims a score of 3, and adds
+    "kind": "self-assessment": the first round skipped every check for that kind and quoted the 3
+    as the earlier score. A score supersedes only a score: refused, nothing written."""
+    fake = _fake(made, tmp_path, "fake", kind="self-assessment", score=3.0)
+    out = tmp_path / "new.json"
+    r = _cli("score", made["journal"], "--supersede", fake, "--out", out)
+    assert r.exit_code == 2 and "a score supersedes only an earlier score" in r.stderr and not out.exists()
+
+
+def test_a_score_made_under_another_rubric_is_quoted_as_unchecked(made, tmp_path):
+    """A made-up file names another rubric's hash, so the journal cannot score it again here, and
+    claims 12 points with 1 on every line. The first round quoted its figures in the new score as
+    if they were a published score, with 'no correction ... scored again as it stood'. Now the new
+    score (its JSON, its cover) says the earlier figures are as that file states them, unchecked,
+    and why; a score of the same rubric is said to be computed again and to agree."""
+    rubric = dict(json.loads(made["json"].read_text())["rubric"], sha256="0" * 64)
+    fake = _fake(made, tmp_path, "other-rubric", rubric=rubric, score=12.0)
+    out, pdf = tmp_path / "new.json", tmp_path / "new.pdf"
+    r = _cli("score", made["journal"], "--supersede", fake, "--out", out, "--pdf", pdf)
+    assert r.exit_code == 0, r.output
+    new = json.loads(out.read_text())
+    assert new["supersedes"]["computed_again"] is False
+    assert "another rubric (day60 1.1.1, SHA-256 0000000000000000...)" in new["supersedes"]["not_checked"]
+    assert "as it stood" not in json.dumps(new["changelog"]["because"])
+    from pypdf import PdfReader
+
+    cover = " ".join(PdfReader(pdf).pages[0].extract_text().split())
+    assert "Unchecked: the earlier score was made with another rubric" in cover
+    assert _cli("verify-report", pdf).exit_code == 0  # the report says what it is, and is that
+    same = tmp_path / "same.json"
+    assert _cli("score", made["journal"], "--supersede", made["json"], "--out", same).exit_code == 0
+    assert json.loads(same.read_text())["supersedes"]["computed_again"] is True
+
+
+# ----- timestamp tokens that contradict the journal ------------------------------------------------------
+
+
+def _token_at(made, digest: bytes, when: dt.datetime):
+    """A genuine token from the test TSA's key over ``digest``, its time set to ``when``."""
+    import asyncio
+
+    from pyhanko.sign.timestamps import DummyTimeStamper
+
+    good = made["pki"].stampers["good"]
+    stamper = DummyTimeStamper(tsa_cert=good.tsa_cert, tsa_key=good.tsa_key, certs_to_embed=good.certs_to_embed,
+                               fixed_dt=when)
+    return asyncio.run(stamper.async_timestamp(digest, "sha256"))
+
+
+def test_a_token_earlier_than_the_line_it_stamps_says_the_clock_was_not_the_journals(made, tmp_path):
+    """The demo's last line was recorded minutes ago; a genuine token over its hash says it existed
+    an hour ago. Both cannot be true: the line's recorded time is later than the time a third party
+    proves it existed, so the journal's recorded times were set ahead or typed. verify says so and
+    fails, instead of reporting the token as proof."""
+    journal = tmp_path / "ex.jsonl"
+    shutil.copy(made["journal"], journal)
+    head = jr.read(journal).head
+    early = dt.datetime.now(dt.UTC).replace(microsecond=0) - dt.timedelta(hours=1)
+    token = _token_at(made, bytes.fromhex(head["hash"]), early)
+    jr.append(journal, "timestamp.token", f"head-{head['seq']}", early,
+              {"covers_seq": head["seq"], "covers_hash": head["hash"], "tsa": made["url"],
+               "token": timestamp._encode(token)})
+    r = _cli("verify", journal)
+    assert r.exit_code == 1, r.output
+    assert f"the line it stamps (seq {head['seq']}) says it was recorded at" in r.stderr
+    assert "not its clock's" in r.stderr
+
+
+def test_a_token_event_recorded_before_the_token_existed_is_caught(made, tmp_path):
+    """A forger rewrites the token event's recorded time to an hour before the TSA issued the token
+    and chains the line again: the event claims to have been written before the thing it records
+    existed. verify fails naming it."""
+    from tests import forge
+
+    journal = tmp_path / "ex.jsonl"
+    shutil.copy(made["journal"], journal)
+    assert _cli("stamp", journal, "--tsa", f"{made['url']}/good").exit_code == 0
+
+    def backdate(event):
+        if event["kind"] == "timestamp.token":
+            event["recorded_at"] = (dt.datetime.fromisoformat(event["at"]) - dt.timedelta(hours=1)).isoformat()
+
+    journal.write_bytes(forge.rechain(journal.read_bytes(), backdate))
+    r = _cli("verify", journal)
+    assert r.exit_code == 1 and "before the TSA issued the token" in r.stderr, r.output
+
+
+def test_a_token_file_with_wrong_fields_is_bad_input_naming_each(made, tmp_path):
+    """A token file with a time that is not an instant crashed verify ('internal fault'); one whose
+    hash is not hex made verify accuse the journal of being rewritten. A malformed token file is bad
+    input: exit 2, every wrong field named, nothing said about the journal."""
+    journal = tmp_path / "ex.jsonl"
+    shutil.copy(made["journal"], journal)
+    kept = tmp_path / "stamp.json"
+    assert _cli("stamp", journal, "--tsa", f"{made['url']}/good", "--out", kept).exit_code == 0
+    good = json.loads(kept.read_text())
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**good, "at": "yesterday", "covers_hash": "zz", "covers_seq": True, "token": "!!"}))
+    r = _cli("verify", journal, "--token", bad)
+    assert r.exit_code == 2 and "internal fault" not in r.output and "rewritten" not in r.output
+    for field in ("covers_seq", "covers_hash", "at (an ISO 8601 instant", "token (the RFC 3161 token"):
+        assert field in r.stderr, (field, r.stderr)
+
+
+def test_a_token_file_edited_to_name_another_seq_is_said_to_be_edited(made, tmp_path):
+    """The kept token file is edited to claim it stamps seq 10. Its token is over seq 48's hash,
+    which is still in the journal: the file was edited, not the journal rewritten; verify says
+    which, so the auditor is not accused of what the file's holder did."""
+    journal = tmp_path / "ex.jsonl"
+    shutil.copy(made["journal"], journal)
+    kept = tmp_path / "stamp.json"
+    assert _cli("stamp", journal, "--tsa", f"{made['url']}/good", "--out", kept).exit_code == 0
+    edited = tmp_path / "edited.json"
+    body = json.loads(kept.read_text())
+    edited.write_text(json.dumps({**body, "covers_seq": 10}))
+    r = _cli("verify", journal, "--token", edited)
+    assert r.exit_code == 1
+    assert f"its file says it covers seq 10, but the hash it covers is the one of seq {body['covers_seq']}: its file " \
+           "was edited" in r.stderr and "rewritten" not in r.stderr
+
+
+# ----- timestamp authorities that misbehave ----------------------------------------------------------------
+
+
+class _Odd(BaseHTTPRequestHandler):
+    """A server on 127.0.0.1 that answers a timestamp query badly, by path."""
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        mode = self.path.strip("/")
+        if mode == "500":
+            self.send_error(500)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/timestamp-reply")
+        if mode == "trickle":  # one byte every half second, never the whole reply
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            for _ in range(200):
+                try:
+                    self.wfile.write(b"\x30")
+                    self.wfile.flush()
+                except OSError:
+                    return
+                time.sleep(0.5)
+            return
+        body = b"\x30\x82\xff\xff" + b"A" * 64  # garbage that starts like DER
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def odd_tsa():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Odd)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_tsa_that_trickles_its_reply_is_given_up_in_time(made, odd_tsa, tmp_path):
+    """A server that sends one byte every half second never trips a per-read timeout: the first
+    round would wait for the whole 100,000-byte reply (about fourteen hours). The whole exchange
+    has one deadline: with a two-second timeout, stamp gives up within a few seconds, names the
+    TSA, and writes nothing."""
+    journal = tmp_path / "ex.jsonl"
+    shutil.copy(made["journal"], journal)
+    before = journal.read_bytes()
+    started = time.monotonic()
+    with pytest.raises(Exception) as caught:
+        timestamp.stamp(journal, f"{odd_tsa}/trickle", timeout=2.0)
+    assert time.monotonic() - started < 6
+    assert "did not answer within 2 seconds" in str(caught.value) and journal.read_bytes() == before
+
+
+@pytest.mark.parametrize("mode, words", [("500", "answered HTTP 500"), ("garbage", "is not RFC 3161")])
+def test_a_tsa_answering_500_or_garbage_writes_nothing(made, odd_tsa, tmp_path, mode, words):
+    """HTTP 500 and a reply that only starts like DER: one line naming the TSA, exit 2, the journal
+    untouched."""
+    journal = tmp_path / "ex.jsonl"
+    shutil.copy(made["journal"], journal)
+    before = journal.read_bytes()
+    r = _cli("stamp", journal, "--tsa", f"{odd_tsa}/{mode}")
+    assert r.exit_code == 2 and words in r.stderr and r.stderr.count("\n") == 1, r.output
+    assert journal.read_bytes() == before

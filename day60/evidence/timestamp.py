@@ -277,8 +277,10 @@ def _encode(token: Any) -> str:
 
 
 def _decode(text: str) -> Any:
-    from asn1crypto import cms
-    from asn1crypto import tsp  # noqa: F401  (registers TSTInfo, so the token's content parses as one)
+    from asn1crypto import (
+        cms,
+        tsp,  # noqa: F401  (registers TSTInfo, so the token's content parses as one)
+    )
 
     token = cms.ContentInfo.load(base64.b64decode(text, validate=True))
     _ = token["content"]["encap_content_info"]
@@ -526,9 +528,9 @@ def check(path: str | Path, roots: list[Any] | None = None,
 
 def read_token_file(path: str | Path) -> dict[str, Any]:
     """A token file written by ``stamp --out``, its fields checked."""
-    from day60.files import read_json
-
     import re
+
+    from day60.files import read_json
 
     data = read_json(path, "--token", "a token file written by 'day60 stamp --out'")
     fix = "give the file 'day60 stamp --out' wrote, unchanged"

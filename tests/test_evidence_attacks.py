@@ -420,3 +420,131 @@ def test_a_tsa_answering_500_or_garbage_writes_nothing(made, odd_tsa, tmp_path, 
     r = _cli("stamp", journal, "--tsa", f"{odd_tsa}/{mode}")
     assert r.exit_code == 2 and words in r.stderr and r.stderr.count("\n") == 1, r.output
     assert journal.read_bytes() == before
+
+
+# ----- live and serve stamp when given a TSA (the README said they did; neither took --tsa) -----------
+
+
+@pytest.fixture
+def open_journal(tmp_path):
+    """A fresh journal whose window runs from two days ago to ten days ahead."""
+    now = dt.datetime.now(dt.UTC)
+    path = tmp_path / "live.jsonl"
+    r = _cli("new", path, "--partner", "Acme BPO", "--supplier", "Nimbus AI", "--deployment", "claims intake",
+             "--tier", "T3", "-c", "uk-office", "--window-start", (now - dt.timedelta(days=2)).isoformat(),
+             "--window-end", (now + dt.timedelta(days=10)).isoformat(), "--runner", "J. Auditor",
+             "--not-synthetic", "--announced")
+    assert r.exit_code == 0, r.output
+    return path
+
+
+@pytest.mark.parametrize("when, expected", [
+    ("close", ["report.received", "exercise.close", "timestamp.token"]),
+    ("every", ["report.received", "timestamp.token", "exercise.close", "timestamp.token"])])
+def test_live_with_a_tsa_stamps_at_the_close_or_after_every_event(made, open_journal, monkeypatch, pipe, when,
+                                                                   expected):
+    """The issue asked that `live` stamp after every event or at the close when given --tsa; the
+    README said it did, but `live` took no --tsa. Driven through prompt_toolkit's pipe input: a
+    report is received, the exercise closed, the checklist left. With --stamp close one token
+    follows the close (covering it and everything before); with --stamp every a token follows
+    each event. Each token covers the line just before it and verify accepts them all."""
+    monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
+    at = (dt.datetime.now(dt.UTC) - dt.timedelta(hours=2)).replace(microsecond=0)
+    enter = "\r"
+    pipe.send_text("new: monthly report received" + enter + "2026-10" + enter + at.isoformat() + enter)
+    pipe.send_text("close the exercise" + enter + "y" + (at + dt.timedelta(hours=1)).isoformat() + enter)
+    pipe.send_text("\x03")
+    r = _cli("live", open_journal, "--tsa", f"{made['url']}/good", "--stamp", when, "--tsa-root", made["pki"].root_pem)
+    assert r.exit_code == 0, r.output
+    events = jr.read(open_journal).events
+    assert [e["kind"] for e in events] == expected
+    for e in events:
+        if e["kind"] == "timestamp.token":
+            assert e["data"]["covers_seq"] == e["seq"] - 1
+    assert "timestamped: seq" in r.stdout
+    r = _cli("verify", open_journal, "--tsa-root", made["pki"].root_pem)
+    assert r.exit_code == 0 and "every event but the tokens themselves is covered" in r.stdout, r.output
+
+
+def test_live_with_a_failing_tsa_keeps_the_events_and_says_so(made, open_journal, monkeypatch, pipe, odd_tsa):
+    """The TSA answers HTTP 500 at the close: the close is recorded all the same, the checklist says
+    it was not timestamped and how to stamp later, and it does not ask again until a new line is
+    written (a dead TSA would otherwise hold every keypress for its timeout)."""
+    monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
+    at = (dt.datetime.now(dt.UTC) - dt.timedelta(hours=2)).replace(microsecond=0)
+    pipe.send_text("close the exercise\r" + "y" + at.isoformat() + "\r" + "\x03")
+    r = _cli("live", open_journal, "--tsa", f"{odd_tsa}/500")
+    assert r.exit_code == 0, r.output
+    assert [e["kind"] for e in jr.read(open_journal).events] == ["exercise.close"]
+    assert r.stdout.count("not timestamped: the timestamp authority at") == 1
+    assert f"stamp later with: day60 stamp {open_journal}" in r.stdout
+
+
+def test_live_refuses_stamp_options_without_a_tsa(open_journal):
+    """--stamp every with no --tsa would silently stamp nothing: refused before anything runs."""
+    r = _cli("live", open_journal, "--stamp", "every")
+    assert r.exit_code == 2 and "only apply with --tsa" in r.stderr
+    r = _cli("live", open_journal, "--tsa", "http://127.0.0.1:9/x", "--stamp", "sometimes")
+    assert r.exit_code == 2 and "'sometimes' is not offered" in r.stderr
+
+
+def test_serve_with_a_tsa_stamps_the_close_in_the_background(made, open_journal):
+    """The web checklist with --tsa: when the close is appended (here by 'day60 log', as another
+    writer would), the server asks the TSA in the background and appends one token over the close;
+    a press never waits for it."""
+    import asyncio
+
+    from day60.web import create_app
+
+    asgi = create_app(open_journal, None, "team-token-2026", "127.0.0.1", 8060, f"{made['url']}/good", "close")
+    starlette = asgi.app
+    at = (dt.datetime.now(dt.UTC) - dt.timedelta(hours=1)).isoformat()
+
+    def kinds():
+        return [e["kind"] for e in jr.read(open_journal).events]
+
+    async def serving():
+        async with starlette.router.lifespan_context(starlette):  # the server's background tasks run
+            assert (await asyncio.to_thread(_cli, "log", open_journal, "report.received", "--id", "2026-10",
+                                            "--at", at)).exit_code == 0
+            await asyncio.sleep(1.5)
+            assert kinds() == ["report.received"]  # not closed: nothing to stamp yet
+            assert (await asyncio.to_thread(_cli, "log", open_journal, "exercise.close", "--id", "exercise",
+                                            "--at", at)).exit_code == 0
+            for _ in range(100):
+                if kinds()[-1] == "timestamp.token":
+                    break
+                await asyncio.sleep(0.2)
+
+    asyncio.run(serving())
+    events = jr.read(open_journal).events
+    assert [e["kind"] for e in events] == ["report.received", "exercise.close", "timestamp.token"]
+    assert events[-1]["data"]["covers_seq"] == 2
+
+
+# ----- control characters from data ----------------------------------------------------------------------
+
+
+def test_an_escape_sequence_in_a_deal_file_never_reaches_a_document(tmp_path):
+    """A supplier drafting the deal file puts ESC[2J (clear the screen) in its own name. The
+    direction controls were shown as escapes, but other control characters went into the Markdown,
+    HTML and Word files as they were: `cat schedule.md` in a terminal would clear it, and an OSC
+    sequence could plant a hidden link. Every control character but tab and line breaks is now
+    shown as <U+XXXX> in every document, like the direction controls."""
+    import docx
+
+    text = SOW.read_text().replace('provider = "Example AI Operations Ltd (SYNTHETIC)"',
+                                   'provider = "Nimbus \\u001b[2J\\u001b]8;;http://evil.example\\u0007AI\\u0085 Ltd"')
+    sow = tmp_path / "sow.toml"
+    sow.write_text(text)
+    out = {ext: tmp_path / f"schedule.{ext}" for ext in ("md", "html", "docx")}
+    r = _cli("clauses", "export", "--sow", sow, "--md", out["md"], "--html", out["html"], "--docx", out["docx"])
+    assert r.exit_code == 0, r.output
+    word = docx.Document(out["docx"])
+    cells = " ".join(c.text for t in word.tables for row in t.rows for c in row.cells)
+    texts = {"md": out["md"].read_text(), "html": out["html"].read_text(), "docx": cells}
+    for name, body in texts.items():
+        assert not any(ch in body for ch in "\x1b\x07\x85"), name
+        assert "<U+001B>" in body.replace("&lt;", "<").replace("&gt;", ">"), name
+    r = _cli("clauses", "export", "--sow", sow)  # the Markdown on the terminal
+    assert "\x1b" not in r.stdout and "U+001B" in r.stdout

@@ -500,17 +500,34 @@ def kinds(fmt: str = typer.Option("table", "--format", help=FORMAT_HELP)) -> Non
 def live(
     journal: Path = typer.Argument(..., help="The exercise journal to record into."),
     held: Path = typer.Option(None, "--held", help="The runner's held file: injected onsets are sealed into it."),
+    tsa: str = typer.Option(None, "--tsa", metavar="URL",
+                            help="An RFC 3161 timestamp authority: the journal's head is stamped at the close "
+                                 "(or after every event, with --stamp every)."),
+    stamp_when: str = typer.Option("close", "--stamp", metavar="close|every",
+                                   help="With --tsa: stamp at the close and every line after it (close), or "
+                                        "after every event (every)."),
+    tsa_root: list[Path] = typer.Option([], "--tsa-root", metavar="CERT",
+                                        help="A root certificate you trust for the TSA; a token it does not "
+                                             "chain to is refused. Repeatable."),
 ) -> None:
     """Interactive checklist: shows what is open, stamps each event at the keypress, appends at once.
 
-    Needs a terminal; its non-interactive twin is 'day60 log'.
+    Needs a terminal; its non-interactive twin is 'day60 log' (and 'day60 stamp' for --tsa).
 
-    Example: day60 live ex.jsonl --held runner-held.json
+    Example: day60 live ex.jsonl --held runner-held.json --tsa https://tsa.example/tsr
     """
     from day60.errors import InputError
+    from day60.evidence import timestamp
 
+    if stamp_when not in timestamp.STAMP_WHEN:
+        raise InputError("--stamp", f"{stamp_when!r} is not offered", "use close or every")
+    if tsa is not None:
+        timestamp.check_url(tsa)
+    elif stamp_when != "close" or tsa_root:
+        raise InputError("--stamp/--tsa-root", "only apply with --tsa", "add --tsa URL, or drop them")
+    roots = timestamp.load_roots(tsa_root)
     if not base._interactive():
         raise InputError("live", "needs a terminal", "use 'day60 log JOURNAL KIND --id ID --at T' instead")
     from day60.live import run_checklist
 
-    run_checklist(journal, typer.echo, held)
+    run_checklist(journal, typer.echo, held, tsa, stamp_when, roots)

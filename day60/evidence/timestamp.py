@@ -314,6 +314,32 @@ def stamp(journal: str | Path, url: str, *, roots: list[Any] | None = None, by: 
     return jr.append(journal, KIND, f"head-{head['seq']}", checked.at.astimezone(dt.UTC), data, by)
 
 
+STAMP_WHEN = ("close", "every")
+
+
+def due(events: list[dict[str, Any]], when: str) -> bool:
+    """Whether a checklist stamping at the close (``when`` "close": the close and every line after
+    it, reveals and corrections) or after every event ("every") owes a stamp now: the last line
+    is not itself a token, and with "close" the exercise is closed."""
+    if not events or events[-1].get("kind") == KIND:
+        return False
+    return when == "every" or any(e.get("kind") == "exercise.close" for e in events)
+
+
+def stamp_if_due(journal: str | Path, url: str, when: str, roots: list[Any] | None = None,
+                 timeout: float = TIMEOUT) -> tuple[dict[str, Any] | None, str | None]:
+    """For ``live`` and ``serve`` with ``--tsa``: stamp the head if ``due``; returns the token
+    event written (or None) and, when the TSA failed, why (the events already written stand)."""
+    from day60 import journal as jr
+
+    if not due(jr.read(journal).events, when):
+        return None, None
+    try:
+        return stamp(journal, url, roots=roots, timeout=timeout), None
+    except InputError as exc:
+        return None, exc.problem
+
+
 def _head(path: Path) -> dict[str, Any]:
     """The journal's head: the seq and own hash of its last complete line, read from the tail (its
     own hash checked; the chain before it is ``verify``'s to check)."""

@@ -548,3 +548,66 @@ def test_an_escape_sequence_in_a_deal_file_never_reaches_a_document(tmp_path):
         assert "<U+001B>" in body.replace("&lt;", "<").replace("&gt;", ">"), name
     r = _cli("clauses", "export", "--sow", sow)  # the Markdown on the terminal
     assert "\x1b" not in r.stdout and "U+001B" in r.stdout
+
+
+# ----- what verify-report says of timestamps ------------------------------------------------------------
+
+
+def _contents(raw: bytes) -> tuple[int, int]:
+    at = raw.rindex(b"/Contents <") + len(b"/Contents <")
+    return at, raw.index(b">", at)
+
+
+def test_a_document_timestamp_that_does_not_verify_repeats_no_time(made, tmp_path):
+    """The forger replaces a report's document timestamp token with a genuine token the same TSA
+    issued for another file (the schedule's). It was refused, but the stated line still read 'says
+    every byte before it existed by <time>', repeating a time the token does not prove for this
+    file. A timestamp that does not verify is said to prove nothing."""
+    url = f"{made['url']}/good"
+    report, other = tmp_path / "score.pdf", tmp_path / "schedule.pdf"
+    assert _cli("score", made["journal"], "--pdf", report, "--tsa", url).exit_code == 0
+    assert _cli("clauses", "export", "--sow", SOW, "--pdf", other, "--tsa", url).exit_code == 0
+    mine, theirs = report.read_bytes(), other.read_bytes()
+    (a0, a1), (b0, b1) = _contents(mine), _contents(theirs)
+    swapped = mine[:a0] + theirs[b0:b1][: a1 - a0].ljust(a1 - a0, b"0") + mine[a1:]
+    r = _verify(tmp_path, swapped)
+    _refused(r, "the bytes it signs were changed after signing")
+    assert "says every byte before it existed" not in r.stdout and "proves nothing" in r.stdout
+
+
+def test_a_tsa_outside_the_roots_given_is_said_not_to_chain_to_them(made, tmp_path):
+    """With --tsa-root naming another CA, the statement read 'not checked against a root you trust
+    (give --tsa-root)', advice to give what was given. It now says the TSA does not chain to the
+    roots given, and the report fails."""
+    report = tmp_path / "score.pdf"
+    assert _cli("score", made["journal"], "--pdf", report, "--tsa", f"{made['url']}/good").exit_code == 0
+    r = _cli("verify-report", report, "--tsa-root", made["pki"].other_root_pem)
+    assert r.exit_code == 1 and "does not chain to the roots given" in r.stdout and "give --tsa-root" not in r.stdout
+    r = _cli("verify-report", report, "--tsa-root", made["pki"].root_pem)
+    assert r.exit_code == 0 and "trusted under the roots given" in r.stdout
+
+
+def test_verify_report_checks_the_tokens_the_embedded_journal_carries(made, tmp_path):
+    """A score report embeds its journal exactly as scored, timestamp tokens included, and a reader
+    who opens that journal sees them as third-party time; verify-report said nothing of them. It
+    now states each (what it proves, on whose word) and fails a report whose embedded journal
+    carries a token that contradicts the journal's clock."""
+    journal = tmp_path / "ex.jsonl"
+    shutil.copy(made["journal"], journal)
+    assert _cli("stamp", journal, "--tsa", f"{made['url']}/good").exit_code == 0
+    report = tmp_path / "stamped.pdf"
+    assert _cli("score", journal, "--pdf", report).exit_code == 0
+    r = _cli("verify-report", report, "--tsa-root", made["pki"].root_pem)
+    assert r.exit_code == 0, r.output
+    assert "the embedded journal's token at seq 49: the header and events 1 to 48" in r.stdout
+    early = tmp_path / "early.jsonl"
+    shutil.copy(made["journal"], early)
+    head = jr.read(early).head
+    when = dt.datetime.now(dt.UTC).replace(microsecond=0) - dt.timedelta(hours=1)
+    jr.append(early, "timestamp.token", f"head-{head['seq']}", when,
+              {"covers_seq": head["seq"], "covers_hash": head["hash"], "tsa": made["url"],
+               "token": timestamp._encode(_token_at(made, bytes.fromhex(head["hash"]), when))})
+    bad = tmp_path / "early.pdf"
+    assert _cli("score", early, "--pdf", bad).exit_code == 0
+    r = _cli("verify-report", bad)
+    _refused(r, "the embedded journal: the token at seq 49", "not its clock's")

@@ -79,6 +79,7 @@ def verify_report(path: str | Path, tsa_roots: list[Any] | None = None) -> Verdi
         rebuilt = _rebuild(manifest, embedded, verdict)
         if rebuilt is not None:
             _compare(raw, path, pdf, rebuilt, manifest, verdict)
+            _tokens(embedded, verdict, tsa_roots)
     except InputError as exc:
         if not broken:
             raise
@@ -420,6 +421,27 @@ def _versions(block: Any) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(block.items()))
 
 
+# ----- the embedded journal's timestamp tokens --------------------------------------------------------
+
+
+def _tokens(embedded: dict[str, bytes], verdict: Verdict, tsa_roots: list[Any] | None) -> None:
+    """Every RFC 3161 token the embedded journal holds, checked as 'day60 verify' checks them and
+    stated (what it proves, on whose word); a token that does not hold fails the report, since the
+    journal a reader opens from it would claim a third party's time it does not have."""
+    from day60.evidence import timestamp
+
+    body = embedded.get(docs.SOURCES["journal"])
+    if body is None or f'"kind":"{timestamp.KIND}"'.encode() not in body:
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / docs.SOURCES["journal"]
+        path.write_bytes(body)
+        proofs, problems = timestamp.check(path, tsa_roots)
+    verdict.statements += [f"the embedded journal's {timestamp.describe(p)}" for p in proofs
+                           if not any(f"at seq {p.seq}:" in q for q in problems)]
+    verdict.problems += [f"the embedded journal: {problem}" for problem in problems]
+
+
 # ----- signatures ------------------------------------------------------------------------------------
 
 
@@ -458,11 +480,12 @@ def _signatures(raw: bytes, path: str | Path, verdict: Verdict, manifest: dict[s
                                       "recorded in it)" if wanted else "that signature was added after the toolkit "
                                       "wrote the report (no signer was recorded in it)")
         if mark.timestamp:
-            verdict.statements.append(_time_words("its signature timestamp", mark.timestamp, "it was signed"))
+            verdict.statements.append(_time_words("its signature timestamp", mark.timestamp, "it was signed",
+                                                  bool(tsa_roots)))
     for mark in stamps:
         if mark.timestamp:
             verdict.statements.append(_time_words("a document timestamp", mark.timestamp,
-                                                  "every byte before it existed"))
+                                                  "every byte before it existed", bool(tsa_roots), mark.problems))
     stamped = any(m.timestamp for m in found.marks)
     if tsa and not stamped:
         verdict.problems.append(f"it was written to carry a timestamp from {tsa}, but it carries none: the "
@@ -475,8 +498,14 @@ def _signatures(raw: bytes, path: str | Path, verdict: Verdict, manifest: dict[s
     verdict.problems += found.problems
 
 
-def _time_words(what: str, stamp: dict[str, Any], claim: str) -> str:
+def _time_words(what: str, stamp: dict[str, Any], claim: str, roots_given: bool,
+                problems: list[str] | None = None) -> str:
+    """A timestamp in words: what it says, and on whose word; a timestamp that does not verify (its
+    own token, or the bytes it covers, changed) is said to prove nothing, its claim not repeated."""
+    who = f"{what} from {stamp['tsa']} (certificate SHA-256 {stamp['tsa_certificate_sha256']})"
+    if stamp.get("problem") or problems:
+        return f"{who} does not verify: the time it names ({stamp['at']}) proves nothing"
     trust = "trusted under the roots given" if stamp["trusted"] else \
+        "its TSA does not chain to the roots given (--tsa-root)" if roots_given else \
         "its TSA is not checked against a root you trust (give --tsa-root)"
-    return (f"{what} from {stamp['tsa']} (certificate SHA-256 {stamp['tsa_certificate_sha256']}) says {claim} by "
-            f"{stamp['at']}; {trust}")
+    return f"{who} says {claim} by {stamp['at']}; {trust}"

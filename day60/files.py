@@ -330,8 +330,8 @@ def write_atomic(path: str | Path, data: str | bytes, field: str = "output", mod
         tmp = None
     except OSError as exc:
         problem = "the disk is full" if exc.errno == errno.ENOSPC else _os_problem(exc)
-        raise InputError(field, f"could not write {path} ({problem}); nothing was written",
-                         "free some space or choose another output path") from exc
+        raise InputError(field, f"could not write {path} ({problem}); {path} was left as it was (no part of it "
+                                f"was written)", "free some space or choose another output path") from exc
     finally:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)

@@ -611,3 +611,39 @@ def test_verify_report_checks_the_tokens_the_embedded_journal_carries(made, tmp_
     assert _cli("score", early, "--pdf", bad).exit_code == 0
     r = _cli("verify-report", bad)
     _refused(r, "the embedded journal: the token at seq 49", "not its clock's")
+
+
+def test_a_token_file_that_cannot_be_written_says_the_token_is_in_the_journal(made, tmp_path, monkeypatch):
+    """`stamp --out` appends the token to the journal, then writes the file. When the file cannot be
+    written (the disk fills between the two), the message said 'nothing was written', and a user who
+    believed it would stamp again thinking the first had failed. It now says the token was
+    appended as seq 49 and only the file was not written."""
+    from day60 import files
+    from day60.errors import InputError
+
+    journal = tmp_path / "ex.jsonl"
+    shutil.copy(made["journal"], journal)
+
+    def full(path, data, field="output", mode=0o644):
+        raise InputError(field, f"could not write {path} (the disk is full); {path} was left as it was", "free space")
+
+    monkeypatch.setattr(files, "write_atomic", full)
+    r = _cli("stamp", journal, "--tsa", f"{made['url']}/good", "--out", tmp_path / "stamp.json")
+    assert r.exit_code == 2 and "nothing was written" not in r.stderr
+    assert f"the token was appended to {journal} as seq 49, but could not write" in r.stderr
+    assert jr.read(journal).events[-1]["kind"] == "timestamp.token"
+
+
+def test_verify_says_what_a_chain_alone_cannot_show(made, tmp_path):
+    """A supplier's lawyer cuts the last ten lines off the journal: it still chains, and verify said
+    'ok' with nothing more, as if the chain proved the journal whole. With no head handed over
+    (--expect) and no token kept apart (--token), verify now says that a chain cannot show lines
+    were not cut from the end; with either, it says nothing of the kind, since they can."""
+    journal = tmp_path / "cut.jsonl"
+    lines = made["journal"].read_bytes().splitlines(keepends=True)
+    journal.write_bytes(b"".join(lines[:-10]))
+    r = _cli("verify", journal)
+    assert r.exit_code == 0 and "cannot show that lines were not cut from the end" in r.stderr
+    head = jr.read(journal).head
+    r = _cli("verify", journal, "--expect", f"{head['seq']}:{head['hash']}")
+    assert r.exit_code == 0 and "cannot show" not in r.stderr

@@ -408,6 +408,13 @@ def verify(
                + (" (matches --expect)" if expect else ""))
     for proof in proofs:
         typer.echo(timestamp.describe(proof))
+    if not expect and not held:  # nothing from outside the file anchors its end
+        typer.echo("note: the chain shows that no line was edited, removed or reordered in place; it cannot show "
+                   + ("that lines after the last token were not cut from the end"
+                      if proofs else "that lines were not cut from the end, or the journal not rewritten whole "
+                                     "and chained again")
+                   + ": compare the head with one handed over earlier (--expect) or a token kept apart "
+                     "('day60 stamp --out', then --token)", err=True)
     if proofs:
         covered = max(p.covers_seq for p in proofs)
         stamps = {p.seq for p in proofs if p.seq is not None}

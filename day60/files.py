@@ -12,6 +12,7 @@ reader never sees half a file and a failure leaves nothing behind.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import math
@@ -311,9 +312,15 @@ def check_outputs(outputs: dict[str, str | Path | None],
         seen[key] = field
 
 
-def write_atomic(path: str | Path, data: str | bytes, field: str = "output", mode: int = 0o644) -> None:
-    """Write ``data`` to a temporary file beside ``path``, fsync it, then rename it into place."""
+def write_atomic(path: str | Path, data: str | bytes, field: str = "output", mode: int = 0o644,
+                 new: bool = False) -> None:
+    """Write ``data`` to a temporary file beside ``path``, fsync it, then rename it into place.
+
+    ``new``: the output must not exist (a score, a notice, a token file): it is linked into place,
+    which fails if a file of that name appeared while the command ran, instead of replacing it."""
     path = Path(path)
+    if new:
+        return _write_new(path, data, field, mode)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     tmp = None
     try:
@@ -335,3 +342,40 @@ def write_atomic(path: str | Path, data: str | bytes, field: str = "output", mod
     finally:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _write_new(path: Path, data: str | bytes, field: str, mode: int) -> None:
+    tmp = path.with_name(f".{path.name[:40]}.{os.getpid()}.new.tmp")
+    write_atomic(tmp, data, field, mode)
+    try:
+        os.link(tmp, path)  # never replaces: fails if the name is taken
+    except FileExistsError as exc:
+        raise InputError(field, f"{path} appeared while this command ran; it was left as it is and nothing was "
+                                "written over it", "run again with a new output path") from exc
+    except OSError as exc:  # a file system without hard links: create it exclusively instead
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.EXDEV):
+            raise InputError(field, f"could not write {path} ({_os_problem(exc)})", "choose another output path") \
+                from exc
+        _create_exclusive(path, tmp.read_bytes(), field, mode)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+def _create_exclusive(path: Path, payload: bytes, field: str, mode: int) -> None:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    except FileExistsError as exc:
+        raise InputError(field, f"{path} appeared while this command ran; it was left as it is", "run again with a "
+                                "new output path") from exc
+    try:
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    except OSError as exc:
+        os.close(fd)
+        os.unlink(path)
+        raise InputError(field, f"could not write {path} ({_os_problem(exc)}); nothing of it was kept",
+                         "free some space or choose another output path") from exc
+    os.close(fd)

@@ -624,7 +624,7 @@ def test_a_token_file_that_cannot_be_written_says_the_token_is_in_the_journal(ma
     journal = tmp_path / "ex.jsonl"
     shutil.copy(made["journal"], journal)
 
-    def full(path, data, field="output", mode=0o644):
+    def full(path, data, field="output", mode=0o644, new=False):
         raise InputError(field, f"could not write {path} (the disk is full); {path} was left as it was", "free space")
 
     monkeypatch.setattr(files, "write_atomic", full)
@@ -647,3 +647,24 @@ def test_verify_says_what_a_chain_alone_cannot_show(made, tmp_path):
     head = jr.read(journal).head
     r = _cli("verify", journal, "--expect", f"{head['seq']}:{head['hash']}")
     assert r.exit_code == 0 and "cannot show" not in r.stderr
+
+
+def test_a_score_file_that_appears_while_scoring_is_not_replaced(made, tmp_path, monkeypatch):
+    """`score` refuses an --out that exists, but checked it only at the start: a file of that name
+    made while the journal was being scored (another run, a colleague's copy) was then replaced by
+    the rename. The score is now linked into place, which fails if the name is taken: refused,
+    the other file left byte for byte."""
+    from day60.evidence import documents
+
+    out = tmp_path / "score.json"
+    real = documents.score_result
+
+    def meanwhile(*args, **kwargs):
+        out.write_text('{"someone": "else"}\n')
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(documents, "score_result", meanwhile)
+    r = _cli("score", made["journal"], "--out", out)
+    assert r.exit_code == 2 and "appeared while this command ran" in r.stderr, r.output
+    assert out.read_text() == '{"someone": "else"}\n'
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left behind

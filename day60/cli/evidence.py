@@ -80,7 +80,7 @@ def stamp(
 
         try:
             files.write_atomic(out, json.dumps(timestamp.token_file(event, header["hash"]), indent=2,
-                                               sort_keys=True) + "\n", "--out")
+                                               sort_keys=True) + "\n", "--out", new=True)
         except InputError as exc:  # the token is in the journal already: say so, not "nothing was written"
             raise InputError("--out", f"the token was appended to {journal} as seq {event['seq']}, but {exc.problem}",
                              "the journal holds the token; keep a copy apart by stamping again with --out "

@@ -229,7 +229,7 @@ def notice(
                      "report": summary["report"]},
             "provenance": _provenance({"journal": j.sha256})}
     text = json.dumps(jsonable(body), indent=2, sort_keys=True, allow_nan=False, default=str) + "\n"
-    files.write_atomic(out, text, "--out")
+    files.write_atomic(out, text, "--out", new=True)
     if pdf is not None:
         from day60 import render
 

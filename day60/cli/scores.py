@@ -104,13 +104,13 @@ def _write_score(done: Any, j: Any, published: Any, deal: Any, old: bytes | None
             body = documents.finish(raw, signer, tsa)
     if out is not None:
         files.write_atomic(out, json.dumps(jsonable(done.result), indent=2, sort_keys=True, allow_nan=False) + "\n",
-                           "--out")
+                           "--out", new=True)
         typer.echo(f"wrote {out}", err=True)
     if html:
-        files.write_atomic(html, document.html, "--html")
+        files.write_atomic(html, document.html, "--html", new=True)
         typer.echo(f"wrote {html}", err=True)
     if pdf:
-        files.write_atomic(pdf, body, "--pdf")
+        files.write_atomic(pdf, body, "--pdf", new=True)
         done_with = (f", signed by {signer.subject}" if signer else "") + (f", timestamped by {tsa}" if tsa else "")
         typer.echo(f"wrote {pdf} ({pages} pages{done_with})", err=True)
 

@@ -668,3 +668,15 @@ def test_a_score_file_that_appears_while_scoring_is_not_replaced(made, tmp_path,
     assert r.exit_code == 2 and "appeared while this command ran" in r.stderr, r.output
     assert out.read_text() == '{"someone": "else"}\n'
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left behind
+
+
+def test_a_notice_letter_is_not_said_to_carry_no_data(made, tmp_path):
+    """verify-report on the notice letter said it 'carries no embedded day60 data', which is false:
+    it carries the notice JSON. It now says what the file is not, what it does carry, and how a
+    notice is checked (by the SHA-256 its journal logs)."""
+    journal = tmp_path / "ex.jsonl"
+    shutil.copy(made["journal"], journal)
+    letter = tmp_path / "notice.pdf"
+    assert _cli("notice", journal, "--to", "Nimbus", "--out", tmp_path / "notice.json", "--pdf", letter).exit_code == 0
+    r = _cli("verify-report", letter)
+    assert r.exit_code == 2 and "it carries only notice.json" in r.stderr and "no embedded" not in r.stderr

@@ -68,8 +68,13 @@ def verify_report(path: str | Path, tsa_roots: list[Any] | None = None) -> Verdi
             return verdict
         known = {docs.SCORE_JSON, docs.SCHEDULE_JSON, docs.DRILLS_JSON, docs.MANIFEST}
         if not known & set(embedded):
-            raise InputError("REPORT", f"{path} carries no embedded day60 data (no score, schedule or drills)",
-                             "give a report written by this toolkit with --pdf")
+            from day60.display import visible
+
+            carried = ", ".join(sorted(visible(n)[:60] for n in embedded)[:5])
+            raise InputError("REPORT", f"{path} is not a score, self-assessment, schedule or drills report: it carries "
+                                       + (f"only {carried}" if carried else "no embedded files"),
+                             "give a report written with --pdf by 'day60 score', 'selfassess', 'clauses export' or "
+                             "'voice drills' (a notice letter is checked by the SHA-256 its journal logs)")
         manifest, problem = _manifest(embedded)
         if problem:
             verdict.problems.append(problem)

@@ -242,8 +242,11 @@ def protected(path: str | Path) -> str | None:
     if found is not None:
         return _WHAT[found.group(1)]
     if all(p.search(head) for p in _PUBLISHED):
-        return "a day60 score or notice of a journal (what was published, named by its SHA-256 later)"
+        return PUBLISHED
     return None
+
+
+PUBLISHED = "a day60 score or notice of a journal (what was published, named by its SHA-256 later)"
 
 
 def check_output(field: str, path: str | Path, inputs: Iterable[tuple[str, str | Path | None]] = ()) -> Path:

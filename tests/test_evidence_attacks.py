@@ -680,3 +680,25 @@ def test_a_notice_letter_is_not_said_to_carry_no_data(made, tmp_path):
     assert _cli("notice", journal, "--to", "Nimbus", "--out", tmp_path / "notice.json", "--pdf", letter).exit_code == 0
     r = _cli("verify-report", letter)
     assert r.exit_code == 2 and "it carries only notice.json" in r.stderr and "no embedded" not in r.stderr
+
+
+@pytest.mark.parametrize("command", ["score", "notice", "stamp"])
+def test_evidence_outputs_aimed_at_what_they_must_not_replace_name_why(made, tmp_path, command):
+    """score, notice and stamp --out aimed at the journal itself, a link to it, a folder, a device and
+    an earlier signed report: each refused with exit 2 and the reason that applies (score said
+    'already exists' of the journal and of a folder, which hid why), nothing written anywhere."""
+    journal = tmp_path / "ex.jsonl"
+    shutil.copy(made["journal"], journal)
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(journal)
+    signed = tmp_path / "signed.pdf"
+    shutil.copy(made["signed"], signed)
+    before = {p: p.read_bytes() for p in (journal, signed)}
+    extra = {"score": [], "notice": ["--to", "Nimbus"], "stamp": ["--tsa", f"{made['url']}/good"]}[command]
+    for target, words in ((journal, "is also the input JOURNAL"), (link, "is also the input JOURNAL"),
+                          (tmp_path, "is a folder"), ("/dev/null", "is not a regular file"),
+                          (signed, "a signed or timestamped PDF")):
+        r = _cli(command, journal, *extra, "--out", target)
+        assert r.exit_code == 2 and words in r.stderr and "Traceback" not in r.output, (command, target, r.output)
+    assert {p: p.read_bytes() for p in before} == before
+    assert len(jr.read(journal).events) == 48  # no stamp or notice logged either

@@ -56,12 +56,21 @@ def score(
     from day60.evidence import supersede as superseding
 
     _check_format(fmt)
+    inputs = [("JOURNAL", journal), ("--rubric", rubric_file), ("--sow", sow), ("--supersede", supersede)]
     for field, target in (("--pdf", pdf), ("--html", html), ("--out", out)):
-        if target is not None and os.path.lexists(target):
+        # an earlier score (or any other plain file) gets the score's own words; a folder, a device,
+        # an input, a journal or a signed report get check_outputs' more precise ones
+        if target is not None and os.path.lexists(target) and os.path.isfile(target) \
+                and not any(src is not None and os.path.exists(src) and os.path.samefile(target, src)
+                            for _n, src in inputs) \
+                and files.protected(target) in (None, files.PUBLISHED):
             raise InputError(field, f"{target} already exists: a score is never silently replaced",
                              "write to a new file (with --supersede OLD.json naming the score it replaces)")
-    files.check_outputs({"--pdf": pdf, "--html": html, "--out": out},
-                        [("JOURNAL", journal), ("--rubric", rubric_file), ("--sow", sow), ("--supersede", supersede)])
+    files.check_outputs({"--pdf": pdf, "--html": html, "--out": out}, inputs)
+    for field, target in (("--pdf", pdf), ("--html", html), ("--out", out)):
+        if target is not None and os.path.lexists(target):  # a dangling link, say: never replaced either
+            raise InputError(field, f"{target} already exists: a score is never silently replaced",
+                             "write to a new file (with --supersede OLD.json naming the score it replaces)")
     if supersede is not None and out is None:
         raise InputError("--out", "is needed with --supersede", "write the new score JSON to a new file with --out")
     if tsa is not None:

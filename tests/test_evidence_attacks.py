@@ -702,3 +702,16 @@ def test_evidence_outputs_aimed_at_what_they_must_not_replace_name_why(made, tmp
         assert r.exit_code == 2 and words in r.stderr and "Traceback" not in r.output, (command, target, r.output)
     assert {p: p.read_bytes() for p in before} == before
     assert len(jr.read(journal).events) == 48  # no stamp or notice logged either
+
+
+@pytest.mark.parametrize("mode, words", [("wrong-hash", "the token is over another hash"),
+                                         ("expired", "was not valid at the token's time")])
+def test_a_report_is_never_written_with_a_token_verify_report_would_refuse(made, tmp_path, mode, words):
+    """`stamp` checked each token before writing it, but `score --tsa` put whatever the TSA sent into
+    the PDF: a token over another hash, or from a TSA whose certificate had expired, was written,
+    reported 'wrote score.pdf', and only verify-report found it broken later. The token is now
+    checked before the PDF is finished: refused, nothing written."""
+    pdf, out = tmp_path / "score.pdf", tmp_path / "score.json"
+    r = _cli("score", made["journal"], "--pdf", pdf, "--out", out, "--tsa", f"{made['url']}/{mode}")
+    assert r.exit_code == 2 and words in r.stderr and "nothing was written" in r.stderr, r.output
+    assert not pdf.exists() and not out.exists()

@@ -140,8 +140,20 @@ def request_token(url: str, digest: bytes, timeout: float = TIMEOUT) -> Any:
     return token
 
 
+def checked_token(url: str, digest: bytes, timeout: float = TIMEOUT) -> Any:
+    """``request_token``, the token then checked before it is used: over ``digest``, its signature
+    holding, its TSA's certificate valid at its time (a PDF is never written with a token that
+    ``verify-report`` would then refuse)."""
+    token = request_token(url, digest, timeout)
+    checked = check_token(token, digest, None)
+    if checked.problems:
+        raise InputError("--tsa", f"the token from {url} was refused: {'; '.join(checked.problems)}",
+                         "nothing was written; check the timestamp authority")
+    return token
+
+
 class UrlTimeStamper:
-    """pyHanko's TimeStamper over ``request_token`` (standard library HTTP, no proxies for a TSA on
+    """pyHanko's TimeStamper over ``checked_token`` (standard library HTTP, no proxies for a TSA on
     this machine), for signature and document timestamps in PDFs."""
 
     def __new__(cls, url: str, timeout: float = TIMEOUT) -> Any:
@@ -153,7 +165,7 @@ class UrlTimeStamper:
 
                 if md_algorithm != "sha256":
                     raise InputError("--tsa", f"asked for a {md_algorithm} token", "day60 asks for SHA-256 only")
-                return await asyncio.to_thread(request_token, url, message_digest, timeout)
+                return await asyncio.to_thread(checked_token, url, message_digest, timeout)
 
         return _Stamper()
 

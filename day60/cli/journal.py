@@ -236,7 +236,7 @@ def notice(
                      "report": summary["report"]},
             "provenance": _provenance({"journal": j.sha256})}
     text = json.dumps(jsonable(body), indent=2, sort_keys=True, allow_nan=False, default=str) + "\n"
-    files.write_atomic(out, text, "--out")
+    files.write_atomic(out, text, "--out", new=True)
     if pdf is not None:
         from day60 import render
 
@@ -415,6 +415,13 @@ def verify(
                + (" (matches --expect)" if expect else ""))
     for proof in proofs:
         typer.echo(timestamp.describe(proof))
+    if not expect and not held:  # nothing from outside the file anchors its end
+        typer.echo("note: the chain shows that no line was edited, removed or reordered in place; it cannot show "
+                   + ("that lines after the last token were not cut from the end"
+                      if proofs else "that lines were not cut from the end, or the journal not rewritten whole "
+                                     "and chained again")
+                   + ": compare the head with one handed over earlier (--expect) or a token kept apart "
+                     "('day60 stamp --out', then --token)", err=True)
     if proofs:
         covered = max(p.covers_seq for p in proofs)
         stamps = {p.seq for p in proofs if p.seq is not None}
@@ -507,17 +514,34 @@ def kinds(fmt: str = typer.Option("table", "--format", help=FORMAT_HELP)) -> Non
 def live(
     journal: Path = typer.Argument(..., help="The exercise journal to record into."),
     held: Path = typer.Option(None, "--held", help="The runner's held file: injected onsets are sealed into it."),
+    tsa: str = typer.Option(None, "--tsa", metavar="URL",
+                            help="An RFC 3161 timestamp authority: the journal's head is stamped at the close "
+                                 "(or after every event, with --stamp every)."),
+    stamp_when: str = typer.Option("close", "--stamp", metavar="close|every",
+                                   help="With --tsa: stamp at the close and every line after it (close), or "
+                                        "after every event (every)."),
+    tsa_root: list[Path] = typer.Option([], "--tsa-root", metavar="CERT",
+                                        help="A root certificate you trust for the TSA; a token it does not "
+                                             "chain to is refused. Repeatable."),
 ) -> None:
     """Interactive checklist: shows what is open, stamps each event at the keypress, appends at once.
 
-    Needs a terminal; its non-interactive twin is 'day60 log'.
+    Needs a terminal; its non-interactive twin is 'day60 log' (and 'day60 stamp' for --tsa).
 
-    Example: day60 live ex.jsonl --held runner-held.json
+    Example: day60 live ex.jsonl --held runner-held.json --tsa https://tsa.example/tsr
     """
     from day60.errors import InputError
+    from day60.evidence import timestamp
 
+    if stamp_when not in timestamp.STAMP_WHEN:
+        raise InputError("--stamp", f"{stamp_when!r} is not offered", "use close or every")
+    if tsa is not None:
+        timestamp.check_url(tsa)
+    elif stamp_when != "close" or tsa_root:
+        raise InputError("--stamp/--tsa-root", "only apply with --tsa", "add --tsa URL, or drop them")
+    roots = timestamp.load_roots(tsa_root)
     if not base._interactive():
         raise InputError("live", "needs a terminal", "use 'day60 log JOURNAL KIND --id ID --at T' instead")
     from day60.live import run_checklist
 
-    run_checklist(journal, typer.echo, held)
+    run_checklist(journal, typer.echo, held, tsa, stamp_when, roots)

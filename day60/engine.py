@@ -1,10 +1,12 @@
 """Large journals read on DuckDB: the checks of ``journal.read``, done in bulk, and the incident
 tables ``metrics`` groups, built where the data lies.
 
-``read`` takes the fast path only where it can show that ``journal.read`` would accept the
-journal and see the same events; at the first doubt it hands the whole file to ``journal.read``,
-which then accepts it (more slowly) or names its first bad line. So the engine never accepts a
-journal the reference refuses, and every refusal carries the reference's own message.
+``read_fast`` succeeds only where it can show that ``journal.read`` would accept the journal and
+see the same events; at the first doubt it raises ``Declined``, and ``day60.reading`` (the one
+place that chooses a reader) hands the whole file to ``journal.read``, which then accepts it (more
+slowly) or names its first bad line. So the engine never accepts a journal the reference refuses,
+and every refusal carries the reference's own message. The engine never calls the reference
+reader itself, and the journal never calls the engine: both sit below ``day60.reading``.
 
 The fast path, in one parallel scan of the file, beside one pass over its bytes in a thread:
 
@@ -26,8 +28,8 @@ An incident raised by the exercise, or a detection or notice of its own, goes th
 gate with the injections, so a journal holding one is read by ``journal.read``; so is one whose
 incidents go on past its close, or that ends in a partial line.
 
-``verify`` is ``journal.verify`` on the same fast path, with every line's own hash and canonical
-form checked too.
+``verify_fast`` is ``journal.verify`` on the same fast path, with every line's own hash and
+canonical form checked too.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ from day60 import journal as jr
 from day60.clock import to_utc_us
 from day60.errors import InputError
 from day60.events import DATA_MODELS, Ident, Instant, Text
-from day60.metrics import FIRST_KINDS
+from day60.kinds import CLOCK_KINDS, ENDING_KINDS, FIRST_KINDS, FIXERS, PAUSE_KINDS
 from day60.timeparse import EARLIEST, LATEST
 
 INCIDENT_KINDS = tuple(k for k in DATA_MODELS if k.startswith("incident."))
@@ -350,23 +352,21 @@ class Incidents:
             SELECT id, min(s) AS s, max(e) AS e FROM g GROUP BY id, grp ORDER BY id, s""")
 
 
-def read(path: str | Path, locked: bool = False) -> jr.Journal:
-    """The journal for figures: as ``journal.read`` gives it, except that on the fast path the
+def read_fast(path: str | Path, locked: bool = False) -> jr.Journal:
+    """The journal for figures on the fast path: as ``journal.read`` gives it, except that the
     incident events are not in ``events`` but in ``incidents`` (an ``Incidents``), which
-    ``metrics.compute`` reads instead. Falls back to ``journal.read`` at the first doubt.
+    ``metrics.compute`` reads instead. Raises ``Declined`` at the first doubt (``day60.reading``
+    then hands the file to ``journal.read``), or InputError for a header the reference refuses.
     ``locked``: the caller already holds the journal's lock (an import appending to it)."""
     path = Path(path)
     header = jr.read_header(path)  # names a bad header as the reference does
-    try:
-        return _fast(path, header, locked=locked)
-    except Declined:
-        return jr.read(path)
+    return _fast(path, header, locked=locked)
 
 
-def verify(path: str | Path, expect: str | None = None) -> jr.VerifyReport:
+def verify_fast(path: str | Path, expect: str | None = None) -> jr.VerifyReport:
     """``journal.verify`` on the fast path: the checks of ``read``, and every line's own hash and
-    canonical form too. At the first doubt ``journal.verify`` itself runs, which names the first
-    bad line, so a failed check reads the same either way."""
+    canonical form too. Raises ``Declined`` at the first doubt (``day60.reading`` then runs
+    ``journal.verify``, which names the first bad line, so a failed check reads the same either way)."""
     path = Path(path)
     anchor = jr.parse_head(expect) if expect else None
     try:
@@ -376,10 +376,10 @@ def verify(path: str | Path, expect: str | None = None) -> jr.VerifyReport:
         if jr.check_line(1, first, None)[1]:
             raise Declined("the header line")
         journal = _fast(path, header, own_hashes=True, memory=VERIFY_MEMORY_LIMIT)
-    except (Declined, InputError, UnicodeDecodeError):
-        return jr.verify(path, expect)
+    except (InputError, UnicodeDecodeError) as exc:
+        raise Declined(str(exc)) from None
     events = journal.tail["seq"]
-    fixers = [e for e in journal.events if e["kind"] in ("correction", "reveal")]
+    fixers = [e for e in journal.events if e["kind"] in FIXERS]
     revealed = {e["data"]["target"] for e in fixers if e["kind"] == "reveal"}
     sealed = {e["seq"] for e in journal.events if e["kind"] == "drift.onset" and e["at"] is None}
     report = jr.VerifyReport(path, events + 1, events, None, False, 0, 0, 0, journal.head)
@@ -642,9 +642,7 @@ def _incident_table(con: Any, events: list[dict[str, Any]]) -> None:
         con.unregister("fixes")
 
 
-_CLOCK = "('incident.detected', 'incident.partner-notice')"
-_ENDS = "('incident.restored', 'incident.ticket-closed')"
-_PAUSES = "('incident.wait-start', 'incident.wait-end', 'incident.change-window-start', 'incident.change-window-end')"
+_CLOCK, _ENDS, _PAUSES = _in(CLOCK_KINDS), _in(ENDING_KINDS), _in(PAUSE_KINDS)
 
 
 def _group(con: Any) -> None:

@@ -832,15 +832,16 @@ class Batch:
 
 
 @contextmanager
-def batch(path: str | Path) -> Iterator[Batch]:
-    """Append many events under one lock; on any error nothing reaches the journal."""
-    import tempfile
+def batch(path: str | Path, reader: Any = None) -> Iterator[Batch]:
+    """Append many events under one lock; on any error nothing reaches the journal.
 
-    from day60 import engine
+    ``reader(path)`` reads the journal under the lock (``read`` unless given; ``day60.reading.batch``
+    gives the engine's, for a large journal): the journal never chooses a reader itself."""
+    import tempfile
 
     path = Path(path)
     with _locked(path) as fd:
-        journal = engine.read(path, locked=True)  # a year of tickets is read on the engine
+        journal = (reader or read)(path)
         if journal.partial is not None:
             raise InputError("JOURNAL", f"{path} ends with a partial line from an interrupted write",
                              f"run 'day60 verify --repair {path}' first")

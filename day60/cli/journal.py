@@ -378,8 +378,8 @@ def verify(
 
     Example: day60 verify ex.jsonl --expect 14:9c1f...(the head a score report printed)
     """
-    from day60 import engine
     from day60 import journal as jr
+    from day60 import reading
     from day60.evidence import timestamp
 
     if expect:
@@ -389,7 +389,7 @@ def verify(
     if repair:
         moved = jr.repair(journal)
         typer.echo(f"moved the partial last line to {moved}" if moved else "no partial line to repair")
-    report = engine.verify(journal, expect)
+    report = reading.verify(journal, expect)
     if report.partial:
         typer.echo(f"{journal}: the last line is partial (an interrupted write); "
                    f"run 'day60 verify --repair {journal}'", err=True)

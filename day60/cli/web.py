@@ -32,14 +32,14 @@ def serve(
     import socket
     import sys
 
-    from day60 import engine
+    from day60 import reading
     from day60.errors import InputError
 
     if token is not None and (len(token) < 8 or len(token) > 200 or not token.isascii() or not token.isprintable()):
         raise InputError("--token", "must be 8 to 200 printable ASCII characters", "choose a longer token, or omit it")
     if not 0 <= port <= 65535:
         raise InputError("--port", f"{port} is not a port", "give 0 to 65535 (0: any free port)")
-    report = engine.verify(journal)
+    report = reading.verify(journal)
     if not report.ok:
         problem = report.problem or "the last line is partial (an interrupted write)"
         typer.echo(f"error: {journal}: does not verify ({problem}); not serving it; run 'day60 verify {journal}'",

@@ -207,7 +207,7 @@ def ident_of(fmt: str, ref: str) -> str:
 def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], config: Settings,
         exports: list[dict[str, Any]], by: str) -> Result:
     """Append every readable ticket in ``items`` to the journal, in one locked batch."""
-    from day60 import engine
+    from day60 import engine, reading
     from day60.imports import notes, reconcile
 
     result = Result(fmt, str(journal_path), exports)
@@ -217,7 +217,7 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], conf
     repeated: dict[str, list[str]] = {}
     times = Times(config)
     kept: list[str] = []
-    with jr.batch(journal_path) as batch:
+    with reading.batch(journal_path) as batch:
         existing = _existing(batch.journal, fmt + ":")
         for item in items:
             result.read += 1

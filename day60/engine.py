@@ -196,7 +196,7 @@ _VENDOR_STRUCT = (
     f"'to_off': {_offset('j.data.vendor_to')}, 'schedule': j.data.vendor_schedule}}")
 
 
-def _scan_sql(path: Path, own_hashes: bool = False) -> str:
+def _scan_sql(path: Path, own_hashes: bool = False, keep_lines: bool = False) -> str:
     names = ",".join(f'"{n}":"{f.sql_type}"' for n, f in FIELDS.items())
     shape = ('{"seq":"UBIGINT","kind":"VARCHAR","id":"VARCHAR","at":"VARCHAR","recorded_at":"VARCHAR",'
              '"by":"VARCHAR","prev":"VARCHAR","hash":"VARCHAR","data":{' + names + '}}')
@@ -228,13 +228,14 @@ def _scan_sql(path: Path, own_hashes: bool = False) -> str:
     source = ("read_csv(" + _q(str(path)) + ", header=false, columns={'line': 'VARCHAR'}, delim='\x01', "
               "quote='', escape='', new_line='\\n', auto_detect=false, strict_mode=true, max_line_size=1048576)")
     sources = get_args(DATA_MODELS["incident.detected"].model_fields["source"].annotation)
+    kept = "\n       CASE WHEN incident THEN line END AS line," if keep_lines else ""  # every event asked for
     return f"""
 CREATE TYPE KIND AS ENUM {_in(INCIDENT_KINDS)};
 CREATE TYPE SOURCE AS ENUM {_in(sources)};
 CREATE TEMP TABLE lines AS
 SELECT unhex(sha256(line)) AS h, CAST(strlen(line) AS INTEGER) AS bytes, TRY_CAST(j.seq AS BIGINT) AS seq,
        CASE WHEN regexp_full_match(j.prev, '[0-9a-f]{{64}}') THEN unhex(j.prev) END AS prev,
-       CASE WHEN incident THEN NULL ELSE line END AS other,
+       CASE WHEN incident THEN NULL ELSE line END AS other,{kept}
        CASE WHEN incident THEN CAST(j.kind AS KIND) END AS kind,
        CASE WHEN incident THEN j.id END AS id,
        CASE WHEN incident THEN at_us END AS at_us,
@@ -352,15 +353,17 @@ class Incidents:
             SELECT id, min(s) AS s, max(e) AS e FROM g GROUP BY id, grp ORDER BY id, s""")
 
 
-def read_fast(path: str | Path, locked: bool = False) -> jr.Journal:
+def read_fast(path: str | Path, locked: bool = False, events: bool = False) -> jr.Journal:
     """The journal for figures on the fast path: as ``journal.read`` gives it, except that the
-    incident events are not in ``events`` but in ``incidents`` (an ``Incidents``), which
-    ``metrics.compute`` reads instead. Raises ``Declined`` at the first doubt (``day60.reading``
-    then hands the file to ``journal.read``), or InputError for a header the reference refuses.
+    incident events are in ``incidents`` (an ``Incidents``), which ``metrics.compute`` reads, and
+    not in ``events`` unless ``events`` asks for them too (a timeline or a table of every event):
+    each incident line is then parsed once, after every check has passed, exactly as
+    ``journal.read`` parses it. Raises ``Declined`` at the first doubt (``day60.reading`` then
+    hands the file to ``journal.read``), or InputError for a header the reference refuses.
     ``locked``: the caller already holds the journal's lock (an import appending to it)."""
     path = Path(path)
     header = jr.read_header(path)  # names a bad header as the reference does
-    return _fast(path, header, locked=locked)
+    return _fast(path, header, locked=locked, events=events)
 
 
 def verify_fast(path: str | Path, expect: str | None = None) -> jr.VerifyReport:
@@ -393,7 +396,7 @@ def verify_fast(path: str | Path, expect: str | None = None) -> jr.VerifyReport:
 
 
 def _fast(path: Path, header: dict[str, Any], own_hashes: bool = False, locked: bool = False,
-          memory: str | None = None) -> jr.Journal:
+          memory: str | None = None, events: bool = False) -> jr.Journal:
     import duckdb
 
     from day60.files import MAX_JOURNAL_BYTES, open_regular
@@ -411,10 +414,10 @@ def _fast(path: Path, header: dict[str, Any], own_hashes: bool = False, locked: 
                 # DuckDB opens the file this process holds open and locked (where the system
                 # shows it), not whatever the name points to by then
                 held = Path(f"/proc/self/fd/{fh.fileno()}")
-                con.execute(_scan_sql(held if held.exists() else path, own_hashes)).fetchall()
+                con.execute(_scan_sql(held if held.exists() else path, own_hashes, keep_lines=events)).fetchall()
             finally:
                 facts.join()
-            journal = _check(con, path, header, facts)
+            journal = _check(con, path, header, facts, every_event=events)
         except duckdb.Error as exc:  # not UTF-8, a line too long, no room to spill: the reference reads it
             con.close()
             shutil.rmtree(spill, ignore_errors=True)
@@ -509,7 +512,7 @@ class _FileFacts(threading.Thread):
         self.last_line = tail[:-1].rsplit(b"\n", 1)[-1]
 
 
-def _check(con: Any, path: Path, header: dict[str, Any], facts: _FileFacts) -> jr.Journal:
+def _check(con: Any, path: Path, header: dict[str, Any], facts: _FileFacts, every_event: bool = False) -> jr.Journal:
     if facts.error is not None or not facts.in_order:
         raise Declined("not every line is in its place as the toolkit writes it")
     # Every line but the header has a seq from 1 to the last; each chains to the line whose seq
@@ -550,17 +553,34 @@ def _check(con: Any, path: Path, header: dict[str, Any], facts: _FileFacts) -> j
     except InputError:
         raise Declined("a rule of fact") from None
     _incident_table(con, others)
-    con.execute("DROP TABLE lines").fetchall()  # what figures need is now in ``incidents``
     _group(con)
     _check_incident_rules(con)
     last = facts.last_line.decode("utf-8")
     last_obj = json.loads(last)
     if not events or jr.own_hash(last, last_obj) != last_obj.get("hash"):
         raise Declined("the last line's own hash, or no events")
-    journal = jr.Journal(path, header, others, last, facts.digest.hexdigest(), None)
+    listed = _every_event(con, others, events) if every_event else others
+    con.execute("DROP TABLE lines").fetchall()  # what figures need is now in ``incidents``
+    journal = jr.Journal(path, header, listed, last, facts.digest.hexdigest(), None)
     journal.tail = {"seq": events, "hash": last_obj["hash"]}
     journal.incidents = Incidents(con, targets)
     return journal
+
+
+def _every_event(con: Any, others: list[dict[str, Any]], count: int) -> list[dict[str, Any]]:
+    """Every event in seq order: ``others`` as parsed already, and each incident line (every
+    check on it has passed) parsed as ``journal.read`` parses a block of lines."""
+    out: list[Any] = [None] * count
+    for e in others:
+        out[e["seq"] - 1] = e
+    cursor = con.execute("SELECT seq, line FROM lines WHERE kind IS NOT NULL ORDER BY seq")
+    while rows := cursor.fetchmany(50_000):
+        parsed = jr.loads_line("[" + ",".join(line for _, line in rows) + "]")
+        for (seq, _), event in zip(rows, parsed, strict=True):
+            out[seq - 1] = event
+    if any(e is None for e in out):  # the chain checks make this impossible; never a gap in a list
+        raise Declined("an event is missing from the scan")
+    return out
 
 
 def _check_texts(con: Any) -> None:

@@ -17,15 +17,17 @@ from day60 import engine
 from day60 import journal as jr
 
 
-def read(path: str | Path, locked: bool = False) -> jr.Journal:
+def read(path: str | Path, locked: bool = False, events: bool = False) -> jr.Journal:
     """The journal, checked as ``journal.read`` checks it.
 
     On the fast path the incident events are held in ``Journal.incidents`` (the engine's tables,
-    which ``metrics.compute`` reads) and ``events`` holds the other events only.
+    which ``metrics.compute`` reads), and ``events`` holds the other events only, unless
+    ``events=True`` asks for every event as well (a timeline, the ``show`` table, a score that
+    lists corrections and disputes): in file order, each as ``journal.read`` parses it.
     ``locked``: the caller already holds the journal's lock (an import appending to it).
     """
     try:
-        return engine.read_fast(path, locked=locked)
+        return engine.read_fast(path, locked=locked, events=events)
     except engine.Declined:
         return jr.read(path)
 
@@ -43,5 +45,5 @@ def verify(path: str | Path, expect: str | None = None) -> jr.VerifyReport:
 def batch(path: str | Path) -> Iterator[jr.Batch]:
     """``journal.batch``, with the journal read under the batch's lock on the engine where it can
     be (a year of tickets is read in seconds there, not minutes)."""
-    with jr.batch(path, reader=lambda p: read(p, locked=True)) as b:
+    with jr.batch(path, read_with=lambda p: read(p, locked=True)) as b:
         yield b

@@ -149,7 +149,6 @@ def test_the_cycle_finder_finds_a_cycle(tmp_path: Path) -> None:
         "day60.a (line 1) -> day60.b (line 2) -> day60.c (line 1) -> day60.a"
 
 
-@pytest.mark.xfail(strict=True, reason="journal -> engine -> metrics -> journal, and index: broken in the next commit")
 def test_no_import_cycles_in_the_package() -> None:
     edges = graph()
     found = [g for g in circles(edges) if set(g) not in KNOWN_CYCLES]
@@ -198,7 +197,6 @@ def private_reaches(root: Path = ROOT, also: tuple[Path, ...] = ()) -> list[str]
     return found
 
 
-@pytest.mark.xfail(strict=True, reason="index, imports and web use the journal's private names: the package fixes it")
 def test_nothing_outside_the_journal_reaches_into_its_private_names() -> None:
     """The journal package's ``__init__`` is its public face: the library and the benchmarks use
     only what it (or one of its modules) offers without a leading underscore. (The tests may

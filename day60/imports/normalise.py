@@ -186,7 +186,7 @@ def vendor_data(t: Ticket) -> dict[str, Any]:
 
 def check_ticket(ident: str, events: list[tuple[str, dt.datetime, dict[str, Any]]]) -> None:
     """Replay one ticket's events through the journal's rules of fact (RowProblem on a break)."""
-    state = jr._State()
+    state = jr.State()
     for n, (kind, at, data) in enumerate(events, start=1):
         try:
             state.apply(jr.Effective(n, kind, ident, at, data, None))

@@ -28,8 +28,8 @@ from pathlib import Path
 import measure  # a sibling script, on the path when this one runs
 import numpy as np
 
-from day60 import engine
 from day60 import journal as jr
+from day60 import reading
 from day60.clock import BusinessCalendar
 from day60.resources import example
 
@@ -103,7 +103,7 @@ def main() -> None:
         floor = plain_json(path)
         elapsed, peak = measure.day60("metrics", str(path), "--format", "json")
         checked, checked_peak = measure.day60("verify", str(path))
-        fast = engine.read(path).incidents is not None
+        fast = reading.read(path).incidents is not None
     print(f"journal: {args.incidents:,} incidents, {events:,} events, {size / 2**20:,.0f} MiB "
           f"(written in {built:.1f} s)")
     print(f"plain json.loads, line by line: {floor:.2f} s")

@@ -44,7 +44,7 @@ def _vendor_records(journal: Any) -> tuple[Any, dict[str, int], set[str]]:
 
 
 def from_journal(journal: Any, figures: Any = None, only: set[str] | None = None) -> dict[str, Any]:
-    """The reconciliation table of a journal (``journal`` as ``engine.read`` or ``journal.read``
+    """The reconciliation table of a journal (``journal`` as ``reading.read`` or ``journal.read``
     gives it; ``figures`` its ``metrics.compute``, computed here if not given; ``only``: these
     incident ids). Every row: ours, theirs, the difference and its reasons."""
     import numpy as np

@@ -1,5 +1,6 @@
 """The exercise journal: every command, every refusal, tamper evidence and crash safety."""
 
+import datetime as dt
 import json
 import os
 import signal
@@ -14,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from day60 import journal as jr
+from day60.journal import verification
 from day60.resources import example
 
 UK = example("uk-office.toml")
@@ -378,14 +380,14 @@ def test_verify_in_two_processes_finds_what_one_finds(tmp_path, monkeypatch):
                                                                                      "source": "organic"}),
                    ("incident.restored", f"i{k}", f"2026-03-0{2 + k % 5}T11:{k:02d}", {"check": "canary"})]
     path = make_journal(tmp_path / "j.jsonl", events, tier="T2")
-    jr.correct(path, 3, jr.dt.datetime.fromisoformat("2026-03-02T10:01+00:00"), "typo")
+    jr.correct(path, 3, dt.datetime.fromisoformat("2026-03-02T10:01+00:00"), "typo")
     lines = path.read_bytes().split(b"\n")
 
     def verdicts(data: bytes) -> tuple:
         path.write_bytes(data)
-        monkeypatch.setattr(jr, "_PARALLEL_BYTES", 10**12)
+        monkeypatch.setattr(verification, "_PARALLEL_BYTES", 10**12)
         one = jr.verify(path)
-        monkeypatch.setattr(jr, "_PARALLEL_BYTES", 1)
+        monkeypatch.setattr(verification, "_PARALLEL_BYTES", 1)
         two = jr.verify(path)
         return ((one.problem, one.partial, one.events, one.head, one.corrections),
                 (two.problem, two.partial, two.events, two.head, two.corrections))

@@ -174,9 +174,9 @@ def comply(
     if figures:
         measured, source = clauses.load_figures(figures), str(figures)
     else:
-        from day60 import engine
+        from day60 import reading
 
-        j = engine.read(journal)
+        j = reading.read(journal)
         _warn_partial(j)
         _warn_calendar(deal, j)
         from day60.cli.scores import _parties

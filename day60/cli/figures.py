@@ -32,7 +32,7 @@ def metrics(
 
     Example: day60 metrics ex.jsonl --format json
     """
-    from day60 import engine, files
+    from day60 import files, reading
     from day60 import metrics as mx
     from day60.errors import InputError
 
@@ -47,7 +47,7 @@ def metrics(
         files.check_outputs({f"--out ({t.name})": t for t in targets.values()}, [("JOURNAL", journal)])
     elif out:
         raise InputError("--out", "is only for --format csv", "drop --out, or add --format csv")
-    j = engine.read(journal)
+    j = reading.read(journal)
     _warn_partial(j)
     figures = mx.compute(j)
     trace = _provenance({"journal": j.sha256})

@@ -208,7 +208,7 @@ def notice(
     """
     import datetime as dt
 
-    from day60 import assess, files
+    from day60 import assess, files, reading
     from day60 import journal as jr
     from day60.display import jsonable
     from day60.errors import InputError
@@ -218,7 +218,7 @@ def notice(
     for field, target in (("--out", out), ("--pdf", pdf)):
         if target is not None and os.path.lexists(target):
             raise InputError(field, f"{target} already exists", "write each notice to a new file")
-    j = jr.read(journal)
+    j = reading.read(journal, events=True)
     done = assess.score_journal(j)
     summary = done.figures.summary
     built = _built_from()
@@ -284,11 +284,11 @@ def _built_from() -> dict[str, Any]:
 def _exclusions_in_section(journal: Path, dispute_seq: int, exclude: list[str]) -> None:
     """Refuse an exclusion of an id outside the disputed line's section (a dispute of the restore
     line cannot take a rollback out of the figures): metrics would not apply it."""
-    from day60 import journal as jr
+    from day60 import reading
     from day60.errors import InputError
     from day60.metrics import line_sections
 
-    events = jr.read(journal).events
+    events = reading.read(journal, events=True).events
     line = next((e["data"]["line"] for e in events if e["seq"] == dispute_seq and e["kind"] == "dispute"), None)
     if line is None:
         return  # the journal's own rule names the wrong --dispute
@@ -385,8 +385,8 @@ def verify(
 
     Example: day60 verify ex.jsonl --expect 14:9c1f...(the head a score report printed)
     """
-    from day60 import engine
     from day60 import journal as jr
+    from day60 import reading
     from day60.evidence import timestamp
 
     if expect:
@@ -396,7 +396,7 @@ def verify(
     if repair:
         moved = jr.repair(journal)
         typer.echo(f"moved the partial last line to {moved}" if moved else "no partial line to repair")
-    report = engine.verify(journal, expect)
+    report = reading.verify(journal, expect)
     if report.partial:
         typer.echo(f"{journal}: the last line is partial (an interrupted write); "
                    f"run 'day60 verify --repair {journal}'", err=True)
@@ -440,9 +440,10 @@ def show(
     Example: day60 show ex.jsonl
     """
     from day60 import journal as jr
+    from day60 import reading
 
     _check_format(fmt)
-    j = jr.read(journal)
+    j = reading.read(journal, events=True)  # a large journal is checked on the engine
     rows = []
     for e in sorted(jr.effective(j.events), key=lambda e: (e.at is None, e.at.timestamp() if e.at else 0, e.seq)):
         mark = "; ".join(f"corrected by seq {c['seq']} (was {e.original_at}): {c['reason']}" for c in e.corrections)

@@ -49,8 +49,7 @@ def score(
 
     Example: day60 score ex.jsonl --pdf score.pdf
     """
-    from day60 import clauses, files, rubric
-    from day60 import journal as jr
+    from day60 import clauses, files, reading, rubric
     from day60.errors import InputError
     from day60.evidence import documents, sign, timestamp
     from day60.evidence import supersede as superseding
@@ -83,7 +82,7 @@ def score(
     deal = None
     if sow:  # the deal file is checked whole, then the rubric takes the targets it reads
         deal = clauses.load_deal(sow, clauses.load_library(), rubric.parameter_ids(published), draft=True)
-    j = jr.read(journal)
+    j = reading.read(journal, events=True)  # a large journal is checked on the engine, every event listed
     _warn_partial(j)
     _warn_calendar(deal, j)
     _parties(deal, j, parties_differ)

@@ -40,7 +40,7 @@ def serve(
     import socket
     import sys
 
-    from day60 import engine
+    from day60 import reading
     from day60.errors import InputError
 
     if token is not None and (len(token) < 8 or len(token) > 200 or not token.isascii() or not token.isprintable()):
@@ -56,7 +56,7 @@ def serve(
     elif stamp_when != "close" or tsa_root:
         raise InputError("--stamp/--tsa-root", "only apply with --tsa", "add --tsa URL, or drop them")
     roots = timestamp.load_roots(tsa_root)
-    report = engine.verify(journal)
+    report = reading.verify(journal)
     if not report.ok:
         problem = report.problem or "the last line is partial (an interrupted write)"
         typer.echo(f"error: {journal}: does not verify ({problem}); not serving it; run 'day60 verify {journal}'",

@@ -209,7 +209,7 @@ def vendor_data(t: Ticket) -> dict[str, Any]:
 
 def check_ticket(ident: str, events: list[tuple[str, dt.datetime, dict[str, Any]]]) -> None:
     """Replay one ticket's events through the journal's rules of fact (RowProblem on a break)."""
-    state = jr._State()
+    state = jr.State()
     for n, (kind, at, data) in enumerate(events, start=1):
         try:
             state.apply(jr.Effective(n, kind, ident, at, data, None))
@@ -230,7 +230,7 @@ def ident_of(fmt: str, ref: str) -> str:
 def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], config: Settings,
         exports: list[dict[str, Any]], by: str) -> Result:
     """Append every readable ticket in ``items`` to the journal, in one locked batch."""
-    from day60 import engine
+    from day60 import engine, reading
     from day60.imports import notes, reconcile
 
     result = Result(fmt, str(journal_path), exports)
@@ -240,7 +240,7 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], conf
     repeated: dict[str, list[str]] = {}
     times = Times(config)
     kept: list[str] = []
-    with jr.batch(journal_path) as batch:
+    with reading.batch(journal_path) as batch:
         existing = _existing(batch.journal, fmt + ":")
         elsewhere = _other_formats(batch.journal, fmt)
         for item in items:

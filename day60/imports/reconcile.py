@@ -97,7 +97,7 @@ def _iso(us: Any, offset: Any) -> str:
 
 
 def from_journal(journal: Any, figures: Any = None, only: set[str] | list[str] | None = None) -> dict[str, Any]:
-    """The reconciliation table of a journal (``journal`` as ``engine.read``, ``engine.after`` or
+    """The reconciliation table of a journal (``journal`` as ``reading.read``, ``engine.after`` or
     ``journal.read`` gives it; ``figures`` its ``metrics.compute``, computed here if not given;
     ``only``: these incident ids), every row under ``tickets``: ours, theirs, the difference and
     its reasons."""

@@ -5,7 +5,7 @@ Each returns the journal, its figures and the score, so callers can print or ren
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,17 @@ class Assessed:
     journal: jr.Journal
     figures: metrics.Figures
     result: dict[str, Any]
+    _reconciled: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+
+    def reconciliation(self) -> dict[str, Any]:
+        """Our restore figure beside the supplier's own, per imported ticket that carried one
+        (``day60.imports.reconcile``), from this journal and its figures: computed the first time a
+        document asks for it, since only the score's pages show it."""
+        if self._reconciled is None:
+            from day60.imports import reconcile
+
+            self._reconciled = reconcile.from_journal(self.journal, self.figures)
+        return self._reconciled
 
 
 def score_journal(journal: jr.Journal, published: rubric.Rubric | None = None,

@@ -8,6 +8,7 @@ figures with the deal's thresholds on the unrounded figure.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import itertools
 import math
@@ -21,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from day60.errors import InputError, pydantic_problem
 from day60.files import read_json, read_toml
-from day60.resources import data_dir
+from day60.resources import data_dir, shipped_yaml
 
 TYPES = {
     "percent": "percent", "ratio": "ratio (0 to 1)", "seconds": "seconds", "minutes": "minutes",
@@ -120,11 +121,12 @@ class Library(BaseModel):
 
 def load_library(folder: Path | None = None) -> Library:
     """Read ``library.yaml`` and every clause file it orders; checks ids and references."""
+    parse = yaml.safe_load if folder else shipped_yaml  # the shipped library is read by libyaml, quickly
     folder = folder or data_dir("clauses")
-    lib = Library.model_validate(yaml.safe_load((folder / "library.yaml").read_text(encoding="utf-8")))
+    lib = Library.model_validate(parse((folder / "library.yaml").read_text(encoding="utf-8")))
     for cid in lib.order:
         try:
-            clause = Clause.model_validate(yaml.safe_load((folder / f"{cid}.yaml").read_text(encoding="utf-8")))
+            clause = Clause.model_validate(parse((folder / f"{cid}.yaml").read_text(encoding="utf-8")))
         except ValidationError as exc:
             field, msg = pydantic_problem(exc)
             raise InputError(f"clauses/{cid}.yaml", f"{field}: {msg}", "fix the clause file") from exc
@@ -382,9 +384,15 @@ def clause_text(lib: Library, clause: Clause, values: dict[str, str], numbers: d
     """Render a clause's text template with display values and cross-references; ``tier`` is the
     rubric's description of the deal's Day-60 tier (None while it is not chosen). ``marked``
     keeps each cross-reference marked for the Word export (see ``ref_parts``)."""
-    env = SandboxedEnvironment(autoescape=False, keep_trailing_newline=False)
-    return env.from_string(clause.text).render(p=values, ref=_ref(lib, numbers, marked), rubric=rubric_name,
-                                               tier=tier).strip()
+    return _clause_template(clause.text).render(p=values, ref=_ref(lib, numbers, marked), rubric=rubric_name,
+                                                tier=tier).strip()
+
+
+@functools.lru_cache(maxsize=256)
+def _clause_template(text: str) -> Any:
+    """A clause text compiled once per process (a schedule renders each clause twice, the Word
+    export and the demo again), in a sandbox."""
+    return SandboxedEnvironment(autoescape=False, keep_trailing_newline=False).from_string(text)
 
 
 def tier_facts(tier_id: Any, published: Any = None) -> dict[str, Any] | None:

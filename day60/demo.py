@@ -127,6 +127,7 @@ def prepare(out: Path) -> None:
 def run(out: Path) -> dict[str, Path]:
     """Write the synthetic exercise and everything computed from it; returns the files."""
     prepare(out)
+    from day60 import render
     from day60.evidence import documents
     from day60.evidence.provenance import provenance
 
@@ -144,22 +145,26 @@ def run(out: Path) -> dict[str, Path]:
     note = {"synthetic": "SYNTHETIC: invented data demonstrating the toolkit; not a result"}
     files["metrics"].write_text(json.dumps({**note, **jsonable(figures.summary)}, indent=2, sort_keys=True) + "\n")
     files["score"].write_text(json.dumps({**note, **jsonable(result)}, indent=2, sort_keys=True) + "\n")
-    document = documents.score_document(done, files["journal"].read_bytes(), published.raw, None, None,
-                                        "Day-60 exercise score (SYNTHETIC demo)")
-    files["html"].write_text(document.html, encoding="utf-8")
-    files["pdf"].write_bytes(documents.pdf_bytes(document)[0])
+    pages = {"pdf": documents.score_document(done, files["journal"].read_bytes(), published.raw, None, None,
+                                             "Day-60 exercise score (SYNTHETIC demo)")}
+    files["html"].write_text(pages["pdf"].html, encoding="utf-8")
     library = clauses.load_library()
     files["deal"].write_bytes(SOW.read_bytes())  # the deal the schedule is filled from, to try comply on
-    deal = clauses.load_deal(SOW, library, rubric.parameter_ids(rubric.load()))
-    sheet = documents.schedule_document(clauses.schedule(library, deal), SOW.read_bytes())
-    files["schedule"].write_bytes(documents.pdf_bytes(sheet)[0])
-    _self_assessment(out, files["selfassess"])
-    _voice(files["voice"], files["drills"])
+    deal = clauses.load_deal(SOW, library, rubric.parameter_ids(published))
+    pages["schedule"] = documents.schedule_document(clauses.schedule(library, deal), SOW.read_bytes())
+    pages["selfassess"] = _self_assessment(out)
+    pages["drills"] = _voice(files["voice"])
+    # Every document is built first, then all are rendered at once (on two cores where there are two).
+    rendered = render.pdf_bytes_many([(d.html, d.attachments, dt.datetime.fromisoformat(d.written_at))
+                                      for d in pages.values()])
+    for key, (body, _pages) in zip(pages, rendered, strict=True):
+        files[key].write_bytes(body)
     return files
 
 
-def _voice(bench: Path, drills_pdf: Path) -> None:
-    """The SYNTHETIC starter suite scored on its reference dialogues, and the SYNTHETIC drill call."""
+def _voice(bench: Path) -> Any:
+    """The SYNTHETIC starter suite scored on its reference dialogues (written to ``bench``), and the
+    SYNTHETIC drill call's document."""
     from day60.evidence import documents
     from day60.evidence.provenance import provenance
     from day60.files import loads_json, read_bytes
@@ -172,11 +177,11 @@ def _voice(bench: Path, drills_pdf: Path) -> None:
     call = drills.score_call(loads_json(raw, "observations", "drill observations"))
     call["provenance"] = provenance({"observations": raw}, "day60 demo",
                                     drill_rules=f"{call['rules']['id']} {call['rules']['version']}")
-    drills_pdf.write_bytes(documents.pdf_bytes(documents.drills_document(call, raw))[0])
+    return documents.drills_document(call, raw)
 
 
-def _self_assessment(out: Path, pdf: Path) -> None:
-    """The shipped SYNTHETIC answers file, scored and rendered as a BPO would see it."""
+def _self_assessment(out: Path) -> Any:
+    """The shipped SYNTHETIC answers file, scored as a BPO would see it: its document."""
     from day60.evidence import documents
     from day60.evidence.provenance import provenance
 
@@ -187,9 +192,8 @@ def _self_assessment(out: Path, pdf: Path) -> None:
     done.result["provenance"] = provenance({"answers": ans.sha256, "journal": done.journal.sha256}, "day60 demo",
                                            rubric=f"{done.result['rubric']['id']} {done.result['rubric']['version']}",
                                            question_set=f"{qs.id} {qs.version}")
-    document = documents.selfassess_document(done, answers.read_bytes(), (out / "selfassess.jsonl").read_bytes(), None,
-                                             "Day-60 self-assessment (SYNTHETIC demo)")
-    pdf.write_bytes(documents.pdf_bytes(document)[0])
+    return documents.selfassess_document(done, answers.read_bytes(), (out / "selfassess.jsonl").read_bytes(), None,
+                                         "Day-60 self-assessment (SYNTHETIC demo)")
 
 
 def next_steps(out: Path) -> list[tuple[str, str]]:

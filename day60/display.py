@@ -7,6 +7,8 @@ escapes in every document (``visible``), spreadsheet formulas neutralised in CSV
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import re
 from typing import Any
 
@@ -294,6 +296,54 @@ def nothing_earned(line: dict[str, Any]) -> str:
     return "; ".join(notes) + (f"; {line['reason']}" if line.get("reason") else "")
 
 
+# ----- labels that fit their room -----------------------------------------------------------------
+
+# DejaVu Sans advance widths of the printable ASCII characters (space to tilde), in 2048ths of an
+# em, from the font's own metrics table: how wide a label will be drawn, without the font at hand.
+_ADVANCE = dict(zip(
+    " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~",
+    (651, 821, 942, 1716, 1303, 1946, 1597, 563, 799, 799, 1024, 1716, 651, 739, 651, 690, 1303, 1303, 1303, 1303,
+     1303, 1303, 1303, 1303, 1303, 1303, 690, 690, 1716, 1716, 1716, 1087, 2048, 1401, 1405, 1430, 1577, 1294, 1178,
+     1587, 1540, 604, 604, 1343, 1141, 1767, 1532, 1612, 1235, 1612, 1423, 1300, 1251, 1499, 1401, 2025, 1403, 1251,
+     1403, 799, 690, 799, 1716, 1024, 1024, 1255, 1300, 1126, 1300, 1260, 721, 1300, 1298, 569, 569, 1186, 569, 1995,
+     1298, 1253, 1300, 1300, 842, 1067, 803, 1298, 1212, 1675, 1212, 1212, 1075, 1303, 690, 1303, 1716), strict=True))
+ELLIPSIS = "\u2026"
+_BREAK_AFTER = "_-/"  # an identifier may be shortened after these, as after a space
+
+
+def text_width(text: str, size: float) -> float:
+    """How wide ``text`` is drawn at ``size`` (px or pt) in DejaVu Sans: its own advances for ASCII,
+    a full em for a wide (CJK) character, 0.6 em for anything else."""
+    import unicodedata
+
+    units = 0
+    for ch in text:
+        if ch in _ADVANCE:
+            units += _ADVANCE[ch]
+        else:
+            units += 2048 if unicodedata.east_asian_width(ch) in ("W", "F") else 1229
+    return units * size / 2048
+
+
+def fit(text: str, room: float, size: float) -> dict[str, Any]:
+    """``text`` as a label ``room`` wide at ``size``: whole when it fits, else shortened to its
+    longest run of whole words (cut at a space, or after an underscore, hyphen or slash) that fits
+    with an ellipsis, never inside a word. When even the first word is too wide it is kept whole
+    and ``squeeze`` is true, for the drawing to compress it into the room (SVG textLength) rather
+    than cut it. The full text stays in the JSON beside the document."""
+    text = " ".join(str(text).split())
+    if text_width(text, size) <= room:
+        return {"text": text, "squeeze": False, "shortened": False}
+    cuts = [i for i in range(1, len(text)) if text[i] == " " or text[i - 1] in _BREAK_AFTER]
+    heads = [h for h in (text[:i].rstrip(" ,;:(") for i in cuts) if h]  # whole words, shortest first
+    mark = text_width(ELLIPSIS, size)
+    for head in reversed(heads):
+        if text_width(head, size) + mark <= room:
+            return {"text": head + ELLIPSIS, "squeeze": False, "shortened": True}
+    label = heads[0] + ELLIPSIS if heads else text
+    return {"text": label, "squeeze": text_width(label, size) > room, "shortened": bool(heads)}
+
+
 PDF_ROWS = 30  # a document draws at most this many items of one kind; the rest are counted and
 # every one of them is in the score JSON and the tables 'day60 metrics --out' writes
 
@@ -313,8 +363,8 @@ def chart_rows(line: dict[str, Any]) -> list[dict[str, Any]]:
         if _absent(o["value"]) or not goal:
             rows.append({"label": label, "ratio": None, "text": o.get("note") or missing()})
             continue
-        rows.append({"label": label, "ratio": o["value"] / goal,
-                     "text": f"{num(o['value'], 2, unit)} (target {num(goal, 0, unit)})"})
+        rows.append({"label": label, "ratio": o["value"] / goal,  # the unit once: value and target share it
+                     "text": f"{num(o['value'], 2)} (target {num(goal, 0, unit)})"})
     if len(rows) <= PDF_ROWS:
         return rows
     worst = sorted(rows, key=lambda r: -1e300 if r["ratio"] is None else -r["ratio"])[:PDF_ROWS]
@@ -359,20 +409,25 @@ def drill_words(name: str, drill: dict[str, Any], sheet: dict[str, Any]) -> dict
     """A drill's title, what earns full marks, and what it was built from as a sentence. The
     sentence comes from the sheet's template over the recorded parts; if those parts cannot
     fill it, the parts are listed as they are."""
-    from jinja2 import StrictUndefined
     from jinja2.exceptions import TemplateError
-    from jinja2.sandbox import SandboxedEnvironment
 
     words = sheet["drills"].get(name, {})
     built = parts(drill.get("parts") or {})
     if drill.get("status") == "scored" and words.get("says"):
-        try:
-            env = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
-            built = env.from_string(words["says"]).render(p=drill["parts"]) or built
-        except (TemplateError, TypeError, ValueError, ZeroDivisionError):
-            pass
+        with contextlib.suppress(TemplateError, TypeError, ValueError, ZeroDivisionError):
+            built = _sheet_template(words["says"]).render(p=drill["parts"]) or built
     return {"title": words.get("title", name.replace("_", " ")), "full_marks": words.get("full_marks", ""),
             "built": built}
+
+
+@functools.lru_cache(maxsize=128)
+def _sheet_template(text: str) -> Any:
+    """A sentence of the drills sheet, compiled once per process in a sandbox (a template error is
+    raised when it is compiled or rendered, and the caller falls back to the parts)."""
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import SandboxedEnvironment
+
+    return SandboxedEnvironment(undefined=StrictUndefined, autoescape=False).from_string(text)
 
 
 # ----- portfolio and comparison --------------------------------------------------------------

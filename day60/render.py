@@ -7,6 +7,7 @@ the network: it is escaped into the HTML, and any URL other than ``day60-asset:`
 
 from __future__ import annotations
 
+import functools
 import mimetypes
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,10 @@ def _html_text(value: Any) -> Any:
     return display.visible(value) if isinstance(value, str) else value
 
 
+@functools.cache
 def environment(markdown: bool = False) -> jinja2.Environment:
+    """The one Jinja2 environment (HTML, or Markdown) of this process: its templates are compiled
+    once and kept, and a template file changed on disk is compiled again (Jinja2 checks)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(data_dir("templates")),
         # HTML is always autoescaped; Markdown gets its own escaping of every printed value.
@@ -46,7 +50,7 @@ def environment(markdown: bool = False) -> jinja2.Environment:
                        trend_chart=display.trend_chart,
                        section_summary=display.section_summary, plural=display.plural, missing=display.missing,
                        nothing_earned=display.nothing_earned,
-                       drill_sheet=display.drill_sheet, drill_words=display.drill_words)
+                       drill_sheet=display.drill_sheet, drill_words=display.drill_words, fit=display.fit)
     return env
 
 
@@ -97,6 +101,74 @@ def pdf_bytes(html_text: str, attachments: list[tuple[str, bytes, str, str]] | N
     return document.write_pdf(**options), len(document.pages)
 
 
+PdfJob = tuple[str, "list[tuple[str, bytes, str, str]] | None", Any]  # html, attachments, written_at
+
+
+def pdf_bytes_many(jobs: list[PdfJob]) -> list[tuple[bytes, int]]:
+    """Several documents' PDFs, each exactly as ``pdf_bytes`` makes it, in the order given.
+
+    On a Linux machine with two cores or more the work is shared with one forked child process
+    (WeasyPrint holds one core per process): the child renders about half, by the size of the
+    HTML, and sends its bytes back through a pipe; the parent renders the rest. The bytes are
+    the same as rendering one by one. If the child fails for any reason, the parent renders the
+    child's share itself, so a failure costs time, never a document."""
+    import os
+    import sys
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    if len(jobs) < 2 or cores < 2 or not sys.platform.startswith("linux"):
+        return [pdf_bytes(*job) for job in jobs]
+    mine: list[int] = []
+    theirs: list[int] = []
+    weight = [0, 0]
+    for i in sorted(range(len(jobs)), key=lambda k: -len(jobs[k][0])):  # largest first, to the lighter side
+        side = 0 if weight[0] <= weight[1] else 1
+        (mine if side == 0 else theirs).append(i)
+        weight[side] += len(jobs[i][0])
+    done = _forked(theirs, jobs)
+    try:
+        results = {i: pdf_bytes(*jobs[i]) for i in mine}
+    except BaseException:
+        done(kill=True)
+        raise
+    results.update(done() or {i: pdf_bytes(*jobs[i]) for i in theirs})
+    return [results[i] for i in range(len(jobs))]
+
+
+def _forked(indexes: list[int], jobs: list[PdfJob]) -> Any:
+    """Start a child rendering ``jobs[i]`` for each of ``indexes``; returns a function that
+    collects its results ({index: (bytes, pages)}, or None if it failed) and reaps it."""
+    import os
+    import pickle
+    import signal
+
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: render, send, and leave without running the parent's exit handlers
+        code = 1
+        try:
+            os.close(read_end)
+            body = pickle.dumps({i: pdf_bytes(*jobs[i]) for i in indexes})
+            with os.fdopen(write_end, "wb") as fh:
+                fh.write(body)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_end)
+
+    def collect(kill: bool = False) -> dict[int, tuple[bytes, int]] | None:
+        if kill:
+            os.kill(pid, signal.SIGTERM)
+        with os.fdopen(read_end, "rb") as fh:
+            body = b"" if kill else fh.read()
+        _, status = os.waitpid(pid, 0)
+        if kill or status != 0 or not body:
+            return None
+        return pickle.loads(body)  # from our own child, over a pipe only the two of us hold
+
+    return collect
+
+
 def pdf(html_text: str, out: str | Path, field: str = "--pdf",
         attachments: list[tuple[str, bytes, str, str]] | None = None) -> int:
     """Write ``html_text`` as a PDF (to a temporary file, then renamed); returns the page count."""
@@ -107,9 +179,10 @@ def pdf(html_text: str, out: str | Path, field: str = "--pdf",
     return pages
 
 
-def score_html(journal: Any, figures: Any, score: dict[str, Any], title: str = "Day-60 exercise score") -> str:
-    """The score document: cover, timeline, line table, figures, corrections, inputs."""
-    from day60.imports import reconcile
+def score_html(journal: Any, figures: Any, score: dict[str, Any], title: str = "Day-60 exercise score",
+               reconcile: dict[str, Any] | None = None) -> str:
+    """The score document: cover, timeline, line table, figures, corrections, inputs, and, given
+    ``reconcile`` (``assess.Assessed.reconciliation``), the supplier's own durations beside ours."""
     from day60.timeline import svg
 
     header = journal.header
@@ -117,8 +190,7 @@ def score_html(journal: Any, figures: Any, score: dict[str, Any], title: str = "
         "title": title, "header": header, "score": score, "figures": figures.summary,
         "synthetic": bool(header.get("synthetic")),
         "timeline_svg": svg(journal.events, journal.calendar(), header["window"]),
-        "reconcile": reconcile.from_journal(journal, figures),  # the supplier's own durations, where imported
-
+        "reconcile": reconcile,
     })
 
 

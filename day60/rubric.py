@@ -19,7 +19,7 @@ from day60.errors import InputError, pydantic_problem
 
 if TYPE_CHECKING:  # pandas and the metrics load only when a score is computed, not for the clauses
     from day60.metrics import Figures
-from day60.resources import data_dir
+from day60.resources import data_dir, shipped_yaml
 
 DEFAULT_RUBRIC = "day60-v1.yaml"
 NOT_EXERCISED = "not exercised"
@@ -99,13 +99,15 @@ def load(path: str | Path | None = None) -> Rubric:
     from day60.files import read_bytes
 
     target = Path(path) if path else data_dir("rubric") / DEFAULT_RUBRIC
-    return loads(read_bytes(target, "--rubric", "a rubric YAML file"), str(target))
+    return loads(read_bytes(target, "--rubric", "a rubric YAML file"), str(target), shipped=not path)
 
 
-def loads(raw: bytes, target: str = "the rubric") -> Rubric:
-    """A rubric from its file's bytes (as embedded in a report)."""
+def loads(raw: bytes, target: str = "the rubric", shipped: bool = False) -> Rubric:
+    """A rubric from its file's bytes (as embedded in a report); ``shipped``: the toolkit's own
+    file, read by the faster parser kept for the toolkit's own data (``resources.shipped_yaml``)."""
+    parse = shipped_yaml if shipped else yaml.safe_load
     try:
-        rubric = Rubric.model_validate({**yaml.safe_load(raw), "sha256": hashlib.sha256(raw).hexdigest(),
+        rubric = Rubric.model_validate({**parse(raw), "sha256": hashlib.sha256(raw).hexdigest(),
                                         "raw": raw})
     except ValidationError as exc:
         field, msg = pydantic_problem(exc)

@@ -186,8 +186,7 @@ def _day_labels(a: int, b: int, x0: float, x1: float, axis: _Axis, calendar: Bus
 
 def _draw_row(row: _Row, y: float, axis: _Axis) -> list[str]:
     colour = COLOURS["apart"] if row.apart else COLOURS[row.area]
-    label = row.label[:14] + (f" ({row.apart})" if row.apart else "")
-    out = [f'<text x="4" y="{y + 3}" fill="{colour}">{escape(label)}</text>']
+    out = [_label(row.label, f" ({row.apart})" if row.apart else "", y + 3, colour)]
     for s, e, bar_colour, thick in row.bars:
         xa, xb = axis.x(s), axis.x(e)
         if xb - xa < MIN_BAR:
@@ -203,6 +202,24 @@ def _draw_row(row: _Row, y: float, axis: _Axis) -> list[str]:
         xt = axis.x(t)
         out.append(f'<rect x="{xt - 1:.1f}" y="{y - 6}" width="2" height="12" fill="{tick_colour}"/>')
     return out
+
+
+LABEL_ROOM = LEFT - 8  # from x=4 to just short of the plot
+LABEL_SIZE = 9
+
+
+def _label(ident: str, suffix: str, y: float, colour: str) -> str:
+    """A row's label: its id, shortened at a word's end with an ellipsis if it does not fit beside
+    ``suffix`` (withdrawn, excluded), which is always shown whole; an id that is one word too long
+    is drawn whole and compressed into the room. The full id is in the journal and the score JSON."""
+    from day60.display import fit, text_width
+
+    room = LABEL_ROOM - text_width(suffix, LABEL_SIZE)
+    f = fit(ident, max(room, LABEL_ROOM / 3), LABEL_SIZE)
+    text = f["text"] + suffix
+    squeeze = f["squeeze"] or text_width(text, LABEL_SIZE) > LABEL_ROOM
+    fitted = f' textLength="{LABEL_ROOM}" lengthAdjust="spacingAndGlyphs"' if squeeze else ""
+    return f'<text x="4" y="{y}" fill="{colour}"{fitted}>{escape(text)}</text>'
 
 
 def _legend(y: float, hidden: int, broken: bool, zoom: str | None = None) -> list[str]:

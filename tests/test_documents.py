@@ -180,3 +180,57 @@ def test_long_lists_are_capped_in_the_pdf_with_the_worst_drawn():
     assert rows[-1]["label"] == "16 more" and f"of {PDF_ROWS + 16}" in rows[-1]["text"]
     short = chart_rows({"figure": {"observations": obs[:3]}, "target": {"target": 24}})
     assert [r["label"] for r in short] == ["d0", "d1", "d2"]  # a short list keeps its order
+
+
+# ----- several PDFs at once (the demo renders four) --------------------------------------------------
+
+
+def _small_jobs():
+    """Three small documents of different sizes, with and without attachments."""
+    written = dt.datetime(2026, 10, 1, 12, tzinfo=dt.UTC)
+    pages = [f"<!doctype html><html><head><title>doc {i}</title></head><body><h1>Document {i}</h1>"
+             + "<p>a paragraph of words</p>" * (20 * i + 1) + "</body></html>" for i in range(3)]
+    return [(pages[0], None, None), (pages[1], [("data.json", b'{"a": 1}', "some data", "Data")], written),
+            (pages[2], None, None)]
+
+
+def test_many_pdfs_at_once_are_the_bytes_of_one_at_a_time():
+    """pdf_bytes_many shares the work with a forked child on a machine with two cores; each PDF
+    must be byte for byte what pdf_bytes makes alone, in the order given."""
+    jobs = _small_jobs()
+    alone = [render.pdf_bytes(*job) for job in jobs]
+    assert render.pdf_bytes_many(jobs) == alone
+    assert [pages for _, pages in alone] == [1, 1, 2]  # 41 paragraphs run onto a second A4 page
+
+
+def test_a_failing_child_costs_time_never_a_document(monkeypatch):
+    """The child's share is rendered by the parent when the child fails (here, every render in
+    the child raises)."""
+    import os
+
+    jobs = _small_jobs()
+    alone = [render.pdf_bytes(*job) for job in jobs]
+    parent, real, in_parent = os.getpid(), render.pdf_bytes, []
+
+    def only_in_the_parent(*args):
+        if os.getpid() != parent:
+            raise RuntimeError("the child fails")
+        in_parent.append(args[0])
+        return real(*args)
+
+    monkeypatch.setattr(render, "pdf_bytes", only_in_the_parent)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    assert render.pdf_bytes_many(jobs) == alone
+    # largest first to the lighter side: the parent takes the third (41 paragraphs), the child the
+    # second (21) and then the first (1), since 21 + 1 < 41; both came back to the parent only after
+    # the child failed, in the child's order
+    assert in_parent == [jobs[2][0], jobs[1][0], jobs[0][0]]
+
+
+def test_one_core_renders_in_order_without_forking(monkeypatch):
+    import os
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0}, raising=False)
+    monkeypatch.setattr(os, "fork", lambda: pytest.fail("forked on one core"))
+    jobs = _small_jobs()
+    assert render.pdf_bytes_many(jobs) == [render.pdf_bytes(*job) for job in jobs]

@@ -285,3 +285,16 @@ def load_calendar(value: Any, field: str = "--calendar") -> Any:
                          f"give a TOML path, or one of {', '.join(shipped_calendars())} ('day60 examples')")
     return BusinessCalendar.load(path)
 
+
+def write_page(page: str, pdf: Any, html: Any, attachments: Any = None) -> None:
+    """A document's HTML to ``html`` and its PDF to ``pdf``, the PDF made in memory before either
+    is written (a failed rendering writes nothing)."""
+    from day60 import files, render
+
+    body, pages = render.pdf_bytes(page, attachments) if pdf is not None else (b"", 0)
+    if html is not None:
+        files.write_atomic(html, page, "--html")
+        typer.echo(f"wrote {html}", err=True)
+    if pdf is not None:
+        files.write_atomic(pdf, body, "--pdf")
+        typer.echo(f"wrote {pdf} ({pages} pages)", err=True)

@@ -18,6 +18,7 @@ from day60.cli.base import (
     clauses_app,
     print_json,
     print_table,
+    write_page,
 )
 
 
@@ -144,6 +145,7 @@ def comply(
                                         help="Check a journal against a deal naming other parties; the output "
                                              "says so."),
     pdf: Path = typer.Option(None, "--pdf", help="Also write the compliance table as a PDF, with its provenance."),
+    html: Path = typer.Option(None, "--html", help="Also write the same compliance table as HTML, for a browser."),
 ) -> None:
     """Check measured figures against the deal's clauses: met, not met, not run, or reported. Exit 1 if any is not met.
 
@@ -166,7 +168,7 @@ def comply(
         raise InputError("--sow", "is missing", "name the deal file the figures are checked against")
     from day60 import files
 
-    files.check_outputs({"--pdf": pdf}, [("--sow", sow), ("--figures", figures), ("JOURNAL", journal)])
+    files.check_outputs({"--pdf": pdf, "--html": html}, [("--sow", sow), ("--figures", figures), ("JOURNAL", journal)])
     if (journal is None) == (figures is None):
         raise InputError("--figures", "give exactly one of a JOURNAL or --figures", "pass one source of figures")
     deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=True)
@@ -212,7 +214,7 @@ def comply(
                       "threshold": threshold_words(r),
                       "reason": r["reason"] or ""} for r in rows])
         _footer(trace)
-    if pdf is not None:
+    if pdf is not None or html is not None:
         from day60 import render
         from day60.display import threshold_words as words
 
@@ -223,7 +225,7 @@ def comply(
             "deal": deal.deal, "rows": [{**r, "threshold_words": words(r)} for r in rows], "counts": counts,
             "source": source, "synthetic": synthetic, "parties_differ": mismatch, "provenance": trace,
             "library": f"{lib.id} {lib.version}"})
-        pages = render.pdf(page, pdf)
-        typer.echo(f"wrote {pdf} ({pages} pages)", err=True)
+        write_page(page, pdf, html)
     if any(r["status"] == "not met" for r in rows):
         raise typer.Exit(1)
+

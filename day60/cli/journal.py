@@ -198,6 +198,7 @@ def notice(
     to: str = typer.Option(..., "--to", help="The supplier, or who receives the notice for it."),
     out: Path = typer.Option(..., "--out", help="Where to write the notice (JSON, a new file)."),
     pdf: Path = typer.Option(None, "--pdf", help="Also write the notice as a letter (PDF, its data embedded)."),
+    html: Path = typer.Option(None, "--html", help="Also write the letter as HTML, for a browser."),
 ) -> None:
     """Pre-publication notice (charter 8.3): the supplier's own rows, how to reproduce them, the hashes.
 
@@ -214,8 +215,8 @@ def notice(
     from day60.errors import InputError
     from day60.metrics import incident_rows, plain_table, records
 
-    files.check_outputs({"--out": out, "--pdf": pdf}, [("JOURNAL", journal)])
-    for field, target in (("--out", out), ("--pdf", pdf)):
+    files.check_outputs({"--out": out, "--pdf": pdf, "--html": html}, [("JOURNAL", journal)])
+    for field, target in (("--out", out), ("--pdf", pdf), ("--html", html)):
         if target is not None and os.path.lexists(target):
             raise InputError(field, f"{target} already exists", "write each notice to a new file")
     j = reading.read(journal, events=True)
@@ -236,9 +237,9 @@ def notice(
                      "report": summary["report"]},
             "provenance": _provenance({"journal": j.sha256})}
     text = json.dumps(jsonable(body), indent=2, sort_keys=True, allow_nan=False, default=str) + "\n"
-    files.write_atomic(out, text, "--out", new=True)
-    if pdf is not None:
+    if pdf is not None or html is not None:  # rendered before anything is written
         from day60 import render
+        from day60.cli.base import write_page
 
         runner = j.header["runner"] + (f", {j.header['runner_organisation']}" if j.header.get("runner_organisation")
                                        else "")
@@ -246,9 +247,8 @@ def notice(
                                               "sent_on": dt.datetime.now(dt.UTC).date().isoformat(),
                                               "tz": j.header["calendar"]["timezone"],
                                               "synthetic": bool(j.header.get("synthetic"))})
-        pages = render.pdf(page, pdf, attachments=[(out.name, text.encode("utf-8"),
-                                                    "the pre-publication notice as data", "Data")])
-        typer.echo(f"wrote {pdf} ({pages} pages)", err=True)
+        write_page(page, pdf, html, [(out.name, text.encode("utf-8"), "the pre-publication notice as data", "Data")])
+    files.write_atomic(out, text, "--out", new=True)
     if not built["reproducible_from_commit"]:
         typer.echo(f"warning: {built['why_not']}", err=True)
     from day60.evidence.provenance import sha256_of

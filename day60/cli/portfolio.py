@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from day60.cli.base import _check_format, _footer, _provenance, app, print_json, print_table
+from day60.cli.base import _check_format, _footer, _provenance, app, print_json, print_table, write_page
 
 ROLLBACK_COLUMNS = [f"{kind}_{name}" for kind in ("production", "rehearsal") for name in (
     "rollback_earned", "rollback_points", "rollbacks", "decision_timed", "decision_minutes_mean",
@@ -28,6 +28,7 @@ def portfolio(
     paths: list[Path] = typer.Argument(..., metavar="JOURNAL_OR_DIR...", help="Journals, or folders of them."),
     fmt: str = typer.Option("table", "--format", metavar="table|json|csv", help="How to print the rows."),
     pdf: Path = typer.Option(None, "--pdf", help="Write the portfolio, with each supplier's trends, as PDF."),
+    html: Path = typer.Option(None, "--html", help="Write the same portfolio as HTML, for a browser."),
     parquet: Path = typer.Option(None, "--parquet", help="Also write the rows as Parquet, for shared storage."),
 ) -> None:
     """Many exercises at once: one row per exercise, grouped by supplier, each scored at its own tier.
@@ -42,7 +43,7 @@ def portfolio(
 
     _check_format(fmt, ("table", "json", "csv"))
     found = rows.journals(paths)
-    files.check_outputs({"--pdf": pdf, "--parquet": parquet}, [("JOURNAL", p) for p in found])
+    files.check_outputs({"--pdf": pdf, "--html": html, "--parquet": parquet}, [("JOURNAL", p) for p in found])
     scored, refused = [], []
     for path in found:
         try:
@@ -57,11 +58,10 @@ def portfolio(
     if parquet:
         query.to_parquet(table, parquet)
         typer.echo(f"wrote {parquet}", err=True)
-    if pdf:
+    if pdf or html:
         from day60 import render
 
-        pages = render.pdf(render.portfolio_html(table, refused, trace), pdf)
-        typer.echo(f"wrote {pdf} ({pages} pages)", err=True)
+        write_page(render.portfolio_html(table, refused, trace), pdf, html)
     if fmt == "json":
         print_json({"exercises": table, "refused": refused, "provenance": trace})
     elif fmt == "csv":
@@ -115,6 +115,7 @@ def compare(
     new: Path = typer.Argument(..., metavar="NEW", help="The later exercise's journal."),
     fmt: str = typer.Option("table", "--format", metavar="table|json", help="How to print the comparison."),
     pdf: Path = typer.Option(None, "--pdf", help="Write the comparison as PDF."),
+    html: Path = typer.Option(None, "--html", help="Write the same comparison as HTML, for a browser."),
     old_rubric: Path = typer.Option(None, "--old-rubric", help="The rubric OLD was scored on, if not the current."),
     new_rubric: Path = typer.Option(None, "--new-rubric", help="The rubric NEW is scored on, if not the current."),
 ) -> None:
@@ -133,15 +134,14 @@ def compare(
     _check_format(fmt)
     if old.resolve() == new.resolve():
         raise InputError("NEW", "is the same journal as OLD", "give two exercises")
-    files.check_outputs({"--pdf": pdf}, [("OLD", old), ("NEW", new), ("--old-rubric", old_rubric),
-                                         ("--new-rubric", new_rubric)])
+    files.check_outputs({"--pdf": pdf, "--html": html}, [("OLD", old), ("NEW", new), ("--old-rubric", old_rubric),
+                                                         ("--new-rubric", new_rubric)])
     result = side_by_side(rows.score(old, rubric.load(old_rubric)), rows.score(new, rubric.load(new_rubric)))
     result["provenance"] = _provenance({"old": result["old"]["journal_sha256"], "new": result["new"]["journal_sha256"]})
-    if pdf:
+    if pdf or html:
         from day60 import render
 
-        pages = render.pdf(render.compare_html(result, result["provenance"]), pdf)
-        typer.echo(f"wrote {pdf} ({pages} pages)", err=True)
+        write_page(render.compare_html(result, result["provenance"]), pdf, html)
     if fmt == "json":
         print_json(result)
         return

@@ -129,6 +129,7 @@ def voice_drills(
     observations: Path = typer.Argument(..., help="One call's drill observations (JSON)."),
     fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
     pdf: Path = typer.Option(None, "--pdf", help="Write the drill report as PDF."),
+    html: Path = typer.Option(None, "--html", help="Write the same drill report as HTML, for a browser."),
 ) -> None:
     """Score a live call's recorded drill observations, fifteen drills, each 0 to 100.
 
@@ -138,7 +139,7 @@ def voice_drills(
     from day60.display import num, parts
 
     _check_format(fmt)
-    files.check_outputs({"--pdf": pdf}, [("OBSERVATIONS", observations)])
+    files.check_outputs({"--pdf": pdf, "--html": html}, [("OBSERVATIONS", observations)])
     raw = files.read_bytes(observations, "OBSERVATIONS", "a voice JSON file")  # read once: scored, hashed, embedded
     result = drills.score_call(files.loads_json(raw, "OBSERVATIONS", "a voice JSON file", str(observations)))
     result["provenance"] = _provenance({"observations": raw},
@@ -157,9 +158,14 @@ def voice_drills(
         zeros = s["unmeasured_as_zero"] and f" ({', '.join(s['unmeasured_as_zero'])} unmeasured, counted as zero)"
         typer.echo(f"mean of the {len(s['covers'])} scored drill(s){zeros or ''}: {num(s['mean_of_scored'], 1)}; "
                    f"not in that mean: {', '.join(s['not_covered']) or 'none'}")
-    if pdf:
+    if pdf or html:
         from day60.evidence import documents
 
-        body, pages = documents.pdf_bytes(documents.drills_document(result, raw))
-        files.write_atomic(pdf, body, "--pdf")
-        typer.echo(f"wrote {pdf} ({pages} pages; verify it with 'day60 verify-report {pdf}')", err=True)
+        document = documents.drills_document(result, raw)
+        body, pages = documents.pdf_bytes(document) if pdf else (b"", 0)  # made before anything is written
+        if html:
+            files.write_atomic(html, document.html, "--html")
+            typer.echo(f"wrote {html}", err=True)
+        if pdf:
+            files.write_atomic(pdf, body, "--pdf")
+            typer.echo(f"wrote {pdf} ({pages} pages; verify it with 'day60 verify-report {pdf}')", err=True)

@@ -113,7 +113,7 @@ def score_document(done: Any, journal_bytes: bytes, rubric_bytes: bytes, deal_by
     the rubric, the deal, the score it supersedes, the score as data and the manifest."""
     from day60 import render
 
-    html = render.score_html(done.journal, done.figures, done.result, _title("score", title))
+    html = render.score_html(done.journal, done.figures, done.result, _title("score", title), done.reconciliation())
     out = [(SOURCES["journal"], journal_bytes, "the exercise journal, exactly the lines scored", "Source"),
            (SOURCES["rubric"], rubric_bytes, "the rubric the score was computed against", "Source")]
     if deal_bytes is not None:
@@ -137,7 +137,8 @@ def selfassess_document(done: Any, answers_bytes: bytes, journal_bytes: bytes, d
     the score as data and the manifest."""
     from day60 import render
 
-    html = render.score_html(done.journal, done.figures, done.result, _title("selfassess", title))
+    html = render.score_html(done.journal, done.figures, done.result, _title("selfassess", title),
+                            done.reconciliation())
     out = [(SOURCES["answers"], answers_bytes, "the answers file the assessment was scored from", "Source"),
            (SOURCES["journal"], journal_bytes, "the journal built from the answers, exactly as scored", "Source")]
     if deal_bytes is not None:

@@ -162,7 +162,9 @@ def comply(
         if fmt == "json":
             print_json(listed)
         else:
-            print_table([{**c, "threshold": "" if c["threshold"] is None else c["threshold"]} for c in listed])
+            # A reported-only check (false-containment) has no deal parameter: "-", never "None".
+            print_table([{**c, "parameter": "-" if c["parameter"] is None else c["parameter"],
+                          "threshold": "" if c["threshold"] is None else c["threshold"]} for c in listed])
         return
     if sow is None:
         raise InputError("--sow", "is missing", "name the deal file the figures are checked against")

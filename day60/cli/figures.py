@@ -61,7 +61,7 @@ def metrics(
 
         for name, table in figures.tables.items():
             files.write_atomic(targets[name], csv_frame(mx.plain_table(table)).to_csv(index=False), "--out")
-            typer.echo(f"wrote {targets[name]} ({len(table)} rows)", err=True)
+            typer.echo(f"wrote {targets[name]} ({len(table)} {'row' if len(table) == 1 else 'rows'})", err=True)
         files.write_atomic(targets["provenance"], json.dumps({**synthetic, "provenance": trace,
                                                                "files": [targets[n].name for n in mx.TABLES]},
                                                               indent=2, sort_keys=True) + "\n", "--out")

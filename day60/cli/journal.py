@@ -51,7 +51,7 @@ def new(
     shipped one by name (uk-office, us-office, india-delivery, service-desk-24x7) or a TOML file.
 
     Example: day60 new ex.jsonl --partner Acme --supplier Nimbus --deployment claims-intake --tier T3
-    -c uk.toml --window-start 2026-03-02T09:00 --window-end 2026-03-13T17:30 --runner "J. Auditor"
+    -c uk-office --window-start 2026-03-02T09:00 --window-end 2026-03-13T17:30 --runner "J. Auditor"
     """
     from day60 import journal as jr
     from day60 import timeparse

@@ -1,6 +1,6 @@
 """One exercise, one row: the step that reads a journal, computes its figures and score, and
 keeps what a portfolio shows. It reads one journal at a time and needs nothing from the others,
-so it is the step a firm would spread over many machines (see the README); ``query`` then
+so it is the step a firm would spread over many machines (docs/scale.md); ``query`` then
 works on the rows alone.
 """
 

@@ -296,6 +296,60 @@ def nothing_earned(line: dict[str, Any]) -> str:
     return "; ".join(notes) + (f"; {line['reason']}" if line.get("reason") else "")
 
 
+# ----- one reason said once -------------------------------------------------------------------------
+
+
+def is_missing(text: str) -> bool:
+    """True for the words of a figure with nothing behind it ('not run: ...', a charter phrase)."""
+    return text.strip().startswith(CHARTER_PHRASES)
+
+
+def names(items: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def merge_missing(lines: list[tuple[str, str | None, str]]) -> list[tuple[str, str]]:
+    """Lines of (figure, qualifier or None, text) as (label, text), where consecutive lines with
+    the same missing-figure text (not run and its reason, or a charter phrase) become one line
+    naming each figure, the reason said once: 'notice lead time (hours and business hours) and
+    detection lead time (hours and business hours): not run: ...'. A line with a figure is never
+    merged, even with an equal one: two equal numbers are two findings."""
+    groups: list[list[tuple[str, str | None, str]]] = []
+    for line in lines:
+        if groups and is_missing(line[2]) and groups[-1][-1][2] == line[2]:
+            groups[-1].append(line)
+        else:
+            groups.append([line])
+    out = []
+    for group in groups:
+        figures: dict[str, list[str]] = {}
+        for figure, qualifier, _ in group:
+            figures.setdefault(figure, [])
+            if qualifier:
+                figures[figure].append(qualifier)
+        label = names([f + (f" ({names(q)})" if q else "") for f, q in figures.items()])
+        out.append((label, group[0][2]))
+    return out
+
+
+def stack_repeats(rows: list[dict[str, Any]], same: tuple[str, ...], stacked: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Table rows where consecutive rows whose ``same`` cells hold one missing-figure reason become
+    one row: its ``stacked`` cells list each row's value in order, comma-separated (the rubric
+    lines and their points), the shared cells are printed once. Rows with a figure are left as
+    they are."""
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        key = tuple(str(row.get(k, "")) for k in same)
+        prev = out[-1] if out else None
+        if prev is not None and prev["_key"] == key and any(is_missing(v) for v in key):
+            for k in stacked:
+                prev[k] = f"{prev[k]}, {row.get(k, '')}"
+            continue
+        out.append({**row, "_key": key})
+    return [{k: v for k, v in r.items() if k != "_key"} for r in out]
+
+
 # ----- labels that fit their room -----------------------------------------------------------------
 
 # DejaVu Sans advance widths of the printable ASCII characters (space to tilde), in 2048ths of an
@@ -342,6 +396,18 @@ def fit(text: str, room: float, size: float) -> dict[str, Any]:
             return {"text": head + ELLIPSIS, "squeeze": False, "shortened": True}
     label = heads[0] + ELLIPSIS if heads else text
     return {"text": label, "squeeze": text_width(label, size) > room, "shortened": bool(heads)}
+
+
+def wrap(text: str, room: float, size: float) -> list[str]:
+    """``text`` as lines no wider than ``room`` at ``size``, broken between words (a word wider
+    than the room has a line of its own, whole)."""
+    lines: list[str] = []
+    for word in str(text).split():
+        if lines and text_width(f"{lines[-1]} {word}", size) <= room:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return lines
 
 
 PDF_ROWS = 30  # a document draws at most this many items of one kind; the rest are counted and

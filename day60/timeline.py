@@ -101,7 +101,13 @@ def svg(events: list[dict[str, Any]], calendar: BusinessCalendar, window: dict[s
     drawn = rows[:MAX_ROWS]
     axis = _Axis(w0, end, [t for r in rows for t in r.instants() if w0 <= t <= end])
     body = ROW * max(len(drawn), 1)
-    height = TOP + body + 56
+    zoom = None
+    if axis.zoomed:
+        shown = [from_utc_us(t, calendar.tz).strftime("%d %b %H:%M") for t in axis.boxes[0][:2]]
+        edges = [from_utc_us(t, calendar.tz).strftime("%d %b") for t in (w0, end)]
+        zoom = f"the events cluster, so the axis runs {shown[0]} to {shown[1]} of the window {edges[0]} to {edges[1]}"
+    notes = _notes(len(rows) - len(drawn), axis.broken, zoom)
+    height = TOP + body + max(56, 44 + NOTE_LINE * (len(notes) - 1))  # room for every line of the notes
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
            f'viewBox="0 0 {WIDTH} {height}" font-family="DejaVu Sans, sans-serif" font-size="9">',
            '<defs><pattern id="apart" width="5" height="5" patternUnits="userSpaceOnUse" '
@@ -128,12 +134,7 @@ def svg(events: list[dict[str, Any]], calendar: BusinessCalendar, window: dict[s
             out.append(f'<text x="{at:.1f}" y="{TOP + body - 2}" fill="#1b1b1b" font-size="8">{words}</text>')
     for i, row in enumerate(drawn):
         out += _draw_row(row, TOP + ROW * i + ROW / 2 - 2, axis)
-    zoom = None
-    if axis.zoomed:
-        shown = [from_utc_us(t, calendar.tz).strftime("%d %b %H:%M") for t in axis.boxes[0][:2]]
-        edges = [from_utc_us(t, calendar.tz).strftime("%d %b") for t in (w0, end)]
-        zoom = f"the events cluster, so the axis runs {shown[0]} to {shown[1]} of the window {edges[0]} to {edges[1]}"
-    out += _legend(TOP + body + 16, len(rows) - len(drawn), axis.broken, zoom)
+    out += _legend(TOP + body + 16, notes)
     out.append("</svg>")
     return "\n".join(out)
 
@@ -222,7 +223,23 @@ def _label(ident: str, suffix: str, y: float, colour: str) -> str:
     return f'<text x="4" y="{y}" fill="{colour}"{fitted}>{escape(text)}</text>'
 
 
-def _legend(y: float, hidden: int, broken: bool, zoom: str | None = None) -> list[str]:
+NOTE_LINE = 12  # pixels from one line of the notes under the legend to the next
+
+
+def _notes(hidden: int, broken: bool, zoom: str | None) -> list[str]:
+    """What the drawing's marks mean, and what it leaves out, as lines that fit its width (wrapped
+    between words, never cut)."""
+    from day60.display import wrap
+
+    note = "ticks: detections, first communications, decisions; white: business hours; dashed: open at the close"
+    if broken:
+        note += "; // : a stretch with no recorded event is left out"
+    if hidden:
+        note += f"; {hidden} more row{'' if hidden == 1 else 's'} not drawn"
+    return wrap(note, WIDTH - 8, 9) + (wrap(zoom, WIDTH - 8, 9) if zoom else [])
+
+
+def _legend(y: float, notes: list[str]) -> list[str]:
     out = []
     items = [("drift: onset to notice", "drift"), ("incident: clock to restore", "incident"),
              ("waiting on partner", "wait"), ("change window", "change"), ("rollback", "rollback"),
@@ -233,14 +250,8 @@ def _legend(y: float, hidden: int, broken: bool, zoom: str | None = None) -> lis
         out.append(f'<rect x="{lx:.1f}" y="{y - 7}" width="10" height="8" fill="{fill}"/>')
         out.append(f'<text x="{lx + 13:.1f}" y="{y}">{escape(text)}</text>')
         lx += 13 + 5.3 * len(text) + 10
-    note = "ticks: detections, first communications, decisions; white: business hours; dashed: open at the close"
-    if broken:
-        note += "; // : a stretch with no recorded event is left out"
-    if hidden:
-        note += f"; {hidden} more rows not drawn"
-    out.append(f'<text x="4" y="{y + 14}" fill="#555">{escape(note)}</text>')
-    if zoom:
-        out.append(f'<text x="4" y="{y + 26}" fill="#555">{escape(zoom)}</text>')
+    for i, line in enumerate(notes):
+        out.append(f'<text x="4" y="{y + 14 + NOTE_LINE * i}" fill="#555">{escape(line)}</text>')
     return out
 
 

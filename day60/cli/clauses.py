@@ -179,14 +179,17 @@ def comply(
         measured, source = clauses.load_figures(figures), str(figures)
     else:
         from day60 import reading
+        from day60.cli import progress
 
-        j = reading.read(journal)
-        _warn_partial(j)
-        _warn_calendar(deal, j)
-        from day60.cli.scores import _parties
+        with progress.stage(f"reading {journal.name}") as step:  # a spinner on stderr, at a terminal, if slow
+            j = reading.read(journal)
+            _warn_partial(j)
+            _warn_calendar(deal, j)
+            from day60.cli.scores import _parties
 
-        mismatch = _parties(deal, j, parties_differ)
-        measured, source = clauses.journal_figures(j, deal), str(journal)
+            mismatch = _parties(deal, j, parties_differ)
+            step("computing the figures")
+            measured, source = clauses.journal_figures(j, deal), str(journal)
         scope = {"tier": j.header["tier"], "records": j.header.get("records", "auditor-held")}
     rows = clauses.comply(lib, deal, measured, source, scope)
     trace = _provenance({"deal": Path(sow), "figures": Path(figures) if figures else None,

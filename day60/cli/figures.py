@@ -47,9 +47,13 @@ def metrics(
         files.check_outputs({f"--out ({t.name})": t for t in targets.values()}, [("JOURNAL", journal)])
     elif out:
         raise InputError("--out", "is only for --format csv", "drop --out, or add --format csv")
-    j = reading.read(journal)
-    _warn_partial(j)
-    figures = mx.compute(j)
+    from day60.cli import progress
+
+    with progress.stage(f"reading {Path(journal).name}") as step:  # a spinner on stderr, at a terminal, if slow
+        j = reading.read(journal)
+        _warn_partial(j)
+        step("computing the figures")
+        figures = mx.compute(j)
     trace = _provenance({"journal": j.sha256})
     synthetic = {"synthetic": "SYNTHETIC: invented data, not a result"} if j.header.get("synthetic") else {}
     if fmt == "json":
@@ -75,7 +79,7 @@ def metrics(
 
 
 def _print_metrics(s: dict[str, Any]) -> None:
-    from day60.display import num, percent, stat
+    from day60.display import merge_missing, num, percent, stat
 
     w = s["window"]
     typer.echo(f"window {w['start']} to {w['end']}: {num(w['hours'])} h, {num(w['business_hours'])} business h"
@@ -97,10 +101,13 @@ def _print_metrics(s: dict[str, Any]) -> None:
                   "notice": lead(o, "notice_hours", "h"),
                   "notice (business)": lead(o, "notice_business_hours", "bh"),
                   "note": o["reason"] or ""} for o in d["observations"]])
-    for key, label, unit in (("notice_hours", "notice", "h"), ("notice_business_hours", "notice", "bh"),
-                             ("detection_hours", "detection", "h"),
-                             ("detection_business_hours", "detection", "bh")):
-        typer.echo(f"  {label} lead time: {stat(d['summary'][key], unit)}")
+    leads = [(f"{label} lead time", words, stat(d["summary"][key], unit))
+             for key, label, words, unit in (("notice_hours", "notice", "hours", "h"),
+                                             ("notice_business_hours", "notice", "business hours", "bh"),
+                                             ("detection_hours", "detection", "hours", "h"),
+                                             ("detection_business_hours", "detection", "business hours", "bh"))]
+    for label, text in merge_missing(leads):  # one reason, said once, for the figures it stops
+        typer.echo(f"  {label}: {text}")
     i = s["incidents"]
     typer.echo(f"\nTIME TO RESTORE (charter 3.19): {i['population']} incident(s): {i['restored']} restored, "
                f"{i['unconfirmed']} closed with no monitoring check confirming a restore, "
@@ -125,9 +132,11 @@ def _print_metrics(s: dict[str, Any]) -> None:
                f"outside the window: {r['outside_window']['count']}")
     for kind in ("production", "rehearsal"):
         typer.echo(f"  {kind}: {r[kind]['count']} rollback(s)")
-        for key, label in (("decision_minutes", "decision time"), ("rollback_minutes", "rollback time"),
-                           ("requeue_minutes", "re-queue completion")):
-            typer.echo(f"    {label}: {stat(r[kind][key], 'min', 1)}")
+        steps = [(label, None, stat(r[kind][key], "min", 1))
+                 for key, label in (("decision_minutes", "decision time"), ("rollback_minutes", "rollback time"),
+                                    ("requeue_minutes", "re-queue completion"))]
+        for label, text in merge_missing(steps):
+            typer.echo(f"    {label}: {text}")
     rep = s["report"]
     outside = f"; received outside the window: {', '.join(rep['outside_window'])}" if rep["outside_window"] else ""
     typer.echo("\nREPORT COMPLETENESS (charter 3.21)" + outside)

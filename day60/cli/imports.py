@@ -59,7 +59,10 @@ def import_(
     inputs = [("EXPORT", p) for p in exports] + [("--journal", journal), ("--map", map_path)]
     files.check_outputs({"--csv": csv_out}, inputs)
     config = imports.settings(map_path, severity_map, zone, mode, date_format)
-    done = imports.run_import(fmt, list(exports), journal, config)
+    from day60.cli import progress
+
+    with progress.bar("importing tickets", unit="records read") as shown:  # on stderr, at a terminal only
+        done = imports.run_import(fmt, list(exports), journal, config, progress.import_callback(shown))
     result = done.as_dict()
     result["provenance"] = _provenance({f["file"]: f["sha256"] for f in result["exports"]},
                                        journal_head=f"{result['head']['seq']}:{result['head']['hash']}")

@@ -396,7 +396,10 @@ def verify(
     if repair:
         moved = jr.repair(journal)
         typer.echo(f"moved the partial last line to {moved}" if moved else "no partial line to repair")
-    report = reading.verify(journal, expect)
+    from day60.cli import progress
+
+    with progress.stage(f"checking {journal.name}, line by line"):  # a spinner on stderr, at a terminal, if slow
+        report = reading.verify(journal, expect)
     if report.partial:
         typer.echo(f"{journal}: the last line is partial (an interrupted write); "
                    f"run 'day60 verify --repair {journal}'", err=True)

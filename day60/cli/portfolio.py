@@ -44,12 +44,16 @@ def portfolio(
     _check_format(fmt, ("table", "json", "csv"))
     found = rows.journals(paths)
     files.check_outputs({"--pdf": pdf, "--html": html, "--parquet": parquet}, [("JOURNAL", p) for p in found])
+    from day60.cli import progress
+
     scored, refused = [], []
-    for path in found:
-        try:
-            scored.append(rows.score(path).row)
-        except InputError as exc:
-            refused.append({"path": str(path), "problem": str(exc)})
+    with progress.bar("scoring journals", total=len(found), unit="journals") as shown:  # stderr, a terminal only
+        for path in found:
+            try:
+                scored.append(rows.score(path).row)
+            except InputError as exc:
+                refused.append({"path": str(path), "problem": str(exc)})
+            shown.advance()
     if not scored:
         raise InputError("JOURNAL_OR_DIR", f"no journal could be read ({refused[0]['problem'][:160]})",
                          "give journals made by 'day60 new' (see 'day60 verify')")

@@ -82,15 +82,20 @@ def score(
     deal = None
     if sow:  # the deal file is checked whole, then the rubric takes the targets it reads
         deal = clauses.load_deal(sow, clauses.load_library(), rubric.parameter_ids(published), draft=True)
-    j = reading.read(journal, events=True)  # a large journal is checked on the engine, every event listed
-    _warn_partial(j)
-    _warn_calendar(deal, j)
-    _parties(deal, j, parties_differ)
-    old = superseding.load(supersede, j, published, deal) if supersede is not None else None
-    provenance = _provenance({"journal": j.sha256, "rubric": published.sha256, "deal": deal.sha256 if deal else None},
-                             rubric=f"{published.id} {published.version}")
-    done = documents.score_result(j, published, deal, provenance, old, str(supersede))
-    _write_score(done, j, published, deal, old, out, html, pdf, signer, tsa)  # nothing printed if it fails
+    from day60.cli import progress
+
+    with progress.stage(f"reading {journal.name}") as step:  # a spinner on stderr, at a terminal, if it is slow
+        j = reading.read(journal, events=True)  # a large journal is checked on the engine, every event listed
+        _warn_partial(j)
+        _warn_calendar(deal, j)
+        _parties(deal, j, parties_differ)
+        old = superseding.load(supersede, j, published, deal) if supersede is not None else None
+        provenance = _provenance({"journal": j.sha256, "rubric": published.sha256,
+                                  "deal": deal.sha256 if deal else None}, rubric=f"{published.id} {published.version}")
+        step("computing the figures and the score")
+        done = documents.score_result(j, published, deal, provenance, old, str(supersede))
+        step("writing the report")
+        _write_score(done, j, published, deal, old, out, html, pdf, signer, tsa)  # nothing printed if it fails
     _emit_score(done.result, fmt)
 
 
@@ -163,7 +168,7 @@ def _scored_bytes(j: Any) -> bytes:
 
 
 def _emit_score(result: dict[str, Any], fmt: str) -> None:
-    from day60.display import line_figure, num
+    from day60.display import line_figure, num, stack_repeats
 
     if fmt == "json":
         print_json(result)
@@ -182,9 +187,11 @@ def _emit_score(result: dict[str, Any], fmt: str) -> None:
         typer.echo(f"against the deal's floor of {num(floor['floor'], 0)} at tier {floor['tier']}: {floor['verdict']}"
                    + (f" ({floor['reason']})" if floor.get("reason") else ""))
     typer.echo(f"rubric {result['rubric']['id']} {result['rubric']['version']}; targets: {result['targets']}")
-    print_table([{"line": line["id"], "points": num(line["points"], 0), "earned": num(line["earned"], 2),
-                  "status": line["status"], "figure": line_figure(line), "reason": line["reason"] or ""}
-                 for line in result["lines"]])
+    rows = [{"line": line["id"], "points": num(line["points"], 0), "earned": num(line["earned"], 2),
+             "status": line["status"], "figure": line_figure(line), "reason": line["reason"] or ""}
+            for line in result["lines"]]
+    # lines in a row that were not run for one reason are one row: each line named, the reason said once
+    print_table(stack_repeats(rows, ("status", "figure", "reason"), ("line", "points", "earned")))
     for d in result.get("disputes", []):
         state = f"resolved: {d['outcome']}" if d["outcome"] else "open: the line reads under dispute"
         self_ = " (a self-dispute)" if d["self_dispute"] else ""

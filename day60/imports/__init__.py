@@ -11,6 +11,7 @@ severity, and which vendor values mean withdrawn or excluded.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -71,8 +72,10 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def run_import(fmt: str, exports: list[Path], journal: Path, config: Settings) -> normalise.Result:
-    """Read ``exports`` in ``fmt`` and append their tickets to ``journal``; returns what was done."""
+def run_import(fmt: str, exports: list[Path], journal: Path, config: Settings,
+               progress: Callable[[str, int], None] | None = None) -> normalise.Result:
+    """Read ``exports`` in ``fmt`` and append their tickets to ``journal``; returns what was done.
+    ``progress`` hears how far it has got (``normalise.run``)."""
     module = FORMATS.get(fmt)
     if module is None:
         raise InputError("FORMAT", f"{fmt[:30]!r} is not an import format", f"formats are: {', '.join(FORMATS)}")
@@ -88,6 +91,6 @@ def run_import(fmt: str, exports: list[Path], journal: Path, config: Settings) -
     by = f"day60 import {fmt} (export sha256 {', '.join(f['sha256'] for f in files)})"
     notes: list[str] = []
     items = module.read(exports, config, notes)
-    result = normalise.run(fmt, journal, items, config, files, by)
+    result = normalise.run(fmt, journal, items, config, files, by, progress)
     result.findings["notes"] = [{"ticket": None, "note": n} for n in notes] + result.findings["notes"]
     return result

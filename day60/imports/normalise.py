@@ -29,7 +29,7 @@ times differ is listed as a conflict and left for a person to correct.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -228,10 +228,14 @@ def ident_of(fmt: str, ref: str) -> str:
 
 
 def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], config: Settings,
-        exports: list[dict[str, Any]], by: str) -> Result:
-    """Append every readable ticket in ``items`` to the journal, in one locked batch."""
+        exports: list[dict[str, Any]], by: str, progress: Callable[[str, int], None] | None = None) -> Result:
+    """Append every readable ticket in ``items`` to the journal, in one locked batch.
+    ``progress(step, records read)``, when given, hears of each step ("journal", "tickets",
+    "reconciling") and, while tickets are read, of every hundredth record."""
     from day60 import engine, reading
     from day60.imports import notes, reconcile
+
+    tell = progress or (lambda step, done: None)
 
     result = Result(fmt, str(journal_path), exports)
     appended = engine.Appended()
@@ -240,11 +244,15 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], conf
     repeated: dict[str, list[str]] = {}
     times = Times(config)
     kept: list[str] = []
+    tell("journal", 0)
     with reading.batch(journal_path) as batch:
         existing = _existing(batch.journal, fmt + ":")
         elsewhere = _other_formats(batch.journal, fmt)
+        tell("tickets", 0)
         for item in items:
             result.read += 1
+            if result.read % 100 == 0:
+                tell("tickets", result.read)
             if isinstance(item, Unreadable):
                 result.unreadable.append(vars(item))
                 continue
@@ -322,6 +330,7 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], conf
     result.note_patterns = [{"event": p.event, "pattern": p.text, "matched": p.matched}
                             for p in config.notes.values()]
     # The journal as the import left it: what it held, read under the lock, and what was written.
+    tell("reconciling", result.read)
     now = engine.after(held, appended, last_line, result.head)
     result.reconciliation = reconcile.reconcile(now, only=kept)
     result.reconcile = result.reconciliation.summary

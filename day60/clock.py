@@ -198,7 +198,8 @@ class BusinessCalendar:
 
         data, _ = read_toml(path, "--calendar", "a calendar TOML file")
         if "calendar" not in data:
-            raise InputError("calendar", f"{path} has no [calendar] table", "add one (see the README)")
+            raise InputError("calendar", f"{path} has no [calendar] table",
+                             "add one (see docs/calendars.md, The calendar file)")
         return cls.from_dict(data["calendar"])
 
     @classmethod
@@ -502,7 +503,8 @@ def _parse_hours(raw: Any) -> dict[str, tuple[Span, ...]]:
     if isinstance(raw, str) and raw == "24x7":
         return {d: (Span(0, 24 * 60),) for d in WEEKDAYS}
     if not isinstance(raw, Mapping):
-        raise InputError("calendar.hours", f"{raw!r} is neither a table nor \"24x7\"", "see the README")
+        raise InputError("calendar.hours", f"{raw!r} is neither a table nor \"24x7\"",
+                         "see docs/calendars.md, The calendar file")
     out: dict[str, tuple[Span, ...]] = {}
     for day, spans in raw.items():
         key = str(day).lower()

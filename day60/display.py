@@ -16,11 +16,16 @@ from typing import Any
 # direction marks: from data, they could make a name read backwards on a cover, so every document
 # shows them as visible escapes such as <U+202E>.
 DIRECTION_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
-_DIRECTION = re.compile(f"[{DIRECTION_CONTROLS}]")
+# Control characters other than tab and line breaks (C0, DEL, C1): from data (a deal file, an
+# answers file, a vendor export), an escape sequence would reach a terminal that shows the
+# document (clearing the screen, rewriting a line, a hidden link), so they are shown too.
+CONTROLS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+_DIRECTION = re.compile(f"[{DIRECTION_CONTROLS}{CONTROLS}]")
 
 
 def visible(text: str, markup: bool = False) -> str:
-    """``text`` with every direction control written as <U+XXXX> (in HTML ``markup``, escaped)."""
+    """``text`` with every direction control, and every control character but tab and line
+    breaks, written as <U+XXXX> (in HTML ``markup``, escaped)."""
     if not _DIRECTION.search(text):
         return text
     form = "&lt;U+{:04X}&gt;" if markup else "<U+{:04X}>"

@@ -1,10 +1,12 @@
 """Large journals read on DuckDB: the checks of ``journal.read``, done in bulk, and the incident
 tables ``metrics`` groups, built where the data lies.
 
-``read`` takes the fast path only where it can show that ``journal.read`` would accept the
-journal and see the same events; at the first doubt it hands the whole file to ``journal.read``,
-which then accepts it (more slowly) or names its first bad line. So the engine never accepts a
-journal the reference refuses, and every refusal carries the reference's own message.
+``read_fast`` succeeds only where it can show that ``journal.read`` would accept the journal and
+see the same events; at the first doubt it raises ``Declined``, and ``day60.reading`` (the one
+place that chooses a reader) hands the whole file to ``journal.read``, which then accepts it (more
+slowly) or names its first bad line. So the engine never accepts a journal the reference refuses,
+and every refusal carries the reference's own message. The engine never calls the reference
+reader itself, and the journal never calls the engine: both sit below ``day60.reading``.
 
 The fast path, in one parallel scan of the file, beside one pass over its bytes in a thread:
 
@@ -26,8 +28,8 @@ An incident raised by the exercise, or a detection or notice of its own, goes th
 gate with the injections, so a journal holding one is read by ``journal.read``; so is one whose
 incidents go on past its close, or that ends in a partial line.
 
-``verify`` is ``journal.verify`` on the same fast path, with every line's own hash and canonical
-form checked too.
+``verify_fast`` is ``journal.verify`` on the same fast path, with every line's own hash and
+canonical form checked too.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ from day60 import journal as jr
 from day60.clock import to_utc_us
 from day60.errors import InputError
 from day60.events import DATA_MODELS, Ident, Instant, Text
-from day60.metrics import FIRST_KINDS
+from day60.kinds import CLOCK_KINDS, ENDING_KINDS, FIRST_KINDS, FIXERS, PAUSE_KINDS
 from day60.timeparse import EARLIEST, LATEST
 
 INCIDENT_KINDS = tuple(k for k in DATA_MODELS if k.startswith("incident."))
@@ -194,7 +196,7 @@ _VENDOR_STRUCT = (
     f"'to_off': {_offset('j.data.vendor_to')}, 'schedule': j.data.vendor_schedule}}")
 
 
-def _scan_sql(path: Path, own_hashes: bool = False) -> str:
+def _scan_sql(path: Path, own_hashes: bool = False, keep_lines: bool = False) -> str:
     names = ",".join(f'"{n}":"{f.sql_type}"' for n, f in FIELDS.items())
     shape = ('{"seq":"UBIGINT","kind":"VARCHAR","id":"VARCHAR","at":"VARCHAR","recorded_at":"VARCHAR",'
              '"by":"VARCHAR","prev":"VARCHAR","hash":"VARCHAR","data":{' + names + '}}')
@@ -226,13 +228,14 @@ def _scan_sql(path: Path, own_hashes: bool = False) -> str:
     source = ("read_csv(" + _q(str(path)) + ", header=false, columns={'line': 'VARCHAR'}, delim='\x01', "
               "quote='', escape='', new_line='\\n', auto_detect=false, strict_mode=true, max_line_size=1048576)")
     sources = get_args(DATA_MODELS["incident.detected"].model_fields["source"].annotation)
+    kept = "\n       CASE WHEN incident THEN line END AS line," if keep_lines else ""  # every event asked for
     return f"""
 CREATE TYPE KIND AS ENUM {_in(INCIDENT_KINDS)};
 CREATE TYPE SOURCE AS ENUM {_in(sources)};
 CREATE TEMP TABLE lines AS
 SELECT unhex(sha256(line)) AS h, CAST(strlen(line) AS INTEGER) AS bytes, TRY_CAST(j.seq AS BIGINT) AS seq,
        CASE WHEN regexp_full_match(j.prev, '[0-9a-f]{{64}}') THEN unhex(j.prev) END AS prev,
-       CASE WHEN incident THEN NULL ELSE line END AS other,
+       CASE WHEN incident THEN NULL ELSE line END AS other,{kept}
        CASE WHEN incident THEN CAST(j.kind AS KIND) END AS kind,
        CASE WHEN incident THEN j.id END AS id,
        CASE WHEN incident THEN at_us END AS at_us,
@@ -350,23 +353,23 @@ class Incidents:
             SELECT id, min(s) AS s, max(e) AS e FROM g GROUP BY id, grp ORDER BY id, s""")
 
 
-def read(path: str | Path, locked: bool = False) -> jr.Journal:
-    """The journal for figures: as ``journal.read`` gives it, except that on the fast path the
-    incident events are not in ``events`` but in ``incidents`` (an ``Incidents``), which
-    ``metrics.compute`` reads instead. Falls back to ``journal.read`` at the first doubt.
+def read_fast(path: str | Path, locked: bool = False, events: bool = False) -> jr.Journal:
+    """The journal for figures on the fast path: as ``journal.read`` gives it, except that the
+    incident events are in ``incidents`` (an ``Incidents``), which ``metrics.compute`` reads, and
+    not in ``events`` unless ``events`` asks for them too (a timeline or a table of every event):
+    each incident line is then parsed once, after every check has passed, exactly as
+    ``journal.read`` parses it. Raises ``Declined`` at the first doubt (``day60.reading`` then
+    hands the file to ``journal.read``), or InputError for a header the reference refuses.
     ``locked``: the caller already holds the journal's lock (an import appending to it)."""
     path = Path(path)
     header = jr.read_header(path)  # names a bad header as the reference does
-    try:
-        return _fast(path, header, locked=locked)
-    except Declined:
-        return jr.read(path)
+    return _fast(path, header, locked=locked, events=events)
 
 
-def verify(path: str | Path, expect: str | None = None) -> jr.VerifyReport:
+def verify_fast(path: str | Path, expect: str | None = None) -> jr.VerifyReport:
     """``journal.verify`` on the fast path: the checks of ``read``, and every line's own hash and
-    canonical form too. At the first doubt ``journal.verify`` itself runs, which names the first
-    bad line, so a failed check reads the same either way."""
+    canonical form too. Raises ``Declined`` at the first doubt (``day60.reading`` then runs
+    ``journal.verify``, which names the first bad line, so a failed check reads the same either way)."""
     path = Path(path)
     anchor = jr.parse_head(expect) if expect else None
     try:
@@ -376,10 +379,10 @@ def verify(path: str | Path, expect: str | None = None) -> jr.VerifyReport:
         if jr.check_line(1, first, None)[1]:
             raise Declined("the header line")
         journal = _fast(path, header, own_hashes=True, memory=VERIFY_MEMORY_LIMIT)
-    except (Declined, InputError, UnicodeDecodeError):
-        return jr.verify(path, expect)
+    except (InputError, UnicodeDecodeError) as exc:
+        raise Declined(str(exc)) from None
     events = journal.tail["seq"]
-    fixers = [e for e in journal.events if e["kind"] in ("correction", "reveal")]
+    fixers = [e for e in journal.events if e["kind"] in FIXERS]
     revealed = {e["data"]["target"] for e in fixers if e["kind"] == "reveal"}
     sealed = {e["seq"] for e in journal.events if e["kind"] == "drift.onset" and e["at"] is None}
     report = jr.VerifyReport(path, events + 1, events, None, False, 0, 0, 0, journal.head)
@@ -393,7 +396,7 @@ def verify(path: str | Path, expect: str | None = None) -> jr.VerifyReport:
 
 
 def _fast(path: Path, header: dict[str, Any], own_hashes: bool = False, locked: bool = False,
-          memory: str | None = None) -> jr.Journal:
+          memory: str | None = None, events: bool = False) -> jr.Journal:
     import duckdb
 
     from day60.files import MAX_JOURNAL_BYTES, open_regular
@@ -411,10 +414,10 @@ def _fast(path: Path, header: dict[str, Any], own_hashes: bool = False, locked: 
                 # DuckDB opens the file this process holds open and locked (where the system
                 # shows it), not whatever the name points to by then
                 held = Path(f"/proc/self/fd/{fh.fileno()}")
-                con.execute(_scan_sql(held if held.exists() else path, own_hashes)).fetchall()
+                con.execute(_scan_sql(held if held.exists() else path, own_hashes, keep_lines=events)).fetchall()
             finally:
                 facts.join()
-            journal = _check(con, path, header, facts)
+            journal = _check(con, path, header, facts, every_event=events)
         except duckdb.Error as exc:  # not UTF-8, a line too long, no room to spill: the reference reads it
             con.close()
             shutil.rmtree(spill, ignore_errors=True)
@@ -509,7 +512,7 @@ class _FileFacts(threading.Thread):
         self.last_line = tail[:-1].rsplit(b"\n", 1)[-1]
 
 
-def _check(con: Any, path: Path, header: dict[str, Any], facts: _FileFacts) -> jr.Journal:
+def _check(con: Any, path: Path, header: dict[str, Any], facts: _FileFacts, every_event: bool = False) -> jr.Journal:
     if facts.error is not None or not facts.in_order:
         raise Declined("not every line is in its place as the toolkit writes it")
     # Every line but the header has a seq from 1 to the last; each chains to the line whose seq
@@ -550,17 +553,34 @@ def _check(con: Any, path: Path, header: dict[str, Any], facts: _FileFacts) -> j
     except InputError:
         raise Declined("a rule of fact") from None
     _incident_table(con, others)
-    con.execute("DROP TABLE lines").fetchall()  # what figures need is now in ``incidents``
     _group(con)
     _check_incident_rules(con)
     last = facts.last_line.decode("utf-8")
     last_obj = json.loads(last)
     if not events or jr.own_hash(last, last_obj) != last_obj.get("hash"):
         raise Declined("the last line's own hash, or no events")
-    journal = jr.Journal(path, header, others, last, facts.digest.hexdigest(), None)
+    listed = _every_event(con, others, events) if every_event else others
+    con.execute("DROP TABLE lines").fetchall()  # what figures need is now in ``incidents``
+    journal = jr.Journal(path, header, listed, last, facts.digest.hexdigest(), None)
     journal.tail = {"seq": events, "hash": last_obj["hash"]}
     journal.incidents = Incidents(con, targets)
     return journal
+
+
+def _every_event(con: Any, others: list[dict[str, Any]], count: int) -> list[dict[str, Any]]:
+    """Every event in seq order: ``others`` as parsed already, and each incident line (every
+    check on it has passed) parsed as ``journal.read`` parses a block of lines."""
+    out: list[Any] = [None] * count
+    for e in others:
+        out[e["seq"] - 1] = e
+    cursor = con.execute("SELECT seq, line FROM lines WHERE kind IS NOT NULL ORDER BY seq")
+    while rows := cursor.fetchmany(50_000):
+        parsed = jr.loads_line("[" + ",".join(line for _, line in rows) + "]")
+        for (seq, _), event in zip(rows, parsed, strict=True):
+            out[seq - 1] = event
+    if any(e is None for e in out):  # the chain checks make this impossible; never a gap in a list
+        raise Declined("an event is missing from the scan")
+    return out
 
 
 def _check_texts(con: Any) -> None:
@@ -642,9 +662,7 @@ def _incident_table(con: Any, events: list[dict[str, Any]]) -> None:
         con.unregister("fixes")
 
 
-_CLOCK = "('incident.detected', 'incident.partner-notice')"
-_ENDS = "('incident.restored', 'incident.ticket-closed')"
-_PAUSES = "('incident.wait-start', 'incident.wait-end', 'incident.change-window-start', 'incident.change-window-end')"
+_CLOCK, _ENDS, _PAUSES = _in(CLOCK_KINDS), _in(ENDING_KINDS), _in(PAUSE_KINDS)
 
 
 def _group(con: Any) -> None:

@@ -12,6 +12,7 @@ reader never sees half a file and a failure leaves nothing behind.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import math
@@ -185,10 +186,17 @@ def read_toml(path: str | Path, field: str, what: str) -> tuple[dict[str, Any], 
 
 # ----- outputs ------------------------------------------------------------------------------
 
-# A journal's header line and a held file carry their format; an index is an SQLite database.
-_PROTECTED = re.compile(rb'"format"\s*:\s*"day60\.(journal|held)/1"')
+# A journal's header line, a held file and a timestamp token file carry their format; an index is
+# an SQLite database; a score or a notice names the journal it was made from (its head and hash);
+# a signed or timestamped PDF carries a signature dictionary's /ByteRange.
+_PROTECTED = re.compile(rb'"format"\s*:\s*"day60\.(journal|held|timestamp)/1"')
+_PUBLISHED = (re.compile(rb'"journal_head"\s*:'), re.compile(rb'"journal_sha256"\s*:'))
+_SIGNED = re.compile(rb"/ByteRange\s*\[")
 _SQLITE = b"SQLite format 3\x00"
 PROTECT_SCAN = 64 * 1024 * 1024  # bytes of an existing output read to recognise it
+PROTECT_TAIL = 4 * 1024 * 1024  # bytes at the end of a larger PDF read for a signature added last
+_WHAT = {b"journal": "a day60 journal", b"held": "a day60 held file",
+         b"timestamp": "a day60 timestamp token file (the third party's proof kept apart from the journal)"}
 
 
 def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
@@ -196,16 +204,21 @@ def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
 
 
 def protected(path: str | Path) -> str | None:
-    """What a file is, if it is a day60 journal, held file or index (never written over), by its
-    content however long its header: the format a journal's header line or a held file names
-    anywhere in its first 64 MiB, or the SQLite signature an index begins with."""
+    """What a file is, if it is one that no output may replace, recognised by its content however
+    long its header: a day60 journal, held file or timestamp token file (the format it names
+    anywhere in its first 64 MiB), an index (the SQLite signature it begins with), a score or
+    notice of a journal (it names the journal's head and hash: a later score supersedes it by its
+    SHA-256, a notice's is logged in the journal), or a signed or timestamped PDF (a signature
+    made with a key or by a TSA cannot be made again)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return None
     head = b""
+    tail = b""
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             return None
         while len(head) < PROTECT_SCAN:
             chunk = os.read(fd, min(1 << 20, PROTECT_SCAN - len(head)))
@@ -214,14 +227,26 @@ def protected(path: str | Path) -> str | None:
             head += chunk
             if head.startswith(_SQLITE):
                 return "a database (such as a journal's sidecar index)"
+        if head.lstrip()[:5] == b"%PDF-" and info.st_size > len(head):
+            start = max(len(head), info.st_size - PROTECT_TAIL)
+            tail = os.pread(fd, info.st_size - start, start)
     except OSError:
         return None
     finally:
         os.close(fd)
-    found = _PROTECTED.search(head)
-    if found is None:
+    if head.lstrip()[:5] == b"%PDF-":
+        if _SIGNED.search(head) or _SIGNED.search(tail):
+            return "a signed or timestamped PDF (its signature cannot be made again)"
         return None
-    return "a day60 journal" if found.group(1) == b"journal" else "a day60 held file"
+    found = _PROTECTED.search(head)
+    if found is not None:
+        return _WHAT[found.group(1)]
+    if all(p.search(head) for p in _PUBLISHED):
+        return PUBLISHED
+    return None
+
+
+PUBLISHED = "a day60 score or notice of a journal (what was published, named by its SHA-256 later)"
 
 
 def check_output(field: str, path: str | Path, inputs: Iterable[tuple[str, str | Path | None]] = ()) -> Path:
@@ -290,11 +315,16 @@ def check_outputs(outputs: dict[str, str | Path | None],
         seen[key] = field
 
 
-def write_atomic(path: str | Path, data: str | bytes | Iterable[str], field: str = "output",
-                 mode: int = 0o644) -> None:
+def write_atomic(path: str | Path, data: str | bytes | Iterable[str], field: str = "output", mode: int = 0o644,
+                 new: bool = False) -> None:
     """Write ``data`` (or each text of an iterable, streamed) to a temporary file beside ``path``,
-    fsync it, then rename it into place: the file is there whole or not at all."""
+    fsync it, then rename it into place: the file is there whole or not at all.
+
+    ``new``: the output must not exist (a score, a notice, a token file): it is linked into place,
+    which fails if a file of that name appeared while the command ran, instead of replacing it."""
     path = Path(path)
+    if new:
+        return _write_new(path, data, field, mode)
     parts = [data] if isinstance(data, str | bytes) else data
     tmp = None
     try:
@@ -312,8 +342,45 @@ def write_atomic(path: str | Path, data: str | bytes | Iterable[str], field: str
         tmp = None
     except OSError as exc:
         problem = "the disk is full" if exc.errno == errno.ENOSPC else _os_problem(exc)
-        raise InputError(field, f"could not write {path} ({problem}); nothing was written",
-                         "free some space or choose another output path") from exc
+        raise InputError(field, f"could not write {path} ({problem}); {path} was left as it was (no part of it "
+                                f"was written)", "free some space or choose another output path") from exc
     finally:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _write_new(path: Path, data: str | bytes | Iterable[str], field: str, mode: int) -> None:
+    tmp = path.with_name(f".{path.name[:40]}.{os.getpid()}.new.tmp")
+    write_atomic(tmp, data, field, mode)
+    try:
+        os.link(tmp, path)  # never replaces: fails if the name is taken
+    except FileExistsError as exc:
+        raise InputError(field, f"{path} appeared while this command ran; it was left as it is and nothing was "
+                                "written over it", "run again with a new output path") from exc
+    except OSError as exc:  # a file system without hard links: create it exclusively instead
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.EXDEV):
+            raise InputError(field, f"could not write {path} ({_os_problem(exc)})", "choose another output path") \
+                from exc
+        _create_exclusive(path, tmp.read_bytes(), field, mode)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+def _create_exclusive(path: Path, payload: bytes, field: str, mode: int) -> None:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    except FileExistsError as exc:
+        raise InputError(field, f"{path} appeared while this command ran; it was left as it is", "run again with a "
+                                "new output path") from exc
+    try:
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    except OSError as exc:
+        os.close(fd)
+        os.unlink(path)
+        raise InputError(field, f"could not write {path} ({_os_problem(exc)}); nothing of it was kept",
+                         "free some space or choose another output path") from exc
+    os.close(fd)

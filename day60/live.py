@@ -120,12 +120,45 @@ def _held(held: Path | None) -> dict[str, Any] | None:
 # ----- the loop -----------------------------------------------------------------------------
 
 
-def run_checklist(path: Path, echo: Callable[[str], None], held: Path | None = None) -> int:
-    """Loop: show open items, offer next steps, record one event per choice. Returns events written."""
+def _stamp(path: Path, tsa: str | None, when: str, roots: list[Any] | None, echo: Callable[[str], None],
+           failed: set[int]) -> int:
+    """With a timestamp authority, ask it for a token over the head when one is due (at the close
+    and after, or after every event); a failing TSA leaves the events written as they are, and is
+    not asked again until another line is written (``failed``: the journal sizes it failed at)."""
+    if tsa is None:
+        return 0
+    import os
+
+    from day60.evidence import timestamp
+
+    size = os.path.getsize(path)
+    if size in failed:
+        return 0
+    event, problem = timestamp.stamp_if_due(path, tsa, when, roots)
+    if problem:
+        failed.add(size)
+        echo(f"not timestamped: {problem}; the events recorded stand; stamp later with: day60 stamp {path} "
+             f"--tsa {tsa}")
+        return 0
+    if event is None:
+        return 0
+    echo(f"timestamped: seq {event['seq']}, a token from {tsa} over the head {event['data']['covers_seq']}, "
+         f"at {event['at']}")
+    return 1
+
+
+def run_checklist(path: Path, echo: Callable[[str], None], held: Path | None = None, tsa: str | None = None,
+                  stamp_when: str = "close", tsa_roots: list[Any] | None = None) -> int:
+    """Loop: show open items, offer next steps, record one event per choice. Returns events written.
+
+    With ``tsa`` (a timestamp authority's URL), the head is stamped after the close and every line
+    after it (``stamp_when`` "close") or after every event ("every")."""
     written = 0
     offered = False  # the reveal is offered once, when the checklist first finds the exercise closed
+    failed: set[int] = set()
     try:
         while True:
+            written += _stamp(path, tsa, stamp_when, tsa_roots, echo, failed)
             j = journal.read(path)
             tz = ZoneInfo(j.header["calendar"]["timezone"])
             _show_status(j, echo, held)
@@ -166,6 +199,10 @@ def run_checklist(path: Path, echo: Callable[[str], None], held: Path | None = N
                 echo(f"not recorded: {_plain(exc)}")
     except (_Stop, KeyboardInterrupt):
         pass
+    try:
+        written += _stamp(path, tsa, stamp_when, tsa_roots, echo, failed)  # the last step's, before leaving
+    except KeyboardInterrupt:
+        echo("not timestamped: stopped while asking the timestamp authority")
     echo("stopped; everything recorded so far is in the journal")
     return written
 

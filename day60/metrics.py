@@ -17,6 +17,7 @@ import pandas as pd
 
 from day60.clock import BusinessCalendar, to_utc_us
 from day60.journal import Journal, effective
+from day60.kinds import ENDING_COLUMNS, FIRST_KINDS  # noqa: F401 (ENDING_COLUMNS: named here too)
 from day60.resources import report_elements
 from day60.stats import nearest_rank
 
@@ -493,12 +494,6 @@ def _severity(ev: pd.DataFrame) -> pd.Series:
         .combine_first(pick("incident.partner-notice", False))
 
 
-FIRST_KINDS = ("incident.raised", "incident.detected", "incident.partner-notice", "incident.restored",
-               "incident.communicated", "incident.withdrawn", "incident.excluded", "incident.ticket-closed")
-# How each incident stood at the window's end (events after it do not count): the kind of its
-# latest restore or re-open, the instant of its latest restore, its re-opens, and its latest
-# ticket closure when that came after the latest restore or re-open.
-ENDING_COLUMNS = ("end_kind", "final_restore", "reopens", "closed_at", "stand_in")
 
 
 class IncidentFrame:

@@ -5,7 +5,7 @@ The episode scorer takes its rules from the reference harness: turns keep their 
 speakers other than caller and agent are ignored, missing times count as 0, sub-scores are
 rounded to six decimals and the pass floor is judged on those. Where the toolkit chooses
 differently (a dialogue with nothing to score, text or fractional times, reversed turns,
-aggregate rounding), ``compat="reference"`` reproduces the reference; the README lists each.
+aggregate rounding), ``compat="reference"`` reproduces the reference; docs/voice.md lists each.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ COMPONENTS = ("latency", "turn_taking", "barge_in", "content")
 SUITE_KIND = "agent-learning.bench-suite.v1"
 
 
-COMPAT = ("day60", "reference")  # "reference": reproduce the reference harness's coercions (README)
+COMPAT = ("day60", "reference")  # "reference": reproduce the reference harness's coercions (docs/voice.md)
 
 # ----- exact durations -----------------------------------------------------------------------
 # A time is read as the decimal number its file wrote (an int as itself, a float by the shortest

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from day60 import engine, metrics
+from day60 import engine, metrics, reading
 from day60 import journal as jr
 from day60.errors import InputError
 from tests.builders import SIGN_OFF, make_journal
@@ -81,7 +81,7 @@ def journal_with_corrections(tmp: Path) -> Path:
 
 def same_figures(path: Path) -> jr.Journal:
     """The engine's journal, after showing its figures equal the reference's to the last digit."""
-    fast = engine.read(path)
+    fast = reading.read(path)
     ours, reference = metrics.compute(fast), metrics.compute(jr.read(path))
     assert json.dumps(ours.summary, sort_keys=True) == json.dumps(reference.summary, sort_keys=True)
     for name in metrics.TABLES:
@@ -182,8 +182,8 @@ def checked(verify, path: Path, expect: str | None = None):
 
 def assert_as_reference(path: Path) -> None:
     """The engine's read and verify give what journal.read and journal.verify give."""
-    assert verdict(engine.read, path) == verdict(jr.read, path)
-    assert checked(engine.verify, path) == checked(jr.verify, path)
+    assert verdict(reading.read, path) == verdict(jr.read, path)
+    assert checked(reading.verify, path) == checked(jr.verify, path)
 
 
 @pytest.fixture(scope="module")
@@ -301,7 +301,7 @@ def test_rule_breaks_are_refused_with_the_reference_message(base, tmp_path, name
     out = rechain(lines, tmp_path / "broken.jsonl")
     kind_read, message = verdict(jr.read, out)
     assert kind_read == "refused" and "rule of fact" in message
-    assert verdict(engine.read, out) == (kind_read, message)
+    assert verdict(reading.read, out) == (kind_read, message)
 
 
 INCIDENT_KINDS = ["incident.detected", "incident.partner-notice", "incident.classified", "incident.communicated",
@@ -359,7 +359,7 @@ def test_verify_takes_the_fast_path_and_agrees(base, monkeypatch):
         raise AssertionError("engine.verify fell back to journal.verify")
 
     monkeypatch.setattr(jr, "verify", boom)
-    assert checked(engine.verify, base) == reference
+    assert checked(reading.verify, base) == reference
 
 
 @pytest.mark.parametrize("anchor", ["right", "wrong hash", "beyond the end", "header"])
@@ -370,9 +370,9 @@ def test_verify_expect_reads_as_the_reference(base, anchor):
               "wrong hash": f"3:{'0' * 64}",
               "beyond the end": f"{head['seq'] + 5}:{head['hash']}",
               "header": f"0:{json.loads(lines[0])['hash']}"}[anchor]
-    assert checked(engine.verify, base, expect) == checked(jr.verify, base, expect)
+    assert checked(reading.verify, base, expect) == checked(jr.verify, base, expect)
     if anchor in ("right", "header"):
-        assert checked(engine.verify, base, expect)[0] is True
+        assert checked(reading.verify, base, expect)[0] is True
 
 
 def test_verify_refuses_an_incident_line_whose_own_hash_is_wrong(base, tmp_path):
@@ -391,7 +391,7 @@ def test_verify_refuses_an_incident_line_whose_own_hash_is_wrong(base, tmp_path)
 def test_engine_out_of_room_is_one_clear_error(base):
     """DuckDB running out of memory and of disk to spill to, after the journal was read: a
     message saying so and what to do, never a traceback."""
-    fast = engine.read(base)
+    fast = reading.read(base)
     fast.incidents.con.execute("SET memory_limit = '1MB'").fetchall()
     fast.incidents.con.execute("SET max_temp_directory_size = '0KB'").fetchall()
     with pytest.raises(InputError, match=r"could not finish reading it.*free memory") as caught:
@@ -478,7 +478,7 @@ def test_ending_rule_breaks_read_as_the_reference(relapse, tmp_path, name):
     out = rechain(lines, tmp_path / "broken.jsonl")
     kind_read, message = verdict(jr.read, out)
     assert kind_read == "refused" and "rule of fact" in message, message
-    assert verdict(engine.read, out) == (kind_read, message)
+    assert verdict(reading.read, out) == (kind_read, message)
     with pytest.raises(engine.Declined):
         engine._fast(out, jr.read_header(out))
 
@@ -591,4 +591,4 @@ def test_an_upheld_exclusion_of_an_incident_keeps_the_fast_path_and_its_rule(tmp
                     "after.jsonl")
     kind_read, message = verdict(jr.read, after)
     assert kind_read == "refused" and "X: no drift, incident or rollback has that id" in message, message
-    assert verdict(engine.read, after) == (kind_read, message)
+    assert verdict(reading.read, after) == (kind_read, message)

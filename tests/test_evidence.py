@@ -80,7 +80,7 @@ def test_verify_report_refuses_what_is_not_a_report(tmp_path, run):
     plain = tmp_path / "plain.pdf"
     render.pdf("<p>hello</p>", plain)
     r = run("verify-report", plain)
-    assert r.exit_code == 2 and "carries no embedded day60 data" in r.stderr
+    assert r.exit_code == 2 and "is not a score, self-assessment, schedule or drills report" in r.stderr
     junk = tmp_path / "junk.pdf"
     junk.write_bytes(b"not a pdf at all")
     assert run("verify-report", junk).exit_code == 2

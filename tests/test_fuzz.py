@@ -109,7 +109,7 @@ def _rechain(lines: list) -> str:
         if isinstance(obj, dict):
             if i:
                 obj = {**obj, "prev": hashlib.sha256(prev.encode()).hexdigest()}
-            obj = jr._with_hash(obj)
+            obj = jr.with_hash(obj)
         prev = jr.canonical(obj) if isinstance(obj, dict) else to_json(obj)
         out.append(prev)
     return "\n".join(out) + "\n"

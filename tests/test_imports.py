@@ -225,9 +225,9 @@ def test_later_export_adds_only_new_events_and_lists_conflicts(run, journal, tmp
     if engine:
         _engine_only(monkeypatch)
     else:  # the same import, the journal read by the reference reader
-        from day60 import engine as eng
+        from day60 import reading
 
-        monkeypatch.setattr(eng, "read", lambda path, locked=False: jr.read(path))
+        monkeypatch.setattr(reading, "read", lambda path, locked=False, events=False: jr.read(path))
     second = tmp_path / "week2.csv"
     second.write_text("Ticket,Sev,Detected,Restored,Restore check\n"
                       "A,Sev 1,02/03/2026 10:00,02/03/2026 12:00,SYNTHETIC canary\n"

@@ -15,8 +15,8 @@ import json
 
 import pytest
 
-from day60 import engine
 from day60 import journal as jr
+from day60 import reading
 from day60.imports import reconcile
 from tests import imports_common as common
 from tests import reconcile_reference as before
@@ -112,7 +112,7 @@ def test_streamed_rows_and_totals_are_those_of_before(run, tmp_path, name):
     if differ:
         assert got["largest"]["hours"] == max(r["gap_hours"] for r in differ)
     assert _csv_rows(out_csv) == [_as_csv(r) for r in want["tickets"]]
-    for journal in (engine.read(j), jr.read(j)):  # a report's reconciliation, on either reader
+    for journal in (reading.read(j), jr.read(j)):  # a report's reconciliation, on either reader
         _same(reconcile.from_journal(journal)["tickets"], want["tickets"])
 
 
@@ -145,6 +145,6 @@ def test_a_later_import_and_a_journal_read_by_the_reference(run, tmp_path):
         ("incident.detected", "I1", "2026-03-02T10:20", {"severity": 2}),
         ("incident.restored", "I1", "2026-03-02T12:00", {"check": "probe"})], tier="T2", window=common.WINDOW,
         synthetic=True)
-    assert engine.read(gated).incidents is None
+    assert reading.read(gated).incidents is None
     out = common.imported(run, gated, *args)
     _same(out["reconcile"]["tickets"], before.from_journal(jr.read(gated))["tickets"])

@@ -73,7 +73,7 @@ def test_an_injection_that_cannot_be_made_safe_is_not_run_without_a_sign_off(run
 @pytest.mark.parametrize("index", [True, False])
 def test_rules_hold_with_and_without_the_index(run, journal, index):  # noqa: F811
     """The sidecar index keeps each incident's ending; deleting it (a full replay) refuses the same."""
-    from day60.index import index_path
+    from day60.journal.index import index_path
 
     log(run, journal, "incident.detected", "--id", "I1", "--at", "2026-03-04T10:00", "--set", "source=organic")
     log(run, journal, "incident.restored", "--id", "I1", "--at", "2026-03-04T12:00", "--set", "check=probe")

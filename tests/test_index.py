@@ -1,13 +1,14 @@
 """The sidecar index: appends read only their own id's facts, and the index is a cache that is
 checked against the journal and rebuilt, never trusted, when they differ."""
 
+import datetime as dt
 import json
 import os
 
 import pytest
 
-from day60 import index
 from day60 import journal as jr
+from day60.journal import index, lock, reader
 from tests.builders import SIGN_OFF, make_journal
 
 EVENTS = [
@@ -20,7 +21,7 @@ EVENTS = [
 
 
 def rows_of(path):
-    with jr._locked(path) as fd:
+    with lock.locked(path) as fd:
         idx = index.Index.open(path, fd)
         try:
             return sorted(idx.con.execute("SELECT kind, id, value FROM state").fetchall())
@@ -39,14 +40,15 @@ def test_appends_use_the_index_not_the_journal(tmp_path, monkeypatch):
     def no_full_read(*args, **kwargs):
         raise AssertionError("an append read the whole journal")
 
+    monkeypatch.setattr(reader, "read", no_full_read)  # where the store calls it
     monkeypatch.setattr(jr, "read", no_full_read)
     tz = jr.read_header(path)["calendar"]["timezone"]
     assert tz == "Europe/London"
-    event = jr.append(path, "incident.wait-end", "i1", jr.dt.datetime.fromisoformat("2026-03-03T12:00+00:00"))
+    event = jr.append(path, "incident.wait-end", "i1", dt.datetime.fromisoformat("2026-03-03T12:00+00:00"))
     assert event["seq"] == len(EVENTS) + 1
     # The rules still hold through the index: a second wait-end has no open wait.
     with pytest.raises(jr.InputError, match="has no wait-start"):
-        jr.append(path, "incident.wait-end", "i1", jr.dt.datetime.fromisoformat("2026-03-03T12:30+00:00"))
+        jr.append(path, "incident.wait-end", "i1", dt.datetime.fromisoformat("2026-03-03T12:30+00:00"))
 
 
 def test_index_state_is_what_a_full_replay_gives(tmp_path):
@@ -78,7 +80,7 @@ def test_stale_or_missing_index_is_rebuilt_never_trusted(tmp_path, damage):
     else:
         index.index_path(path).write_bytes(b"not a database" * 100)
     before = path.read_bytes()
-    at = jr.dt.datetime.fromisoformat("2026-03-03T12:00+00:00")
+    at = dt.datetime.fromisoformat("2026-03-03T12:00+00:00")
     if damage == "edit":
         with pytest.raises(jr.InputError, match="line 4"):
             jr.append(path, "incident.wait-end", "i1", at)

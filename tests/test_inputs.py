@@ -4,6 +4,7 @@ One explicit test (or parametrized row) for each class of input that once crashe
 file; tests/test_fuzz.py then throws generated inputs at the same commands.
 """
 
+import datetime as dt
 import hashlib
 import json
 import os
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 
 from day60 import demo
 from day60 import journal as jr
+from day60.journal import lock
 from day60.resources import data_dir, example
 
 UK = example("uk-office.toml")
@@ -66,7 +68,7 @@ def rechain(lines: list[dict]) -> str:
     for i, obj in enumerate(lines):
         if i:
             obj = {**obj, "prev": hashlib.sha256(prev.encode()).hexdigest()}
-        obj = jr._with_hash(obj)
+        obj = jr.with_hash(obj)
         prev = jr.canonical(obj)
         out.append(prev)
     return "\n".join(out) + "\n"
@@ -164,9 +166,9 @@ def test_a_crash_between_held_file_and_journal_leaves_reveal_working(run, empty,
     def crash(*args, **kwargs):
         raise KeyboardInterrupt  # the process dies after the held file, before the journal line
 
-    monkeypatch.setattr(jr, "_write_line", crash)
+    monkeypatch.setattr(lock, "write_line", crash)
     with pytest.raises(KeyboardInterrupt):
-        jr.append(empty, "drift.onset", "D1", jr.dt.datetime(2026, 3, 3, 9, 0, tzinfo=jr.dt.UTC),
+        jr.append(empty, "drift.onset", "D1", dt.datetime(2026, 3, 3, 9, 0, tzinfo=dt.UTC),
                   {"affected_class": "invoices"}, seal=held)
     monkeypatch.undo()
     assert len(json.loads(held.read_text())["onsets"]) == 1  # the instant was kept

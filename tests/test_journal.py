@@ -1,5 +1,6 @@
 """The exercise journal: every command, every refusal, tamper evidence and crash safety."""
 
+import datetime as dt
 import json
 import os
 import signal
@@ -14,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from day60 import journal as jr
+from day60.journal import verification
 from day60.resources import example
 
 UK = example("uk-office.toml")
@@ -230,6 +232,22 @@ def test_reveal_with_a_forged_instant_is_refused(run, journal, tmp_path):
     assert "does not open its commitment" in err
 
 
+def test_a_typed_commitment_or_press_time_is_refused(run, journal, tmp_path):
+    """'log --set commitment=<64 hex>' was taken: with --seal the typed value was silently replaced
+    by the real one, and without it an organic onset carried both its instant and a commitment, a
+    line that looks sealed to a reader of the file. pressed_at is the web checklist's own record of
+    a late press. Both are written by the toolkit only: refused, naming each, nothing written."""
+    run("log", journal, "safety.agreed", "--id", "D1", "--at", "2026-02-27T10:00", *SAFETY)
+    forged = "--set", "commitment=" + "a" * 64
+    for extra in ((*forged, "--seal", tmp_path / "held.json"), (*forged, "--set", "source=organic"),
+                  ("--set", "pressed_at=2026-03-03T09:00:00+00:00", *forged)):
+        err = unchanged(run, journal, "log", journal, "drift.onset", "--id", "D1", "--at", "2026-03-03T09:17",
+                        *ONSET, *extra)
+        assert "--set commitment" in err and "written by the toolkit" in err
+    assert "--set pressed_at" in err
+    assert not (tmp_path / "held.json").exists()
+
+
 def test_seal_only_for_onsets(run, journal, tmp_path):
     unchanged(run, journal, "log", journal, "report.received", "--id", "2026-02", "--at", "2026-03-02T10:00",
               "--seal", tmp_path / "h.json")
@@ -362,14 +380,14 @@ def test_verify_in_two_processes_finds_what_one_finds(tmp_path, monkeypatch):
                                                                                      "source": "organic"}),
                    ("incident.restored", f"i{k}", f"2026-03-0{2 + k % 5}T11:{k:02d}", {"check": "canary"})]
     path = make_journal(tmp_path / "j.jsonl", events, tier="T2")
-    jr.correct(path, 3, jr.dt.datetime.fromisoformat("2026-03-02T10:01+00:00"), "typo")
+    jr.correct(path, 3, dt.datetime.fromisoformat("2026-03-02T10:01+00:00"), "typo")
     lines = path.read_bytes().split(b"\n")
 
     def verdicts(data: bytes) -> tuple:
         path.write_bytes(data)
-        monkeypatch.setattr(jr, "_PARALLEL_BYTES", 10**12)
+        monkeypatch.setattr(verification, "_PARALLEL_BYTES", 10**12)
         one = jr.verify(path)
-        monkeypatch.setattr(jr, "_PARALLEL_BYTES", 1)
+        monkeypatch.setattr(verification, "_PARALLEL_BYTES", 1)
         two = jr.verify(path)
         return ((one.problem, one.partial, one.events, one.head, one.corrections),
                 (two.problem, two.partial, two.events, two.head, two.corrections))

@@ -263,3 +263,20 @@ def test_metrics_cli_table_and_csv(worked, run, tmp_path):
     assert (tmp_path / "csv" / "worked-incidents.csv").read_text().count("\n") == 7  # header + 6
     assert run("metrics", worked, "--format", "xml").exit_code == 2
     assert run("metrics", tmp_path / "none.jsonl").exit_code == 2
+
+
+
+def test_metrics_csv_counts_its_rows_in_plain_english(run, tmp_path):
+    """One organic incident, nothing else: the incidents table has 1 row (said "1 row", not
+    "1 rows"); the drift, rollback and report-element tables have none ("0 rows")."""
+    path = make_journal(tmp_path / "one.jsonl", [
+        ("incident.detected", "I1", "2026-03-03T10:00", {"severity": 2, "source": "organic"}),
+        ("incident.restored", "I1", "2026-03-03T11:00", {"check": "intake probe"}),
+    ])
+    (tmp_path / "csv").mkdir()
+    r = run("metrics", path, "--format", "csv", "--out", tmp_path / "csv")
+    assert r.exit_code == 0, r.stderr
+    lines = {ln.split("/")[-1] for ln in r.stderr.splitlines() if ln.startswith("wrote ")}
+    assert "one-incidents.csv (1 row)" in lines
+    assert "one-drift.csv (0 rows)" in lines
+    assert "(1 rows)" not in r.stderr

@@ -16,10 +16,10 @@ import zipfile
 import pytest
 from typer.testing import CliRunner
 
-from day60 import index
 from day60 import journal as jr
 from day60.cli import app
 from day60.clock import BusinessCalendar
+from day60.journal import index
 from day60.resources import data_dir, example
 from tests import pki
 from tests.builders import SIGN_OFF, make_journal

@@ -463,12 +463,15 @@ def test_a_long_word_never_pushes_the_page_wider_than_the_window(browser, tmp_pa
             page.fill("input[name=name]", "M" * 80)
             page.fill("input[name=token]", TOKEN)
             page.click("button[type=submit]")
-            page.wait_for_function("() => document.getElementById('timeline').innerText.includes('LONG-1')")
+            # The timeline arrives after the join's redirect and is swapped in again when the stream
+            # opens: each read waits for the row to be there rather than assuming it already is.
+            page.wait_for_function("() => { const t = document.getElementById('timeline'); "
+                                   "return t && t.innerText.includes('LONG-1'); }", timeout=20000)
             time.sleep(0.3)  # the page's first refresh on opening its stream has landed
             assert page.evaluate("document.documentElement.scrollWidth") <= width
-            right = page.evaluate("""() => { const row = [...document.querySelectorAll('#timeline tr')]
-                .find(r => r.innerText.includes('LONG-1')); const r = row.cells[4].getBoundingClientRect();
-                return r.right; }""")
+            right = page.wait_for_function("""() => { const row = [...document.querySelectorAll('#timeline tr')]
+                .find(r => r.innerText.includes('LONG-1')); return row && row.cells[4]
+                && row.cells[4].getBoundingClientRect().right; }""", timeout=20000).json_value()
             assert right <= width  # the author's column is on the page, not cut off past its edge
             SHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(SHOTS / f"long-word-{width}.png"))

@@ -162,7 +162,9 @@ def comply(
         if fmt == "json":
             print_json(listed)
         else:
-            print_table([{**c, "threshold": "" if c["threshold"] is None else c["threshold"]} for c in listed])
+            # A reported-only check (false-containment) has no deal parameter: "-", never "None".
+            print_table([{**c, "parameter": "-" if c["parameter"] is None else c["parameter"],
+                          "threshold": "" if c["threshold"] is None else c["threshold"]} for c in listed])
         return
     if sow is None:
         raise InputError("--sow", "is missing", "name the deal file the figures are checked against")
@@ -176,11 +178,11 @@ def comply(
     if figures:
         measured, source = clauses.load_figures(figures), str(figures)
     else:
-        from day60 import engine
+        from day60 import reading
         from day60.cli import progress
 
         with progress.stage(f"reading {journal.name}") as step:  # a spinner on stderr, at a terminal, if slow
-            j = engine.read(journal)
+            j = reading.read(journal)
             _warn_partial(j)
             _warn_calendar(deal, j)
             from day60.cli.scores import _parties

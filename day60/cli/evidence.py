@@ -76,6 +76,13 @@ def stamp(
     typer.echo(f"seq {event['seq']}: timestamp.token over head {data['covers_seq']}:{data['covers_hash']}, "
                f"by {tsa} at {event['at']}")
     if out is not None:
-        files.write_atomic(out, json.dumps(timestamp.token_file(event, header["hash"]), indent=2, sort_keys=True)
-                           + "\n", "--out")
+        from day60.errors import InputError
+
+        try:
+            files.write_atomic(out, json.dumps(timestamp.token_file(event, header["hash"]), indent=2,
+                                               sort_keys=True) + "\n", "--out", new=True)
+        except InputError as exc:  # the token is in the journal already: say so, not "nothing was written"
+            raise InputError("--out", f"the token was appended to {journal} as seq {event['seq']}, but {exc.problem}",
+                             "the journal holds the token; keep a copy apart by stamping again with --out "
+                             "to a folder that takes it") from None
         typer.echo(f"wrote {out}", err=True)

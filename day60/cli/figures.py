@@ -32,7 +32,7 @@ def metrics(
 
     Example: day60 metrics ex.jsonl --format json
     """
-    from day60 import engine, files
+    from day60 import files, reading
     from day60 import metrics as mx
     from day60.errors import InputError
 
@@ -50,7 +50,7 @@ def metrics(
     from day60.cli import progress
 
     with progress.stage(f"reading {Path(journal).name}") as step:  # a spinner on stderr, at a terminal, if slow
-        j = engine.read(journal)
+        j = reading.read(journal)
         _warn_partial(j)
         step("computing the figures")
         figures = mx.compute(j)
@@ -65,7 +65,7 @@ def metrics(
 
         for name, table in figures.tables.items():
             files.write_atomic(targets[name], csv_frame(mx.plain_table(table)).to_csv(index=False), "--out")
-            typer.echo(f"wrote {targets[name]} ({len(table)} rows)", err=True)
+            typer.echo(f"wrote {targets[name]} ({len(table)} {'row' if len(table) == 1 else 'rows'})", err=True)
         files.write_atomic(targets["provenance"], json.dumps({**synthetic, "provenance": trace,
                                                                "files": [targets[n].name for n in mx.TABLES]},
                                                               indent=2, sort_keys=True) + "\n", "--out")

@@ -51,7 +51,7 @@ def new(
     shipped one by name (uk-office, us-office, india-delivery, service-desk-24x7) or a TOML file.
 
     Example: day60 new ex.jsonl --partner Acme --supplier Nimbus --deployment claims-intake --tier T3
-    -c uk.toml --window-start 2026-03-02T09:00 --window-end 2026-03-13T17:30 --runner "J. Auditor"
+    -c uk-office --window-start 2026-03-02T09:00 --window-end 2026-03-13T17:30 --runner "J. Auditor"
     """
     from day60 import journal as jr
     from day60 import timeparse
@@ -129,7 +129,14 @@ def log(
         if kind != "report.element":
             raise InputError("--sow", f"is for report.element, not {kind}", "drop --sow")
         elements = list(clauses.load_deal(sow, clauses.load_library(), _rubric_ids(), draft=True).report_elements)
-    event = jr.append(journal, kind, ident, when, _parse_sets(sets), by, seal, elements)
+    data = _parse_sets(sets)
+    ours = sorted({"commitment", "pressed_at"} & set(data))
+    if ours:  # a commitment typed in would be replaced by --seal's, or pass an unsealed onset off as sealed
+        from day60.errors import InputError
+
+        raise InputError(", ".join(f"--set {k}" for k in ours), "is written by the toolkit itself, never typed",
+                         "seal an injected onset with --seal HELD.json; give the time with --at")
+    event = jr.append(journal, kind, ident, when, data, by, seal, elements)
     shown = event["at"] or "sealed"
     typer.echo(f"seq {event['seq']}: {event['kind']} {event['id']} at {shown}")
 
@@ -202,7 +209,7 @@ def notice(
     """
     import datetime as dt
 
-    from day60 import assess, files
+    from day60 import assess, files, reading
     from day60 import journal as jr
     from day60.display import jsonable
     from day60.errors import InputError
@@ -212,7 +219,7 @@ def notice(
     for field, target in (("--out", out), ("--pdf", pdf), ("--html", html)):
         if target is not None and os.path.lexists(target):
             raise InputError(field, f"{target} already exists", "write each notice to a new file")
-    j = jr.read(journal)
+    j = reading.read(journal, events=True)
     done = assess.score_journal(j)
     summary = done.figures.summary
     built = _built_from()
@@ -241,7 +248,7 @@ def notice(
                                               "tz": j.header["calendar"]["timezone"],
                                               "synthetic": bool(j.header.get("synthetic"))})
         write_page(page, pdf, html, [(out.name, text.encode("utf-8"), "the pre-publication notice as data", "Data")])
-    files.write_atomic(out, text, "--out")
+    files.write_atomic(out, text, "--out", new=True)
     if not built["reproducible_from_commit"]:
         typer.echo(f"warning: {built['why_not']}", err=True)
     from day60.evidence.provenance import sha256_of
@@ -277,11 +284,11 @@ def _built_from() -> dict[str, Any]:
 def _exclusions_in_section(journal: Path, dispute_seq: int, exclude: list[str]) -> None:
     """Refuse an exclusion of an id outside the disputed line's section (a dispute of the restore
     line cannot take a rollback out of the figures): metrics would not apply it."""
-    from day60 import journal as jr
+    from day60 import reading
     from day60.errors import InputError
     from day60.metrics import line_sections
 
-    events = jr.read(journal).events
+    events = reading.read(journal, events=True).events
     line = next((e["data"]["line"] for e in events if e["seq"] == dispute_seq and e["kind"] == "dispute"), None)
     if line is None:
         return  # the journal's own rule names the wrong --dispute
@@ -378,8 +385,8 @@ def verify(
 
     Example: day60 verify ex.jsonl --expect 14:9c1f...(the head a score report printed)
     """
-    from day60 import engine
     from day60 import journal as jr
+    from day60 import reading
     from day60.evidence import timestamp
 
     if expect:
@@ -392,7 +399,7 @@ def verify(
     from day60.cli import progress
 
     with progress.stage(f"checking {journal.name}, line by line"):  # a spinner on stderr, at a terminal, if slow
-        report = engine.verify(journal, expect)
+        report = reading.verify(journal, expect)
     if report.partial:
         typer.echo(f"{journal}: the last line is partial (an interrupted write); "
                    f"run 'day60 verify --repair {journal}'", err=True)
@@ -411,6 +418,13 @@ def verify(
                + (" (matches --expect)" if expect else ""))
     for proof in proofs:
         typer.echo(timestamp.describe(proof))
+    if not expect and not held:  # nothing from outside the file anchors its end
+        typer.echo("note: the chain shows that no line was edited, removed or reordered in place; it cannot show "
+                   + ("that lines after the last token were not cut from the end"
+                      if proofs else "that lines were not cut from the end, or the journal not rewritten whole "
+                                     "and chained again")
+                   + ": compare the head with one handed over earlier (--expect) or a token kept apart "
+                     "('day60 stamp --out', then --token)", err=True)
     if proofs:
         covered = max(p.covers_seq for p in proofs)
         stamps = {p.seq for p in proofs if p.seq is not None}
@@ -429,9 +443,10 @@ def show(
     Example: day60 show ex.jsonl
     """
     from day60 import journal as jr
+    from day60 import reading
 
     _check_format(fmt)
-    j = jr.read(journal)
+    j = reading.read(journal, events=True)  # a large journal is checked on the engine
     rows = []
     for e in sorted(jr.effective(j.events), key=lambda e: (e.at is None, e.at.timestamp() if e.at else 0, e.seq)):
         mark = "; ".join(f"corrected by seq {c['seq']} (was {e.original_at}): {c['reason']}" for c in e.corrections)
@@ -503,17 +518,34 @@ def kinds(fmt: str = typer.Option("table", "--format", help=FORMAT_HELP)) -> Non
 def live(
     journal: Path = typer.Argument(..., help="The exercise journal to record into."),
     held: Path = typer.Option(None, "--held", help="The runner's held file: injected onsets are sealed into it."),
+    tsa: str = typer.Option(None, "--tsa", metavar="URL",
+                            help="An RFC 3161 timestamp authority: the journal's head is stamped at the close "
+                                 "(or after every event, with --stamp every)."),
+    stamp_when: str = typer.Option("close", "--stamp", metavar="close|every",
+                                   help="With --tsa: stamp at the close and every line after it (close), or "
+                                        "after every event (every)."),
+    tsa_root: list[Path] = typer.Option([], "--tsa-root", metavar="CERT",
+                                        help="A root certificate you trust for the TSA; a token it does not "
+                                             "chain to is refused. Repeatable."),
 ) -> None:
     """Interactive checklist: shows what is open, stamps each event at the keypress, appends at once.
 
-    Needs a terminal; its non-interactive twin is 'day60 log'.
+    Needs a terminal; its non-interactive twin is 'day60 log' (and 'day60 stamp' for --tsa).
 
-    Example: day60 live ex.jsonl --held runner-held.json
+    Example: day60 live ex.jsonl --held runner-held.json --tsa https://tsa.example/tsr
     """
     from day60.errors import InputError
+    from day60.evidence import timestamp
 
+    if stamp_when not in timestamp.STAMP_WHEN:
+        raise InputError("--stamp", f"{stamp_when!r} is not offered", "use close or every")
+    if tsa is not None:
+        timestamp.check_url(tsa)
+    elif stamp_when != "close" or tsa_root:
+        raise InputError("--stamp/--tsa-root", "only apply with --tsa", "add --tsa URL, or drop them")
+    roots = timestamp.load_roots(tsa_root)
     if not base._interactive():
         raise InputError("live", "needs a terminal", "use 'day60 log JOURNAL KIND --id ID --at T' instead")
     from day60.live import run_checklist
 
-    run_checklist(journal, typer.echo, held)
+    run_checklist(journal, typer.echo, held, tsa, stamp_when, roots)

@@ -49,17 +49,25 @@ def score(
 
     Example: day60 score ex.jsonl --pdf score.pdf
     """
-    from day60 import clauses, files, rubric
-    from day60 import journal as jr
+    from day60 import clauses, files, reading, rubric
     from day60.errors import InputError
     from day60.evidence import documents, sign, timestamp
     from day60.evidence import supersede as superseding
 
     _check_format(fmt)
-    files.check_outputs({"--pdf": pdf, "--html": html, "--out": out},
-                        [("JOURNAL", journal), ("--rubric", rubric_file), ("--sow", sow), ("--supersede", supersede)])
+    inputs = [("JOURNAL", journal), ("--rubric", rubric_file), ("--sow", sow), ("--supersede", supersede)]
     for field, target in (("--pdf", pdf), ("--html", html), ("--out", out)):
-        if target is not None and os.path.lexists(target):
+        # an earlier score (or any other plain file) gets the score's own words; a folder, a device,
+        # an input, a journal or a signed report get check_outputs' more precise ones
+        if target is not None and os.path.lexists(target) and os.path.isfile(target) \
+                and not any(src is not None and os.path.exists(src) and os.path.samefile(target, src)
+                            for _n, src in inputs) \
+                and files.protected(target) in (None, files.PUBLISHED):
+            raise InputError(field, f"{target} already exists: a score is never silently replaced",
+                             "write to a new file (with --supersede OLD.json naming the score it replaces)")
+    files.check_outputs({"--pdf": pdf, "--html": html, "--out": out}, inputs)
+    for field, target in (("--pdf", pdf), ("--html", html), ("--out", out)):
+        if target is not None and os.path.lexists(target):  # a dangling link, say: never replaced either
             raise InputError(field, f"{target} already exists: a score is never silently replaced",
                              "write to a new file (with --supersede OLD.json naming the score it replaces)")
     if supersede is not None and out is None:
@@ -77,7 +85,7 @@ def score(
     from day60.cli import progress
 
     with progress.stage(f"reading {journal.name}") as step:  # a spinner on stderr, at a terminal, if it is slow
-        j = jr.read(journal)
+        j = reading.read(journal, events=True)  # a large journal is checked on the engine, every event listed
         _warn_partial(j)
         _warn_calendar(deal, j)
         _parties(deal, j, parties_differ)
@@ -109,13 +117,13 @@ def _write_score(done: Any, j: Any, published: Any, deal: Any, old: bytes | None
             body = documents.finish(raw, signer, tsa)
     if out is not None:
         files.write_atomic(out, json.dumps(jsonable(done.result), indent=2, sort_keys=True, allow_nan=False) + "\n",
-                           "--out")
+                           "--out", new=True)
         typer.echo(f"wrote {out}", err=True)
     if html:
-        files.write_atomic(html, document.html, "--html")
+        files.write_atomic(html, document.html, "--html", new=True)
         typer.echo(f"wrote {html}", err=True)
     if pdf:
-        files.write_atomic(pdf, body, "--pdf")
+        files.write_atomic(pdf, body, "--pdf", new=True)
         done_with = (f", signed by {signer.subject}" if signer else "") + (f", timestamped by {tsa}" if tsa else "")
         typer.echo(f"wrote {pdf} ({pages} pages{done_with})", err=True)
 

@@ -26,7 +26,8 @@ def voice_score(
     require: list[str] = typer.Option([], "--require", help="A keyword the agent must say; repeatable."),
     fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
     compat: str = typer.Option("day60", "--compat", metavar="day60|reference",
-                               help="reference: reproduce the reference harness's coercions (see the README)."),
+                               help="reference: reproduce the reference harness's coercions "
+                                    "(docs/voice.md lists each)."),
 ) -> None:
     """Score one episode: latency, turn-taking, barge-in, content, and the verdict.
 
@@ -65,7 +66,8 @@ def voice_bench(
     reference: bool = typer.Option(False, "--reference", help="Score each task's own reference dialogue."),
     out: Path = typer.Option(..., "--out", help="Where to write the artifact JSON."),
     compat: str = typer.Option("day60", "--compat", metavar="day60|reference",
-                               help="reference: reproduce the reference harness's coercions (see the README)."),
+                               help="reference: reproduce the reference harness's coercions "
+                                    "(docs/voice.md lists each)."),
 ) -> None:
     """Run a voice suite and write the artifact: per-task verdicts and an honest aggregate.
 

@@ -18,6 +18,14 @@ def serve(
     token: str = typer.Option(None, "--token", envvar="DAY60_SERVE_TOKEN", show_envvar=True,
                               help="The join token (default: a random one, printed). Prefer the environment "
                                    "variable: a command line is visible to every user of this machine."),
+    tsa: str = typer.Option(None, "--tsa", metavar="URL",
+                            help="An RFC 3161 timestamp authority: the server stamps the journal's head at the "
+                                 "close (or after every event, with --stamp every), in the background."),
+    stamp_when: str = typer.Option("close", "--stamp", metavar="close|every",
+                                   help="With --tsa: stamp at the close and every line after it (close), or "
+                                        "after every event (every)."),
+    tsa_root: list[Path] = typer.Option([], "--tsa-root", metavar="CERT",
+                                        help="A root certificate you trust for the TSA. Repeatable."),
 ) -> None:
     """Serve one journal as a web checklist: every participant joins with a name, a role and the
     token, and stamps lines by the server's clock; new lines reach every page within a second.
@@ -32,14 +40,23 @@ def serve(
     import socket
     import sys
 
-    from day60 import engine
+    from day60 import reading
     from day60.errors import InputError
 
     if token is not None and (len(token) < 8 or len(token) > 200 or not token.isascii() or not token.isprintable()):
         raise InputError("--token", "must be 8 to 200 printable ASCII characters", "choose a longer token, or omit it")
     if not 0 <= port <= 65535:
         raise InputError("--port", f"{port} is not a port", "give 0 to 65535 (0: any free port)")
-    report = engine.verify(journal)
+    from day60.evidence import timestamp
+
+    if stamp_when not in timestamp.STAMP_WHEN:
+        raise InputError("--stamp", f"{stamp_when!r} is not offered", "use close or every")
+    if tsa is not None:
+        timestamp.check_url(tsa)
+    elif stamp_when != "close" or tsa_root:
+        raise InputError("--stamp/--tsa-root", "only apply with --tsa", "add --tsa URL, or drop them")
+    roots = timestamp.load_roots(tsa_root)
+    report = reading.verify(journal)
     if not report.ok:
         problem = report.problem or "the last line is partial (an interrupted write)"
         typer.echo(f"error: {journal}: does not verify ({problem}); not serving it; run 'day60 verify {journal}'",
@@ -66,7 +83,7 @@ def serve(
     from day60.web import create_app
 
     token = token or secrets.token_urlsafe(12)
-    asgi = create_app(journal, held, token, host, bound)
+    asgi = create_app(journal, held, token, host, bound, tsa, stamp_when, roots)
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"serving {journal} at http://{shown}:{bound}/")
     typer.echo(f"join token: {token}")
@@ -75,6 +92,9 @@ def serve(
         typer.echo(f"note: listening on {host}: anyone who can reach it and has the join token can join", err=True)
     if held is None:
         typer.echo("note: no --held: this server cannot seal or reveal onsets", err=True)
+    if tsa is not None:
+        typer.echo(f"note: the journal's head is timestamped by {tsa} "
+                   + ("after every event" if stamp_when == "every" else "at the close and after"), err=True)
     sys.stdout.flush()
     config = uvicorn.Config(asgi, log_level="warning", proxy_headers=False, server_header=False, access_log=False,
                             timeout_graceful_shutdown=2, lifespan="on")

@@ -77,23 +77,32 @@ def reader(raw: bytes, path: str | Path) -> Any:
     return pdf
 
 
+class Departs(ValueError):
+    """A file that reads, but holds what the toolkit never writes (such as one attachment name
+    given twice): a forger's work to name, not a damaged file."""
+
+
 def guarded(path: str | Path, work: Any, *args: Any) -> Any:
     """Run ``work`` on a reader's objects; a fault of the file becomes the one damaged-file message."""
     try:
         with quiet():
             return work(*args)
-    except InputError:
+    except (InputError, Departs):
         raise
     except (Exception, RecursionError) as exc:
         raise damaged(path, exc) from None
 
 
 def attachments(pdf: Any) -> dict[str, bytes]:
-    """Embedded files by name (as the latest revision holds them); a name given twice is damage."""
+    """Embedded files by name (as the latest revision holds them); a name given twice departs
+    from what the toolkit writes (a viewer may show either body)."""
     out: dict[str, bytes] = {}
     for name, bodies in pdf.attachments.items():
         if len(bodies) != 1:
-            raise ValueError(f"the attachment {name!r} is embedded {len(bodies)} times")
+            from day60.display import visible
+
+            raise Departs(f"it embeds {len(bodies)} files named {visible(str(name))[:80]!r}, which day60 never "
+                          "writes (a viewer may open either): which of them is the report's data cannot be told")
         if len(bodies[0]) > MAX_STREAM:
             raise ValueError(f"the attachment {name!r} is larger than {MAX_STREAM:,} bytes")
         out[name] = bodies[0]
@@ -178,22 +187,78 @@ def outside_pages(pdf: Any) -> dict[str, str]:
     return parts
 
 
+ACTIONS = ("/A", "/AA")  # an action run on a click, on opening a page, on a field's change
+FORM_KEYS = {"/Fields", "/SigFlags", "/DA", "/DR"}  # what a signature's form holds; never /XFA
+
+
+def _field_kind(field: Any) -> Any:
+    """A form field's type, its own or inherited from its parents."""
+    seen = 0
+    while field is not None and seen < 64:
+        if field.get("/FT") is not None:
+            return field.get("/FT")
+        parent = field.get("/Parent")
+        field = parent.get_object() if parent is not None else None
+        seen += 1
+    return None
+
+
+def _runs_actions(field: Any) -> bool:
+    """Whether a field or any parent of it carries an action (JavaScript, a link, a form submit)."""
+    seen = 0
+    while field is not None and seen < 64:
+        if any(key in field for key in ACTIONS):
+            return True
+        parent = field.get("/Parent")
+        field = parent.get_object() if parent is not None else None
+        seen += 1
+    return False
+
+
 def annotations(pdf: Any) -> list[str]:
-    """Every annotation a viewer could draw: anything but a signature's widget with no area."""
+    """Every annotation a viewer could draw or run: anything but a signature's widget with no
+    area and no action."""
     found = []
     for number, page in enumerate(pdf.pages, start=1):
         for ref in page.get("/Annots") or []:
             annot = ref.get_object()
-            subtype, kind = annot.get("/Subtype"), annot.get("/FT")
-            parent = annot.get("/Parent")
-            if kind is None and parent is not None:
-                kind = parent.get_object().get("/FT")
+            subtype, kind = annot.get("/Subtype"), _field_kind(annot)
             rect = [float(x) for x in annot.get("/Rect") or [0, 0, 0, 0]]
             flat = len(rect) == 4 and (rect[2] - rect[0]) * (rect[3] - rect[1]) == 0
             if subtype == "/Widget" and kind == "/Sig" and flat:
+                if _runs_actions(annot):
+                    found.append(f"page {number} carries a signature field that runs an action (/A or /AA, such as "
+                                 "JavaScript) when the page is opened or the field is used")
                 continue
             found.append(f"page {number} carries a {str(subtype or 'untyped').lstrip('/')} annotation that a "
                          "viewer draws over the report")
+    return found
+
+
+def form(pdf: Any) -> list[str]:
+    """What a signature's form may hold and nothing else: its fields, each a signature field with
+    no action; never an XFA form (which some viewers draw instead of the pages), nor a text field,
+    nor a request that the viewer draw fields' appearances anew."""
+    root = pdf.trailer["/Root"].get_object()
+    acro = root.get("/AcroForm")
+    if acro is None:
+        return []
+    acro = acro.get_object()
+    found = [f"the catalog's /AcroForm carries {key}, which day60 and a signature never add"
+             + (" (an XFA form, which some viewers show instead of the pages)" if key == "/XFA" else "")
+             for key in sorted(map(str, acro)) if key not in FORM_KEYS]
+    stack = [(ref, 0) for ref in acro.get("/Fields") or []]
+    while stack and len(found) < 8:
+        ref, depth = stack.pop()
+        field = ref.get_object()
+        if depth > 32:
+            raise ValueError("the form's fields nest more than 32 levels deep")
+        stack += [(kid, depth + 1) for kid in field.get("/Kids") or []]
+        name = str(field.get("/T", "unnamed"))[:60]
+        if _field_kind(field) != "/Sig":
+            found.append(f"the form carries a field {name!r} that is not a signature field")
+        elif any(key in field for key in ACTIONS):
+            found.append(f"the signature field {name!r} runs an action (/A or /AA, such as JavaScript)")
     return found
 
 

@@ -3,7 +3,10 @@
 The earlier score must be a score of the same journal: its head is a line of this journal and
 its ``journal_sha256`` is the hash of this journal up to that line. When it was scored with the
 same rubric and deal, it is computed again from that part of the journal and must agree, so a
-made-up or edited score cannot be superseded as if it had been published.
+made-up or edited score cannot be superseded as if it had been published. Scored under another
+rubric or deal, it cannot be computed again here: the new score then says that the earlier
+figures it quotes are as that file states them, unchecked, and why. A self-assessment is not a
+score of 'day60 score' and is refused.
 """
 
 from __future__ import annotations
@@ -63,6 +66,9 @@ def check(raw: bytes, name: str, journal: Any, published: Any, deal: Any) -> Non
     old = _parse(raw, name)
     head = old["journal_head"]
     fix = "name the score JSON that 'day60 score --out' wrote for this journal"
+    if old.get("kind") is not None:
+        raise InputError(FIELD, f"{name} is a {str(old.get('kind'))[:40]!r} result, not a score written by 'day60 "
+                                "score': a score supersedes only an earlier score", fix)
     prefix = _prefix(journal, head["seq"])
     if prefix is None:
         raise InputError(FIELD, f"{name} is a score of a journal with {head['seq']} events; this one has "
@@ -71,9 +77,7 @@ def check(raw: bytes, name: str, journal: Any, published: Any, deal: Any) -> Non
     if actual != head["hash"] or hashlib.sha256(prefix).hexdigest() != old["journal_sha256"]:
         raise InputError(FIELD, f"{name} is not a score of this journal: its head {head['seq']}:{head['hash'][:12]}... "
                                 "and journal SHA-256 are not this journal's", fix)
-    same_rubric = (old.get("rubric") or {}).get("sha256") == published.sha256
-    same_deal = ((old.get("deal") or {}).get("sha256")) == (deal.sha256 if deal is not None else None)
-    if not (same_rubric and same_deal) or old.get("kind") == "self-assessment":
+    if unchecked(old, published.sha256, deal.sha256 if deal is not None else None):
         return  # scored under other rules: it cannot be computed again here (the changelog says so)
     fresh = _score_prefix(prefix, published, deal)
     problems = []
@@ -90,6 +94,26 @@ def check(raw: bytes, name: str, journal: Any, published: Any, deal: Any) -> Non
     if problems:
         raise InputError(FIELD, f"{name} is not what this journal up to seq {head['seq']} scores to: "
                                 f"{'; '.join(problems)}; it was edited or made up", fix)
+
+
+def _sha(block: Any) -> Any:
+    return block.get("sha256") if isinstance(block, dict) else None
+
+
+def unchecked(old: dict[str, Any], rubric_sha256: str | None, deal_sha256: str | None) -> str | None:
+    """Why an earlier score cannot be computed again under this rubric and deal, or None if it can."""
+    why = []
+    if _sha(old.get("rubric")) != rubric_sha256:
+        rubric = old.get("rubric") if isinstance(old.get("rubric"), dict) else {}
+        named = " ".join(str(rubric.get(k))[:40] for k in ("id", "version") if rubric.get(k) is not None)
+        why.append(f"another rubric ({named + ', ' if named else ''}SHA-256 {str(_sha(rubric))[:16]}...)")
+    if _sha(old.get("deal")) != deal_sha256:
+        why.append("another deal file" if _sha(old.get("deal")) and deal_sha256 else
+                   "a deal file" if _sha(old.get("deal")) else "no deal file")
+    if not why:
+        return None
+    return (f"the earlier score was made with {' and '.join(why)}, which this score was not, so it cannot be "
+            "computed again here: the figures quoted from it are as that file states them, not checked")
 
 
 def _score_prefix(prefix: bytes, published: Any, deal: Any) -> dict[str, Any]:
@@ -119,8 +143,13 @@ def changelog(raw: bytes, name: str, new: dict[str, Any], journal: Any) -> dict[
     since = old["journal_head"]["seq"]
     why = [{"seq": e["seq"], "kind": e["kind"], "reason": e["data"].get("reason")}
            for e in journal.events[since:] if e["kind"] in ("correction", "dispute", "resolve")]
+    not_checked = unchecked(old, _sha(new.get("rubric")), _sha(new.get("deal")))
+    if not_checked:
+        why.append({"seq": None, "kind": None, "reason": "it was scored again under other rules than the earlier "
+                                                         "score (another rubric or deal)"})
     return {"supersedes": {"sha256": hashlib.sha256(raw).hexdigest(), "score": old.get("score"),
-                           "journal_head": old["journal_head"]},
+                           "journal_head": old["journal_head"], "computed_again": not not_checked,
+                           "not_checked": not_checked},
             "changelog": {"score": {"was": old.get("score"), "now": new["score"]}, "lines": changed,
                           "because": why or [{"seq": None, "kind": None,
                                               "reason": "no correction, dispute or resolution since the earlier "

@@ -50,7 +50,31 @@ def check_url(url: str, field: str = "--tsa") -> str:
 
 
 def _post(url: str, body: bytes, timeout: float) -> bytes:
-    """POST a timestamp query; the reply's bytes (bounded), or InputError naming the TSA."""
+    """POST a timestamp query; the reply's bytes (bounded in size and in total time: a server that
+    sends one byte every few seconds is given up after ``timeout`` seconds in all, not after each
+    byte), or InputError naming the TSA."""
+    import threading
+
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["data"] = _exchange(url, body, timeout)
+        except BaseException as exc:  # handed to the caller's thread below
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=work, name="day60-tsa", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():  # left to end on its own; a daemon thread never holds the process open
+        raise InputError("--tsa", f"the timestamp authority at {url} did not answer within {timeout:g} seconds",
+                         "check the URL and the network; nothing was written")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["data"]
+
+
+def _exchange(url: str, body: bytes, timeout: float) -> bytes:
     import ipaddress
     import urllib.error
     import urllib.request
@@ -116,8 +140,20 @@ def request_token(url: str, digest: bytes, timeout: float = TIMEOUT) -> Any:
     return token
 
 
+def checked_token(url: str, digest: bytes, timeout: float = TIMEOUT) -> Any:
+    """``request_token``, the token then checked before it is used: over ``digest``, its signature
+    holding, its TSA's certificate valid at its time (a PDF is never written with a token that
+    ``verify-report`` would then refuse)."""
+    token = request_token(url, digest, timeout)
+    checked = check_token(token, digest, None)
+    if checked.problems:
+        raise InputError("--tsa", f"the token from {url} was refused: {'; '.join(checked.problems)}",
+                         "nothing was written; check the timestamp authority")
+    return token
+
+
 class UrlTimeStamper:
-    """pyHanko's TimeStamper over ``request_token`` (standard library HTTP, no proxies for a TSA on
+    """pyHanko's TimeStamper over ``checked_token`` (standard library HTTP, no proxies for a TSA on
     this machine), for signature and document timestamps in PDFs."""
 
     def __new__(cls, url: str, timeout: float = TIMEOUT) -> Any:
@@ -129,7 +165,7 @@ class UrlTimeStamper:
 
                 if md_algorithm != "sha256":
                     raise InputError("--tsa", f"asked for a {md_algorithm} token", "day60 asks for SHA-256 only")
-                return await asyncio.to_thread(request_token, url, message_digest, timeout)
+                return await asyncio.to_thread(checked_token, url, message_digest, timeout)
 
         return _Stamper()
 
@@ -253,7 +289,10 @@ def _encode(token: Any) -> str:
 
 
 def _decode(text: str) -> Any:
-    from asn1crypto import cms
+    from asn1crypto import (
+        cms,
+        tsp,  # noqa: F401  (registers TSTInfo, so the token's content parses as one)
+    )
 
     token = cms.ContentInfo.load(base64.b64decode(text, validate=True))
     _ = token["content"]["encap_content_info"]
@@ -285,6 +324,32 @@ def stamp(journal: str | Path, url: str, *, roots: list[Any] | None = None, by: 
                          "nothing was written; check the TSA and its root certificate")
     data = {"covers_seq": head["seq"], "covers_hash": head["hash"], "tsa": url[:2000], "token": _encode(token)}
     return jr.append(journal, KIND, f"head-{head['seq']}", checked.at.astimezone(dt.UTC), data, by)
+
+
+STAMP_WHEN = ("close", "every")
+
+
+def due(events: list[dict[str, Any]], when: str) -> bool:
+    """Whether a checklist stamping at the close (``when`` "close": the close and every line after
+    it, reveals and corrections) or after every event ("every") owes a stamp now: the last line
+    is not itself a token, and with "close" the exercise is closed."""
+    if not events or events[-1].get("kind") == KIND:
+        return False
+    return when == "every" or any(e.get("kind") == "exercise.close" for e in events)
+
+
+def stamp_if_due(journal: str | Path, url: str, when: str, roots: list[Any] | None = None,
+                 timeout: float = TIMEOUT) -> tuple[dict[str, Any] | None, str | None]:
+    """For ``live`` and ``serve`` with ``--tsa``: stamp the head if ``due``; returns the token
+    event written (or None) and, when the TSA failed, why (the events already written stand)."""
+    from day60 import journal as jr
+
+    if not due(jr.read(journal).events, when):
+        return None, None
+    try:
+        return stamp(journal, url, roots=roots, timeout=timeout), None
+    except InputError as exc:
+        return None, exc.problem
 
 
 def _head(path: Path) -> dict[str, Any]:
@@ -352,6 +417,20 @@ def _lines(path: Path, numbers: set[int]) -> dict[int, bytes]:
     return found
 
 
+def _seq_of(path: Path, digest: str) -> int | None:
+    """The seq of the line whose own hash is ``digest`` (0 for the header), or None."""
+    member = f'"hash":"{digest}"'.encode()
+    with path.open("rb") as fh:
+        for n, raw in enumerate(fh):
+            if member in raw and raw.endswith(b"\n"):
+                try:
+                    if json.loads(raw).get("hash") == digest:
+                        return n
+                except (ValueError, AttributeError):
+                    return None
+    return None
+
+
 def _token_events(path: Path) -> tuple[list[dict[str, Any]], int, str]:
     """Every timestamp.token event (found by its kind in the canonical line), the last seq and the header hash."""
     marker = f'"kind":"{KIND}"'.encode()
@@ -371,46 +450,115 @@ def _token_events(path: Path) -> tuple[list[dict[str, Any]], int, str]:
     return events, last, header
 
 
+CLOCK_SLACK = dt.timedelta(seconds=2)  # beyond a token's own stated accuracy, for two clocks' drift
+
+
+def _accuracy(token: Any) -> dt.timedelta:
+    """The accuracy a token states for its time (RFC 3161 accuracy), or one second when it states none."""
+    try:
+        info = token["content"]["encap_content_info"]["content"].parsed
+        acc = info["accuracy"]
+        if acc.native is None:
+            return dt.timedelta(seconds=1)
+        parts = acc.native
+        return dt.timedelta(seconds=parts.get("seconds") or 0, milliseconds=parts.get("millis") or 0,
+                            microseconds=parts.get("micros") or 0)
+    except Exception:
+        return dt.timedelta(seconds=1)
+
+
+def _imprint(token: Any) -> str | None:
+    """The SHA-256 hash a token is over, as hex (None if it names another algorithm or cannot be read)."""
+    try:
+        imprint = token["content"]["encap_content_info"]["content"].parsed["message_imprint"]
+        if imprint["hash_algorithm"]["algorithm"].native != "sha256":
+            return None
+        return bytes(imprint["hashed_message"].native).hex()
+    except Exception:
+        return None
+
+
+def _recorded(line: bytes) -> dt.datetime | None:
+    try:
+        value = json.loads(line).get("recorded_at")
+        return dt.datetime.fromisoformat(value) if isinstance(value, str) else None
+    except (ValueError, AttributeError):
+        return None
+
+
 def check(path: str | Path, roots: list[Any] | None = None,
           held: list[dict[str, Any]] | None = None) -> tuple[list[Proof], list[str]]:
     """Every token in a journal (that ``verify`` has found whole) and every token file in ``held``,
     checked against the line it covers. Returns the proofs and the problems (a problem is a
-    failed check: exit 1)."""
+    failed check: exit 1).
+
+    A token's own imprint (signed by the TSA) decides who is at fault when the line differs: a
+    token over the hash its event or file names, where the journal's line now has another, means
+    the journal was rewritten; a token over another hash than its event or file names means the
+    event or file was edited. A line whose recorded time is later than the token proves it existed
+    (beyond the token's accuracy and two seconds), or a token event recorded before the TSA issued
+    the token, means the journal's recorded times were not its clock's."""
     path = Path(path)
     events, last, header = _token_events(path)
     problems: list[str] = []
     wanted = []
     for e in events:
         d = e["data"]
-        wanted.append((e["seq"], d["covers_seq"], d["covers_hash"], d["tsa"], d["token"], e["at"]))
+        wanted.append((e["seq"], d["covers_seq"], d["covers_hash"], d["tsa"], d["token"], e["at"], e["recorded_at"]))
     for i, item in enumerate(held or []):
         where = f"token file {i + 1}"
         if item.get("journal_header") != header:
-            problems.append(f"{where} was made for another journal (its header hash differs)")
+            problems.append(f"{where} was made for another journal, or for this one before it was rewritten from "
+                            f"its first line (the file names header {item['journal_header'][:16]}...; this journal's "
+                            f"header hashes to {header[:16]}...)")
             continue
         if item["covers_seq"] > last:
             problems.append(f"{where} proves that seq {item['covers_seq']} existed, but the journal now ends at seq "
                             f"{last}: it was cut short below a stamped head")
             continue
-        wanted.append((None, item["covers_seq"], item["covers_hash"], item["tsa"], item["token"], item["at"]))
+        wanted.append((None, item["covers_seq"], item["covers_hash"], item["tsa"], item["token"], item["at"], None))
     lines = _lines(path, {w[1] for w in wanted})
     proofs = []
-    for seq, covers, digest, url, text, at in wanted:
+    for seq, covers, digest, url, text, at, recorded_at in wanted:
         where = f"the token at seq {seq}" if seq is not None else "the token held apart"
-        line = lines.get(covers)
-        actual = json.loads(line).get("hash") if line else None
-        if actual != digest:
-            problems.append(f"{where} covers seq {covers} with hash {digest[:16]}..., but the journal's line "
-                            f"{covers + 1} has {str(actual)[:16]}...: the journal was rewritten after it was stamped")
-            continue
+        named = "its event" if seq is not None else "its file"
         try:
             token = _decode(text)
         except Exception:
             problems.append(f"{where} holds no readable token")
             continue
+        imprint = _imprint(token)
+        if imprint is not None and imprint != digest:
+            problems.append(f"{where} is over another hash ({imprint[:16]}...) than {named} names (seq {covers}, "
+                            f"{digest[:16]}...): {named} was edited")
+            continue
+        line = lines.get(covers)
+        actual = json.loads(line).get("hash") if line else None
+        if actual != digest:
+            elsewhere = _seq_of(path, digest)
+            if elsewhere is not None:
+                problems.append(f"{where}: {named} says it covers seq {covers}, but the hash it covers is the one of "
+                                f"seq {elsewhere}: {named} was edited")
+            else:
+                problems.append(f"{where} covers seq {covers} with hash {digest[:16]}..., but the journal's line "
+                                f"{covers + 1} has {str(actual)[:16]}...: the journal was rewritten after it was "
+                                "stamped")
+            continue
         result = check_token(token, bytes.fromhex(digest), roots)
-        if result.at is not None and at is not None and dt.datetime.fromisoformat(at) != result.at:
-            result.problems.append(f"its event says {at}, but the token's own time is {result.at.isoformat()}")
+        if result.at is not None and dt.datetime.fromisoformat(at) != result.at:
+            result.problems.append(f"{named} says {at}, but the token's own time is {result.at.isoformat()}")
+        if result.at is not None and not result.problems:
+            slack = _accuracy(token) + CLOCK_SLACK
+            written = _recorded(line)
+            if written is not None and written > result.at + slack:
+                result.problems.append(f"the line it stamps (seq {covers}) says it was recorded at "
+                                       f"{written.isoformat()}, later than the token proves it existed "
+                                       f"({result.at.isoformat()}): the journal's recorded times are not its clock's "
+                                       "(set ahead, or typed)")
+            if recorded_at is not None and dt.datetime.fromisoformat(recorded_at) < result.at - slack:
+                result.problems.append(f"its event says it was recorded at {recorded_at}, before the TSA issued the "
+                                       f"token ({result.at.isoformat()}): the journal's recorded times are not its "
+                                       "clock's (set back, or typed)")
         problems += [f"{where}: {p}" for p in result.problems]
         proofs.append(Proof(seq, covers, digest, url, result))
     return proofs, problems
@@ -418,16 +566,40 @@ def check(path: str | Path, roots: list[Any] | None = None,
 
 def read_token_file(path: str | Path) -> dict[str, Any]:
     """A token file written by ``stamp --out``, its fields checked."""
+    import re
+
     from day60.files import read_json
 
     data = read_json(path, "--token", "a token file written by 'day60 stamp --out'")
-    ok = isinstance(data, dict) and data.get("format") == TOKEN_FORMAT \
-        and isinstance(data.get("covers_seq"), int) and data["covers_seq"] >= 0 \
-        and all(isinstance(data.get(k), str) for k in ("journal_header", "covers_hash", "tsa", "at", "token"))
-    if not ok:
-        raise InputError("--token", f"{path} is not a token file written by 'day60 stamp --out'",
-                         "give the file 'day60 stamp --out' wrote")
+    fix = "give the file 'day60 stamp --out' wrote, unchanged"
+    if not isinstance(data, dict) or data.get("format") != TOKEN_FORMAT:
+        raise InputError("--token", f"{path} is not a token file written by 'day60 stamp --out' (it names no format "
+                                    f"{TOKEN_FORMAT})", fix)
+    wrong = []
+    seq = data.get("covers_seq")
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
+        wrong.append("covers_seq (a seq: a whole number, 0 or more)")
+    for key in ("journal_header", "covers_hash"):
+        if not isinstance(data.get(key), str) or not re.fullmatch(r"[0-9a-f]{64}", data[key]):
+            wrong.append(f"{key} (a SHA-256: 64 lowercase hex digits)")
+    if not isinstance(data.get("tsa"), str):
+        wrong.append("tsa (the authority's URL)")
+    if not _instant(data.get("at")):
+        wrong.append("at (an ISO 8601 instant with its offset)")
+    token = data.get("token")
+    if not isinstance(token, str) or len(token) > 65536 or not re.fullmatch(r"[A-Za-z0-9+/]+={0,2}", token):
+        wrong.append("token (the RFC 3161 token, base64)")
+    if wrong:
+        raise InputError("--token", f"{path} is not as 'day60 stamp --out' writes it: wrong or missing "
+                                    f"{'; '.join(wrong)}", fix)
     return data
+
+
+def _instant(value: Any) -> bool:
+    try:
+        return isinstance(value, str) and dt.datetime.fromisoformat(value).tzinfo is not None
+    except ValueError:
+        return False
 
 
 def describe(proof: Proof) -> str:

@@ -60,11 +60,21 @@ def verify_report(path: str | Path, tsa_roots: list[Any] | None = None) -> Verdi
     verdict = Verdict(str(path))
     broken = _broken_signatures(raw, path)
     try:
-        embedded = pdfs.guarded(path, pdfs.attachments, pdf)
+        try:
+            embedded = pdfs.guarded(path, pdfs.attachments, pdf)
+        except pdfs.Departs as exc:
+            verdict.problems.append(str(exc))
+            _signatures(raw, path, verdict, {}, tsa_roots)
+            return verdict
         known = {docs.SCORE_JSON, docs.SCHEDULE_JSON, docs.DRILLS_JSON, docs.MANIFEST}
         if not known & set(embedded):
-            raise InputError("REPORT", f"{path} carries no embedded day60 data (no score, schedule or drills)",
-                             "give a report written by this toolkit with --pdf")
+            from day60.display import visible
+
+            carried = ", ".join(sorted(visible(n)[:60] for n in embedded)[:5])
+            raise InputError("REPORT", f"{path} is not a score, self-assessment, schedule or drills report: it carries "
+                                       + (f"only {carried}" if carried else "no embedded files"),
+                             "give a report written with --pdf by 'day60 score', 'selfassess', 'clauses export' or "
+                             "'voice drills' (a notice letter is checked by the SHA-256 its journal logs)")
         manifest, problem = _manifest(embedded)
         if problem:
             verdict.problems.append(problem)
@@ -74,6 +84,7 @@ def verify_report(path: str | Path, tsa_roots: list[Any] | None = None) -> Verdi
         rebuilt = _rebuild(manifest, embedded, verdict)
         if rebuilt is not None:
             _compare(raw, path, pdf, rebuilt, manifest, verdict)
+            _tokens(embedded, verdict, tsa_roots)
     except InputError as exc:
         if not broken:
             raise
@@ -383,7 +394,7 @@ def _compare(raw: bytes, path: str | Path, pdf: Any, document: docs.Document, ma
                 state = "is added" if part not in theirs else "is missing" if part not in mine else "differs"
                 found.append(f"{part} {state}: the file departs from what the toolkit writes outside its pages")
                 break
-        found += pdfs.annotations(pdf)
+        found += pdfs.annotations(pdf) + pdfs.form(pdf)
         return found
 
     found = pdfs.guarded(path, differences)
@@ -415,6 +426,27 @@ def _versions(block: Any) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(block.items()))
 
 
+# ----- the embedded journal's timestamp tokens --------------------------------------------------------
+
+
+def _tokens(embedded: dict[str, bytes], verdict: Verdict, tsa_roots: list[Any] | None) -> None:
+    """Every RFC 3161 token the embedded journal holds, checked as 'day60 verify' checks them and
+    stated (what it proves, on whose word); a token that does not hold fails the report, since the
+    journal a reader opens from it would claim a third party's time it does not have."""
+    from day60.evidence import timestamp
+
+    body = embedded.get(docs.SOURCES["journal"])
+    if body is None or f'"kind":"{timestamp.KIND}"'.encode() not in body:
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / docs.SOURCES["journal"]
+        path.write_bytes(body)
+        proofs, problems = timestamp.check(path, tsa_roots)
+    verdict.statements += [f"the embedded journal's {timestamp.describe(p)}" for p in proofs
+                           if not any(f"at seq {p.seq}:" in q for q in problems)]
+    verdict.problems += [f"the embedded journal: {problem}" for problem in problems]
+
+
 # ----- signatures ------------------------------------------------------------------------------------
 
 
@@ -440,8 +472,9 @@ def _signatures(raw: bytes, path: str | Path, verdict: Verdict, manifest: dict[s
             continue
         state = "intact" if mark.intact and mark.valid and not mark.problems else "NOT intact"
         verdict.statements.append(f"signed by {mark.subject} (certificate SHA-256 {mark.fingerprint}); the "
-                                  f"signature is {state} and covers {mark.covers}; the certificate is not judged "
-                                  "against a trust list")
+                                  f"signature is {state} and covers {mark.covers}; signer not verified: the "
+                                  "certificate is not checked against a trust list (compare its fingerprint with "
+                                  "the one the signer gives you)")
         recorded = wanted and mark.fingerprint == wanted["certificate_sha256"]
         if wanted and not recorded and not any(m.fingerprint == wanted["certificate_sha256"] for m in signatures):
             verdict.problems.append(f"the signature is by certificate {mark.fingerprint}, but the report was written "
@@ -452,11 +485,12 @@ def _signatures(raw: bytes, path: str | Path, verdict: Verdict, manifest: dict[s
                                       "recorded in it)" if wanted else "that signature was added after the toolkit "
                                       "wrote the report (no signer was recorded in it)")
         if mark.timestamp:
-            verdict.statements.append(_time_words("its signature timestamp", mark.timestamp, "it was signed"))
+            verdict.statements.append(_time_words("its signature timestamp", mark.timestamp, "it was signed",
+                                                  bool(tsa_roots)))
     for mark in stamps:
         if mark.timestamp:
             verdict.statements.append(_time_words("a document timestamp", mark.timestamp,
-                                                  "every byte before it existed"))
+                                                  "every byte before it existed", bool(tsa_roots), mark.problems))
     stamped = any(m.timestamp for m in found.marks)
     if tsa and not stamped:
         verdict.problems.append(f"it was written to carry a timestamp from {tsa}, but it carries none: the "
@@ -469,8 +503,14 @@ def _signatures(raw: bytes, path: str | Path, verdict: Verdict, manifest: dict[s
     verdict.problems += found.problems
 
 
-def _time_words(what: str, stamp: dict[str, Any], claim: str) -> str:
+def _time_words(what: str, stamp: dict[str, Any], claim: str, roots_given: bool,
+                problems: list[str] | None = None) -> str:
+    """A timestamp in words: what it says, and on whose word; a timestamp that does not verify (its
+    own token, or the bytes it covers, changed) is said to prove nothing, its claim not repeated."""
+    who = f"{what} from {stamp['tsa']} (certificate SHA-256 {stamp['tsa_certificate_sha256']})"
+    if stamp.get("problem") or problems:
+        return f"{who} does not verify: the time it names ({stamp['at']}) proves nothing"
     trust = "trusted under the roots given" if stamp["trusted"] else \
+        "its TSA does not chain to the roots given (--tsa-root)" if roots_given else \
         "its TSA is not checked against a root you trust (give --tsa-root)"
-    return (f"{what} from {stamp['tsa']} (certificate SHA-256 {stamp['tsa_certificate_sha256']}) says {claim} by "
-            f"{stamp['at']}; {trust}")
+    return f"{who} says {claim} by {stamp['at']}; {trust}"

@@ -18,7 +18,9 @@ from typing import Any
 from day60.errors import InputError
 from day60.imports import csvmap, jira, normalise, pagerduty, servicenow, zendesk
 from day60.imports.records import (
+    FORMAT_NAMES,
     Settings,
+    check_date_format,
     check_severity_map,
     load_map,
     parse_outcomes,
@@ -27,6 +29,7 @@ from day60.imports.records import (
 )
 
 FORMATS = {"servicenow": servicenow, "jira": jira, "zendesk": zendesk, "pagerduty": pagerduty, "csv": csvmap}
+assert tuple(FORMATS) == FORMAT_NAMES
 
 
 def list_formats() -> list[dict[str, str]]:
@@ -44,7 +47,9 @@ def settings(map_path: Path | None, severity_map: str | None, zone_name: str | N
     field = "--zone" if zone_name else "--map times.timezone"
     severity = parse_severity_map(severity_map) if severity_map else \
         check_severity_map(doc.get("severity", {}), "--map severity")
-    return Settings(zone(tz_name, field) if tz_name else None, date_format or times.get("format"), mode,
+    fmt = check_date_format(date_format, "--date-format") if date_format else \
+        check_date_format(times.get("format"), "--map times.format")
+    return Settings(zone(tz_name, field) if tz_name else None, fmt, mode,
                     severity, {str(k): str(v) for k, v in doc.get("columns", {}).items()},
                     {str(k): str(v) for k, v in doc.get("pauses", {}).items()},
                     parse_outcomes(doc.get("outcomes", {})), compile_patterns(doc.get("notes", {})),

@@ -40,7 +40,7 @@ from day60 import journal as jr
 from day60.clock import to_utc_us
 from day60.errors import InputError
 from day60.events import Ident
-from day60.imports.records import Pause, RowProblem, Settings, Ticket, Times, Unreadable, clean
+from day60.imports.records import FORMAT_NAMES, Pause, RowProblem, Settings, Ticket, Times, Unreadable, clean
 
 _IDENT = TypeAdapter(Ident)  # the journal's own rule for ids
 Event = tuple[str, dt.datetime, dict[str, Any]]
@@ -93,14 +93,30 @@ def ticket_events(t: Ticket, severity: int | None) -> list[Event]:
                                                             "3.19.3)"}))
     if not out:
         raise RowProblem("has no opening, detection or partner-notice time, so its clock cannot start")
+    holds: list[tuple[str, dt.datetime, dt.datetime | None, str]] = []
     for kind, name in (("wait", "wait"), ("change", "change-window")):
         for start, end, label in merged(p for p in t.pauses if p.kind == kind):
+            holds.append((name, start, end, label))
             out.append((f"incident.{name}-start", start, {"note": clean(label)}))
             if end is not None:
                 out.append((f"incident.{name}-end", end, {}))
     if t.communicated is not None:
         out.append(("incident.communicated", t.communicated, {}))
-    out += endings(t)
+    ends = endings(t)
+    out += ends
+    for name, start, end, label in holds:
+        later = next((at for kind, at, _ in ends if kind in ("incident.restored", "incident.ticket-closed")
+                      and at >= start), None)
+        if end is None and later is not None:  # it would run to the restore: an end nobody recorded
+            raise RowProblem(f"a {name} from {start.isoformat()} ({clean(label, 80)}) has no end, yet the ticket "
+                             f"was restored or closed at {later.isoformat()}: when the {name} ended is not recorded, "
+                             "so how much of the clock it stops cannot be told")
+    restored = next((at for kind, at, _ in ends if kind == "incident.restored"), None)
+    if t.outcome is not None and t.outcome[0] == "withdrawn" and restored is not None:
+        raise RowProblem(f"is withdrawn ({clean(t.outcome[1], 120)}), yet a monitoring check confirmed its restore "
+                         f"at {restored.isoformat()}: an incident the monitoring saw restored was not withdrawn as "
+                         "not reproducible (charter 3.19.5), and which the export means cannot be told; a person "
+                         "decides and logs it")
     if t.outcome is not None:
         kind, reason, when = t.outcome
         out.append((f"incident.{kind}", when or t.note_time() or out[0][1], {"reason": clean(reason, 300)}))
@@ -115,11 +131,18 @@ def merged(pauses: Iterable[Pause]) -> list[tuple[dt.datetime, dt.datetime | Non
         if last is not None and (last[1] is None or p.start <= last[1]):
             if last[1] is not None and (p.end is None or p.end > last[1]):
                 last[1] = p.end
-            if p.label not in last[2]:
-                last[2].append(p.label)
+            last[2][p.label] = None  # the labels as an ordered set: a list's 'in' made this quadratic
         else:
-            out.append([p.start, p.end, [p.label]])
-    return [(s, e, "; ".join(labels)) for s, e, labels in out]
+            out.append([p.start, p.end, {p.label: None}])
+    return [(s, e, _labels(labels)) for s, e, labels in out]
+
+
+def _labels(labels: dict[str, None]) -> str:
+    """The vendor's words for one merged hold: the first few, and how many more (a journal field
+    holds 200 characters, so a million continuation rows' labels are never joined whole)."""
+    shown = [label for label, _ in zip(labels, range(5), strict=False)]
+    more = len(labels) - len(shown)
+    return "; ".join(shown) + (f"; and {more} more" if more else "")
 
 
 def endings(t: Ticket) -> list[Event]:
@@ -186,7 +209,7 @@ def vendor_data(t: Ticket) -> dict[str, Any]:
 
 def check_ticket(ident: str, events: list[tuple[str, dt.datetime, dict[str, Any]]]) -> None:
     """Replay one ticket's events through the journal's rules of fact (RowProblem on a break)."""
-    state = jr._State()
+    state = jr.State()
     for n, (kind, at, data) in enumerate(events, start=1):
         try:
             state.apply(jr.Effective(n, kind, ident, at, data, None))
@@ -209,7 +232,7 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], conf
     """Append every readable ticket in ``items`` to the journal, in one locked batch.
     ``progress(step, records read)``, when given, hears of each step ("journal", "tickets",
     "reconciling") and, while tickets are read, of every hundredth record."""
-    from day60 import engine
+    from day60 import engine, reading
     from day60.imports import notes, reconcile
 
     tell = progress or (lambda step, done: None)
@@ -222,8 +245,9 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], conf
     times = Times(config)
     kept: list[str] = []
     tell("journal", 0)
-    with jr.batch(journal_path) as batch:
+    with reading.batch(journal_path) as batch:
         existing = _existing(batch.journal, fmt + ":")
+        elsewhere = _other_formats(batch.journal, fmt)
         tell("tickets", 0)
         for item in items:
             result.read += 1
@@ -243,6 +267,14 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], conf
             seen[ident] = item.where
             if repeated:
                 continue  # the import stops once the export is read: nothing more to build
+            twin = elsewhere.get(ident.split(":", 1)[1])
+            if twin is not None:
+                result.conflicts.append({"ticket": item.ref, "where": item.where,
+                                         "reason": f"the journal already holds this ticket as {twin}, imported from "
+                                                   "another format: importing it again would count one incident "
+                                                   "twice (if they are two incidents, log this one by hand under "
+                                                   "its own id)"})
+                continue
             try:
                 severity = _severity(item, config.severity, unmapped)
                 if severity == "skip":
@@ -263,6 +295,11 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], conf
                                                    f"{', '.join(str(s) for s in have.values())})"})
                 continue
             new = events if have is None else [e for e, key in zip(events, keys, strict=True) if key not in have]
+            if have is not None and new:
+                taken = _later_export(item, have, new)
+                if taken:
+                    result.conflicts.append({"ticket": item.ref, "where": item.where, "reason": taken})
+                    continue
             if have is not None and not new:
                 result.unchanged.append(item.ref)
             else:
@@ -300,6 +337,17 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], conf
     return result
 
 
+def _other_formats(journal: jr.Journal, fmt: str) -> dict[str, str]:
+    """Ticket ids the journal holds under another import format: ticket -> incident id."""
+    prefixes = tuple(f"{name}:" for name in FORMAT_NAMES if name != fmt)
+    if journal.incidents is not None:
+        where = " OR ".join(f"starts_with(id, '{p}')" for p in prefixes)  # the format names, never input
+        ids: Iterable[str] = journal.incidents.query(f"SELECT DISTINCT id FROM incidents WHERE {where}")["id"]
+    else:
+        ids = {e["id"] for e in journal.events if e["kind"].startswith("incident.") and e["id"].startswith(prefixes)}
+    return {ident.split(":", 1)[1]: ident for ident in ids}
+
+
 def _existing(journal: jr.Journal, prefix: str) -> dict[str, dict[tuple[str, int], int]]:
     """The tickets of this format the journal holds: id -> (kind, instant as written) -> seq."""
     if journal.incidents is not None:  # read on the engine: the incident events are in DuckDB
@@ -311,6 +359,30 @@ def _existing(journal: jr.Journal, prefix: str) -> dict[str, dict[tuple[str, int
     for ident, kind, at, seq in rows:
         out.setdefault(ident, {})[(kind, at)] = seq
     return out
+
+
+def _later_export(t: Ticket, have: dict[tuple[str, int], int], new: list[Event]) -> str | None:
+    """What a later export adds to a ticket the journal already holds. Once the journal counts its
+    confirmed restore, a withdrawal or exclusion arriving later would take it out of the figure:
+    that is a conflict for a person to decide (returned as the reason), never an extension. A
+    wait or change window it adds inside the clock already recorded shortens that figure: it is
+    written, and said in the ticket's notes."""
+    restores = [at for (kind, at) in have if kind == "incident.restored"]
+    if restores:
+        for kind, _at, _data in new:
+            if kind in ("incident.withdrawn", "incident.excluded"):
+                return (f"the journal already counts its restore (seq {have[('incident.restored', max(restores))]}), "
+                        f"and this export marks it {kind.split('.')[1]}: taking a counted ticket out of the figure "
+                        "is for a person to decide and log, not for a later export")
+    ended = max((at for (kind, at) in have if kind in ("incident.restored", "incident.ticket-closed")), default=None)
+    for kind, at, data in new:
+        if ended is not None and kind.endswith("-start") and kind in ("incident.wait-start",
+                                                                       "incident.change-window-start") \
+                and to_utc_us(at) < ended:
+            t.notes.append(f"this export adds a {kind[9:-6]} from {at.isoformat()} ({data.get('note', '')[:80]}) "
+                           "inside the clock the journal already held: the figure for this ticket is shorter than "
+                           "after the earlier import")
+    return None
 
 
 def _severity(t: Ticket, table: dict[str, str], unmapped: dict[str, str]) -> int | str | None:

@@ -93,7 +93,9 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
             resolve = resolves[-1]
             t.resolved = resolve[0]
             t.earlier = [(x[0], "resolved") for x in resolves[:-1]]
-            agent, channel = _agent(resolve[2]), ((resolve[2].get("channel") or {}).get("type") or "")
+            said = resolve[2].get("channel")
+            channel = str(said.get("type") or "") if isinstance(said, dict) else ""
+            agent = _agent(resolve[2])
             if agent in MONITORING_AGENTS and channel != "timeout":
                 t.check = f"resolved by the monitoring integration in PagerDuty ({agent}, channel {channel or 'n/a'})"
                 t.auto_resolved = f"{agent}, channel {channel or 'n/a'}"

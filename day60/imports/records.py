@@ -22,6 +22,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from day60.errors import InputError
 from day60.timeparse import EARLIEST, LATEST, RANGE_TEXT, localize
 
+FORMAT_NAMES = ("servicenow", "jira", "zendesk", "pagerduty", "csv")  # the import formats, as ids are prefixed
 PAUSE_KINDS = ("wait", "change", "kept")  # on the partner; an agreed change window; the supplier's own time
 SEVERITY_VALUES = ("1", "2", "3", "4", "unclassified", "skip")
 OUTCOMES = ("withdrawn", "excluded")  # charter 3.19.5: counted apart, never in the restore figure
@@ -250,6 +251,32 @@ def parse_outcomes(table: dict[str, Any]) -> dict[str, tuple[str, str | None]]:
 # ----- time ---------------------------------------------------------------------------------
 
 _OFFSET = re.compile(r"(Z|[+-][0-9]{2}:?[0-9]{2})$")
+# A date with no time of day (ISO calendar or week date): fromisoformat would read it as midnight.
+_DATE_ONLY = re.compile(r"[0-9]{4}-?(W[0-9]{2}(-?[0-9])?|[0-9]{2}-?[0-9]{2})")
+_TIME_OF_DAY = ("%H", "%I", "%X", "%c")  # strptime directives that read an hour
+
+
+def check_date_format(fmt: str | None, field_name: str) -> str | None:
+    """A stated strptime format must read a time of day (a date alone is not an instant: read as
+    midnight it would be a time nobody recorded), and an offset only as ``%z`` (a zone's
+    abbreviation such as GMT or BST is read by strptime as no zone at all)."""
+    if fmt is None:
+        return None
+    if not isinstance(fmt, str) or not fmt.strip() or len(fmt) > 60:
+        raise InputError(field_name, "is not a strptime format", "write one such as '%d/%m/%Y %H:%M'")
+    if not any(d in fmt for d in _TIME_OF_DAY):
+        raise InputError(field_name, f"{fmt!r} reads no time of day (no %H or %I), so every time would be "
+                                     "midnight, which nobody recorded", "give the format of the export's date and "
+                                                                        "time, e.g. '%d/%m/%Y %H:%M'")
+    if "%Z" in fmt:
+        raise InputError(field_name, f"{fmt!r} reads a zone name (%Z), which strptime does not turn into an offset",
+                         "use %z for an offset such as +0100, or state the zone with --zone and leave it out")
+    try:
+        dt.datetime.now().strftime(fmt)
+    except ValueError as exc:
+        raise InputError(field_name, f"{fmt!r} is not a strptime format ({exc})",
+                         "write one such as '%d/%m/%Y %H:%M'") from None
+    return fmt
 
 
 class Times:
@@ -261,12 +288,20 @@ class Times:
         self.how = how  # how to state the zone, for the message
 
     def read(self, text: str | None, column: str) -> dt.datetime | None:
+        if text is not None and not isinstance(text, str):  # a JSON number, true, a list: not a time as written
+            raise RowProblem(f"{column}: {str(text)[:20]!r} is a {type(text).__name__}, not a date and time")
         raw = (text or "").strip()
         if not raw:
             return None
         if len(raw) > 40:
             raise RowProblem(f"{column}: {raw[:20]!r}... is not a date and time")
-        if self.fmt and not _OFFSET.search(raw):
+        if not raw.isascii():  # strptime reads Arabic-Indic or full-width digits as if they were ASCII
+            raise RowProblem(f"{column}: {raw!r} holds characters other than ASCII (a digit that only looks like "
+                             "one, or an unusual space), so it is not read as a date and time")
+        if _DATE_ONLY.fullmatch(raw):
+            raise RowProblem(f"{column}: {raw!r} is a date with no time of day; read as midnight it would be a "
+                             "time nobody recorded")
+        if self.fmt and ("%z" in self.fmt or not _OFFSET.search(raw)):
             try:
                 value = dt.datetime.strptime(raw, self.fmt)
             except ValueError:

@@ -116,6 +116,10 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
     check_columns(settings, KEYS, "servicenow")
     times = Times(settings, utc=settings.mode == "raw")
     fmt = settings.date_format or "%Y-%m-%d %H:%M:%S"
+    if "%z" in fmt:
+        raise InputError("--date-format", "a ServiceNow export writes its times without an offset, so a format "
+                                          "with %z cannot be its own", "leave %z out; --mode says how its times are "
+                                                                       "read")
     files: dict[str, list[tuple[Path, list[str]]]] = {t: [] for t in TABLES}
     for p in paths:
         header = csv_header(p, "EXPORT")
@@ -235,7 +239,7 @@ def _notes_table(con: duckdb.DuckDBPyConnection, journals: list[tuple[Path, list
     parts = []
     for n, (p, header) in enumerate(journals):
         table = "name = 'incident' AND " if "name" in header else ""
-        parts.append(f"SELECT trim(element_id) AS k, trim(sys_created_on) AS raw, "
+        parts.append(f"SELECT trim(element_id) AS k, coalesce(trim(sys_created_on), '') AS raw, "
                      f"epoch_us(try_strptime(trim(sys_created_on), {_lit(fmt)})) AS us, "
                      "replace(replace(coalesce(value, ''), chr(30), ' '), chr(31), ' ') AS v "
                      f"FROM {_csv(held.path(p, 'EXPORT'), f'rej_notes_{n}')} WHERE {table}element IN "
@@ -382,8 +386,9 @@ def _notes_of(text: str, times: Times) -> list[tuple[dt.datetime | None, str]]:
     out: list[tuple[dt.datetime | None, str]] = []
     for entry in text.split(_END):
         us, raw, value = entry.split(_SEP, 2)
-        if not us:
-            continue  # a time that is not one: the note cannot be placed
+        if not us:  # no time, or one that is not one: the note is still read, and placed nowhere
+            out.append((None, value))
+            continue
         naive = _EPOCH + dt.timedelta(microseconds=int(us))
         at = naive.replace(tzinfo=dt.UTC) if times.zone is dt.UTC else times.attach(naive, raw, "sys_created_on")
         out.append((at, value))

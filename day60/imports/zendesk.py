@@ -122,7 +122,7 @@ def _field(item: dict[str, Any], key: str) -> Any:
     """A ticket field, or a custom field written ``custom_field:ID``."""
     if key.startswith("custom_field:"):
         wanted = key.split(":", 1)[1]
-        return next((f.get("value") for f in item.get("custom_fields") or [] if isinstance(f, dict)
+        return next((f.get("value") for f in _list(item, "custom_fields") if isinstance(f, dict)
                      and str(f.get("id")) == wanted), None)
     return item.get(key)
 
@@ -169,7 +169,7 @@ def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, 
     replies = [at for at, m, kind in events if m == "reply_time" and kind == "fulfill"]
     if measured and any(m == "reply_time" for _, m, _ in events):
         t.ack_known, t.acknowledged = True, (replies[0] if replies else None)
-    tags = [str(tag) for tag in item.get("tags") or [] if isinstance(tag, str)]
+    tags = [str(tag) for tag in _list(item, "tags") if isinstance(tag, str)]
     outcome_field = col("outcome")
     values = [("tag", tag) for tag in tags] if outcome_field == "tags" else \
         [(outcome_field, None if _field(item, outcome_field) is None else str(_field(item, outcome_field)))] \
@@ -234,6 +234,16 @@ def _pauses(t: Ticket, events: list[tuple[dt.datetime, str, str]], audits: list[
     if status is not None and settings.pauses.get(f"custom_status:{status[1]}"):
         t.pauses.append(Pause(settings.pauses[f"custom_status:{status[1]}"], status[0], None,
                               f"custom status {status[1]}"))
+
+
+def _list(item: dict[str, Any], key: str) -> list[Any]:
+    """A ticket's list field (custom_fields, tags): absent or null is none; anything else is refused."""
+    value = item.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise RowProblem(f"{key} is a {type(value).__name__}, not a list")
+    return value
 
 
 def _text(value: Any) -> str | None:

@@ -1,6 +1,6 @@
 """One exercise, one row: the step that reads a journal, computes its figures and score, and
 keeps what a portfolio shows. It reads one journal at a time and needs nothing from the others,
-so it is the step a firm would spread over many machines (see the README); ``query`` then
+so it is the step a firm would spread over many machines (docs/scale.md); ``query`` then
 works on the rows alone.
 """
 
@@ -45,10 +45,10 @@ def journals(paths: list[Path]) -> list[Path]:
 def score(path: Path, published: Any = None) -> Scored:
     """Read one journal with every check, score it at its tier against a rubric's defaults (the
     published one unless given)."""
-    from day60 import assess, engine, rubric
+    from day60 import assess, reading, rubric
 
     published = published or rubric.load()
-    journal = engine.read(path)
+    journal = reading.read(path)
     done = assess.score_journal(journal, published)
     kind = published.tiers[done.result["tier"]].rollback_kind
     return Scored(row(path, journal, done.result, done.figures.summary, kind), done.result, done.figures.summary)

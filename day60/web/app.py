@@ -14,6 +14,7 @@ import datetime as dt
 import hmac
 import json
 import secrets
+import sys
 import unicodedata
 import urllib.parse
 from collections.abc import AsyncIterator
@@ -119,7 +120,12 @@ def _plain(status: int, text: str) -> Response:
     return Response(text + "\n", status_code=status, media_type="text/plain; charset=utf-8")
 
 
-def create_app(path: Path, held: Path | None, token: str, host: str, port: int) -> Starlette:
+def create_app(path: Path, held: Path | None, token: str, host: str, port: int, tsa: str | None = None,
+               stamp_when: str = "close", tsa_roots: list[Any] | None = None) -> Starlette:
+    """The web checklist over one journal. With ``tsa``, a timestamp authority's URL, the server
+    stamps the journal's head at the close and after every line after it (``stamp_when``
+    "close"), or after every event ("every"), in the background: a press never waits for the TSA,
+    and one token covers every line written before it was asked."""
     room = Room(path, held)
     keys = Keys.beside(path)
     join_token = token
@@ -488,11 +494,27 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int) 
                 if await run_in_threadpool(room.refresh) or room.problem != problem:
                     room.wake()
 
-        task = asyncio.create_task(follow())
+        async def stamp() -> None:
+            from day60.evidence import timestamp
+
+            failed: set[int] = set()  # the line counts a stamp failed at: asked again after a new line
+            while True:
+                await asyncio.sleep(0.5)
+                events = list(room.events)
+                if len(events) in failed or room.problem or not timestamp.due(events, stamp_when):
+                    continue
+                _event, problem = await run_in_threadpool(timestamp.stamp_if_due, path, tsa, stamp_when, tsa_roots)
+                if problem:  # the token line, when written, reaches the pages through follow()
+                    failed.add(len(events))
+                    print(f"note: not timestamped: {problem}; the lines written stand; stamp later with "
+                          f"'day60 stamp {path} --tsa {tsa}'", file=sys.stderr, flush=True)
+
+        tasks = [asyncio.create_task(follow())] + ([asyncio.create_task(stamp())] if tsa else [])
         try:
             yield
         finally:
-            task.cancel()
+            for task in tasks:
+                task.cancel()
 
     routes = [
         Route("/", index, methods=["GET"]),

@@ -244,7 +244,7 @@ def _check_together(room: Room, ident: str, lines: list[tuple[str, dt.datetime, 
         try:
             typed = DATA_MODELS[kind].model_validate(data).model_dump(mode="json", exclude_none=True)
         except ValidationError as exc:
-            raise journal._event_problem(kind, exc) from None
+            raise journal.event_problem(kind, exc) from None
         candidates.append({"seq": seq, "kind": kind, "id": ident, "at": at.isoformat(), "data": typed})
     journal.check_rules([*room.events, *candidates])
 

@@ -37,8 +37,11 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from day60 import journal as jr
-from day60.errors import Note
+from day60.errors import InputError, Note
+from day60.journal import verification
+from day60.journal.line import canonical, own_hash, sha256_hex
+from day60.journal.rules import Effective, Ending, State
+from day60.kinds import FIXERS
 
 VERSION = "4"
 _GLOBAL = ("report", "dispute")  # facts not keyed by an event id: loaded whole (there are few)
@@ -106,7 +109,7 @@ def _file_sha256(path: Path) -> str:
 
 def _seal(key: bytes, index_file: Path, meta: dict[str, str]) -> str:
     binding = json.dumps({"index": _file_sha256(index_file), "version": VERSION, "stat": meta["stat"],
-                          "prev": meta["prev"], "seq": meta["seq"], "header": jr.sha256_hex(meta["header"])},
+                          "prev": meta["prev"], "seq": meta["seq"], "header": sha256_hex(meta["header"])},
                          sort_keys=True)
     return hmac.new(key, binding.encode(), hashlib.sha256).hexdigest()
 
@@ -153,16 +156,16 @@ class Index:
     @classmethod
     def _rebuild(cls, path: Path, where: Path, info: os.stat_result, key: bytes | None,
                  unusable: str | None = None) -> Index:
-        found = jr.scan(path)  # every check a read makes, streamed; a damaged journal is refused here
+        found = verification.scan(path)  # every check a read makes, streamed; a damaged journal is refused here
         if found.report.problem:
-            raise jr.InputError("JOURNAL", f"{path}: {found.report.problem}",
+            raise InputError("JOURNAL", f"{path}: {found.report.problem}",
                                 f"run 'day60 verify {path}'; a journal is read only as 'day60' wrote it")
         if found.report.partial:
-            raise jr.InputError("JOURNAL", f"{path} ends with a partial line from an interrupted write",
+            raise InputError("JOURNAL", f"{path} ends with a partial line from an interrupted write",
                                 f"run 'day60 verify --repair {path}' first")
         state, last, header = found.state, found.last_line, found.header
-        meta = {"version": VERSION, "stat": _stat(info), "header": jr.canonical(header),
-                "seq": str(found.report.events), "prev": jr.sha256_hex(last), "tail": str(len(last.encode())),
+        meta = {"version": VERSION, "stat": _stat(info), "header": canonical(header),
+                "seq": str(found.report.events), "prev": sha256_hex(last), "tail": str(len(last.encode())),
                 "closed": "1" if state.closed else "0"}
         fresh = where.with_name(where.name + f".{os.getpid()}.new")
         if unusable is None:
@@ -189,9 +192,9 @@ class Index:
         out.unusable = unusable
         return out
 
-    def state_for(self, ident: str) -> jr._State:
+    def state_for(self, ident: str) -> State:
         """The rules' state as a full replay would leave it, for this id and the shared facts."""
-        state = jr._State()
+        state = State()
         state.closed = self.closed
         rows = self.con.execute("SELECT kind, id, value FROM state WHERE id = ?", (ident,)).fetchall()
         rows += self.con.execute(f"SELECT kind, id, value FROM state WHERE kind IN {_GLOBAL}").fetchall()
@@ -199,11 +202,11 @@ class Index:
             _load(state, kind, key, json.loads(value))
         return state
 
-    def record(self, state: jr._State, ident: str, line: str, fd: int) -> None:
+    def record(self, state: State, ident: str, line: str, fd: int) -> None:
         """After a line was appended: the new tail, and this id's facts as the rules left them.
         The line is written already: a failure here is told (IndexNote), never raised."""
         self.seq += 1
-        self.prev = jr.sha256_hex(line)
+        self.prev = sha256_hex(line)
         self.closed = state.closed
         if not self.keep:
             note(f"seq {self.seq} was appended to {self.path}; its index {index_path(self.path)} was not kept "
@@ -221,7 +224,7 @@ class Index:
             note(f"seq {self.seq} was appended to {self.path}; its index could not be updated ({exc}) and will be "
                  "rebuilt from the journal at the next append")
 
-    def _record(self, state: jr._State, ident: str, line: str, fd: int) -> None:
+    def _record(self, state: State, ident: str, line: str, fd: int) -> None:
         info = os.fstat(fd)
         rows = [r for r in _rows(state) if r[1] == ident or r[0] in _GLOBAL]
         meta = {"stat": _stat(info), "seq": str(self.seq), "prev": self.prev, "tail": str(len(line.encode())),
@@ -232,6 +235,10 @@ class Index:
             self.con.execute(f"DELETE FROM state WHERE kind IN {_GLOBAL}")
             self.con.executemany("INSERT OR REPLACE INTO state VALUES (?, ?, ?)", rows)
             self.con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
+        self._place_and_seal()
+
+    def _place_and_seal(self) -> None:
+        """The index file put in place (a rebuilt one) and sealed over what it now holds."""
         full = dict(self.con.execute("SELECT k, v FROM meta").fetchall())
         target = index_path(self.path)
         if self.fresh is not None:
@@ -249,6 +256,110 @@ class Index:
         self.con.close()
         if self.fresh is not None:
             self.fresh.unlink(missing_ok=True)
+
+
+class BatchUpdate:
+    """The index kept current through a batch (an import): every event the batch adds is
+    replayed through the rules on the state the index holds for its id, a block of events at a
+    time, the rows written inside one transaction that is committed only once the journal has
+    the lines, and rolled back otherwise. So the first append after a large import reads its own
+    id's rows, as after any append, instead of rebuilding the index from a full replay.
+
+    A rule the batch breaks is refused (InputError, nothing written), as one append would be.
+    An event whose effect reaches back (a correction, a reveal, an exclusion) cannot be replayed
+    on one id's rows: the index is then dropped at the commit, and the next append rebuilds it."""
+
+    BLOCK = 20_000  # events replayed at once: one query loads every id of the block
+
+    def __init__(self, idx: Index) -> None:
+        self.idx = idx
+        self.pending: list[tuple[int, str, str, str, dict[str, Any]]] = []
+        self.shared = State()  # the facts not keyed by an id, carried from block to block
+        self.shared.closed = idx.closed
+        for kind, key, value in idx.con.execute(f"SELECT kind, id, value FROM state WHERE kind IN {_GLOBAL}"):
+            _load(self.shared, kind, key, json.loads(value))
+        self.reaches_back = False
+        idx.con.execute("BEGIN")
+
+    @classmethod
+    def begin(cls, path: Path, fd: int) -> BatchUpdate | None:
+        """The index of the journal at ``path`` (locked, open as ``fd``), rebuilt first if it does
+        not match; None where no index can be kept (the batch is written without one)."""
+        idx = Index.open(path, fd)
+        if not idx.keep:
+            idx.close()
+            return None
+        try:
+            return cls(idx)
+        except sqlite3.Error:
+            idx.close()
+            return None
+
+    def add(self, seq: int, kind: str, ident: str, at: str, data: dict[str, Any]) -> None:
+        if kind in FIXERS or (kind == "resolve" and data.get("exclude")):
+            self.reaches_back = True
+        self.pending.append((seq, kind, ident, at, data))
+        if len(self.pending) >= self.BLOCK:
+            self.replay()
+
+    def replay(self) -> None:
+        """The pending events through the rules, on their ids' rows; the rows written back."""
+        if not self.pending or self.reaches_back:
+            self.pending.clear()
+            return
+        con = self.idx.con
+        state = State()
+        state.closed, state.reports, state.disputes = self.shared.closed, self.shared.reports, self.shared.disputes
+        ids = list(dict.fromkeys(p[2] for p in self.pending))
+        con.execute("CREATE TEMP TABLE IF NOT EXISTS batch_ids (id TEXT PRIMARY KEY)")
+        con.execute("DELETE FROM batch_ids")
+        con.executemany("INSERT INTO batch_ids VALUES (?)", ((i,) for i in ids))
+        for kind, key, value in con.execute(f"SELECT kind, id, value FROM state WHERE id IN (SELECT id FROM "
+                                            f"batch_ids) AND kind NOT IN {_GLOBAL}"):
+            _load(state, kind, key, json.loads(value))
+        when = dt.datetime.fromisoformat
+        for seq, kind, ident, at, data in self.pending:
+            state.apply_at(Effective(seq, kind, ident, when(at) if at is not None else None, data, at))
+        self.pending.clear()
+        con.execute("DELETE FROM state WHERE id IN (SELECT id FROM batch_ids)")
+        con.execute(f"DELETE FROM state WHERE kind IN {_GLOBAL}")
+        con.executemany("INSERT OR REPLACE INTO state VALUES (?, ?, ?)", _rows(state))
+        self.shared = state  # its ids' facts are written; only the shared ones are read from it again
+
+    def commit(self, seq: int, last_line: str, fd: int) -> None:
+        """The journal holds the batch's lines (``seq``: the last one's, ``last_line``: its text):
+        the index takes the new tail and is committed and sealed. A failure here is told
+        (IndexNote) and the index dropped: the lines stand, the next append rebuilds it."""
+        idx = self.idx
+        try:
+            if self.reaches_back:
+                raise sqlite3.Error("the batch holds an event whose effect reaches back")
+            self.replay()
+            idx.seq, idx.prev, idx.closed = seq, sha256_hex(last_line), self.shared.closed
+            meta = {"stat": _stat(os.fstat(fd)), "seq": str(seq), "prev": idx.prev,
+                    "tail": str(len(last_line.encode())), "closed": "1" if idx.closed else "0"}
+            idx.con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
+            idx.con.execute("COMMIT")
+            idx._place_and_seal()
+        except (sqlite3.Error, OSError) as exc:
+            if idx.con.in_transaction:
+                idx.con.execute("ROLLBACK")
+            idx.close()
+            forget(idx.path)
+            if not self.reaches_back:
+                note(f"the batch was appended to {idx.path}; its index could not be updated ({exc}) and will be "
+                     "rebuilt from the journal at the next append")
+            return
+        idx.close()
+
+    def abandon(self) -> None:
+        """The batch wrote nothing: the index stays as it was."""
+        try:
+            if self.idx.con.in_transaction:
+                self.idx.con.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+        self.idx.close()
 
 
 def _read_seal(path: Path) -> str:
@@ -305,12 +416,12 @@ def _tail_matches(path: Path, meta: dict[str, str]) -> bool:
     before = chunk[:-tail - 1]
     if before and not before.endswith(b"\n"):
         return False
-    if jr.sha256_hex(line) != meta["prev"]:
+    if sha256_hex(line) != meta["prev"]:
         return False
     text = line.decode("utf-8")
     last = json.loads(text)
     seq = last.get("seq", 0) if isinstance(last, dict) else None
-    if seq != int(meta["seq"]) or jr.own_hash(text, last) != last.get("hash"):
+    if seq != int(meta["seq"]) or own_hash(text, last) != last.get("hash"):
         return False
     with path.open("rb") as fh:  # and the header is the one the index was built from
         first = fh.readline()
@@ -332,7 +443,7 @@ def _when(value: str | None) -> dt.datetime | None:
     return dt.datetime.fromisoformat(value) if value is not None else None
 
 
-def _rows(state: jr._State) -> list[tuple[str, str, str]]:
+def _rows(state: State) -> list[tuple[str, str, str]]:
     rows = []
     for kind, attr in _TIMES.items():
         rows += [(kind, key, json.dumps(_iso(at))) for key, at in getattr(state, attr).items()]
@@ -350,7 +461,7 @@ def _rows(state: jr._State) -> list[tuple[str, str, str]]:
     return rows
 
 
-def _load(state: jr._State, kind: str, key: str, value: Any) -> None:
+def _load(state: State, kind: str, key: str, value: Any) -> None:
     if kind in _TIMES:
         getattr(state, _TIMES[kind])[key] = _when(value)
     elif kind in _SETS:
@@ -358,12 +469,12 @@ def _load(state: jr._State, kind: str, key: str, value: Any) -> None:
     elif kind == "raised":
         state.raised[key] = _when(value)
     elif kind == "onset":
-        state.onsets[key] = jr.Effective(value["seq"], "drift.onset", key, _when(value["at"]), {}, None,
+        state.onsets[key] = Effective(value["seq"], "drift.onset", key, _when(value["at"]), {}, None,
                                          sealed=value["sealed"], revealed=value["revealed"])
     elif kind.startswith("window:"):
         state.open_windows[(key, kind.split(":", 1)[1])] = _when(value)
     elif kind == "ending":
-        state.endings[key] = jr.Ending(value["last"], _when(value["last_at"]), _when(value["closed_at"]),
+        state.endings[key] = Ending(value["last"], _when(value["last_at"]), _when(value["closed_at"]),
                                        value["closed_after"])
     elif kind == "dispute":
         state.disputes[int(key)] = value

@@ -1,0 +1,49 @@
+"""The one place that chooses how a journal is read: on the engine's fast path where it can
+vouch for the journal, by the reference reader (``journal.read``) otherwise.
+
+Every command that reads a journal for figures, a table or a report reads it here, so they all
+see it the same way. The engine (``day60.engine``) tries; at its first doubt it declines, and the
+reference reader reads the file line by line, accepting it or naming its first bad line. Neither
+of the two calls the other: both sit below this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from day60 import engine
+from day60 import journal as jr
+
+
+def read(path: str | Path, locked: bool = False, events: bool = False) -> jr.Journal:
+    """The journal, checked as ``journal.read`` checks it.
+
+    On the fast path the incident events are held in ``Journal.incidents`` (the engine's tables,
+    which ``metrics.compute`` reads), and ``events`` holds the other events only, unless
+    ``events=True`` asks for every event as well (a timeline, the ``show`` table, a score that
+    lists corrections and disputes): in file order, each as ``journal.read`` parses it.
+    ``locked``: the caller already holds the journal's lock (an import appending to it).
+    """
+    try:
+        return engine.read_fast(path, locked=locked, events=events)
+    except engine.Declined:
+        return jr.read(path)
+
+
+def verify(path: str | Path, expect: str | None = None) -> jr.VerifyReport:
+    """``journal.verify``: every line's canonical form, hash and chain, the reveals and the rules
+    of fact, on the fast path where it can vouch for the journal (the same report either way)."""
+    try:
+        return engine.verify_fast(path, expect)
+    except engine.Declined:
+        return jr.verify(path, expect)
+
+
+@contextmanager
+def batch(path: str | Path) -> Iterator[jr.Batch]:
+    """``journal.batch``, with the journal read under the batch's lock on the engine where it can
+    be (a year of tickets is read in seconds there, not minutes)."""
+    with jr.batch(path, read_with=lambda p: read(p, locked=True)) as b:
+        yield b

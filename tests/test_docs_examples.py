@@ -1,0 +1,128 @@
+"""Every example in the README and in docs/ runs as written, for a newcomer who installed the wheel.
+
+The wheel is built once per test session from this checkout and installed into a fresh virtual
+environment (with the system's site-packages, so nothing is downloaded; the venv's own day60
+comes first on its path, ahead of any editable install of the checkout). Each Markdown file's
+``sh`` and ``python`` blocks then run in order, one file to an empty folder, with that venv's
+bin first on PATH: ``sh`` blocks under ``bash -e -o pipefail``, ``python`` blocks with the venv's
+python. A block that fails fails the test, naming its file and line. Synopses with placeholders,
+and commands that need a terminal, a server or the network, are fenced ``text`` and not run."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.docblocks import ROOT, RUN, SHOWN, blocks, markdown_files
+
+BLOCK_TIMEOUT = 300  # seconds: a generous ceiling for one block on a loaded 2-core machine
+
+
+def _shared_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder for the whole session: under xdist every worker has its own basetemp inside
+    one run folder, so the run folder is shared; without xdist the basetemp is this run's own."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A virtual environment holding the wheel built from this checkout (built once a session,
+    whichever worker gets there first; the others wait on the lock and reuse it)."""
+    shared = _shared_folder(tmp_path_factory) / "docs-examples"
+    shared.mkdir(exist_ok=True)
+    env_dir, done = shared / "venv", shared / "ready"
+    with open(shared / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            dist = shared / "dist"
+            subprocess.run([sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(dist)], cwd=ROOT,
+                           check=True, capture_output=True)
+            [wheel] = dist.glob("day60-*.whl")
+            subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(env_dir)],
+                           check=True, capture_output=True)
+            # The system's pip, run by the venv's python, installs into the venv.
+            subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
+                            str(wheel)], check=True, capture_output=True, env=_clean_env(env_dir))
+            done.touch()
+    return env_dir
+
+
+def _clean_env(env_dir: Path, state: Path | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTHON", "DAY60_", "VIRTUAL_ENV", "PIP_"))}
+    env["PATH"] = f"{env_dir / 'bin'}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}"
+    env["VIRTUAL_ENV"] = str(env_dir)
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    if state is not None:
+        env["XDG_STATE_HOME"] = str(state)  # the index key: this test's own, not the user's
+    return env
+
+
+def test_the_venv_runs_the_wheel_not_the_checkout(venv, tmp_path):
+    """The examples would prove nothing if `day60` resolved to the source tree: the venv's
+    day60 is the installed copy, with the data folders the wheel ships."""
+    code = ("import day60, day60.resources as r, shutil; "
+            "print(day60.__file__); print(shutil.which('day60'))")
+    done = subprocess.run(["python", "-c", code], cwd=tmp_path, env=_clean_env(venv), capture_output=True,
+                          text=True, check=True)
+    module, script = done.stdout.split()
+    assert Path(module).resolve().is_relative_to(venv.resolve()), module
+    assert Path(script).resolve().is_relative_to(venv.resolve()), script
+
+
+FILES = markdown_files()
+
+
+@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(ROOT)) for p in FILES])
+def test_every_fence_says_what_it_is(path):
+    """A shell example fenced `bash`, `console` or with no language would escape the run:
+    each block is an example that runs (sh, python) or says what it shows instead."""
+    wrong = [f"{b.where} is fenced {b.lang or 'with no language'!r}" for b in blocks(path)
+             if b.lang not in RUN + SHOWN]
+    assert not wrong, "; ".join(wrong) + f": fence examples as {' or '.join(RUN)}, the rest as {', '.join(SHOWN)}"
+
+
+RUNNABLE = [p for p in FILES if any(b.lang in RUN for b in blocks(p))]
+
+
+@pytest.mark.parametrize("path", RUNNABLE, ids=[str(p.relative_to(ROOT)) for p in RUNNABLE])
+def test_examples_run_as_written(path, venv, tmp_path):
+    work, state = tmp_path / "work", tmp_path / "state"
+    work.mkdir()
+    state.mkdir()
+    env = _clean_env(venv, state)
+    for block in (b for b in blocks(path) if b.lang in RUN):
+        argv = (["bash", "-e", "-o", "pipefail", "-c", block.code] if block.lang == "sh"
+                else ["python", "-c", block.code])
+        done = subprocess.run(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=BLOCK_TIMEOUT)
+        if done.returncode != 0:
+            pytest.fail(f"{block.where}: the {block.lang} block exited {done.returncode}\n--- block\n{block.code}"
+                        f"--- stdout (last 3000 characters)\n{done.stdout[-3000:]}"
+                        f"--- stderr (last 3000 characters)\n{done.stderr[-3000:]}", pytrace=False)
+
+
+def test_the_readme_test_command_is_what_ci_runs():
+    """The README's first block holds the newcomer's two commands; the second is the test
+    command, and .ci/run runs each of its steps, in its order."""
+    first = blocks(ROOT / "README.md")[0]
+    assert first.code.splitlines() == ["pip install . && day60 demo",
+                                       "pip install -e '.[test]' && ruff check . && pytest"]
+    steps = [s.strip() for s in first.code.splitlines()[1].split("&&")]
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
+          if line.strip() and not line.lstrip().startswith("#")]
+    want = [re.compile(r"python -m pip install -q -e '\.\[test\]'$"), re.compile(r"ruff check \.$"),
+            re.compile(r"pytest$")]
+    places = []
+    for step, pattern in zip(steps, want, strict=True):
+        hits = [i for i, line in enumerate(ci) if pattern.match(line)]
+        assert hits, f".ci/run does not run the README's step {step!r}"
+        places.append(hits[0])
+    assert places == sorted(places), f".ci/run runs the README's steps out of order: {places}"

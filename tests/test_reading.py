@@ -1,0 +1,150 @@
+"""One reader for every command (``day60.reading``): ``score``, ``show`` and ``notice`` read a
+journal the engine can vouch for on the engine, and say exactly what they say when the reference
+reader reads it; an import leaves the sidecar index current, so the first ``log`` after it reads
+its own id's rows instead of replaying the journal."""
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+
+from day60 import journal as jr
+from day60 import reading
+from day60.journal import index, verification
+from tests.builders import SIGN_OFF, make_journal
+
+EX = Path(__file__).resolve().parents[1] / "day60" / "imports" / "examples"
+
+
+def _imported_journal(tmp_path: Path, run) -> Path:
+    path = make_journal(tmp_path / "records.jsonl", [], tier="T2", window=("2026-03-02T09:00", "2026-03-13T17:30"))
+    r = run("import", "csv", EX / "spreadsheet.csv", "--map", EX / "spreadsheet-map.toml", "--journal", path,
+            "--format", "json")
+    assert r.exit_code == 0, r.output
+    first = next(e for e in jr.read(path).events if e["kind"] == "incident.detected")
+    jr.correct(path, first["seq"], dt.datetime.fromisoformat(first["at"]) - dt.timedelta(minutes=5), "typed late")
+    return path
+
+
+def _without_run_details(result: dict) -> dict:
+    """A score's JSON less what differs from one run to the next (when and how it was run)."""
+    return {k: v for k, v in result.items() if k != "provenance"}
+
+
+def _reference_only(monkeypatch) -> None:
+    monkeypatch.setattr(reading, "read", lambda path, locked=False, events=False: jr.read(path))
+
+
+def _engine_only(monkeypatch) -> None:
+    def refuse(*args, **kwargs):
+        raise AssertionError("the reference reader was reached: the engine declined")
+
+    monkeypatch.setattr(jr, "read", refuse)
+
+
+def test_the_engine_lists_every_event_as_the_reference_reads_it(tmp_path, run, monkeypatch):
+    path = _imported_journal(tmp_path, run)
+    reference = jr.read(path)
+    with monkeypatch.context() as m:
+        _engine_only(m)
+        fast = reading.read(path, events=True)
+    assert fast.incidents is not None  # on the engine's tables
+    assert fast.events == reference.events  # every event, in seq order, parsed alike
+    assert (fast.head, fast.sha256, fast.last_line) == (reference.head, reference.sha256, reference.last_line)
+    lean = reading.read(path)  # without events=True only the non-incident events are listed
+    assert [e["kind"] for e in lean.events] == [e["kind"] for e in reference.events
+                                                if not e["kind"].startswith("incident.")]
+
+
+@pytest.mark.parametrize("command", [("score", "--format", "json"), ("show", "--format", "json")])
+def test_score_and_show_say_the_same_on_either_reader(tmp_path, run, monkeypatch, command):
+    """On an imported journal (organic incidents and a correction: read on the engine) and on the
+    demo exercise (raised incidents go through the safety gate: read by the reference reader)."""
+    from day60 import demo
+
+    demo_path = tmp_path / "demo.jsonl"
+    demo.build_journal(demo_path)
+    for path in (_imported_journal(tmp_path, run), demo_path):
+        fast = run(command[0], path, *command[1:])
+        assert fast.exit_code == 0, fast.output
+        with monkeypatch.context() as m:
+            _reference_only(m)
+            slow = run(command[0], path, *command[1:])
+        assert slow.exit_code == 0, slow.output
+        one, two = json.loads(fast.stdout), json.loads(slow.stdout)
+        if command[0] == "score":
+            one, two = _without_run_details(one), _without_run_details(two)
+        assert one == two
+
+
+def test_score_reads_an_engine_journal_on_the_engine(tmp_path, run, monkeypatch):
+    path = _imported_journal(tmp_path, run)
+    _engine_only(monkeypatch)
+    r = run("score", path, "--format", "json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["journal_head"] == jr.verify(path).head
+
+
+def _index_meta(path: Path) -> dict:
+    import sqlite3
+
+    con = sqlite3.connect(index.index_path(path))
+    try:
+        return dict(con.execute("SELECT k, v FROM meta").fetchall())
+    finally:
+        con.close()
+
+
+def _no_rebuild(monkeypatch) -> None:
+    def refuse(*args, **kwargs):
+        raise AssertionError("the index was rebuilt from a full replay")
+
+    monkeypatch.setattr(verification, "scan", refuse)
+
+
+def test_an_import_leaves_the_index_current(tmp_path, run, monkeypatch):
+    """The index's recorded head is the journal's after the import, and the first log after it
+    uses the index (no full replay) and sees the imported incidents' state."""
+    path = make_journal(tmp_path / "records.jsonl", [], tier="T2", window=("2026-03-02T09:00", "2026-03-13T17:30"))
+    r = run("import", "csv", EX / "spreadsheet.csv", "--map", EX / "spreadsheet-map.toml", "--journal", path)
+    assert r.exit_code == 0, r.output
+    head = jr.verify(path).head
+    meta = _index_meta(path)
+    assert int(meta["seq"]) == head["seq"] > 0
+    assert meta["prev"] == jr.sha256_hex(path.read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1])
+    ticket = next(e for e in jr.read(path).events if e["kind"] == "incident.detected")["id"]
+    _no_rebuild(monkeypatch)
+    again = run("log", path, "incident.detected", "--id", ticket, "--at", "2026-03-05T10:00",
+                "--set", "source=organic")
+    assert again.exit_code == 2 and "already detected" in again.output  # the imported state, from the index
+    r = run("log", path, "incident.detected", "--id", "new-one", "--at", "2026-03-05T10:00", "--set", "source=organic")
+    assert r.exit_code == 0, r.output
+    assert int(_index_meta(path)["seq"]) == head["seq"] + 1
+    monkeypatch.undo()
+    assert jr.verify(path).ok
+
+
+def test_a_second_import_keeps_the_index_current_too(tmp_path, run, monkeypatch):
+    path = make_journal(tmp_path / "records.jsonl", [("safety.agreed", "D1", "2026-02-27T10:00", SIGN_OFF)],
+                        tier="T2", window=("2026-03-02T09:00", "2026-03-13T17:30"))
+    args = ("import", "csv", EX / "spreadsheet.csv", "--map", EX / "spreadsheet-map.toml", "--journal", path)
+    assert run(*args).exit_code == 0
+    _no_rebuild(monkeypatch)  # the first import left it current: the second needs no rebuild either
+    assert run(*args).exit_code == 0  # nothing new: the same head
+    assert int(_index_meta(path)["seq"]) == jr.read(path).head["seq"]
+
+
+def test_a_batch_that_breaks_a_rule_writes_nothing(tmp_path):
+    """The index replays a batch's events on the state it holds for their ids: a second
+    detection of an incident the journal already holds is refused, and neither the journal nor
+    its index changes."""
+    path = make_journal(tmp_path / "j.jsonl", [("incident.detected", "I1", "2026-03-03T10:00",
+                                                {"severity": 2, "source": "organic"})], tier="T2")
+    before, meta = path.read_bytes(), _index_meta(path)
+    with pytest.raises(jr.InputError, match="no incident I2"), jr.batch(path) as b:
+        b.add("incident.restored", "I2", "2026-03-03T11:00+00:00", "importer", {"check": "probe"})
+    assert path.read_bytes() == before
+    with pytest.raises(jr.InputError, match="already detected"), jr.batch(path) as b:
+        b.add("incident.detected", "I1", "2026-03-03T11:00+00:00", "importer", {"severity": 2, "source": "organic"})
+    assert path.read_bytes() == before and _index_meta(path) == meta

@@ -537,13 +537,7 @@ def live(
     from day60.errors import InputError
     from day60.evidence import timestamp
 
-    if stamp_when not in timestamp.STAMP_WHEN:
-        raise InputError("--stamp", f"{stamp_when!r} is not offered", "use close or every")
-    if tsa is not None:
-        timestamp.check_url(tsa)
-    elif stamp_when != "close" or tsa_root:
-        raise InputError("--stamp/--tsa-root", "only apply with --tsa", "add --tsa URL, or drop them")
-    roots = timestamp.load_roots(tsa_root)
+    roots = timestamp.checklist_options(tsa, stamp_when, tsa_root)
     if not base._interactive():
         raise InputError("live", "needs a terminal", "use 'day60 log JOURNAL KIND --id ID --at T' instead")
     from day60.live import run_checklist

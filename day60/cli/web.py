@@ -49,13 +49,7 @@ def serve(
         raise InputError("--port", f"{port} is not a port", "give 0 to 65535 (0: any free port)")
     from day60.evidence import timestamp
 
-    if stamp_when not in timestamp.STAMP_WHEN:
-        raise InputError("--stamp", f"{stamp_when!r} is not offered", "use close or every")
-    if tsa is not None:
-        timestamp.check_url(tsa)
-    elif stamp_when != "close" or tsa_root:
-        raise InputError("--stamp/--tsa-root", "only apply with --tsa", "add --tsa URL, or drop them")
-    roots = timestamp.load_roots(tsa_root)
+    roots = timestamp.checklist_options(tsa, stamp_when, tsa_root)
     report = reading.verify(journal)
     if not report.ok:
         problem = report.problem or "the last line is partial (an interrupted write)"

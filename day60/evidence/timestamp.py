@@ -329,6 +329,18 @@ def stamp(journal: str | Path, url: str, *, roots: list[Any] | None = None, by: 
 STAMP_WHEN = ("close", "every")
 
 
+def checklist_options(tsa: str | None, when: str, root_paths: list[Path]) -> list[Any]:
+    """``--tsa``, ``--stamp`` and ``--tsa-root`` as ``live`` and ``serve`` take them, checked before
+    anything starts; returns the trusted roots loaded."""
+    if when not in STAMP_WHEN:
+        raise InputError("--stamp", f"{when!r} is not offered", "use close or every")
+    if tsa is not None:
+        check_url(tsa)
+    elif when != "close" or root_paths:
+        raise InputError("--stamp/--tsa-root", "only apply with --tsa", "add --tsa URL, or drop them")
+    return load_roots(root_paths)
+
+
 def due(events: list[dict[str, Any]], when: str) -> bool:
     """Whether a checklist stamping at the close (``when`` "close": the close and every line after
     it, reveals and corrections) or after every event ("every") owes a stamp now: the last line

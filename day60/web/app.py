@@ -200,7 +200,7 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int, 
     # ----- views ---------------------------------------------------------------------------
 
     def timeline(who: Participant) -> dict[str, Any]:
-        shown = room.view(who)
+        shown, head = room.seen(who)  # one view: the head always names the last row's line
         fixes: dict[int, list[str]] = {}
         opened: dict[int, str] = {}  # a revealed onset's instant, shown where its time belongs
         for e in shown:
@@ -223,10 +223,9 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int, 
             rows.append({"seq": e["seq"], "at": e["at"] or opened.get(e["seq"]), "kind": e["kind"], "id": e["id"],
                          "by": e["by"], "data": data, "recorded_at": e["recorded_at"], "marks": marks,
                          "late": bool(e["data"].get("pressed_at"))})
-        return {"rows": rows, "hidden": max(0, len(shown) - TIMELINE_ROWS), "head": room.head(who)}
+        return {"rows": rows, "hidden": max(0, len(shown) - TIMELINE_ROWS), "head": head}
 
-    def steps_for(who: Participant, is_local: bool) -> list[dict[str, Any]]:
-        shown = room.view(who)
+    def steps_for(who: Participant, is_local: bool, shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
         steps = checklist.next_steps(shown, room.header)
         if not who.runner:
             steps = _watch_steps(shown, who) + [s for s in steps if not _runner_only(s) and
@@ -237,7 +236,7 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int, 
                        "choices": a.choices, "required": a.required or (a.name == "affected_class"),
                        "attest": a.attest} for a in checklist.fields_for(s.kind, s.data)]
             sealed = s.kind == "drift.onset" and s.data.get("source") == "exercise"
-            pauses = checklist.open_pauses(room.events, s.id) if s.kind == "incident.restored" and s.id else {}
+            pauses = checklist.open_pauses(shown, s.id) if s.kind == "incident.restored" and s.id else {}
             out.append({"label": s.label, "kind": s.kind, "id": s.id, "preset": s.data, "fields": fields,
                         "seal": sealed, "disabled": sealed and (room.held is None or not is_local),
                         "pauses": [("waiting on partner" if p == "wait" else "change window") for p in pauses],
@@ -247,15 +246,16 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int, 
         return out
 
     def state(who: Participant, is_local: bool) -> dict[str, Any]:
-        shown = room.view(who)
+        shown, head = room.seen(who)  # one view for every part of the answer (see Room.seen)
         skip = {"correction", "reveal", "dispute", "resolve", "notice.sent"}
         correctable = [e for e in reversed(shown) if e["kind"] not in skip and e["at"] is not None
                        and (who.runner or e["by"] == who.by)][:12]
-        return {"status": checklist.status(shown, seals_hidden=not who.runner), "steps": steps_for(who, is_local),
-                "closed": room.closed,
-                "correctable": correctable, "problem": room.problem, "head": room.head(who),
-                "can_reveal": who.runner and is_local and room.held is not None and room.closed,
-                "sealed": len(checklist.sealed_onsets(room.events)) if who.runner else None}
+        closed = any(e["kind"] == "exercise.close" for e in shown)  # a close is never sealed
+        return {"status": checklist.status(shown, seals_hidden=not who.runner),
+                "steps": steps_for(who, is_local, shown), "closed": closed,
+                "correctable": correctable, "problem": room.problem, "head": head,
+                "can_reveal": who.runner and is_local and room.held is not None and closed,
+                "sealed": len(checklist.sealed_onsets(shown)) if who.runner else None}
 
     def page_context(request: Request, who: Participant, key: str) -> dict[str, Any]:
         is_local = local(request)
@@ -416,8 +416,8 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int, 
         after = request.query_params.get("after", "0")
         if not after.isascii() or not after.isdigit() or len(after) > 12:
             raise InputError("after", f"{after[:20]!r} is not a seq", "give a whole number, e.g. after=0")
-        shown = [e for e in room.view(who) if e["seq"] > int(after)]
-        return JSONResponse({"events": shown, "head": room.head(who)})
+        lines, head = room.seen(who)
+        return JSONResponse({"events": [e for e in lines if e["seq"] > int(after)], "head": head})
 
     async def api_state(request: Request) -> Response:
         who = from_bearer(request)

@@ -268,13 +268,20 @@ class Room:
 
     # ----- what a participant sees ---------------------------------------------------------
 
+    def seen(self, who: Participant | None) -> tuple[list[dict[str, Any]], int]:
+        """The lines ``who`` may be shown and the seq of the last of them, taken from one view: all
+        lines for the runner; for anyone else, every line but a sealed onset not yet revealed. The
+        list is shared: read it, never change it. Take both from here in one call: a press in another
+        thread may publish a new view between two calls, and a page given the new head with the old
+        lines would believe itself current and never fetch the line it lacks."""
+        views = self._views
+        return (views[0], views[2]) if who is not None and who.runner else (views[1], views[3])
+
     def view(self, who: Participant | None) -> list[dict[str, Any]]:
-        """The lines ``who`` may be shown: all of them for the runner; for anyone else, every line
-        but a sealed onset not yet revealed. The list is shared: read it, never change it."""
-        return self._views[0] if who is not None and who.runner else self._views[1]
+        return self.seen(who)[0]
 
     def head(self, who: Participant | None) -> int:
-        return self._views[2] if who is not None and who.runner else self._views[3]
+        return self.seen(who)[1]
 
     @property
     def closed(self) -> bool:

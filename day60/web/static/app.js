@@ -35,8 +35,8 @@
     queuedNote.textContent = items.length ? items.length + " press(es) queued: they will be recorded late" : "";
   }
 
-  function head() {
-    var el = document.getElementById("head");
+  function head(id) {
+    var el = document.getElementById(id || "head");
     return el ? parseInt(el.getAttribute("data-head"), 10) : -1;
   }
 
@@ -81,7 +81,10 @@
   }
 
   // Both fragments are fetched first, then swapped at once: what is open or typed is read at that
-  // moment, so a step opened while the fragments were on their way stays open.
+  // moment, so a step opened while the fragments were on their way stays open. Each fragment names
+  // the last line it was made from; when a line landed between the two fetches they differ, and
+  // the page fetches both again rather than show open items older than its timeline.
+  var retry = null;
   function refresh() {
     if (refreshing) { again = true; return; }
     refreshing = true;
@@ -91,7 +94,13 @@
         htmx.swap("#timeline", parts[0], {swapStyle: "innerHTML"});
         htmx.swap("#state", parts[1], {swapStyle: "innerHTML"});
         restore(saved);
-      }, function () { again = false; })  // the stream's reopening refreshes
+        if (head() !== head("state-head")) { again = true; }
+      }, function () {
+        // A fetch failed while the stream may still be open: try again shortly, or the page would
+        // stay behind until the next line. A closed stream refreshes when it reopens.
+        again = false;
+        if (retry === null) { retry = setTimeout(function () { retry = null; refresh(); }, 1000); }
+      })
       .finally(function () {
         refreshing = false;
         if (again) { again = false; refresh(); }

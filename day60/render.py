@@ -59,7 +59,53 @@ def html(template: str, context: dict[str, Any]) -> str:
     return environment(markdown=template.endswith(".md.j2")).get_template(template).render(**context)
 
 
+# The shared libraries WeasyPrint opens (weasyprint/text/ffi.py), each under the soname Linux
+# distributions ship it as, with the names WeasyPrint asks ctypes for in turn.
+_LIBRARIES = {
+    "libgobject-2.0.so.0": ("libgobject-2.0-0", "gobject-2.0-0", "gobject-2.0"),
+    "libpango-1.0.so.0": ("libpango-1.0-0", "pango-1.0-0", "pango-1.0"),
+    "libharfbuzz.so.0": ("libharfbuzz-0", "harfbuzz", "harfbuzz-0.0"),
+    "libharfbuzz-subset.so.0": ("libharfbuzz-subset-0", "harfbuzz-subset", "harfbuzz-subset-0.0"),
+    "libharfbuzz-vector.so.0": ("libharfbuzz-vector-0", "harfbuzz-vector", "harfbuzz-vector-0.0"),
+    "libfontconfig.so.1": ("libfontconfig-1", "fontconfig-1", "fontconfig"),
+    "libpangoft2-1.0.so.0": ("libpangoft2-1.0-0", "pangoft2-1.0-0", "pangoft2-1.0"),
+}
+
+
+@functools.cache
+def _import_weasyprint() -> None:
+    """Import WeasyPrint, telling ctypes first where the libraries it needs are.
+
+    WeasyPrint asks ``ctypes.util.find_library`` for each library under names meant for several
+    platforms, and on Linux every name not found costs child processes (ldconfig, gcc, ld):
+    about fifty before the first page, some 0.3 s of a PDF command. A library the dynamic loader
+    opens under its usual soname is answered here, so WeasyPrint loads that same file; any other
+    name, and a library not found so, is looked up by ctypes as before."""
+    import sys
+
+    if "weasyprint" in sys.modules or not sys.platform.startswith("linux"):
+        import weasyprint
+        return
+    import ctypes
+    import ctypes.util
+
+    known: dict[str, str] = {}
+    for soname, names in _LIBRARIES.items():
+        try:
+            ctypes.CDLL(soname)
+        except OSError:
+            continue
+        known.update(dict.fromkeys(names, soname))
+    original = ctypes.util.find_library
+    ctypes.util.find_library = lambda name: known.get(name) or original(name)
+    try:
+        import weasyprint  # noqa: F401
+    finally:
+        ctypes.util.find_library = original
+
+
 def _fetcher() -> Any:
+    _import_weasyprint()
     from weasyprint.urls import URLFetcher, URLFetcherResponse
 
     root = data_dir("templates").resolve()
@@ -88,6 +134,7 @@ def pdf_bytes(html_text: str, attachments: list[tuple[str, bytes, str, str]] | N
     HTML, attachments and date give the same bytes."""
     import logging
 
+    _import_weasyprint()
     from weasyprint import HTML, Attachment
 
     logging.getLogger("weasyprint").setLevel(logging.ERROR)  # refused fetches are expected, not news

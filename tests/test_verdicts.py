@@ -9,7 +9,7 @@ import json
 import pytest
 from pypdf import PdfReader
 
-from day60 import assess, clauses, metrics
+from day60 import assess, clauses, demo, metrics
 from day60 import journal as jr
 from day60.resources import data_dir
 from tests.builders import SIGN_OFF, make_journal
@@ -351,8 +351,8 @@ def test_score_with_the_deal_says_whether_the_floor_is_met_and_comply_counts_reh
     """The demo (parties as in the synthetic deal) scores 84.995 at T3 against the deal's floor of
     70: met, said on page 1. Its rehearsal RH-0928 is in the window and the deal asks for 1 a
     quarter: 1 >= 1, met (it read not run before)."""
-    assert run("demo", "--out", tmp_path / "demo").exit_code == 0
-    journal = tmp_path / "demo" / "exercise.jsonl"
+    journal = tmp_path / "exercise.jsonl"
+    demo.build_journal(journal)  # the demo's exercise journal, without the demo's documents
     r = run("score", journal, "--sow", SOW, "--format", "json", "--pdf", tmp_path / "s.pdf")
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["deal_floor"] == {"floor": 70, "tier": "T3", "verdict": "met", "reason": None}

@@ -89,6 +89,23 @@ def test_log_appends_typed_data_and_chains(run, journal):
     assert event["by"] == "J. Auditor"
 
 
+def test_log_records_an_instant_outside_the_window_and_says_so(run, journal):
+    """The window runs 2 March 09:00 to 13 March 17:30 (London, GMT). A restore typed for 14 March
+    10:00 is after it closes: 'log' has no one to ask, so it records the line (exit 0) and says
+    on stderr what 'live' would have asked to confirm, with the way to put it right. A sign-off
+    before the window is where it belongs, and a detection at the window's last instant is inside
+    it: neither draws a warning."""
+    assert run("log", journal, "safety.agreed", "--id", "I1", "--at", "2026-02-27T10:00", *SAFETY).stderr == ""
+    r = run("log", journal, "incident.detected", "--id", "I1", "--at", "2026-03-13T17:30", "--set", "severity=2")
+    assert r.exit_code == 0 and r.stderr == "", r.output
+    r = run("log", journal, "incident.restored", "--id", "I1", "--at", "2026-03-14T10:00", "--set", "check=probe 7")
+    assert r.exit_code == 0, r.output
+    assert json.loads(journal.read_text().splitlines()[-1])["at"] == "2026-03-14T10:00:00+00:00"
+    assert r.stderr.startswith("warning: 2026-03-14T10:00:00+00:00 is after the exercise window closes "
+                               "(2026-03-02T09:00+00:00 to 2026-03-13T17:30+00:00)"), r.stderr
+    assert "day60 correct" in r.stderr and r.stderr.count("\n") == 1
+
+
 def test_local_time_is_read_in_the_exercise_timezone(run, journal):
     run("log", journal, "report.received", "--id", "2026-06", "--at", "2026-07-03T10:00")
     event = json.loads(journal.read_text().splitlines()[-1])

@@ -139,6 +139,13 @@ def log(
     event = jr.append(journal, kind, ident, when, data, by, seal, elements)
     shown = event["at"] or "sealed"
     typer.echo(f"seq {event['seq']}: {event['kind']} {event['id']} at {shown}")
+    from day60 import checklist
+
+    # What 'live' and the web checklist ask to confirm, 'log' records and says: a script has no one
+    # to ask, and a line is never refused for its time alone (a back-filled exercise is all past).
+    for warning in checklist.warnings(header, kind, ident, when, stamp):
+        typer.echo(f"warning: {warning}; if that instant is wrong, 'day60 correct' appends the right one",
+                   err=True)
 
 
 @app.command()

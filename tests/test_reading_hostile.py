@@ -313,3 +313,18 @@ def test_logs_and_imports_at_once_write_one_whole_line_each(tmp_path, run):
         finally:
             idx.close()
     assert rows == sorted(index._rows(jr.check_rules(events)))
+
+
+def test_a_header_changed_and_re_chained_gives_no_figure(good, tmp_path, run):
+    """The tier sets which rubric lines count. A header changed from T3 to T2 with its own hash
+    left stale, and line 2 re-chained to the changed bytes, was read (on either reader: neither
+    checked the header's own hash once events followed it) and scored at T2, though verify
+    refused the journal at line 1. Every read now refuses it at line 1, as verify does."""
+    lines = _lines(good)
+    assert '"tier":"T3"' in lines[0]
+    path = rechain([lines[0].replace('"tier":"T3"', '"tier":"T2"'), *lines[1:]], tmp_path / "j.jsonl")
+    for command in (("metrics", "--format", "json"), ("score", "--format", "json"), ("show",), ("verify",)):
+        fast, slow = _both(run, command[0], path, *command[1:])
+        assert fast == slow
+        assert fast[0] == (1 if command[0] == "verify" else 2), fast
+        assert "line 1: its hash does not match its content" in fast[1], fast

@@ -81,6 +81,10 @@ def _header(path: Path, line: str) -> dict[str, Any]:
         raise InputError("JOURNAL", f"{path} is not a day60 journal", "give a file made by 'day60 new'")
     if problem is None and canonical(header) != line:
         problem = "not in canonical form (the line was edited)"
+    if problem is None and with_hash(header)["hash"] != header.get("hash"):
+        # the header's hash names the journal (the held file, the index, an empty journal's head):
+        # a header changed and the chain re-made after it is refused as verify refuses it
+        problem = "its hash does not match its content (the line was edited)"
     problem = problem or check_header(header)
     if problem:
         raise _damaged(path, 1, problem)

@@ -67,7 +67,7 @@ def _foreign(path: Path, n: int, raw: bytes) -> None:
 
 def _no_header(path: Path, rest: bytes) -> InputError:
     """A file without one whole line: empty, cut short, or with CR alone ending its lines."""
-    if b"\r" in rest[:1_000_000] and rest.lstrip(BOM).startswith(b"{"):
+    if b"\r" in rest[:1_000_000] and rest.removeprefix(BOM).startswith(b"{"):
         return InputError("JOURNAL", f"{path} ends its lines with CR alone (old Mac line ends), where day60 ends "
                           "them with LF: an editor or a file transfer converted the file",
                           f"convert the line ends back (for example mac2unix {path}), then run 'day60 verify {path}'")

@@ -94,8 +94,9 @@ def test_stale_or_missing_index_is_rebuilt_never_trusted(tmp_path, damage):
 
 
 def test_an_edit_that_keeps_size_and_time_is_still_caught_by_every_read(tmp_path):
-    """The index checks size, time, inode and the last line; a forger who restores the file's
-    modification time can slip one append past it, but never past a read or verify."""
+    """The index checks size, modification and change times, inode and the last line; a forger who
+    restores the file's modification time cannot put the change time back, so no append gets past
+    it either (tests/test_reading_hostile.py), and no read or verify ever did."""
     path = make_journal(tmp_path / "j.jsonl", EVENTS, reveal=False)
     info = os.stat(path)
     text = path.read_text().replace('"severity":2', '"severity":3')

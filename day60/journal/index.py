@@ -10,8 +10,8 @@ The index is a cache, never evidence, and it cannot lead an append astray:
 
 - It is sealed (``JOURNAL.index.seal``): an HMAC-SHA-256, under a key that never leaves this
   user's own state folder (``$XDG_STATE_HOME/day60/index.key``, mode 0600), over the index file's
-  SHA-256 and the journal it describes (size, modification time, inode, the SHA-256 of its last
-  line, its header's hash). An index crafted or edited by anyone else, or copied from another
+  SHA-256 and the journal it describes (size, modification and change times, inode, the SHA-256
+  of its last line, its header's hash). An index crafted or edited by anyone else, or copied from another
   machine, does not carry a seal made with this key, and is rebuilt.
 - Before each use the journal's tail is read and checked against it by hash: the last line's
   SHA-256 is the line the next event chains to, its own hash must hold and its seq must be the
@@ -43,7 +43,7 @@ from day60.journal.line import canonical, own_hash, sha256_hex
 from day60.journal.rules import Effective, Ending, State
 from day60.kinds import FIXERS
 
-VERSION = "4"
+VERSION = "5"
 _GLOBAL = ("report", "dispute")  # facts not keyed by an event id: loaded whole (there are few)
 
 
@@ -399,7 +399,10 @@ def forget(path: Path) -> None:
 
 
 def _stat(info: os.stat_result) -> str:
-    return f"{info.st_size}:{info.st_mtime_ns}:{info.st_ino}:{info.st_dev}"
+    """The journal file as the index last saw it. The change time is in it because no one can set
+    it back (``touch`` and ``os.utime`` set the modification time, and move the change time on):
+    an edit that keeps the size and restores the modification time still makes the index stale."""
+    return f"{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}:{info.st_ino}:{info.st_dev}"
 
 
 def _tail_matches(path: Path, meta: dict[str, str]) -> bool:

@@ -18,6 +18,7 @@ from day60.errors import InputError, pydantic_problem
 from day60.events import EVENT_MODELS, Header
 
 GENESIS = "0" * 64
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte-order mark, which day60 never writes
 
 
 quote = json.encoder.encode_basestring  # a str as canonical JSON writes it (ensure_ascii=False)
@@ -54,6 +55,27 @@ def loads_line(line: str) -> Any:
 
 def _no_constant(text: str) -> Any:
     raise ValueError(f"{text} is not a number JSON allows")
+
+
+def raw_problem(n: int, raw: bytes, path: Any = "JOURNAL") -> tuple[str, str] | None:
+    """What an editor or a file transfer added to line ``n``'s bytes (without its LF), as
+    (problem, fix), or None. day60 never writes a byte-order mark, and never a bare CR (JSON
+    escapes one inside a text), so removing either gives back exactly the bytes it wrote: the
+    fix says how, and that ``day60 verify`` then shows whether anything else changed."""
+    import shlex
+
+    name = shlex.quote(str(path))
+    if n == 1 and raw.startswith(BOM):
+        return ("starts with a UTF-8 byte-order mark (bytes EF BB BF), which an editor added when it saved the "
+                "file; day60 never writes one",
+                f"remove those three bytes, for example sed -i '1s/^\\xEF\\xBB\\xBF//' {name}, then run "
+                f"'day60 verify {name}'")
+    if raw.endswith(b"\r"):
+        return ("ends in CR LF (Windows line ends), where day60 ends every line with LF alone: an editor or a "
+                "file transfer converted the file",
+                f"convert the line ends back, for example dos2unix {name} (or sed -i 's/\\r$//' {name}), then run "
+                f"'day60 verify {name}'")
+    return None
 
 
 def parse_line(n: int, line: str) -> tuple[Any, str | None]:

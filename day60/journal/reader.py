@@ -15,7 +15,7 @@ from typing import Any
 
 from day60.errors import InputError
 from day60.events import FORMAT
-from day60.journal.line import check_event, check_header, loads_line, parse_line, with_hash
+from day60.journal.line import BOM, canonical, check_event, check_header, loads_line, parse_line, raw_problem, with_hash
 from day60.journal.rules import check_rules
 
 
@@ -55,6 +55,40 @@ class Journal:
             return self.tail
         last = self.events[-1] if self.events else self.header
         return {"seq": len(self.events), "hash": last["hash"]}
+
+
+def _foreign(path: Path, n: int, raw: bytes) -> None:
+    """Refuse a line an editor or a transfer changed in a way that can be undone (a byte-order
+    mark, CR LF line ends), saying so and how, rather than calling it an edited line."""
+    found = raw_problem(n, raw, path)
+    if found is not None:
+        raise InputError("JOURNAL", f"{path}: line {n}: {found[0]}", found[1])
+
+
+def _no_header(path: Path, rest: bytes) -> InputError:
+    """A file without one whole line: empty, cut short, or with CR alone ending its lines."""
+    if b"\r" in rest[:1_000_000] and rest.removeprefix(BOM).startswith(b"{"):
+        return InputError("JOURNAL", f"{path} ends its lines with CR alone (old Mac line ends), where day60 ends "
+                          "them with LF: an editor or a file transfer converted the file",
+                          f"convert the line ends back (for example mac2unix {path}), then run 'day60 verify {path}'")
+    return InputError("JOURNAL", f"{path} has no complete header line", "create the journal with 'day60 new'")
+
+
+def _header(path: Path, line: str) -> dict[str, Any]:
+    """Line 1 read and checked as a header (``read`` and ``read_header`` check it alike)."""
+    header, problem = parse_line(1, line)
+    if problem is None and (not isinstance(header, dict) or header.get("format") != FORMAT):
+        raise InputError("JOURNAL", f"{path} is not a day60 journal", "give a file made by 'day60 new'")
+    if problem is None and canonical(header) != line:
+        problem = "not in canonical form (the line was edited)"
+    if problem is None and with_hash(header)["hash"] != header.get("hash"):
+        # the header's hash names the journal (the held file, the index, an empty journal's head):
+        # a header changed and the chain re-made after it is refused as verify refuses it
+        problem = "its hash does not match its content (the line was edited)"
+    problem = problem or check_header(header)
+    if problem:
+        raise _damaged(path, 1, problem)
+    return header
 
 
 def _damaged(path: Path, line: int, problem: str) -> InputError:
@@ -102,6 +136,10 @@ def read(path: str | Path) -> Journal:
                     raise _damaged(path, k, problem) from None
                 parsed.append(obj)
         for k, event in enumerate(parsed, start=first):
+            if isinstance(event, dict) and canonical(event) != lines[k - first]:
+                # as verify refuses it: spaces, a repeated key or an escape read one way here and
+                # perhaps another way by the other side's tools (the engine refuses it too)
+                raise _damaged(path, k, "not in canonical form (the line was edited)")
             problem = check_event(k, event, lines[k - first - 1] if k > first else before)
             if problem:
                 prior = header if k == 2 else events[-1] if k == first else parsed[k - first - 1]
@@ -119,14 +157,11 @@ def read(path: str | Path) -> Journal:
                 n += 1
                 digest.update(raw)
                 digest.update(b"\n")
+                if raw.endswith(b"\r") or n == 1:
+                    _foreign(path, n, raw)
                 line = decode(raw, n)
                 if n == 1:
-                    header, problem = parse_line(1, line)
-                    if problem is None and (not isinstance(header, dict) or header.get("format") != FORMAT):
-                        raise InputError("JOURNAL", f"{path} is not a day60 journal", "give a file made by 'day60 new'")
-                    problem = problem or check_header(header)
-                    if problem:
-                        raise _damaged(path, 1, problem)
+                    header = _header(path, line)
                     previous = line
                     continue
                 block.append(line)
@@ -134,7 +169,7 @@ def read(path: str | Path) -> Journal:
                     take(block, n - len(block) + 1, previous)
                     previous, block = block[-1], []
     if n == 0:
-        raise InputError("JOURNAL", f"{path} has no complete header line", "create the journal with 'day60 new'")
+        raise _no_header(path, rest)
     partial = decode(rest, n + 1) if rest else None
     if block:
         take(block, n - len(block) + 1, previous)
@@ -157,13 +192,13 @@ def read_header(path: str | Path) -> dict[str, Any]:
     fd = open_regular(path, "JOURNAL", "a journal made by 'day60 new'", MAX_JOURNAL_BYTES)
     with os.fdopen(fd, "rb") as fh:
         first = fh.readline(1_000_000)
+    if not first.endswith(b"\n") and len(first) < 1_000_000:
+        raise _no_header(path, first)  # as ``read`` says it
+    raw = first.removesuffix(b"\n")
+    _foreign(path, 1, raw)
     try:
-        header, problem = parse_line(1, first.decode("utf-8"))
+        line = raw.decode("utf-8")
     except UnicodeDecodeError:
-        header, problem = None, "is not UTF-8 text"
-    if problem is None and (not isinstance(header, dict) or header.get("format") != FORMAT):
-        raise InputError("JOURNAL", f"{path} is not a day60 journal", "give a file made by 'day60 new'")
-    problem = problem or check_header(header)
-    if problem:
-        raise _damaged(path, 1, problem)
-    return header
+        raise InputError("JOURNAL", f"{path}: line 1 is not UTF-8 text; the journal has been damaged",
+                         f"run 'day60 verify {path}'") from None
+    return _header(path, line)

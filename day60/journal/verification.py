@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from day60.errors import InputError
-from day60.journal.line import check_line, loads_line
+from day60.journal.line import BOM, check_line, loads_line, raw_problem
 from day60.journal.lock import locked
 from day60.journal.rules import Effective, State, check_targets
 from day60.kinds import FIXERS
@@ -170,6 +170,9 @@ def _check_lines(path: Path, start: int, stop: int | None, first: int, previous:
     out = _Lines()
     report = VerifyReport(path, 0, 0, None, False, 0, 0, 0)
     for n, line in _stream(path, report, start, stop, first):
+        if line.endswith("\r") or (n == 1 and line.startswith("\ufeff")):  # an editor's, undone as the fix says
+            out.problem = "line {}: {}; {}".format(n, *raw_problem(n, line.encode("utf-8"), path))
+            return out
         obj, problem = check_line(n, line, previous)
         if problem:
             out.problem = f"line {n}: {problem}"
@@ -186,8 +189,23 @@ def _check_lines(path: Path, start: int, stop: int | None, first: int, previous:
         previous = line
     out.problem, out.partial, out.last_line = report.problem, report.partial, previous
     if out.problem is None and out.head is None and first == 1:
-        out.problem = "line 1: missing header"
+        # no whole line at all: not an append cut short (a header is linked into place whole), so
+        # never "partial", whose fix (--repair) would move the whole file aside
+        out.partial = False
+        out.problem = "line 1: missing header" + (_cr_only(path) or "")
     return out
+
+
+def _cr_only(path: Path) -> str | None:
+    """Why a file with no LF at all holds no line, where it is a journal whose LFs became CRs."""
+    from day60.files import MAX_JOURNAL_BYTES, open_regular
+
+    with os.fdopen(open_regular(path, "JOURNAL", "a journal made by 'day60 new'", MAX_JOURNAL_BYTES), "rb") as fh:
+        start = fh.read(1_000_000)
+    if b"\r" in start and start.removeprefix(BOM).startswith(b"{"):
+        return (" (its lines end with CR alone, old Mac line ends, where day60 ends them with LF: an editor or a "
+                f"file transfer converted the file; convert them back, for example mac2unix {path})")
+    return None
 
 
 def _stream(path: Path, report: VerifyReport | None, start: int = 0, stop: int | None = None,
@@ -273,6 +291,9 @@ def repair(path: str | Path) -> Path | None:
         cut = raw.rfind(b"\n") + 1
         if cut == len(raw):
             return None
+        if cut == 0:  # not one whole line: not an append cut short, and moving it all aside leaves nothing
+            raise InputError("JOURNAL", f"{path} holds no complete line, so its end is not an interrupted append",
+                             f"run 'day60 verify {path}' to see what it holds; nothing was moved")
         aside = path.with_name(path.name + ".partial")
         with aside.open("ab") as fh:
             fh.write(raw[cut:] + b"\n")

@@ -234,3 +234,26 @@ def test_one_core_renders_in_order_without_forking(monkeypatch):
     monkeypatch.setattr(os, "fork", lambda: pytest.fail("forked on one core"))
     jobs = _small_jobs()
     assert render.pdf_bytes_many(jobs) == [render.pdf_bytes(*job) for job in jobs]
+
+
+@pytest.mark.parametrize("name", ["score-demo", "selfassess"])
+def test_an_instant_in_a_table_wraps_between_its_date_and_its_time(documents, name):
+    """A reader copies an onset from the drift table into a letter: it must read whole, never
+    split inside its offset ('2026-09-29T10:12:00+0' on one line, '1:00' on the next). Every table
+    cell shows an instant as 'YYYY-MM-DD HH:MM +HH:MM', with spaces where it may wrap; the raw ISO
+    form (no space anywhere in 25 characters) does not fit the 34 mm onset column at 8 pt."""
+    folder, html = documents
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", html[f"{name}.html"], flags=re.S)
+    raw = [c for c in cells if re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?[+-]\d\d:\d\d", c)]
+    assert raw == [], raw[:3]
+    text = " ".join(" ".join(_texts(folder / f"{name}.pdf")[1]).split())
+    assert not re.search(r"[+-]\d \d:\d\d\b", text), re.search(r".{30}[+-]\d \d:\d\d\b", text)
+
+
+def test_a_missing_mean_is_said_once_in_its_cell(documents):
+    """Severity 3 has no restored incident in the demo: its Mean cell reads 'not run' once, not a
+    business-hours 'not run' with a wall-clock 'not run' under it (the issue's 'said once')."""
+    _, html = documents
+    rows = re.findall(r"<tr><td>3<br>.*?</tr>", html["score-demo.html"], flags=re.S)
+    assert rows, "no severity 3 row"
+    assert all("not run</td>" in r and re.sub(r"<[^>]+>", " ", r).count("not run") == 5 for r in rows), rows

@@ -656,8 +656,12 @@ def _check(lib: Library, clause: Clause, check: Check, deal: Deal, figure: Any, 
                        if value > threshold else None)
         return row
     ok = value >= threshold if check.comparator == "floor" else value <= threshold
-    row.update(value=value, n=n, display=_display(unit_type, value, currency),
-               status="met" if ok else "not met")
+    display = _display(unit_type, value, currency)
+    if not ok and display == _display(unit_type, float(threshold), currency):
+        # Rounded, a breach can read as the threshold itself ("95.0 percent" against a floor of 95):
+        # the unrounded figure that decided it goes beside it, so the table never contradicts itself.
+        display += f" (unrounded {value!r})"
+    row.update(value=value, n=n, display=display, status="met" if ok else "not met")
     if not ok:
         word = "below the floor" if check.comparator == "floor" else "above the ceiling"
         row["reason"] = f"{value!r} is {word} of {threshold:g} (judged unrounded)"

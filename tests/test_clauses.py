@@ -170,13 +170,30 @@ def test_floor_judged_unrounded(tmp_path, value, status):
     row = rows[("field-accuracy", "field-accuracy")]
     assert row["status"] == status and row["value"] == value
     if value == 94.96:
-        assert row["display"] == "95.0 percent"  # displays as the floor, and is still not met
+        # Rounded to one decimal (3.1.5) it reads 95.0, the floor itself: a lawyer reading "95.0 percent,
+        # floor 95.0, not met" would call the table wrong, so the unrounded figure that decided it is beside it.
+        assert row["display"] == "95.0 percent (unrounded 94.96)"
+    else:
+        assert "unrounded" not in row["display"]
 
 
 @pytest.mark.parametrize(("value", "status"), [(1.04, "not met"), (1.0, "met"), (0.96, "met")])
 def test_ceiling_judged_unrounded(tmp_path, value, status):
     rows = comply_rows(tmp_path, {"hallucinated-policy": {"value": value, "n": 800}})
     assert rows[("hallucinated-policy", "hallucinated-policy")]["status"] == status
+    # 1.04 percent rounds to "1.0 percent", the ceiling of 1.0 itself: the breach shows its unrounded figure.
+    shown = rows[("hallucinated-policy", "hallucinated-policy")]["display"]
+    assert shown == ("1.0 percent (unrounded 1.04)" if value == 1.04 else f"{value:.1f} percent")
+
+
+def test_a_breach_just_past_a_time_ceiling_shows_what_decided_it(tmp_path):
+    """Rollback ceiling 30 minutes; 30.004 minutes is above it, and at two decimals reads 30.00:
+    the display carries the unrounded 30.004. 30.01 already reads past the ceiling: no note."""
+    rows = comply_rows(tmp_path, {"rollback": {"value": 30.004, "n": 3}})
+    assert rows[("rollback", "rollback")]["status"] == "not met"
+    assert rows[("rollback", "rollback")]["display"] == "30.00 minutes (unrounded 30.004)"
+    rows = comply_rows(tmp_path, {"rollback": {"value": 30.01, "n": 3}})
+    assert rows[("rollback", "rollback")]["display"] == "30.01 minutes"
 
 
 def test_not_run_without_figure_or_sample_size(tmp_path):

@@ -573,3 +573,18 @@ def test_the_word_schedule_matches_the_pdf_and_keeps_its_cross_references_live(r
     assert run("clauses", "export", "--sow", us, "--docx", tmp_path / "us.docx").exit_code == 0
     letter = Document(tmp_path / "us.docx").sections[0]
     assert (round(letter.page_width.mm), round(letter.page_height.mm)) == (216, 279)
+
+
+def test_a_not_run_reason_does_not_say_not_run_again(tmp_path):
+    """A lawyer reads the status column, then the reason beside it: "not run | not run: no monthly
+    report was received" says it twice. A journal with no report (and no drift, incident or
+    rollback) leaves every check not run, and no reason starts with the status it explains."""
+    from day60 import journal as jr
+    from tests.builders import make_journal
+
+    j = jr.read(make_journal(tmp_path / "bare.jsonl", [("exercise.close", "exercise", "2026-03-13T17:30")]))
+    deal = clauses.load_deal(write_deal(tmp_path), LIB, draft=True)
+    rows = clauses.comply(LIB, deal, clauses.journal_figures(j, deal), "bare.jsonl")
+    report = next(r for r in rows if r["check"] == "report-completeness")
+    assert report["status"] == "not run" and report["reason"] == "no monthly report was received in the exercise window"
+    assert not [r["check"] for r in rows if (r["reason"] or "").startswith(r["status"])]

@@ -88,3 +88,40 @@ def test_tables_keep_wide_characters_aligned_and_whole_cells_in_a_pipe(capsys):
     lines = capsys.readouterr().out.splitlines()
     starts = {cell_len(line[:line.index(marker)]) for line, marker in ((lines[2], "x"), (lines[3], "word"))}
     assert len(starts) == 1 and lines[3].endswith("word") and long.strip() in lines[3]
+
+
+def test_a_table_too_wide_for_a_narrow_terminal_reads_as_one_block_a_row(capsys, monkeypatch):
+    """On a 40-column terminal (a phone's SSH session, a split pane) the nine-column restore table
+    cannot fit even with every cell wrapped at its words: rich would squeeze each column to three
+    cells and print every header and 'not run' a letter or three a line. Each row becomes a block of
+    names and values instead: every name and every value whole on its line, a CJK-and-emoji id
+    included, and no line wider than the terminal (measured in terminal cells)."""
+    import os
+    import shutil
+    import sys
+
+    from rich.cells import cell_len
+
+    from day60.cli.base import print_table
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda *a, **k: os.terminal_size((40, 24)))
+    columns = ["severity", "restored", "mean", "median", "max", "waiting on partner", "change windows",
+               "first comms mean", "withdrawn/excluded/open/unconfirmed"]
+    rows = [dict(zip(columns, ["漂移一号🚀", "0", "not run", "not run", "not run", "not run", "not run",
+                               "not run (n=0)", "0/0/0/0"], strict=True)),
+            dict(zip(columns, ["2", "1", "2.80 h", "2.80 h", "2.80 h", "2.42 h", "0.00 h", "0.40 h (n=1)",
+                               "0/0/0/0"], strict=True))]
+    print_table(rows)
+    out = __import__("re").sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
+    lines = [line.strip() for line in out.splitlines()]
+    assert max(cell_len(line) for line in out.splitlines()) <= 40
+    for name in columns:
+        assert lines.count(name) == 2, name  # once a row, whole
+    for value in ("漂移一号🚀", "not run (n=0)", "0.40 h (n=1)", "0/0/0/0"):
+        assert value in lines, value
+    # The same table on a wide terminal stays a table: one header line naming every column.
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda *a, **k: os.terminal_size((200, 24)))
+    print_table(rows)
+    wide = __import__("re").sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out).splitlines()
+    assert all(name in wide[0] for name in columns) and len(wide) == 4

@@ -213,9 +213,43 @@ def print_table(rows: list[dict[str, Any]], columns: list[str] | None = None) ->
     width = shutil.get_terminal_size().columns if terminal else 100_000
     console = Console(width=width, force_terminal=terminal, no_color=not terminal, highlight=False,
                       soft_wrap=False, emoji=False, markup=False)
+    from rich.measure import Measurement
+
     with console.capture() as captured:
-        console.print(table)
+        if terminal and Measurement.get(console, console.options.update_width(100_000), table).minimum > width:
+            _print_records(console, columns, rows)
+        else:
+            console.print(table)
     typer.echo("\n".join(line.rstrip() for line in captured.get().splitlines()))
+
+
+def _print_records(console: Any, columns: list[str], rows: list[dict[str, Any]]) -> None:
+    """A table too wide for the terminal even with every cell wrapped at its words (a phone's
+    SSH session, a split pane): each row becomes a block of 'column  value' lines, values wrapped
+    at words, blocks apart by a blank line. Rich would otherwise squeeze each column to a few
+    cells and break every word, headers included, into letters a line."""
+    from rich.cells import cell_len
+    from rich.padding import Padding
+    from rich.table import Table
+    from rich.text import Text
+
+    from day60.display import visible
+
+    beside = max(cell_len(c) for c in columns) + 2 <= console.width // 2  # else each name above its value
+    for i, r in enumerate(rows):
+        if i:
+            console.print("")
+        if beside:
+            grid = Table.grid(padding=(0, 2), expand=True)
+            grid.add_column(style="bold", no_wrap=True)
+            grid.add_column(overflow="fold", ratio=1)
+            for c in columns:
+                grid.add_row(c, visible(str(r.get(c, ""))))
+            console.print(grid)
+            continue
+        for c in columns:
+            console.print(Text(c, style="bold", overflow="fold"))
+            console.print(Padding(Text(visible(str(r.get(c, ""))), overflow="fold"), (0, 0, 0, 2)))
 
 
 def _interactive() -> bool:

@@ -286,7 +286,8 @@ def _deal_calendar(table: Any, folder: Path, problems: list[str]) -> dict[str, A
         target = (folder / table) if not Path(table).is_absolute() else Path(table)
         if target.suffix != ".toml" or not target.is_file():
             problems.append(f"calendar {table[:60]!r} is neither a calendar table nor the path of a calendar file "
-                            "(write [calendar] with timezone, hours, holidays, closures, as in day60/examples/)")
+                            "(write [calendar] with timezone, hours, holidays, closures, as in "
+                            "'day60 examples uk-office --copy .')")
             return None
         try:
             return BusinessCalendar.load(target).to_dict()

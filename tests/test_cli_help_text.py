@@ -63,3 +63,32 @@ def test_no_text_in_the_package_sends_users_to_the_readme():
     hits = [f"{p.relative_to(pkg)}:{n}" for p in pkg.rglob("*.py")
             for n, line in enumerate(p.read_text().splitlines(), 1) if "the README" in line]
     assert hits == []
+
+
+def test_no_text_in_the_package_points_at_a_folder_of_the_source_tree():
+    """A newcomer installed the wheel: there is no selfassess/examples/ or day60/imports/examples/
+    in their folder, so a help example or an error that names one sends them nowhere. Every such
+    pointer names the command that copies the file out instead ('day60 examples NAME --copy DIR')."""
+    import re
+
+    pkg = Path(__file__).resolve().parent.parent / "day60"
+    tree = re.compile(r"\b(?:day60|selfassess|rubric|clauses|templates)/(?:[\w-]+/)*examples/")
+    hits = [f"{p.relative_to(pkg)}:{n}: {line.strip()}" for p in pkg.rglob("*.py")
+            for n, line in enumerate(p.read_text().splitlines(), 1) if tree.search(line)
+            and not line.lstrip().startswith("#")]
+    assert hits == []
+
+
+@pytest.mark.parametrize("args", [["selfassess"], ["voice", "drills"], ["clauses", "export"]])
+def test_a_help_example_names_a_file_the_examples_command_gives(run, args):
+    """The help's example runs on a shipped SYNTHETIC file: the help says which example copies it,
+    and that example holds the file under the name the example line uses."""
+    import json
+    import re
+
+    text = " ".join(run(*args, "--help").stdout.split())
+    example = re.search(r"Example: (day60 [^()]+?) \(.*?day60 examples ([\w-]+) --copy \.\)", text)
+    assert example, text
+    listed = json.loads(run("examples", example[2], "--format", "json").stdout)
+    used = re.findall(r"[\w-]+\.(?:json|toml)", example[1])
+    assert used and set(used) <= set(listed["files"]), (used, listed["files"])

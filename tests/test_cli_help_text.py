@@ -92,3 +92,28 @@ def test_a_help_example_names_a_file_the_examples_command_gives(run, args):
     listed = json.loads(run("examples", example[2], "--format", "json").stdout)
     used = re.findall(r"[\w-]+\.(?:json|toml)", example[1])
     assert used and set(used) <= set(listed["files"]), (used, listed["files"])
+
+
+def test_an_option_shown_as_a_date_takes_a_date(run):
+    """`notice --to` names the supplier the notice goes to; its help once showed it as
+    `--to YYYY-MM-DD` (borrowed from `calendar show --to`), so a partner typed a date. Every option
+    the help shows as YYYY-MM-DD says in its own help that it takes a date, and notice's --to reads
+    as a name."""
+    import typer.main
+
+    from day60.cli import app
+
+    def walk(cmd, path):
+        yield cmd, path
+        for name, sub in getattr(cmd, "commands", {}).items():
+            yield from walk(sub, [*path, name])
+
+    wrong = []
+    for cmd, path in walk(typer.main.get_command(app), []):
+        run(*path, "--help")  # the help names metavars as it is drawn
+        for param in cmd.params:
+            if param.metavar == "YYYY-MM-DD" and "date" not in (param.help or "").lower():
+                wrong.append(f"{' '.join(path)} {max(param.opts, key=len)}")
+    assert wrong == []
+    shown = run("notice", "--help").stdout
+    assert "--to SUPPLIER" in shown and "YYYY-MM-DD" not in shown

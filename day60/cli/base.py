@@ -93,7 +93,7 @@ def _notes() -> Any:
 # Help shows each value as a word a person understands, not as a Python type.
 _METAVARS = {"--at": "TIME", "--set": "KEY=VALUE", "--pause": "START/END", "--format": "table|json",
              "--window-start": "TIME", "--window-end": "TIME", "--tier": "T1..T5", "--expect": "SEQ:HASH",
-             "--from": "YYYY-MM-DD", "--to": "YYYY-MM-DD", "--id": "ID", "--seq": "SEQ", "--require": "WORD"}
+             "--id": "ID", "--seq": "SEQ", "--require": "WORD"}  # --to is a date in one command, a name in another
 _BY_TYPE = {"str": "TEXT", "path": "FILE", "int": "N", "float": "NUMBER"}
 
 

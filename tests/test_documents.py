@@ -257,3 +257,13 @@ def test_a_missing_mean_is_said_once_in_its_cell(documents):
     rows = re.findall(r"<tr><td>3<br>.*?</tr>", html["score-demo.html"], flags=re.S)
     assert rows, "no severity 3 row"
     assert all("not run</td>" in r and re.sub(r"<[^>]+>", " ", r).count("not run") == 5 for r in rows), rows
+
+
+def test_the_pdf_says_it_carries_its_inputs_and_never_the_screen_copys_words(documents):
+    """The PDF is the file verify-report checks: its last page says so, and the sentence written for
+    the screen copy (which carries nothing) is not printed in it, visible or hidden."""
+    folder, _ = documents
+    for name in ("score-demo", "selfassess"):
+        text = " ".join(" ".join(_texts(folder / f"{name}.pdf")[1]).split())
+        assert "This PDF carries the inputs it was computed from" in text, name
+        assert "reading on screen" not in text, name

@@ -225,7 +225,12 @@ def docx(schedule: dict[str, Any], out: str | Path, field: str = "--docx") -> No
     from day60.wordfile import finish
 
     template = DocxTemplate(data_dir("templates") / "schedule.docx")
-    template.render({"s": display.visible_all(schedule), "toolkit_version": __version__}, autoescape=True)
+    shown = display.visible_all(schedule)
+    # Word breaks a word too long for its cell anywhere ("report_completeness_percen" / "t"); a
+    # zero-width space after each underscore lets a parameter's name wrap only there, as the PDF does.
+    shown = {**shown, "parameters": [{**q, "id": str(q["id"]).replace("_", "_\u200b")}
+                                     for q in shown.get("parameters", [])]}
+    template.render({"s": shown, "toolkit_version": __version__}, autoescape=True)
     banner = "DRAFT" if schedule["draft"] else ("SYNTHETIC" if schedule["synthetic"] else None)
     finish(template.docx, schedule["paper"], banner)
     buffer = io.BytesIO()

@@ -360,7 +360,8 @@ def test_the_lawyers_journey_from_half_a_deal_to_a_signable_schedule(run, tmp_pa
     body = "\n".join(p.text for p in doc.paragraphs) + " ".join(c.text for t in doc.tables for r in t.rows
                                                                  for c in r.cells)
     assert "DRAFT" not in body and "{{" not in body and "{%" not in body
-    assert "repeat_contact_days calendar days 7 calendar days" in " ".join(body.split())  # the fixed term stands
+    # the fixed term stands (its name carries zero-width break points after its underscores)
+    assert "repeat_contact_days calendar days 7 calendar days" in " ".join(body.replace("\u200b", "").split())
     final = (tmp_path / "final.md").read_text()
     assert "Europe/Dublin" in final and "IE" in final and "Annex: Monthly Report elements" in final
     assert "fixed by the charter (3.9) at seven calendar days" in final  # the repeat period is not negotiable
@@ -560,6 +561,24 @@ def test_the_word_schedule_matches_the_pdf_and_keeps_its_cross_references_live(r
     assert ["Setting", "Value"] in headers and ["Term", "Meaning"] in headers
     assert ["Clause", "Parameter", "Type", "Value", "Meaning"] in headers
     assert ["Term", "What it must contain", "The document", "Clauses"] in headers
+    # A parameter's name wider than its 55 mm cell (high_confidence_accuracy_floor_percent is 71 mm
+    # at 10 pt) wraps only after an underscore: a zero-width space follows each "_" and nowhere else,
+    # so Word never prints "report_completeness_percen" over "t".
+    [params] = [t for t in doc.tables if [c.text for c in t.rows[0].cells][:2] == ["Clause", "Parameter"]]
+    names = [row.cells[1].text for row in params.rows[1:]]
+    assert "high_\u200bconfidence_\u200baccuracy_\u200bfloor_\u200bpercent" in names
+    assert all(n.replace("_\u200b", "_").count("\u200b") == 0 and n.count("_") == n.count("_\u200b")
+               for n in names), names
+    # The parameter table runs over two pages: no row splits across the break (a name on one page,
+    # its meaning on the next), and the header row repeats on the second page; the label-and-value
+    # tables (the agreement block, each clause's definitions) have no header to repeat.
+    from docx.oxml.ns import qn
+
+    for t in doc.tables:
+        assert all(row._tr.trPr is not None and row._tr.trPr.find(qn("w:cantSplit")) is not None for row in t.rows)
+    assert params.rows[0]._tr.trPr.find(qn("w:tblHeader")) is not None
+    agreement = next(t for t in doc.tables if t.rows[0].cells[0].text == "Agreement")
+    assert agreement.rows[0]._tr.trPr.find(qn("w:tblHeader")) is None
     xml = doc.element.xml
     titles = [p.text for p in doc.paragraphs if p.style.name == "List Number"]
     marks = re.findall(r'w:bookmarkStart w:id="\d+" w:name="(clause_[^"]+)"', xml)

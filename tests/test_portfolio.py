@@ -107,6 +107,25 @@ def test_a_damaged_journal_is_listed_not_scored(run, folder):
     assert len(out["exercises"]) == 3 and out["refused"][0]["path"].endswith("bad.jsonl")
     r = run("portfolio", bad)
     assert r.exit_code == 2 and "no journal could be read" in r.stderr
+
+
+def test_a_copy_of_a_journal_is_one_exercise_not_two(run, folder, tmp_path):
+    """A backup copy beside the original (or a folder named with one of its files) is the same
+    exercise: the supplier's lawyer would say the portfolio counted March twice. The copy has the
+    same SHA-256, so it is scored once, and listed as left out, naming the original: three
+    exercises, as without the copy, and the table says so."""
+    import shutil
+
+    shutil.copy(folder / "march.jsonl", folder / "march-backup.jsonl")
+    r = run("portfolio", folder, folder / "april.jsonl", "--format", "json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert sorted(x["exercise"] for x in out["exercises"]) == ["april.jsonl", "march-backup.jsonl", "other.jsonl"]
+    [copy] = out["refused"]
+    assert copy["path"].endswith("march.jsonl") and "the same journal as" in copy["problem"]
+    assert copy["problem"].split("the same journal as ")[1].startswith(str(folder / "march-backup.jsonl"))
+    r = run("portfolio", folder)
+    assert "Test supplier: 2 exercise(s)" in r.stdout and "left out: " in r.stdout
     r = run("portfolio", folder / "missing")
     assert r.exit_code == 2
 

@@ -439,3 +439,17 @@ def test_trend_axes_have_round_ticks_and_points_sit_at_their_dates():
     assert [p["x"] for p in c["points"]] == [0, 310, 310]
     assert c["segments"] == [(0, 0.5, 310, 1.0)] and c["shared_dates"] == 1
     assert [t[1] for t in c["ticks"]] == ["0", "2", "4", "6", "8"]
+
+
+def test_compare_says_when_both_sides_are_one_journal(run, folder, tmp_path):
+    """Comparing a journal with a copy of itself (a slip of the wrong file name) shows no change on
+    every line; the banner says the two are one journal, so no one reads it as an exercise that
+    held steady. Two different exercises carry no such note."""
+    import shutil
+
+    shutil.copy(folder / "march.jsonl", tmp_path / "copy.jsonl")
+    r = run("compare", folder / "march.jsonl", tmp_path / "copy.jsonl", "--format", "json")
+    assert r.exit_code == 0, r.output
+    assert any("same journal" in b for b in json.loads(r.stdout)["banner"])
+    r = run("compare", folder / "march.jsonl", folder / "april.jsonl", "--format", "json")
+    assert not any("same journal" in b for b in json.loads(r.stdout)["banner"])

@@ -453,3 +453,12 @@ def test_compare_says_when_both_sides_are_one_journal(run, folder, tmp_path):
     assert any("same journal" in b for b in json.loads(r.stdout)["banner"])
     r = run("compare", folder / "march.jsonl", folder / "april.jsonl", "--format", "json")
     assert not any("same journal" in b for b in json.loads(r.stdout)["banner"])
+
+
+def test_compare_prints_counted_alerts_as_whole_numbers(run, folder):
+    """False alerts are counted: neither exercise raised one, so each side reads "0 alerts", the
+    target "0 alerts" and the change "+0 alerts", never "0.00 alerts" as if a fraction could be raised."""
+    r = run("compare", folder / "march.jsonl", folder / "april.jsonl")
+    assert r.exit_code == 0, r.output
+    row = next(line for line in r.stdout.splitlines() if line.startswith("false-alerts"))
+    assert ".00 alert" not in row and row.split()[1:3] == ["0", "alerts"] and "+0 alerts" in row, row

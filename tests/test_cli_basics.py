@@ -62,6 +62,10 @@ def test_the_demo_says_what_to_open_and_its_next_commands_run(run, tmp_path):
     r = run("demo", "--out", tmp_path / "demo")
     assert r.exit_code == 0, r.output
     assert "Open " in r.stdout and "score.pdf first" in r.stdout
+    # It says where each file it wrote is: every file in the folder is named (the journals' own
+    # index companions and the folder's marker aside), the self-assessment's journal included.
+    written = {p.name for p in (tmp_path / "demo").iterdir() if not p.name.startswith(".") and ".index" not in p.name}
+    assert {name for name in written if f"{tmp_path / 'demo' / name}" not in r.stdout} == set()
     steps = next_steps(tmp_path / "demo")
     assert len(steps) == 3
     for command, _ in steps:

@@ -35,12 +35,34 @@ def test_examples_lists_and_copies_what_the_wheel_ships(run, tmp_path):
     assert run("examples", "synthetic-deal", "--copy", tmp_path).exit_code == 0
     copied = tmp_path / "synthetic-sow.toml"
     assert copied.read_text().startswith("# SYNTHETIC deal file")
+    copied.write_text(copied.read_text() + "# the partner's own note\n")  # the user's edit
     before = copied.read_bytes()
     r = run("examples", "synthetic-deal", "--copy", tmp_path)
     assert r.exit_code == 2 and "never replaces" in r.stderr and copied.read_bytes() == before
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("error: --copy (synthetic-sow.toml): ")
     r = run("examples", "uk-ofice")
     assert r.exit_code == 2 and "did you mean 'uk-office'" in r.stderr
     assert run("examples", "uk-office", "--copy", tmp_path / "missing").exit_code == 2
+
+
+def test_two_import_examples_copy_into_one_folder(run, tmp_path):
+    """Every import example ships the same README.md: after 'import-csv --copy .', copying
+    'import-jira' into the same folder keeps that README (byte for byte the same) and adds Jira's
+    files, instead of refusing the whole copy. A README the user has edited is never replaced:
+    the copy is refused, naming it, and nothing is written."""
+    assert run("examples", "import-csv", "--copy", tmp_path).exit_code == 0
+    readme = tmp_path / "README.md"
+    r = run("examples", "import-jira", "--copy", tmp_path)
+    assert r.exit_code == 0, r.output
+    assert "kept " in r.stderr and (tmp_path / "jira-map.toml").is_file()
+    other = tmp_path / "other"
+    other.mkdir()
+    assert run("examples", "import-csv", "--copy", other).exit_code == 0
+    (other / "README.md").write_text("my notes\n")
+    r = run("examples", "import-jira", "--copy", other)
+    assert r.exit_code == 2 and "README.md already exists" in r.stderr and r.stderr.count("\n") == 1
+    assert (other / "README.md").read_text() == "my notes\n" and not (other / "jira-map.toml").exists()
+    assert readme.read_bytes() == (tmp_path / "README.md").read_bytes()
 
 
 def test_a_calendar_is_taken_by_its_shipped_name(run):

@@ -32,6 +32,9 @@ def test_examples_lists_and_copies_what_the_wheel_ships(run, tmp_path):
     r = run("examples", "--format", "json")
     names = {x["name"]: x for x in __import__("json").loads(r.stdout)}
     assert {"uk-office", "synthetic-deal", "synthetic-answers", "import-servicenow"} <= set(names)
+    # The vendors are named as their users know them, not by the importer's lower-case key.
+    assert "ServiceNow export" in names["import-servicenow"]["what"]
+    assert "PagerDuty" in names["import-pagerduty"]["what"]
     assert run("examples", "synthetic-deal", "--copy", tmp_path).exit_code == 0
     copied = tmp_path / "synthetic-sow.toml"
     assert copied.read_text().startswith("# SYNTHETIC deal file")

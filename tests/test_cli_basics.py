@@ -154,3 +154,14 @@ def test_a_table_too_wide_for_a_narrow_terminal_reads_as_one_block_a_row(capsys,
     print_table(rows)
     wide = __import__("re").sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out).splitlines()
     assert all(name in wide[0] for name in columns) and len(wide) == 4
+
+
+@pytest.mark.parametrize(("args", "points_at"), [
+    (["score"], "day60 score --help"), (["clauses", "export"], "day60 clauses export --help"),
+    (["score", "--frob"], "day60 score --help"), (["nosuch"], "day60 --help")])
+def test_a_usage_error_points_at_the_help_of_the_command_typed(run, args, points_at):
+    """A newcomer who types 'day60 score' with no journal is sent to the page that says what score
+    takes, not to the list of every command; a mistyped command name still goes to that list."""
+    r = run(*args)
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1
+    assert r.stderr.rstrip().endswith(f"see '{points_at}'"), r.stderr

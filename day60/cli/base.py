@@ -53,7 +53,10 @@ class _Day60Group(TyperGroup):
                 code = 0
             else:
                 message = _one_line(exc.format_message()).rstrip(".")
-                typer.echo(f"error: {message}; see '{prog_name or 'day60'} --help'", err=True)
+                # the help of the command that was mistyped ('day60 score --help'), not only the list of commands
+                ctx = getattr(exc, "ctx", None)
+                where = ["day60", *ctx.command_path.split()[1:]] if ctx is not None else ["day60"]
+                typer.echo(f"error: {message}; see '{' '.join(where)} --help'", err=True)
                 code = exc.exit_code
         except (typer.Abort, KeyboardInterrupt, EOFError):
             typer.echo("stopped: nothing more was written", err=True)

@@ -212,11 +212,11 @@ def test_a_failing_child_costs_time_never_a_document(monkeypatch):
     alone = [render.pdf_bytes(*job) for job in jobs]
     parent, real, in_parent = os.getpid(), render.pdf_bytes, []
 
-    def only_in_the_parent(*args):
+    def only_in_the_parent(*args, **kwargs):
         if os.getpid() != parent:
             raise RuntimeError("the child fails")
         in_parent.append(args[0])
-        return real(*args)
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(render, "pdf_bytes", only_in_the_parent)
     monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
@@ -267,3 +267,39 @@ def test_the_pdf_says_it_carries_its_inputs_and_never_the_screen_copys_words(doc
         text = " ".join(" ".join(_texts(folder / f"{name}.pdf")[1]).split())
         assert "This PDF carries the inputs it was computed from" in text, name
         assert "reading on screen" not in text, name
+
+
+def test_characters_no_font_draws_are_told_not_printed_as_boxes_silently(run, tmp_path, monkeypatch):
+    """A partner named in Japanese, on a machine with no CJK font: the PDF prints the name as empty
+    boxes, and a reader of the PDF cannot tell a name from a rendering fault. The command says so in
+    one note on stderr (which characters, which font to install) and still writes the PDF; a
+    document every character of which a font draws gets no note, and verify-report, which writes
+    nothing, never notes. The machine's fonts are fixed here (Latin, Greek, Cyrillic, punctuation
+    and symbols up to U+2FFF) so the test does not depend on what is installed."""
+    from day60 import glyphs
+    from tests.builders import make_journal
+
+    monkeypatch.setattr(glyphs, "_covered", lambda: ((0x20, 0x7E), (0xA0, 0x2FFF)))
+    assert glyphs.uncovered("Test partner … → ✓") == []
+    assert glyphs.uncovered("漢字 Ltd 🚀 漢") == ["漢", "字", "🚀"]
+    journal = make_journal(tmp_path / "j.jsonl", [("exercise.close", "exercise", "2026-03-13T17:30")],
+                           partner="漢字パートナー (SYNTHETIC)", synthetic=True)
+    r = run("score", journal, "--pdf", tmp_path / "s.pdf")
+    assert r.exit_code == 0 and (tmp_path / "s.pdf").is_file(), r.output
+    notes = [line for line in r.stderr.splitlines() if line.startswith("note: ")]
+    assert len(notes) == 1 and "漢, 字, パ" in notes[0] and "fonts-noto-cjk" in notes[0], r.stderr
+    r = run("verify-report", tmp_path / "s.pdf")
+    assert r.exit_code == 0 and "note: " not in r.stderr
+    plain = make_journal(tmp_path / "plain.jsonl", [("exercise.close", "exercise", "2026-03-13T17:30")])
+    r = run("score", plain, "--pdf", tmp_path / "plain.pdf")
+    assert r.exit_code == 0 and "note: " not in r.stderr
+
+
+def test_without_fontconfig_nothing_is_claimed_about_fonts(monkeypatch):
+    """Where fc-list is not there to ask, no character is said to be missing (nor drawn)."""
+    from day60 import glyphs
+
+    glyphs._covered.cache_clear()
+    monkeypatch.setattr("shutil.which", lambda name: None)
+    assert glyphs.uncovered("漢字") == []
+    glyphs._covered.cache_clear()

@@ -41,7 +41,7 @@ def examples(
         for src in shipped[name]["files"]:
             field, target = f"--copy ({src.name})", copy / src.name
             if target.is_file() and not target.is_symlink() and target.read_bytes() == src.read_bytes():
-                same.append(target)  # already there, byte for byte (the README every import example ships)
+                same.append(target)  # already there, byte for byte (each import example ships one same README.md)
             elif target.exists() or target.is_symlink():
                 raise InputError(field, f"{target} already exists: an example never replaces a file",
                                  "copy into an empty folder")

@@ -149,6 +149,19 @@ def test_a_table_too_wide_for_a_narrow_terminal_reads_as_one_block_a_row(capsys,
         assert lines.count(name) == 2, name  # once a row, whole
     for value in ("漂移一号🚀", "not run (n=0)", "0.40 h (n=1)", "0/0/0/0"):
         assert value in lines, value
+    # At 80 columns the score table fits once each column has at least its longest word: it stays a
+    # table, and no word is broken across lines (rich alone printed "drift-detect" over "ion").
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda *a, **k: os.terminal_size((80, 24)))
+    score = [{"line": "drift-detection", "points": "10", "earned": "0.00", "status": "scored",
+              "figure": "n=1: D1: not evidenced: no detection time disclosed", "reason": ""},
+             {"line": "rollback-time, rollback-decision, requeue, smoke-set", "points": "8, 4, 4, 4",
+              "earned": "0.00, 0.00, 0.00, 0.00", "status": "not exercised", "figure": "not run",
+              "reason": "no production rollback in the window (rehearsals and production are never mixed)"}]
+    print_table(score)
+    text = __import__("re").sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
+    assert text.splitlines()[0].split() == list(score[0]) and max(cell_len(x) for x in text.splitlines()) <= 80
+    words = set(text.split())
+    assert all(w in words for row in score for cell in row.values() for w in cell.split()), text
     # The same table on a wide terminal stays a table: one header line naming every column.
     monkeypatch.setattr(shutil, "get_terminal_size", lambda *a, **k: os.terminal_size((200, 24)))
     print_table(rows)

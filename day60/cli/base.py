@@ -209,21 +209,46 @@ def print_table(rows: list[dict[str, Any]], columns: list[str] | None = None) ->
     terminal = sys.stdout.isatty()
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold" if terminal else "",
                   highlight=False)
-    for c in columns:
-        table.add_column(c, overflow="fold")
-    for r in rows:
-        table.add_row(*(visible(str(r.get(c, ""))) for c in columns))
+    cells = [[visible(str(r.get(c, ""))) for c in columns] for r in rows]
     width = shutil.get_terminal_size().columns if terminal else 100_000
+    widths = _column_widths(columns, cells, width) if terminal else [None] * len(columns)
+    for c, w in zip(columns, widths or [None] * len(columns), strict=True):
+        table.add_column(c, overflow="fold", width=w)
+    for row in cells:
+        table.add_row(*row)
     console = Console(width=width, force_terminal=terminal, no_color=not terminal, highlight=False,
                       soft_wrap=False, emoji=False, markup=False)
-    from rich.measure import Measurement
-
     with console.capture() as captured:
-        if terminal and Measurement.get(console, console.options.update_width(100_000), table).minimum > width:
+        if terminal and widths == []:
             _print_records(console, columns, rows)
         else:
             console.print(table)
     typer.echo("\n".join(line.rstrip() for line in captured.get().splitlines()))
+
+
+_GAP = 3  # terminal cells between two columns: padding either side of the (blank) rule
+
+
+def _column_widths(columns: list[str], cells: list[list[str]], width: int) -> list[int | None]:
+    """Each column's width on a terminal ``width`` cells wide: its natural width when the table
+    fits; otherwise at least its longest word (so no word is broken: "drift-detect" over "ion"),
+    the room left shared in proportion to how much more each column would take. [] when even the
+    longest words do not fit side by side: the caller prints one block a row instead."""
+    from rich.cells import cell_len
+
+    room = width - _GAP * (len(columns) - 1)
+    texts = [[c, *(row[i] for row in cells)] for i, c in enumerate(columns)]
+    natural = [max(cell_len(line) for t in col for line in t.splitlines() or [""]) for col in texts]
+    least = [max([cell_len(w) for t in col for w in t.split()] or [1]) for col in texts]
+    if sum(natural) <= room:
+        return [None] * len(columns)
+    if sum(least) > room:
+        return []
+    spare, want = room - sum(least), [n - m for n, m in zip(natural, least, strict=True)]
+    extra = [spare * w // sum(want) for w in want]
+    for i in sorted(range(len(want)), key=lambda k: -want[k])[:spare - sum(extra)]:
+        extra[i] += 1  # the cells the rounding left, to the columns that want most
+    return [m + e for m, e in zip(least, extra, strict=True)]
 
 
 def _print_records(console: Any, columns: list[str], rows: list[dict[str, Any]]) -> None:

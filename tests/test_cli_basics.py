@@ -77,6 +77,10 @@ def test_a_calendar_is_taken_by_its_shipped_name(run):
     assert run("calendar", "show", "uk-office", "--from", "2026-12-24", "--to", "2026-12-28").exit_code == 0
     r = run("hours", "-c", "nope", "2026-03-27T16:00", "2026-03-30T10:00")
     assert r.exit_code == 2 and "uk-office" in r.stderr
+    # An empty name (a shell variable that was never set: -c "$CAL") is said to be empty, not
+    # refused as "." being a folder the user never typed.
+    r = run("hours", "-c", "", "2026-03-27T16:00", "2026-03-30T10:00")
+    assert r.exit_code == 2 and r.stderr.startswith("error: --calendar: is empty; ") and "uk-office" in r.stderr
 
 
 def test_the_demo_says_what_to_open_and_its_next_commands_run(run, tmp_path):

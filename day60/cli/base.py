@@ -341,6 +341,8 @@ def load_calendar(value: Any, field: str = "--calendar") -> Any:
     from day60.errors import InputError
     from day60.resources import calendar_file, shipped_calendars
 
+    if not str(value).strip():  # else read as "." (the current folder) and refused as a folder nobody named
+        raise InputError(field, "is empty", f"give a calendar TOML path, or one of {', '.join(shipped_calendars())}")
     path = calendar_file(value)
     if not os.path.lexists(path):
         raise InputError(field, f"{str(value)[:80]!r} is neither a calendar file nor a shipped calendar",

@@ -286,7 +286,8 @@ def _deal_calendar(table: Any, folder: Path, problems: list[str]) -> dict[str, A
         target = (folder / table) if not Path(table).is_absolute() else Path(table)
         if target.suffix != ".toml" or not target.is_file():
             problems.append(f"calendar {table[:60]!r} is neither a calendar table nor the path of a calendar file "
-                            "(write [calendar] with timezone, hours, holidays, closures, as in day60/examples/)")
+                            "(write [calendar] with timezone, hours, holidays, closures, as in "
+                            "'day60 examples uk-office --copy .')")
             return None
         try:
             return BusinessCalendar.load(target).to_dict()
@@ -580,6 +581,9 @@ def comply(lib: Library, deal: Deal, figures: dict[str, Any], source: str,
             else:
                 row.update(status="not met" if other == "not met" else "not run",
                            reason=f"met on its own, but {needed} is {other}: the two stand or fall together")
+    for row in rows:  # the status column already says "not run": its reason says why, once
+        if row["status"] == "not run" and isinstance(row["reason"], str) and row["reason"].startswith("not run: "):
+            row["reason"] = row["reason"][len("not run: "):]
     return rows
 
 
@@ -656,8 +660,12 @@ def _check(lib: Library, clause: Clause, check: Check, deal: Deal, figure: Any, 
                        if value > threshold else None)
         return row
     ok = value >= threshold if check.comparator == "floor" else value <= threshold
-    row.update(value=value, n=n, display=_display(unit_type, value, currency),
-               status="met" if ok else "not met")
+    display = _display(unit_type, value, currency)
+    if not ok and display == _display(unit_type, float(threshold), currency):
+        # Rounded, a breach can read as the threshold itself ("95.0 percent" against a floor of 95):
+        # the unrounded figure that decided it goes beside it, so the table never contradicts itself.
+        display += f" (unrounded {value!r})"
+    row.update(value=value, n=n, display=display, status="met" if ok else "not met")
     if not ok:
         word = "below the floor" if check.comparator == "floor" else "above the ceiling"
         row["reason"] = f"{value!r} is {word} of {threshold:g} (judged unrounded)"

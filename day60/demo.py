@@ -141,7 +141,8 @@ def run(out: Path) -> dict[str, Path]:
              "score": out / "score.json",
              "pdf": out / "score.pdf", "html": out / "score.html", "deal": out / "synthetic-sow.toml",
              "schedule": out / "schedule.pdf",
-             "selfassess": out / "selfassess.pdf", "voice": out / "voice-bench.json", "drills": out / "drills.pdf"}
+             "selfassess": out / "selfassess.pdf", "sa-journal": out / "selfassess.jsonl",
+             "voice": out / "voice-bench.json", "drills": out / "drills.pdf"}
     note = {"synthetic": "SYNTHETIC: invented data demonstrating the toolkit; not a result"}
     files["metrics"].write_text(json.dumps({**note, **jsonable(figures.summary)}, indent=2, sort_keys=True) + "\n")
     files["score"].write_text(json.dumps({**note, **jsonable(result)}, indent=2, sort_keys=True) + "\n")

@@ -126,13 +126,17 @@ def _fetcher() -> Any:
 
 
 def pdf_bytes(html_text: str, attachments: list[tuple[str, bytes, str, str]] | None = None,
-              written_at: Any = None) -> tuple[bytes, int]:
+              written_at: Any = None, note_fonts: bool = True) -> tuple[bytes, int]:
     """``html_text`` as PDF bytes and its page count. With ``attachments`` ((name, bytes,
     description, relationship) each, relationship Source or Data) the file is PDF/A-3b with them
     embedded as associated files, so the report carries the inputs it was computed from (PDF/A-1
     and A-2 would drop or break them), dated ``written_at`` (an aware datetime; default now). The same
-    HTML, attachments and date give the same bytes."""
+    HTML, attachments and date give the same bytes. With ``note_fonts``, characters no installed
+    font can draw are told as a note (day60.errors.Note), since the PDF prints them as boxes."""
     import logging
+
+    if note_fonts:
+        _note_fonts(html_text)
 
     _import_weasyprint()
     from weasyprint import HTML, Attachment
@@ -146,6 +150,17 @@ def pdf_bytes(html_text: str, attachments: list[tuple[str, bytes, str, str]] | N
                        modified=written_at)
             for name, body, what, rel in attachments]}
     return document.write_pdf(**options), len(document.pages)
+
+
+def _note_fonts(html_text: str) -> None:
+    import warnings
+
+    from day60 import glyphs
+    from day60.errors import Note
+
+    text = glyphs.note(html_text)
+    if text:
+        warnings.warn(Note(text), stacklevel=3)
 
 
 PdfJob = tuple[str, "list[tuple[str, bytes, str, str]] | None", Any]  # html, attachments, written_at
@@ -162,9 +177,11 @@ def pdf_bytes_many(jobs: list[PdfJob]) -> list[tuple[bytes, int]]:
     import os
     import sys
 
+    for job in jobs:  # told here, once, never from the child
+        _note_fonts(job[0])
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
     if len(jobs) < 2 or cores < 2 or not sys.platform.startswith("linux"):
-        return [pdf_bytes(*job) for job in jobs]
+        return [pdf_bytes(*job, note_fonts=False) for job in jobs]
     mine: list[int] = []
     theirs: list[int] = []
     weight = [0, 0]
@@ -174,11 +191,11 @@ def pdf_bytes_many(jobs: list[PdfJob]) -> list[tuple[bytes, int]]:
         weight[side] += len(jobs[i][0])
     done = _forked(theirs, jobs)
     try:
-        results = {i: pdf_bytes(*jobs[i]) for i in mine}
+        results = {i: pdf_bytes(*jobs[i], note_fonts=False) for i in mine}
     except BaseException:
         done(kill=True)
         raise
-    results.update(done() or {i: pdf_bytes(*jobs[i]) for i in theirs})
+    results.update(done() or {i: pdf_bytes(*jobs[i], note_fonts=False) for i in theirs})
     return [results[i] for i in range(len(jobs))]
 
 
@@ -195,7 +212,7 @@ def _forked(indexes: list[int], jobs: list[PdfJob]) -> Any:
         code = 1
         try:
             os.close(read_end)
-            body = pickle.dumps({i: pdf_bytes(*jobs[i]) for i in indexes})
+            body = pickle.dumps({i: pdf_bytes(*jobs[i], note_fonts=False) for i in indexes})
             with os.fdopen(write_end, "wb") as fh:
                 fh.write(body)
             code = 0
@@ -272,7 +289,12 @@ def docx(schedule: dict[str, Any], out: str | Path, field: str = "--docx") -> No
     from day60.wordfile import finish
 
     template = DocxTemplate(data_dir("templates") / "schedule.docx")
-    template.render({"s": display.visible_all(schedule), "toolkit_version": __version__}, autoescape=True)
+    shown = display.visible_all(schedule)
+    # Word breaks a word too long for its cell anywhere ("report_completeness_percen" / "t"); a
+    # zero-width space after each underscore lets a parameter's name wrap only there, as the PDF does.
+    shown = {**shown, "parameters": [{**q, "id": str(q["id"]).replace("_", "_\u200b")}
+                                     for q in shown.get("parameters", [])]}
+    template.render({"s": shown, "toolkit_version": __version__}, autoescape=True)
     banner = "DRAFT" if schedule["draft"] else ("SYNTHETIC" if schedule["synthetic"] else None)
     finish(template.docx, schedule["paper"], banner)
     buffer = io.BytesIO()

@@ -62,12 +62,13 @@ def examples() -> dict[str, dict[str, Any]]:
     out["voice-starter"] = {"kind": "voice suite", "files": [data_dir("rubric") / "voice" / "voice_starter.json"],
                             "what": "three SYNTHETIC voice tasks for 'day60 voice bench'"}
     imports = _PACKAGE / "imports" / "examples"
-    for fmt, prefix in (("servicenow", "servicenow"), ("jira", "jira"), ("zendesk", "zendesk"),
-                        ("pagerduty", "pagerduty"), ("csv", "spreadsheet")):
+    for fmt, prefix, vendor in (("servicenow", "servicenow", "ServiceNow"),
+                                ("jira", "jira", "Jira Service Management"), ("zendesk", "zendesk", "Zendesk"),
+                                ("pagerduty", "pagerduty", "PagerDuty"), ("csv", "spreadsheet", "spreadsheet (CSV)")):
         files = sorted(imports.glob(f"{prefix}*"))
         if files:
             out[f"import-{fmt}"] = {"kind": "ticket export", "files": [*files, imports / "README.md"],
-                                    "what": f"a SYNTHETIC {fmt} export and its map, for 'day60 import {fmt}'"}
+                                    "what": f"a SYNTHETIC {vendor} export and its map, for 'day60 import {fmt}'"}
     return out
 
 

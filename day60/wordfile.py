@@ -33,11 +33,29 @@ def finish(document: Any, paper: str, banner: str | None) -> None:
         section.left_margin = section.right_margin = Mm(20)
         section.top_margin = section.bottom_margin = Mm(20)
         _footer(section, banner)
+    for table in document.tables:
+        _keep_rows(table)
     paragraphs = list(_all_paragraphs(document))
     for n, para in enumerate(paragraphs):
         _bookmark(para, n)
     for para in paragraphs:
         _fields(para)
+
+
+def _keep_rows(table: Any) -> None:
+    """No row splits across a page (a parameter's meaning stays beside its name), and a table
+    whose first row is its bold header repeats that row at the top of each page it runs onto."""
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    rows = list(table.rows)
+    runs = [r for cell in rows[0].cells for para in cell.paragraphs for r in para.runs] if rows else []
+    header = len(rows) > 1 and bool(runs) and all(r.bold for r in runs if r.text.strip())
+    for i, row in enumerate(rows):
+        props = row._tr.get_or_add_trPr()
+        for tag in ("w:cantSplit", *(("w:tblHeader",) if header and i == 0 else ())):
+            if props.find(qn(tag)) is None:
+                props.append(OxmlElement(tag))
 
 
 def _all_paragraphs(document: Any) -> Any:

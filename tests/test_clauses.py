@@ -170,13 +170,30 @@ def test_floor_judged_unrounded(tmp_path, value, status):
     row = rows[("field-accuracy", "field-accuracy")]
     assert row["status"] == status and row["value"] == value
     if value == 94.96:
-        assert row["display"] == "95.0 percent"  # displays as the floor, and is still not met
+        # Rounded to one decimal (3.1.5) it reads 95.0, the floor itself: a lawyer reading "95.0 percent,
+        # floor 95.0, not met" would call the table wrong, so the unrounded figure that decided it is beside it.
+        assert row["display"] == "95.0 percent (unrounded 94.96)"
+    else:
+        assert "unrounded" not in row["display"]
 
 
 @pytest.mark.parametrize(("value", "status"), [(1.04, "not met"), (1.0, "met"), (0.96, "met")])
 def test_ceiling_judged_unrounded(tmp_path, value, status):
     rows = comply_rows(tmp_path, {"hallucinated-policy": {"value": value, "n": 800}})
     assert rows[("hallucinated-policy", "hallucinated-policy")]["status"] == status
+    # 1.04 percent rounds to "1.0 percent", the ceiling of 1.0 itself: the breach shows its unrounded figure.
+    shown = rows[("hallucinated-policy", "hallucinated-policy")]["display"]
+    assert shown == ("1.0 percent (unrounded 1.04)" if value == 1.04 else f"{value:.1f} percent")
+
+
+def test_a_breach_just_past_a_time_ceiling_shows_what_decided_it(tmp_path):
+    """Rollback ceiling 30 minutes; 30.004 minutes is above it, and at two decimals reads 30.00:
+    the display carries the unrounded 30.004. 30.01 already reads past the ceiling: no note."""
+    rows = comply_rows(tmp_path, {"rollback": {"value": 30.004, "n": 3}})
+    assert rows[("rollback", "rollback")]["status"] == "not met"
+    assert rows[("rollback", "rollback")]["display"] == "30.00 minutes (unrounded 30.004)"
+    rows = comply_rows(tmp_path, {"rollback": {"value": 30.01, "n": 3}})
+    assert rows[("rollback", "rollback")]["display"] == "30.01 minutes"
 
 
 def test_not_run_without_figure_or_sample_size(tmp_path):
@@ -343,7 +360,8 @@ def test_the_lawyers_journey_from_half_a_deal_to_a_signable_schedule(run, tmp_pa
     body = "\n".join(p.text for p in doc.paragraphs) + " ".join(c.text for t in doc.tables for r in t.rows
                                                                  for c in r.cells)
     assert "DRAFT" not in body and "{{" not in body and "{%" not in body
-    assert "repeat_contact_days calendar days 7 calendar days" in " ".join(body.split())  # the fixed term stands
+    # the fixed term stands (its name carries zero-width break points after its underscores)
+    assert "repeat_contact_days calendar days 7 calendar days" in " ".join(body.replace("\u200b", "").split())
     final = (tmp_path / "final.md").read_text()
     assert "Europe/Dublin" in final and "IE" in final and "Annex: Monthly Report elements" in final
     assert "fixed by the charter (3.9) at seven calendar days" in final  # the repeat period is not negotiable
@@ -543,6 +561,24 @@ def test_the_word_schedule_matches_the_pdf_and_keeps_its_cross_references_live(r
     assert ["Setting", "Value"] in headers and ["Term", "Meaning"] in headers
     assert ["Clause", "Parameter", "Type", "Value", "Meaning"] in headers
     assert ["Term", "What it must contain", "The document", "Clauses"] in headers
+    # A parameter's name wider than its 55 mm cell (high_confidence_accuracy_floor_percent is 71 mm
+    # at 10 pt) wraps only after an underscore: a zero-width space follows each "_" and nowhere else,
+    # so Word never prints "report_completeness_percen" over "t".
+    [params] = [t for t in doc.tables if [c.text for c in t.rows[0].cells][:2] == ["Clause", "Parameter"]]
+    names = [row.cells[1].text for row in params.rows[1:]]
+    assert "high_\u200bconfidence_\u200baccuracy_\u200bfloor_\u200bpercent" in names
+    assert all(n.replace("_\u200b", "_").count("\u200b") == 0 and n.count("_") == n.count("_\u200b")
+               for n in names), names
+    # The parameter table runs over two pages: no row splits across the break (a name on one page,
+    # its meaning on the next), and the header row repeats on the second page; the label-and-value
+    # tables (the agreement block, each clause's definitions) have no header to repeat.
+    from docx.oxml.ns import qn
+
+    for t in doc.tables:
+        assert all(row._tr.trPr is not None and row._tr.trPr.find(qn("w:cantSplit")) is not None for row in t.rows)
+    assert params.rows[0]._tr.trPr.find(qn("w:tblHeader")) is not None
+    agreement = next(t for t in doc.tables if t.rows[0].cells[0].text == "Agreement")
+    assert agreement.rows[0]._tr.trPr.find(qn("w:tblHeader")) is None
     xml = doc.element.xml
     titles = [p.text for p in doc.paragraphs if p.style.name == "List Number"]
     marks = re.findall(r'w:bookmarkStart w:id="\d+" w:name="(clause_[^"]+)"', xml)
@@ -556,3 +592,18 @@ def test_the_word_schedule_matches_the_pdf_and_keeps_its_cross_references_live(r
     assert run("clauses", "export", "--sow", us, "--docx", tmp_path / "us.docx").exit_code == 0
     letter = Document(tmp_path / "us.docx").sections[0]
     assert (round(letter.page_width.mm), round(letter.page_height.mm)) == (216, 279)
+
+
+def test_a_not_run_reason_does_not_say_not_run_again(tmp_path):
+    """A lawyer reads the status column, then the reason beside it: "not run | not run: no monthly
+    report was received" says it twice. A journal with no report (and no drift, incident or
+    rollback) leaves every check not run, and no reason starts with the status it explains."""
+    from day60 import journal as jr
+    from tests.builders import make_journal
+
+    j = jr.read(make_journal(tmp_path / "bare.jsonl", [("exercise.close", "exercise", "2026-03-13T17:30")]))
+    deal = clauses.load_deal(write_deal(tmp_path), LIB, draft=True)
+    rows = clauses.comply(LIB, deal, clauses.journal_figures(j, deal), "bare.jsonl")
+    report = next(r for r in rows if r["check"] == "report-completeness")
+    assert report["status"] == "not run" and report["reason"] == "no monthly report was received in the exercise window"
+    assert not [r["check"] for r in rows if (r["reason"] or "").startswith(r["status"])]

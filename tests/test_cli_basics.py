@@ -32,15 +32,40 @@ def test_examples_lists_and_copies_what_the_wheel_ships(run, tmp_path):
     r = run("examples", "--format", "json")
     names = {x["name"]: x for x in __import__("json").loads(r.stdout)}
     assert {"uk-office", "synthetic-deal", "synthetic-answers", "import-servicenow"} <= set(names)
+    # The vendors are named as their users know them, not by the importer's lower-case key.
+    assert "ServiceNow export" in names["import-servicenow"]["what"]
+    assert "PagerDuty" in names["import-pagerduty"]["what"]
     assert run("examples", "synthetic-deal", "--copy", tmp_path).exit_code == 0
     copied = tmp_path / "synthetic-sow.toml"
     assert copied.read_text().startswith("# SYNTHETIC deal file")
+    copied.write_text(copied.read_text() + "# the partner's own note\n")  # the user's edit
     before = copied.read_bytes()
     r = run("examples", "synthetic-deal", "--copy", tmp_path)
     assert r.exit_code == 2 and "never replaces" in r.stderr and copied.read_bytes() == before
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("error: --copy (synthetic-sow.toml): ")
     r = run("examples", "uk-ofice")
     assert r.exit_code == 2 and "did you mean 'uk-office'" in r.stderr
     assert run("examples", "uk-office", "--copy", tmp_path / "missing").exit_code == 2
+
+
+def test_two_import_examples_copy_into_one_folder(run, tmp_path):
+    """Every import example ships the same README.md: after 'import-csv --copy .', copying
+    'import-jira' into the same folder keeps that README (byte for byte the same) and adds Jira's
+    files, instead of refusing the whole copy. A README the user has edited is never replaced:
+    the copy is refused, naming it, and nothing is written."""
+    assert run("examples", "import-csv", "--copy", tmp_path).exit_code == 0
+    readme = tmp_path / "README.md"
+    r = run("examples", "import-jira", "--copy", tmp_path)
+    assert r.exit_code == 0, r.output
+    assert "kept " in r.stderr and (tmp_path / "jira-map.toml").is_file()
+    other = tmp_path / "other"
+    other.mkdir()
+    assert run("examples", "import-csv", "--copy", other).exit_code == 0
+    (other / "README.md").write_text("my notes\n")
+    r = run("examples", "import-jira", "--copy", other)
+    assert r.exit_code == 2 and "README.md already exists" in r.stderr and r.stderr.count("\n") == 1
+    assert (other / "README.md").read_text() == "my notes\n" and not (other / "jira-map.toml").exists()
+    assert readme.read_bytes() == (tmp_path / "README.md").read_bytes()
 
 
 def test_a_calendar_is_taken_by_its_shipped_name(run):
@@ -52,6 +77,10 @@ def test_a_calendar_is_taken_by_its_shipped_name(run):
     assert run("calendar", "show", "uk-office", "--from", "2026-12-24", "--to", "2026-12-28").exit_code == 0
     r = run("hours", "-c", "nope", "2026-03-27T16:00", "2026-03-30T10:00")
     assert r.exit_code == 2 and "uk-office" in r.stderr
+    # An empty name (a shell variable that was never set: -c "$CAL") is said to be empty, not
+    # refused as "." being a folder the user never typed.
+    r = run("hours", "-c", "", "2026-03-27T16:00", "2026-03-30T10:00")
+    assert r.exit_code == 2 and r.stderr.startswith("error: --calendar: is empty; ") and "uk-office" in r.stderr
 
 
 def test_the_demo_says_what_to_open_and_its_next_commands_run(run, tmp_path):
@@ -62,12 +91,22 @@ def test_the_demo_says_what_to_open_and_its_next_commands_run(run, tmp_path):
     r = run("demo", "--out", tmp_path / "demo")
     assert r.exit_code == 0, r.output
     assert "Open " in r.stdout and "score.pdf first" in r.stdout
+    # It says where each file it wrote is: every file in the folder is named (the journals' own
+    # index companions and the folder's marker aside), the self-assessment's journal included.
+    written = {p.name for p in (tmp_path / "demo").iterdir() if not p.name.startswith(".") and ".index" not in p.name}
+    assert {name for name in written if f"{tmp_path / 'demo' / name}" not in r.stdout} == set()
     steps = next_steps(tmp_path / "demo")
     assert len(steps) == 3
     for command, _ in steps:
         assert command in r.stdout
         done = run(*shlex.split(command)[1:])
         assert done.exit_code in (0, 1), (command, done.output)  # comply finds the demo's breaches: exit 1
+    from pypdf import PdfReader
+
+    inputs = " ".join(PdfReader(tmp_path / "demo" / "selfassess.pdf").pages[-1].extract_text().split())
+    # The lawyer reads the Inputs list as the files the score was computed from: one answers file,
+    # so one "Answers SHA-256" line, never the same digest listed twice as if two files were used.
+    assert inputs.count("Answers SHA-256") == 1, inputs
 
 
 def test_tables_keep_wide_characters_aligned_and_whole_cells_in_a_pipe(capsys):
@@ -82,3 +121,64 @@ def test_tables_keep_wide_characters_aligned_and_whole_cells_in_a_pipe(capsys):
     lines = capsys.readouterr().out.splitlines()
     starts = {cell_len(line[:line.index(marker)]) for line, marker in ((lines[2], "x"), (lines[3], "word"))}
     assert len(starts) == 1 and lines[3].endswith("word") and long.strip() in lines[3]
+
+
+def test_a_table_too_wide_for_a_narrow_terminal_reads_as_one_block_a_row(capsys, monkeypatch):
+    """On a 40-column terminal (a phone's SSH session, a split pane) the nine-column restore table
+    cannot fit even with every cell wrapped at its words: rich would squeeze each column to three
+    cells and print every header and 'not run' a letter or three a line. Each row becomes a block of
+    names and values instead: every name and every value whole on its line, a CJK-and-emoji id
+    included, and no line wider than the terminal (measured in terminal cells)."""
+    import os
+    import shutil
+    import sys
+
+    from rich.cells import cell_len
+
+    from day60.cli.base import print_table
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda *a, **k: os.terminal_size((40, 24)))
+    columns = ["severity", "restored", "mean", "median", "max", "waiting on partner", "change windows",
+               "first comms mean", "withdrawn/excluded/open/unconfirmed"]
+    rows = [dict(zip(columns, ["漂移一号🚀", "0", "not run", "not run", "not run", "not run", "not run",
+                               "not run (n=0)", "0/0/0/0"], strict=True)),
+            dict(zip(columns, ["2", "1", "2.80 h", "2.80 h", "2.80 h", "2.42 h", "0.00 h", "0.40 h (n=1)",
+                               "0/0/0/0"], strict=True))]
+    print_table(rows)
+    out = __import__("re").sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
+    lines = [line.strip() for line in out.splitlines()]
+    assert max(cell_len(line) for line in out.splitlines()) <= 40
+    for name in columns:
+        assert lines.count(name) == 2, name  # once a row, whole
+    for value in ("漂移一号🚀", "not run (n=0)", "0.40 h (n=1)", "0/0/0/0"):
+        assert value in lines, value
+    # At 80 columns the score table fits once each column has at least its longest word: it stays a
+    # table, and no word is broken across lines (rich alone printed "drift-detect" over "ion").
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda *a, **k: os.terminal_size((80, 24)))
+    score = [{"line": "drift-detection", "points": "10", "earned": "0.00", "status": "scored",
+              "figure": "n=1: D1: not evidenced: no detection time disclosed", "reason": ""},
+             {"line": "rollback-time, rollback-decision, requeue, smoke-set", "points": "8, 4, 4, 4",
+              "earned": "0.00, 0.00, 0.00, 0.00", "status": "not exercised", "figure": "not run",
+              "reason": "no production rollback in the window (rehearsals and production are never mixed)"}]
+    print_table(score)
+    text = __import__("re").sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
+    assert text.splitlines()[0].split() == list(score[0]) and max(cell_len(x) for x in text.splitlines()) <= 80
+    words = set(text.split())
+    assert all(w in words for row in score for cell in row.values() for w in cell.split()), text
+    # The same table on a wide terminal stays a table: one header line naming every column.
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda *a, **k: os.terminal_size((200, 24)))
+    print_table(rows)
+    wide = __import__("re").sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out).splitlines()
+    assert all(name in wide[0] for name in columns) and len(wide) == 4
+
+
+@pytest.mark.parametrize(("args", "points_at"), [
+    (["score"], "day60 score --help"), (["clauses", "export"], "day60 clauses export --help"),
+    (["score", "--frob"], "day60 score --help"), (["nosuch"], "day60 --help")])
+def test_a_usage_error_points_at_the_help_of_the_command_typed(run, args, points_at):
+    """A newcomer who types 'day60 score' with no journal is sent to the page that says what score
+    takes, not to the list of every command; a mistyped command name still goes to that list."""
+    r = run(*args)
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1
+    assert r.stderr.rstrip().endswith(f"see '{points_at}'"), r.stderr

@@ -212,11 +212,11 @@ def test_a_failing_child_costs_time_never_a_document(monkeypatch):
     alone = [render.pdf_bytes(*job) for job in jobs]
     parent, real, in_parent = os.getpid(), render.pdf_bytes, []
 
-    def only_in_the_parent(*args):
+    def only_in_the_parent(*args, **kwargs):
         if os.getpid() != parent:
             raise RuntimeError("the child fails")
         in_parent.append(args[0])
-        return real(*args)
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(render, "pdf_bytes", only_in_the_parent)
     monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
@@ -234,3 +234,72 @@ def test_one_core_renders_in_order_without_forking(monkeypatch):
     monkeypatch.setattr(os, "fork", lambda: pytest.fail("forked on one core"))
     jobs = _small_jobs()
     assert render.pdf_bytes_many(jobs) == [render.pdf_bytes(*job) for job in jobs]
+
+
+@pytest.mark.parametrize("name", ["score-demo", "selfassess"])
+def test_an_instant_in_a_table_wraps_between_its_date_and_its_time(documents, name):
+    """A reader copies an onset from the drift table into a letter: it must read whole, never
+    split inside its offset ('2026-09-29T10:12:00+0' on one line, '1:00' on the next). Every table
+    cell shows an instant as 'YYYY-MM-DD HH:MM +HH:MM', with spaces where it may wrap; the raw ISO
+    form (no space anywhere in 25 characters) does not fit the 34 mm onset column at 8 pt."""
+    folder, html = documents
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", html[f"{name}.html"], flags=re.S)
+    raw = [c for c in cells if re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?[+-]\d\d:\d\d", c)]
+    assert raw == [], raw[:3]
+    text = " ".join(" ".join(_texts(folder / f"{name}.pdf")[1]).split())
+    assert not re.search(r"[+-]\d \d:\d\d\b", text), re.search(r".{30}[+-]\d \d:\d\d\b", text)
+
+
+def test_a_missing_mean_is_said_once_in_its_cell(documents):
+    """Severity 3 has no restored incident in the demo: its Mean cell reads 'not run' once, not a
+    business-hours 'not run' with a wall-clock 'not run' under it (the issue's 'said once')."""
+    _, html = documents
+    rows = re.findall(r"<tr><td>3<br>.*?</tr>", html["score-demo.html"], flags=re.S)
+    assert rows, "no severity 3 row"
+    assert all("not run</td>" in r and re.sub(r"<[^>]+>", " ", r).count("not run") == 5 for r in rows), rows
+
+
+def test_the_pdf_says_it_carries_its_inputs_and_never_the_screen_copys_words(documents):
+    """The PDF is the file verify-report checks: its last page says so, and the sentence written for
+    the screen copy (which carries nothing) is not printed in it, visible or hidden."""
+    folder, _ = documents
+    for name in ("score-demo", "selfassess"):
+        text = " ".join(" ".join(_texts(folder / f"{name}.pdf")[1]).split())
+        assert "This PDF carries the inputs it was computed from" in text, name
+        assert "reading on screen" not in text, name
+
+
+def test_characters_no_font_draws_are_told_not_printed_as_boxes_silently(run, tmp_path, monkeypatch):
+    """A partner named in Japanese, on a machine with no CJK font: the PDF prints the name as empty
+    boxes, and a reader of the PDF cannot tell a name from a rendering fault. The command says so in
+    one note on stderr (which characters, which font to install) and still writes the PDF; a
+    document every character of which a font draws gets no note, and verify-report, which writes
+    nothing, never notes. The machine's fonts are fixed here (Latin, Greek, Cyrillic, punctuation
+    and symbols up to U+2FFF) so the test does not depend on what is installed."""
+    from day60 import glyphs
+    from tests.builders import make_journal
+
+    monkeypatch.setattr(glyphs, "_covered", lambda: ((0x20, 0x7E), (0xA0, 0x2FFF)))
+    assert glyphs.uncovered("Test partner … → ✓") == []
+    assert glyphs.uncovered("漢字 Ltd 🚀 漢") == ["漢", "字", "🚀"]
+    journal = make_journal(tmp_path / "j.jsonl", [("exercise.close", "exercise", "2026-03-13T17:30")],
+                           partner="漢字パートナー (SYNTHETIC)", synthetic=True)
+    r = run("score", journal, "--pdf", tmp_path / "s.pdf")
+    assert r.exit_code == 0 and (tmp_path / "s.pdf").is_file(), r.output
+    notes = [line for line in r.stderr.splitlines() if line.startswith("note: ")]
+    assert len(notes) == 1 and "漢, 字, パ" in notes[0] and "fonts-noto-cjk" in notes[0], r.stderr
+    r = run("verify-report", tmp_path / "s.pdf")
+    assert r.exit_code == 0 and "note: " not in r.stderr
+    plain = make_journal(tmp_path / "plain.jsonl", [("exercise.close", "exercise", "2026-03-13T17:30")])
+    r = run("score", plain, "--pdf", tmp_path / "plain.pdf")
+    assert r.exit_code == 0 and "note: " not in r.stderr
+
+
+def test_without_fontconfig_nothing_is_claimed_about_fonts(monkeypatch):
+    """Where fc-list is not there to ask, no character is said to be missing (nor drawn)."""
+    from day60 import glyphs
+
+    glyphs._covered.cache_clear()
+    monkeypatch.setattr("shutil.which", lambda name: None)
+    assert glyphs.uncovered("漢字") == []
+    glyphs._covered.cache_clear()

@@ -1,6 +1,7 @@
 """Documents for the lawyer and the partner: comply as a PDF, the 8.3 notice as a letter."""
 
 import json
+import re
 
 import pytest
 from pypdf import PdfReader
@@ -27,7 +28,7 @@ def test_comply_writes_its_table_as_a_pdf_with_provenance(demo, run, tmp_path):
     SYNTHETIC and the hashes of its inputs."""
     out = tmp_path / "comply.pdf"
     r = run("comply", demo / "exercise.jsonl", "--sow", demo / "synthetic-sow.toml", "--pdf", out,
-            "--format", "json")
+            "--html", tmp_path / "comply.html", "--format", "json")
     assert r.exit_code == 1
     rows = json.loads(r.stdout)["checks"]
     text = text_of(out)
@@ -36,6 +37,15 @@ def test_comply_writes_its_table_as_a_pdf_with_provenance(demo, run, tmp_path):
     for row in rows:
         assert row["check"] in text.replace("- ", "-")  # an id breaks only after a hyphen
     assert "Journal SHA-256" in text and "Deal SHA-256" in text
+    # The provenance is read as one block: its heading and every line of it kept on one page (the
+    # demo in a folder named "demo" once printed the heading and the command at the foot of page 2
+    # and the hashes alone on page 3). The heading and the list sit in one block the print styles
+    # never break, and the PDF prints them on one page.
+    html = (tmp_path / "comply.html").read_text()
+    block = re.search(r'<div class="block"><h2>Provenance</h2>\s*<dl class="facts">.*?</dl></div>', html, re.S)
+    assert block and re.search(r"[^{}]*\.block\b[^{}]*\{[^}]*break-inside: avoid", html)
+    pages = [" ".join(p.extract_text().split()) for p in PdfReader(out).pages]
+    assert [i for i, t in enumerate(pages) if "Provenance" in t] == [i for i, t in enumerate(pages) if "Packages" in t]
     r = run("comply", demo / "exercise.jsonl", "--sow", demo / "synthetic-sow.toml", "--pdf", demo / "exercise.jsonl")
     assert r.exit_code == 2 and "--pdf" in r.stderr  # never over its input
 

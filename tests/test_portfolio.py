@@ -107,6 +107,25 @@ def test_a_damaged_journal_is_listed_not_scored(run, folder):
     assert len(out["exercises"]) == 3 and out["refused"][0]["path"].endswith("bad.jsonl")
     r = run("portfolio", bad)
     assert r.exit_code == 2 and "no journal could be read" in r.stderr
+
+
+def test_a_copy_of_a_journal_is_one_exercise_not_two(run, folder, tmp_path):
+    """A backup copy beside the original (or a folder named with one of its files) is the same
+    exercise: the supplier's lawyer would say the portfolio counted March twice. The copy has the
+    same SHA-256, so it is scored once, and listed as left out, naming the original: three
+    exercises, as without the copy, and the table says so."""
+    import shutil
+
+    shutil.copy(folder / "march.jsonl", folder / "march-backup.jsonl")
+    r = run("portfolio", folder, folder / "april.jsonl", "--format", "json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert sorted(x["exercise"] for x in out["exercises"]) == ["april.jsonl", "march-backup.jsonl", "other.jsonl"]
+    [copy] = out["refused"]
+    assert copy["path"].endswith("march.jsonl") and "the same journal as" in copy["problem"]
+    assert copy["problem"].split("the same journal as ")[1].startswith(str(folder / "march-backup.jsonl"))
+    r = run("portfolio", folder)
+    assert "Test supplier: 2 exercise(s)" in r.stdout and "left out: " in r.stdout
     r = run("portfolio", folder / "missing")
     assert r.exit_code == 2
 
@@ -420,3 +439,26 @@ def test_trend_axes_have_round_ticks_and_points_sit_at_their_dates():
     assert [p["x"] for p in c["points"]] == [0, 310, 310]
     assert c["segments"] == [(0, 0.5, 310, 1.0)] and c["shared_dates"] == 1
     assert [t[1] for t in c["ticks"]] == ["0", "2", "4", "6", "8"]
+
+
+def test_compare_says_when_both_sides_are_one_journal(run, folder, tmp_path):
+    """Comparing a journal with a copy of itself (a slip of the wrong file name) shows no change on
+    every line; the banner says the two are one journal, so no one reads it as an exercise that
+    held steady. Two different exercises carry no such note."""
+    import shutil
+
+    shutil.copy(folder / "march.jsonl", tmp_path / "copy.jsonl")
+    r = run("compare", folder / "march.jsonl", tmp_path / "copy.jsonl", "--format", "json")
+    assert r.exit_code == 0, r.output
+    assert any("same journal" in b for b in json.loads(r.stdout)["banner"])
+    r = run("compare", folder / "march.jsonl", folder / "april.jsonl", "--format", "json")
+    assert not any("same journal" in b for b in json.loads(r.stdout)["banner"])
+
+
+def test_compare_prints_counted_alerts_as_whole_numbers(run, folder):
+    """False alerts are counted: neither exercise raised one, so each side reads "0 alerts", the
+    target "0 alerts" and the change "+0 alerts", never "0.00 alerts" as if a fraction could be raised."""
+    r = run("compare", folder / "march.jsonl", folder / "april.jsonl")
+    assert r.exit_code == 0, r.output
+    row = next(line for line in r.stdout.splitlines() if line.startswith("false-alerts"))
+    assert ".00 alert" not in row and row.split()[1:3] == ["0", "alerts"] and "+0 alerts" in row, row

@@ -129,7 +129,11 @@ def test_on_a_phone_the_page_never_scrolls_sideways(pages, browser, name):
     box instead: every table sits in one), and the type stays at least 15 px."""
     page = _open(browser, pages[name], PHONE, name)
     m = page.evaluate(MEASURES)
+    # An HTML file carries no inputs: on screen it never tells its reader "this PDF carries the
+    # inputs" or to run verify-report "on this file", sentences true only of the PDF it was printed to.
+    shown = " ".join(page.inner_text("body").split())
     page.close()
+    assert not re.search(r"this PDF|embedded in this|on this file alone", shown, flags=re.I), name
     assert m["scrollWidth"] <= PHONE, m
     assert m["tables"] == m["tablesInScroll"], m
     assert m["fontSize"] >= 15

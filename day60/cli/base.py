@@ -53,7 +53,10 @@ class _Day60Group(TyperGroup):
                 code = 0
             else:
                 message = _one_line(exc.format_message()).rstrip(".")
-                typer.echo(f"error: {message}; see '{prog_name or 'day60'} --help'", err=True)
+                # the help of the command that was mistyped ('day60 score --help'), not only the list of commands
+                ctx = getattr(exc, "ctx", None)
+                where = ["day60", *ctx.command_path.split()[1:]] if ctx is not None else ["day60"]
+                typer.echo(f"error: {message}; see '{' '.join(where)} --help'", err=True)
                 code = exc.exit_code
         except (typer.Abort, KeyboardInterrupt, EOFError):
             typer.echo("stopped: nothing more was written", err=True)
@@ -93,7 +96,7 @@ def _notes() -> Any:
 # Help shows each value as a word a person understands, not as a Python type.
 _METAVARS = {"--at": "TIME", "--set": "KEY=VALUE", "--pause": "START/END", "--format": "table|json",
              "--window-start": "TIME", "--window-end": "TIME", "--tier": "T1..T5", "--expect": "SEQ:HASH",
-             "--from": "YYYY-MM-DD", "--to": "YYYY-MM-DD", "--id": "ID", "--seq": "SEQ", "--require": "WORD"}
+             "--id": "ID", "--seq": "SEQ", "--require": "WORD"}  # --to is a date in one command, a name in another
 _BY_TYPE = {"str": "TEXT", "path": "FILE", "int": "N", "float": "NUMBER"}
 
 
@@ -206,16 +209,75 @@ def print_table(rows: list[dict[str, Any]], columns: list[str] | None = None) ->
     terminal = sys.stdout.isatty()
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold" if terminal else "",
                   highlight=False)
-    for c in columns:
-        table.add_column(c, overflow="fold")
-    for r in rows:
-        table.add_row(*(visible(str(r.get(c, ""))) for c in columns))
+    cells = [[visible(str(r.get(c, ""))) for c in columns] for r in rows]
     width = shutil.get_terminal_size().columns if terminal else 100_000
+    widths = _column_widths(columns, cells, width) if terminal else [None] * len(columns)
+    for c, w in zip(columns, widths or [None] * len(columns), strict=True):
+        table.add_column(c, overflow="fold", width=w)
+    for row in cells:
+        table.add_row(*row)
     console = Console(width=width, force_terminal=terminal, no_color=not terminal, highlight=False,
                       soft_wrap=False, emoji=False, markup=False)
     with console.capture() as captured:
-        console.print(table)
+        if terminal and widths == []:
+            _print_records(console, columns, rows)
+        else:
+            console.print(table)
     typer.echo("\n".join(line.rstrip() for line in captured.get().splitlines()))
+
+
+_GAP = 3  # terminal cells between two columns: padding either side of the (blank) rule
+
+
+def _column_widths(columns: list[str], cells: list[list[str]], width: int) -> list[int | None]:
+    """Each column's width on a terminal ``width`` cells wide: its natural width when the table
+    fits; otherwise at least its longest word (so no word is broken: "drift-detect" over "ion"),
+    the room left shared in proportion to how much more each column would take. [] when even the
+    longest words do not fit side by side: the caller prints one block a row instead."""
+    from rich.cells import cell_len
+
+    room = width - _GAP * (len(columns) - 1)
+    texts = [[c, *(row[i] for row in cells)] for i, c in enumerate(columns)]
+    natural = [max(cell_len(line) for t in col for line in t.splitlines() or [""]) for col in texts]
+    least = [max([cell_len(w) for t in col for w in t.split()] or [1]) for col in texts]
+    if sum(natural) <= room:
+        return [None] * len(columns)
+    if sum(least) > room:
+        return []
+    spare, want = room - sum(least), [n - m for n, m in zip(natural, least, strict=True)]
+    extra = [spare * w // sum(want) for w in want]
+    for i in sorted(range(len(want)), key=lambda k: -want[k])[:spare - sum(extra)]:
+        extra[i] += 1  # the cells the rounding left, to the columns that want most
+    return [m + e for m, e in zip(least, extra, strict=True)]
+
+
+def _print_records(console: Any, columns: list[str], rows: list[dict[str, Any]]) -> None:
+    """A table too wide for the terminal even with every cell wrapped at its words (a phone's
+    SSH session, a split pane): each row becomes a block of 'column  value' lines, values wrapped
+    at words, blocks apart by a blank line. Rich would otherwise squeeze each column to a few
+    cells and break every word, headers included, into letters a line."""
+    from rich.cells import cell_len
+    from rich.padding import Padding
+    from rich.table import Table
+    from rich.text import Text
+
+    from day60.display import visible
+
+    beside = max(cell_len(c) for c in columns) + 2 <= console.width // 2  # else each name above its value
+    for i, r in enumerate(rows):
+        if i:
+            console.print("")
+        if beside:
+            grid = Table.grid(padding=(0, 2), expand=True)
+            grid.add_column(style="bold", no_wrap=True)
+            grid.add_column(overflow="fold", ratio=1)
+            for c in columns:
+                grid.add_row(c, visible(str(r.get(c, ""))))
+            console.print(grid)
+            continue
+        for c in columns:
+            console.print(Text(c, style="bold", overflow="fold"))
+            console.print(Padding(Text(visible(str(r.get(c, ""))), overflow="fold"), (0, 0, 0, 2)))
 
 
 def _interactive() -> bool:
@@ -279,6 +341,8 @@ def load_calendar(value: Any, field: str = "--calendar") -> Any:
     from day60.errors import InputError
     from day60.resources import calendar_file, shipped_calendars
 
+    if not str(value).strip():  # else read as "." (the current folder) and refused as a folder nobody named
+        raise InputError(field, "is empty", f"give a calendar TOML path, or one of {', '.join(shipped_calendars())}")
     path = calendar_file(value)
     if not os.path.lexists(path):
         raise InputError(field, f"{str(value)[:80]!r} is neither a calendar file nor a shipped calendar",

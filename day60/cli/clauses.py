@@ -94,7 +94,8 @@ def clauses_export(
 ) -> None:
     """The clause schedule with the deal's values filled in. Prints Markdown when no file is named.
 
-    Example: day60 clauses export --sow clauses/examples/synthetic-sow.toml --pdf schedule.pdf
+    Example: day60 clauses export --sow synthetic-sow.toml --pdf schedule.pdf
+    (the SYNTHETIC deal: day60 examples synthetic-deal --copy .)
     """
     from day60 import clauses, files, render
     from day60.cli.scores import _passphrase

@@ -59,8 +59,8 @@ def hours(
 def calendar_show(
     calendar: str = typer.Argument(..., metavar="CALENDAR",
                                    help="Calendar TOML file, or a shipped one by name (uk-office, ...)."),
-    date_from: str = typer.Option(..., "--from", help="First local date, YYYY-MM-DD."),
-    date_to: str = typer.Option(..., "--to", help="Last local date, YYYY-MM-DD."),
+    date_from: str = typer.Option(..., "--from", metavar="YYYY-MM-DD", help="First local date, YYYY-MM-DD."),
+    date_to: str = typer.Option(..., "--to", metavar="YYYY-MM-DD", help="Last local date, YYYY-MM-DD."),
     fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
 ) -> None:
     """List each date's working intervals and holidays, to check a calendar by eye.

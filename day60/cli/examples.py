@@ -35,15 +35,23 @@ def examples(
     if copy is not None:
         if name is None:
             raise InputError("NAME", "is needed with --copy", "name the example to copy (see 'day60 examples')")
-        targets = {f"--copy ({src.name})": copy / src.name for src in shipped[name]["files"]}
         if not copy.is_dir():
             raise InputError("--copy", f"{copy} is not an existing folder", "create the folder first, or name one")
-        for field, target in targets.items():
-            if target.exists() or target.is_symlink():
+        targets, same = {}, []
+        for src in shipped[name]["files"]:
+            field, target = f"--copy ({src.name})", copy / src.name
+            if target.is_file() and not target.is_symlink() and target.read_bytes() == src.read_bytes():
+                same.append(target)  # already there, byte for byte (each import example ships one same README.md)
+            elif target.exists() or target.is_symlink():
                 raise InputError(field, f"{target} already exists: an example never replaces a file",
                                  "copy into an empty folder")
+            else:
+                targets[field] = target
         files.check_outputs(targets, [])
         for src in shipped[name]["files"]:
+            if copy / src.name in same:
+                typer.echo(f"kept {copy / src.name} (already there, the same bytes)", err=True)
+                continue
             files.write_atomic(copy / src.name, src.read_bytes(), f"--copy ({src.name})")
             typer.echo(f"wrote {copy / src.name}", err=True)
         return

@@ -202,7 +202,7 @@ def dispute(
 @app.command()
 def notice(
     journal: Path = typer.Argument(..., help="The exercise journal."),
-    to: str = typer.Option(..., "--to", help="The supplier, or who receives the notice for it."),
+    to: str = typer.Option(..., "--to", metavar="SUPPLIER", help="The supplier, or who receives the notice for it."),
     out: Path = typer.Option(..., "--out", help="Where to write the notice (JSON, a new file)."),
     pdf: Path = typer.Option(None, "--pdf", help="Also write the notice as a letter (PDF, its data embedded)."),
     html: Path = typer.Option(None, "--html", help="Also write the letter as HTML, for a browser."),

@@ -47,12 +47,22 @@ def portfolio(
     from day60.cli import progress
 
     scored, refused = [], []
+    seen: dict[str, str] = {}  # journal SHA-256 -> the path it was first scored from
     with progress.bar("scoring journals", total=len(found), unit="journals") as shown:  # stderr, a terminal only
         for path in found:
             try:
-                scored.append(rows.score(path).row)
+                row = rows.score(path).row
             except InputError as exc:
                 refused.append({"path": str(path), "problem": str(exc)})
+            else:
+                # A copy of a journal (a backup beside the original, one file named twice) is one
+                # exercise: counted once, and the copy listed as left out, never a second row.
+                first = seen.setdefault(row["journal_sha256"], str(path))
+                if first == str(path):
+                    scored.append(row)
+                else:
+                    refused.append({"path": str(path), "problem": f"the same journal as {first} (SHA-256 "
+                                    f"{row['journal_sha256'][:12]}...): an exercise is counted once"})
             shown.advance()
     if not scored:
         raise InputError("JOURNAL_OR_DIR", f"no journal could be read ({refused[0]['problem'][:160]})",
@@ -110,7 +120,7 @@ def _print_portfolio(table: list[dict[str, Any]], refused: list[dict[str, Any]])
     typer.echo("\nScores are comparable only at the same tier (charter 4.5); each is on the rubric's defaults. "
                "Production rollbacks and rehearsals are counted and scored apart (charter 3.20.4).")
     for item in refused:
-        typer.echo(f"not read: {item['path']}: {item['problem']}")
+        typer.echo(f"left out: {item['path']}: {item['problem']}")
 
 
 @app.command()

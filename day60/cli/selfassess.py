@@ -45,7 +45,8 @@ def selfassess(
 
     On a terminal it interviews you; its non-interactive twin is --answers FILE.
 
-    Example: day60 selfassess --answers selfassess/examples/synthetic-answers.json --pdf self.pdf
+    Example: day60 selfassess --answers synthetic-answers.json --pdf self.pdf
+    (a complete SYNTHETIC answers file: day60 examples synthetic-answers --copy .)
     """
     from day60 import files
     from day60 import selfassess as sa
@@ -80,7 +81,8 @@ def selfassess(
     else:
         if not base._interactive():
             raise InputError("selfassess", "needs a terminal for the interview",
-                             "run it with --answers FILE (see selfassess/examples/)")
+                             "run it with --answers FILE ('day60 examples synthetic-answers --copy .' gives a "
+                             "complete one)")
         if resume:
             ans = sa.load_answers(resume, qs, "--resume", deal_calendar=deal_calendar)
             _match_tickets(ans, ticket_spec)

@@ -135,7 +135,8 @@ def voice_drills(
 ) -> None:
     """Score a live call's recorded drill observations, fifteen drills, each 0 to 100.
 
-    Example: day60 voice drills rubric/voice/examples/synthetic-drills.json --pdf drills.pdf
+    Example: day60 voice drills synthetic-drills.json --pdf drills.pdf
+    (a SYNTHETIC call: day60 examples synthetic-drills --copy .)
     """
     from day60 import drills, files
     from day60.display import num, parts

@@ -187,13 +187,15 @@ def drills_document(result: dict[str, Any], observations_bytes: bytes, signer: d
 # ----- the PDF ---------------------------------------------------------------------------------------
 
 
-def pdf_bytes(document: Document) -> tuple[bytes, int]:
-    """The document as PDF/A-3b with its attachments; the bytes and the page count."""
+def pdf_bytes(document: Document, note_fonts: bool = True) -> tuple[bytes, int]:
+    """The document as PDF/A-3b with its attachments; the bytes and the page count (``note_fonts``:
+    tell characters no installed font draws; off when re-rendering to verify, which writes nothing)."""
     import datetime as dt
 
     from day60 import render
 
-    return render.pdf_bytes(document.html, document.attachments, dt.datetime.fromisoformat(document.written_at))
+    return render.pdf_bytes(document.html, document.attachments, dt.datetime.fromisoformat(document.written_at),
+                            note_fonts=note_fonts)
 
 
 def finish(raw: bytes, signer: Any = None, tsa: str | None = None) -> bytes:

@@ -375,7 +375,7 @@ def _shown(value: Any) -> str:
 def _compare(raw: bytes, path: str | Path, pdf: Any, document: docs.Document, manifest: dict[str, Any],
              verdict: Verdict) -> None:
     """The file, as a viewer shows it, against the document rendered again from its data."""
-    rendered, _pages = docs.pdf_bytes(document)
+    rendered, _pages = docs.pdf_bytes(document, note_fonts=False)
     fresh = pdfs.reader(rendered, "the document rendered again")
 
     def differences() -> list[str]:

@@ -58,7 +58,8 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
     check_columns(settings, KEYS, "csv")
     if "id" not in cols:
         raise InputError("--map", "the csv format needs a map naming at least the id column",
-                         "write [columns] id = \"...\" and the time columns (see day60/imports/examples/)")
+                         "write [columns] id = \"...\" and the time columns (as in "
+                         "'day60 examples import-csv --copy DIR')")
     if not {"opened", "detected", "partner_notice"} & set(cols):
         raise InputError("--map columns", "name no clock start", "map opened, detected or partner_notice")
     if ("pause_start" in cols) != ("pause_end" in cols):

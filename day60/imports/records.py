@@ -201,7 +201,7 @@ def load_map(path: Path) -> dict[str, Any]:
     [changes], [integrations]; every key checked."""
     from day60.files import read_toml
 
-    doc, _ = read_toml(path, "--map", "a column map (see day60/imports/examples/)")
+    doc, _ = read_toml(path, "--map", "a column map (see 'day60 examples', import-*)")
     for key, value in doc.items():
         if key not in _SECTIONS:
             raise InputError(f"--map {key}", "is not a section of a map", f"sections are: {', '.join(_SECTIONS)}")

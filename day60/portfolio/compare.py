@@ -71,6 +71,9 @@ def compare(old: Scored, new: Scored) -> dict[str, Any]:
 def _banner(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     """Each way the two exercises differ that limits what their figures say about each other."""
     out = []
+    if a.get("journal_sha256") and a.get("journal_sha256") == b.get("journal_sha256"):
+        out.append(f"both are the same journal (SHA-256 {a['journal_sha256'][:12]}...): one exercise set against "
+                   "itself, so every change reads zero; name the earlier exercise's journal first")
     checks = [("tier", "they ran at different tiers ({} and {}): their scores are not compared (charter 4.5)"),
               ("rubric", "they were scored on different rubric versions ({} and {})"),
               ("calendar", "their business calendars differ ({} and {}): business-hour figures count different "

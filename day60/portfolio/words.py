@@ -11,6 +11,8 @@ from typing import Any
 
 from day60.display import missing, num, plural
 
+COUNTS = ("alerts",)  # units of things counted: whole numbers, never "1.00 alert"
+
 KIND_NOUN = {"production": "production rollbacks", "rehearsal": "rehearsals"}
 
 
@@ -96,7 +98,8 @@ def value(figure: dict[str, Any], side: str) -> str:
     or why there is none."""
     v = figure[side]
     if v is not None:
-        text = f"{num(v, 1)}%" if figure["unit"] == "percent" else num(v, 2, figure["unit"])
+        digits = 0 if figure["unit"] in COUNTS and float(v).is_integer() else 2
+        text = f"{num(v, 1)}%" if figure["unit"] == "percent" else num(v, digits, figure["unit"])
         return text + (" (under dispute)" if figure.get(f"{side}_disputed") else "")
     why = figure.get(f"{side}_status") or "none recorded"
     return why if figure.get(f"{side}_scored") or figure.get(f"{side}_apart") else missing(why)
@@ -115,7 +118,8 @@ def change(figure: dict[str, Any]) -> str:
         return figure["change_in"] or "not compared"
     if figure["change_in"].startswith(("percentage points", "percent of the old figure")):
         return f"{signed(figure['change'], 1)} {figure['change_in']}"
-    return f"{signed(figure['change'])} {figure['change_in']}"
+    digits = 0 if figure["unit"] in COUNTS and float(figure["change"]).is_integer() else 2
+    return f"{signed(figure['change'], digits)} {figure['change_in']}"
 
 
 def sample(figure: dict[str, Any]) -> str:

@@ -175,6 +175,26 @@ def open_step(page, label: str):
     return details.locator("form")
 
 
+def wait_or_say_why(page, server: Server, condition: str, timeout: int = 60000) -> None:
+    """Wait until ``condition`` holds on the page; if it never does, fail with what the page
+    shows (its timeline, its answer box, its connection line, its head) beside the journal's
+    own lines, so a failure on a loaded CI machine says whether the page or the server fell
+    behind. The time allowed is generous: how fast is measured in benchmarks/serve.py."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(f"() => {condition}", timeout=timeout)
+    except PlaywrightTimeout:
+        seen = page.evaluate("() => ({timeline: document.getElementById('timeline').innerText.slice(0, 1500), "
+                             "result: document.getElementById('result').innerText, "
+                             "conn: document.getElementById('conn').textContent, "
+                             "head: (document.getElementById('head') || {}).outerHTML || null, "
+                             "state_head: (document.getElementById('state-head') || {}).outerHTML || null})")
+        lines = [f"{e['seq']} {e['kind']} {e['id']} by {e['by']}" for e in jr.read(server.journal).events]
+        pytest.fail(f"the page never showed it: {condition}\npage: {seen}\njournal: {lines}\n"
+                    f"console: {page.errors}")  # type: ignore[attr-defined]
+
+
 def rows_with(page, text: str) -> int:
     return page.locator("#timeline tr", has_text=text).count()
 
@@ -196,9 +216,8 @@ def test_two_people_stamp_at_once_and_both_pages_show_both_lines(server, browser
     for form in forms:  # both presses leave before either answer comes back
         form.locator("button[type=submit]").click(no_wait_after=True)
     for page in (ana, ben):
-        page.wait_for_function("() => document.querySelectorAll('#timeline tr').length >= 1 && "
-                               "['I-ANA', 'I-BEN'].every(t => document.getElementById('timeline').innerText"
-                               ".includes(t))", timeout=20000)
+        wait_or_say_why(page, server, "['I-ANA', 'I-BEN'].every(t => document.getElementById('timeline')"
+                                      ".innerText.includes(t))")
     shot(ana, "two-people-ana")
     shot(ben, "two-people-ben")
     events = {e["id"]: e for e in jr.read(server.journal).events}

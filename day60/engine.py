@@ -426,11 +426,24 @@ def _fast(path: Path, header: dict[str, Any], own_hashes: bool = False, locked: 
             con.close()
             shutil.rmtree(spill, ignore_errors=True)
             raise
-    weakref.finalize(journal.incidents, _close, con, spill)
+    weakref.finalize(journal.incidents, _close, con, spill, os.getpid())
     return journal
 
 
-def _close(con: Any, spill: str) -> None:
+_INHERITED: list[Any] = []  # a forked child's copies of its parent's connections, never touched
+
+
+def _close(con: Any, spill: str, owner: int) -> None:
+    """Close a connection and delete its spill folder, in the process that opened them only.
+
+    A child forked while a connection was open (``render.pdf_bytes_many`` forks to render on two
+    cores) holds a copy of it, and the garbage collector may finalize that copy there. Closing or
+    freeing it in the child acts on DuckDB's threads, which exist only in the parent (it crashed
+    the child), and deleting the folder would take the parent's spill files from under it. The
+    child keeps its copy referenced until it leaves (by ``os._exit``), and the parent closes its own."""
+    if os.getpid() != owner:
+        _INHERITED.append(con)
+        return
     con.close()
     shutil.rmtree(spill, ignore_errors=True)
 
@@ -901,7 +914,7 @@ def after(journal: jr.Journal, appended: Appended, last_line: str, head: dict[st
         fixes = {e["data"]["target"]: e["data"]["at"] for e in others if e["kind"] == "correction"}
         targets = {e["seq"]: e for e in journal.events if e["seq"] in fixes and e["kind"].startswith("incident.")}
         held = Incidents(con, targets)
-        weakref.finalize(held, _close, con, spill)
+        weakref.finalize(held, _close, con, spill, os.getpid())
         _insert(con, *_reference_frames(journal.events, fixes))
     if len(appended.at) or journal.incidents is None:  # nothing new on the engine: its tables stand
         _insert(held.con, *appended.frames())

@@ -592,3 +592,32 @@ def test_an_upheld_exclusion_of_an_incident_keeps_the_fast_path_and_its_rule(tmp
     kind_read, message = verdict(jr.read, after)
     assert kind_read == "refused" and "X: no drift, incident or rollback has that id" in message, message
     assert verdict(reading.read, after) == (kind_read, message)
+
+
+def test_a_child_forked_while_the_engine_holds_a_journal_leaves_its_database_alone(base):
+    """pdf_bytes_many forks a child to render on the second core, and a command may have read its
+    journal with the engine first. If the child's garbage collector finalized its copy of the
+    engine's DuckDB connection, closing it there crashed the child (seen as a segmentation fault
+    in a demo run), and deleting the spill folder would take the parent's files. The child must
+    leave both be: it exits normally, the folder is still there, and the parent's figures read
+    as before, both before and after the child has gone."""
+    import gc
+
+    fast = engine.read_fast(base)
+    con = fast.incidents.con
+    [spill] = [v for v in con.execute("SELECT current_setting('temp_directory')").fetchone()]
+    before = json.dumps(metrics.compute(fast).summary, sort_keys=True)
+    pid = os.fork()
+    if pid == 0:
+        code = 3
+        try:
+            gc.collect()  # what a long render does sooner or later
+            fast.incidents = None  # the last reference in the child: its finalizer runs here
+            gc.collect()
+            code = 0 if Path(spill).is_dir() else 4
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, f"the child ended with status {status}"
+    assert Path(spill).is_dir()
+    assert json.dumps(metrics.compute(fast).summary, sort_keys=True) == before

@@ -102,7 +102,11 @@ def _open(browser, path: Path, width: int, name: str):
     page = browser.new_page(viewport={"width": width, "height": 900})
     page.goto(path.as_uri())
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
+    # The page from its top, at most 6000 pixels of it: a whole long schedule at 390 px is some
+    # 30,000 pixels tall, past what headless Chromium reliably captures in one image on a busy machine.
+    height = min(6000, page.evaluate("() => document.documentElement.scrollHeight"))
+    page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True,
+                    clip={"x": 0, "y": 0, "width": width, "height": height})
     return page
 
 

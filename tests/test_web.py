@@ -230,6 +230,29 @@ def test_two_people_stamp_at_once_and_both_pages_show_both_lines(server, browser
     ben.context.close()
 
 
+def test_the_step_being_typed_in_stays_under_the_pointer_when_another_press_adds_steps_above(server, browser):
+    """Ben has a step open and its id typed when Ana's press lands: a new incident, whose
+    follow-up steps are listed above the steps that start something new. The page must not
+    slide them in under Ben's pointer: his Record button is where it was on the screen (it moved
+    412 px down before, so a press aimed at it opened one of Ana's steps instead), what he typed
+    is kept, and his press records his incident."""
+    ben = open_page(browser, server, "Ben Shift", "partner")
+    form = open_step(ben, "new: incident notified by the partner")
+    form.locator("input[name=id]").fill("I-SHIFT-BEN")
+    before = form.locator("button[type=submit]").bounding_box()
+    post(server, join(server, "Ana Shift", "observer"), kind="incident.partner-notice", id="I-SHIFT-ANA")
+    wait_or_say_why(ben, server, "document.getElementById('timeline').innerText.includes('I-SHIFT-ANA')")
+    ben.wait_for_function("() => document.getElementById('state').innerText.includes('I-SHIFT-ANA')")
+    after = form.locator("button[type=submit]").bounding_box()
+    assert abs(after["y"] - before["y"]) < 1, (before, after)
+    assert form.locator("input[name=id]").input_value() == "I-SHIFT-BEN"
+    shot(ben, "step-stays-put")
+    ben.mouse.click(before["x"] + before["width"] / 2, before["y"] + before["height"] / 2)  # where it was
+    wait_or_say_why(ben, server, "document.getElementById('timeline').innerText.includes('I-SHIFT-BEN')")
+    assert not ben.errors, ben.errors  # type: ignore[attr-defined]
+    ben.context.close()
+
+
 def test_a_refusal_is_shown_to_the_person_who_pressed_and_nothing_is_written(server, browser):
     page = open_page(browser, server, "Cy Park", "observer")
     before = server.journal.read_bytes()

@@ -52,11 +52,28 @@
     });
     var active = document.activeElement;
     var focus = active && active.closest && active.closest("#state details.step");
-    return {kept: kept, focus: focus ? [focus.getAttribute("data-key"), active.name] : null};
+    return {kept: kept, focus: focus ? [focus.getAttribute("data-key"), active.name] : null, anchor: anchor(focus)};
+  }
+
+  // The step a person is working in (the one holding the focus, else the first open one on the
+  // screen) and where it is on the screen. Another person's press can add steps above it; the
+  // page then scrolls by as much, so the step, and the button about to be pressed, stay under the
+  // pointer instead of a different step sliding in beneath it.
+  function anchor(focus) {
+    var step = focus;
+    if (!step) {
+      var open = document.querySelectorAll("#state details.step[open]");
+      for (var i = 0; i < open.length && !step; i++) {
+        var box = open[i].getBoundingClientRect();
+        if (box.bottom > 0 && box.top < window.innerHeight) { step = open[i]; }
+      }
+    }
+    return step ? {key: step.getAttribute("data-key"), top: step.getBoundingClientRect().top} : null;
   }
 
   function restore(saved) {
     document.querySelectorAll("#state details.step").forEach(function (d) {
+      if (saved.anchor && saved.anchor.key === d.getAttribute("data-key")) { saved.anchor.step = d; }
       var was = saved.kept[d.getAttribute("data-key")];
       if (!was) { return; }
       d.open = was.open;
@@ -67,9 +84,13 @@
       });
       if (saved.focus && saved.focus[0] === d.getAttribute("data-key")) {
         var target = d.querySelector('[name="' + saved.focus[1] + '"]');
-        if (target) { target.focus(); }
+        if (target) { target.focus({preventScroll: true}); }
       }
     });
+    if (saved.anchor && saved.anchor.step) {
+      var moved = saved.anchor.step.getBoundingClientRect().top - saved.anchor.top;
+      if (moved) { window.scrollBy(0, moved); }
+    }
   }
 
   var refreshing = false, again = false;

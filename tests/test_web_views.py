@@ -237,3 +237,14 @@ def test_a_seq_written_another_way_is_still_the_same_line_to_its_owner_check(qui
                                     "reason": "not the runner's"}}, bo)
     assert status == 403 and "J. Auditor (runner)" in answer["error"], answer
     assert path.read_bytes() == written
+
+
+def test_the_whole_page_is_made_from_one_view(racing):
+    """The page first loaded carries both parts, each naming the head it was made from; made from
+    two reads, a line landing between them gave a page whose open items were a line ahead of its
+    timeline until the stream's first refresh."""
+    application, key = racing
+    status, page = call(application, "/", {"cookie": f"{webapp.COOKIE}={key}"})
+    assert status == 200, page
+    heads = re.findall(r'id="(?:state-)?head" data-head="(\d+)"', page)
+    assert len(heads) == 2 and heads[0] == heads[1], heads

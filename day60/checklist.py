@@ -295,28 +295,48 @@ def reports_received(events: list[dict[str, Any]]) -> list[str]:
     return sorted({e["id"] for e in events if e["kind"] == "report.received"})
 
 
+# Lines whose instant is when they were written, not a moment of the exercise: they come after it
+# as often as not (a dispute, a correction, a reveal after the close), so no window warning.
+WRITTEN_AFTER = ("correction", "reveal", "dispute", "resolve", "notice.sent", "timestamp.token")
+
+
+def _exactly(value: dt.datetime) -> str:
+    """An instant as it was set: to the minute, the second or the microsecond, as it needs."""
+    spec = "minutes" if not value.second and not value.microsecond else "seconds" if not value.microsecond \
+        else "microseconds"
+    return value.isoformat(timespec=spec)
+
+
 def warnings(header: dict[str, Any], kind: str, ident: str, when: dt.datetime, now: dt.datetime,
-             held: dict[str, str] | None = None) -> list[str]:
+             held: dict[str, str] | None = None, sealed: bool = False) -> list[str]:
     """What a person should confirm before ``when`` is recorded for ``kind`` on ``ident``: an
     instant in the future, one outside the exercise window, and (only for whoever holds the
     sealed instants: ``held`` maps an onset's id to its clear instant) a detection or notice
-    earlier than the sealed onset."""
+    earlier than the sealed onset. ``sealed``: the instant is being sealed, so no warning names
+    it (it is said "the sealed instant").
+
+    The instant is shown to the second, or to the microsecond when the second would mislead (it
+    would read as inside the window, or the window itself is set to a fraction of a second); the
+    window as it was set."""
     out = []
-    if when > now + FUTURE_SLACK:
-        out.append(f"{when.isoformat(timespec='seconds')} is in the future (it is now "
-                   f"{now.astimezone(when.tzinfo).isoformat(timespec='seconds')})")
     window = header.get("window") or {}
     start, end = dt.datetime.fromisoformat(window["start"]), dt.datetime.fromisoformat(window["end"])
+    whole = when.replace(microsecond=0)
+    fine = bool(when.microsecond) and (start <= whole <= end or bool(start.microsecond or end.microsecond))
+    shown = "the sealed instant" if sealed else when.isoformat(timespec="microseconds" if fine else "seconds")
+    if when > now + FUTURE_SLACK:
+        out.append(f"{shown} is in the future (it is now "
+                   f"{now.astimezone(when.tzinfo).isoformat(timespec='seconds')})")
     # A sign-off or a not-run injection comes before the window; a report and the close may come after.
-    outside_ok = kind in ("safety.agreed", "injection.not-run", "exercise.close") or kind.startswith("report.")
+    outside_ok = kind in ("safety.agreed", "injection.not-run", "exercise.close", *WRITTEN_AFTER) or \
+        kind.startswith("report.")
     if not outside_ok and not start <= when <= end:
         side = "before the exercise window opens" if when < start else "after the exercise window closes"
-        out.append(f"{when.isoformat(timespec='seconds')} is {side} ({start.isoformat(timespec='minutes')} to "
-                   f"{end.isoformat(timespec='minutes')})")
+        out.append(f"{shown} is {side} ({_exactly(start)} to {_exactly(end)})")
     if held and kind in ("drift.detected", "drift.notice") and ident in held:
         onset = dt.datetime.fromisoformat(held[ident])
         if when < onset:
-            out.append(f"{when.isoformat(timespec='seconds')} is before the sealed onset of {ident} "
+            out.append(f"{shown} is before the sealed onset of {ident} "
                        f"({onset.isoformat(timespec='seconds')}, held): the figures will set this {kind} aside")
     return out
 

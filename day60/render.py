@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import mimetypes
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,9 @@ _LIBRARIES = {
 }
 
 
+_IMPORTING = threading.Lock()  # one swap of ctypes.util.find_library at a time (see _import_weasyprint)
+
+
 @functools.cache
 def _import_weasyprint() -> None:
     """Import WeasyPrint, telling ctypes first where the libraries it needs are.
@@ -80,7 +84,16 @@ def _import_weasyprint() -> None:
     platforms, and on Linux every name not found costs child processes (ldconfig, gcc, ld):
     about fifty before the first page, some 0.3 s of a PDF command. A library the dynamic loader
     opens under its usual soname is answered here, so WeasyPrint loads that same file; any other
-    name, and a library not found so, is looked up by ctypes as before."""
+    name, and a library not found so, is looked up by ctypes as before.
+
+    The swap is made under a lock: two threads making their first PDF at once would otherwise
+    each keep the other's stand-in as "the original", and the last to finish would leave it in
+    place for the rest of the process."""
+    with _IMPORTING:
+        _import_with_sonames()
+
+
+def _import_with_sonames() -> None:
     import sys
 
     if "weasyprint" in sys.modules or not sys.platform.startswith("linux"):

@@ -106,6 +106,65 @@ def test_log_records_an_instant_outside_the_window_and_says_so(run, journal):
     assert "day60 correct" in r.stderr and r.stderr.count("\n") == 1
 
 
+def test_a_warning_never_shows_an_instant_outside_the_window_as_if_it_were_its_edge(run, tmp_path, journal):
+    """Window 2026-03-02 09:00:00.5 to 2026-03-13 17:30:00.5 UTC. 09:00:00.499999 is one
+    microsecond before the window opens, and 17:30:00.500001 one after it
+    closes; shown to the second both read as the edge itself ("09:00:00 is before the window
+    opens (09:00 ...)"), a line a reader takes for a fault of the tool. The instant is shown to
+    the microsecond when the second would mislead, and the window as it was set. The edges
+    themselves are inside, and draw no warning; in a window set to the minute, an instant well
+    outside it is shown to the second."""
+    path = tmp_path / "fine.jsonl"
+    assert run("new", path, "--partner", "Acme BPO", "--supplier", "Nimbus AI", "--deployment", "claims intake",
+               "--tier", "T3", "-c", UK, "--window-start", "2026-03-02T09:00:00.5", "--window-end",
+               "2026-03-13T17:30:00.5", "--runner", "J. Auditor").exit_code == 0
+    for at in ("2026-03-02T09:00:00.5", "2026-03-13T17:30:00.5"):
+        r = run("log", path, "drift.false-alert", "--id", f"F{at[8:10]}", "--at", at)
+        assert r.exit_code == 0 and r.stderr == "", r.output
+    r = run("log", path, "drift.false-alert", "--id", "F1", "--at", "2026-03-02T09:00:00.499999")
+    assert r.exit_code == 0
+    assert r.stderr.startswith("warning: 2026-03-02T09:00:00.499999+00:00 is before the exercise window opens "
+                               "(2026-03-02T09:00:00.500000+00:00 to 2026-03-13T17:30:00.500000+00:00)"), r.stderr
+    r = run("log", path, "drift.false-alert", "--id", "F2", "--at", "2026-03-13T17:30:00.500001")
+    assert r.stderr.startswith("warning: 2026-03-13T17:30:00.500001+00:00 is after the exercise window closes"), \
+        r.stderr
+    r = run("log", journal, "drift.false-alert", "--id", "F3", "--at", "2026-03-13T17:31:00.25")
+    assert r.stderr.startswith("warning: 2026-03-13T17:31:00+00:00 is after the exercise window closes "
+                               "(2026-03-02T09:00+00:00 to 2026-03-13T17:30+00:00)"), r.stderr
+
+
+def test_log_of_a_sealed_onset_never_prints_its_instant(run, journal, tmp_path):
+    """'log --seal' prints "at sealed": the instant goes to the held file alone, since the
+    journal, and often a script's log, is read by the team being measured. A warning that named
+    the instant (an onset typed after the window) put it on stderr beside that log. The warning
+    says what is wrong without the instant, and that a sealed onset is revealed before it is
+    corrected."""
+    assert run("log", journal, "safety.agreed", "--id", "D1", "--at", "2026-02-27T10:00", *SAFETY).exit_code == 0
+    r = run("log", journal, "drift.onset", "--id", "D1", "--at", "2026-03-14T10:07:13", *ONSET,
+            "--seal", tmp_path / "held.json")
+    assert r.exit_code == 0, r.output
+    assert r.stdout.strip() == "seq 2: drift.onset D1 at sealed"
+    assert "10:07" not in r.stderr and "2026-03-14" not in r.stderr, r.stderr
+    assert r.stderr.startswith("warning: the sealed instant is after the exercise window closes "
+                               "(2026-03-02T09:00+00:00 to 2026-03-13T17:30+00:00)"), r.stderr
+    assert "day60 reveal" in r.stderr and r.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("kind, sets", [
+    ("dispute", ["--set", "line=lead-time", "--set", "reason=alert was sent", "--set", "raised_by=Sam Seller",
+                 "--set", "organisation=Nimbus AI"]),
+    ("correction", ["--set", "target=1", "--set", "at=2026-02-27T09:00+00:00", "--set", "reason=typed the wrong hour"]),
+])
+def test_lines_that_belong_after_the_exercise_draw_no_window_warning(run, journal, kind, sets):
+    """A dispute is raised, and a correction written, after the exercise as often as not: the
+    instant of such a line is when it was written, not a moment of the exercise, so 'after the
+    window closes' is no warning for it (as for the close and the report)."""
+    assert run("log", journal, "safety.agreed", "--id", "D1", "--at", "2026-02-27T10:00", *SAFETY).exit_code == 0
+    r = run("log", journal, kind, "--id", "1" if kind == "correction" else "lead-time", "--at", "now", *sets)
+    assert r.exit_code == 0, r.output
+    assert r.stderr == "", r.stderr
+
+
 def test_local_time_is_read_in_the_exercise_timezone(run, journal):
     run("log", journal, "report.received", "--id", "2026-06", "--at", "2026-07-03T10:00")
     event = json.loads(journal.read_text().splitlines()[-1])

@@ -113,3 +113,138 @@ def test_a_page_fragment_never_names_a_head_past_its_rows(racing):
     status, state = call(application, "/fragment/state", cookie)
     assert status == 200, state
     assert re.search(r'id="state-head" data-head="\d+"', state)
+
+
+# ----- a press decided on the lines the journal holds, not on a view a moment old ----------------
+
+SIGN_OFF = {"agreement": "SOW-7 annex B", "stop_owner": "Kim Ode", "stop_condition": "error rate above 5%",
+            "rollback_owner": "Lee Park", "no_live_personal_data": True}
+
+
+def post(app: Any, path: str, body: dict, key: str) -> tuple[int, dict]:
+    """One JSON POST through the ASGI app, from 127.0.0.1, without its lifespan: the room then
+    takes in a line written by another process only when a press makes it look."""
+    sent: list[dict] = []
+    raw = json.dumps(body).encode()
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": raw, "more_body": False}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    headers = {"host": "127.0.0.1:8060", "authorization": f"Bearer {key}", "content-type": "application/json",
+               "content-length": str(len(raw))}
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+             "headers": [(k.encode(), v.encode()) for k, v in headers.items()],
+             "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8060)}
+    asyncio.run(app(scope, receive, send))
+    status = next(m["status"] for m in sent if m["type"] == "http.response.start")
+    return status, json.loads(b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body"))
+
+
+@pytest.fixture
+def quiet(tmp_path: Path):
+    """A served journal (held file beside it) whose follower is not running, as in the 0.2 s
+    between two looks; the D1 injection is signed off."""
+    from day60 import journal as jr
+
+    path = tmp_path / "ex.jsonl"
+    r = CliRunner().invoke(cli, ["new", str(path), "--partner", "Acme BPO", "--supplier", "Nimbus AI",
+                                 "--deployment", "claims intake", "--tier", "T3", "-c", "uk-office",
+                                 "--window-start", (NOW - dt.timedelta(days=2)).isoformat(),
+                                 "--window-end", (NOW + dt.timedelta(days=10)).isoformat(),
+                                 "--runner", "J. Auditor", "--not-synthetic", "--announced"])
+    assert r.exit_code == 0, r.output
+    jr.append(path, "safety.agreed", "D1", NOW - dt.timedelta(hours=1), SIGN_OFF, "J. Auditor (runner)")
+    application = webapp.create_app(path, tmp_path / "held.json", "team-token", "127.0.0.1", 8060)
+    keys = Keys.beside(path)
+    return application, path, tmp_path / "held.json", keys
+
+
+def test_a_correction_aimed_at_a_line_just_sealed_elsewhere_is_answered_as_for_no_line(quiet):
+    """The runner seals D1's onset with 'day60 log --seal' while the server's view is a moment
+    old. A supplier contact who sends a correction of the next seq over and over must get the
+    same answer after the seal as before it: "event N is sealed" (what the journal says) tells
+    them the injection has begun, and within 0.2 s when. Before the fix the press reached the
+    journal with the server's stale view, and the journal's answer named the sealed line."""
+    from day60 import journal as jr
+
+    application, path, held, keys = quiet
+    seller = keys.issue(Participant("Sam Seller", "supplier contact"))
+    onset = jr.read(path).events[-1]["seq"] + 1
+    probe = {"kind": "correction", "id": str(onset), "data": {"target": onset, "at": NOW.isoformat(),
+                                                              "reason": "probe"}}
+    before = post(application, "/api/events", probe, seller)
+    jr.append(path, "drift.onset", "D1", NOW - dt.timedelta(minutes=5), {"affected_class": "invoices"},
+              "J. Auditor (runner)", held)
+    written = path.read_bytes()
+    after = post(application, "/api/events", probe, seller)
+    assert after == before, (before, after)
+    assert after[0] == 422 and "sealed" not in after[1]["error"]
+    assert path.read_bytes() == written
+
+
+def test_a_line_just_written_is_corrected_only_by_its_author_or_the_runner(quiet):
+    """Ana's detection is written (by another press, or by 'day60 log --by') and the server has
+    not yet looked. Bo, who did not write it, corrects it at once: refused as it is once the
+    server has looked (the author or the runner corrects a line). Before the fix the ownership
+    check ran over the stale view, found no such line, and left the journal to accept Bo's
+    correction of Ana's line."""
+    from day60 import journal as jr
+
+    application, path, _held, keys = quiet
+    bo = keys.issue(Participant("Bo Lind", "observer"))
+    seq = jr.append(path, "incident.partner-notice", "I-9", NOW - dt.timedelta(minutes=3), {},
+                    "Ana Ruiz (observer)")["seq"]
+    written = path.read_bytes()
+    status, answer = post(application, "/api/events",
+                          {"kind": "correction", "id": str(seq),
+                           "data": {"target": seq, "at": (NOW - dt.timedelta(minutes=4)).isoformat(),
+                                    "reason": "mine now"}}, bo)
+    assert status == 403 and "Ana Ruiz (observer)" in answer["error"], answer
+    assert path.read_bytes() == written
+
+
+def test_nobody_but_the_runner_begins_an_injection_signed_off_a_moment_ago(quiet):
+    """The runner signs off I2 with 'day60 log' and, before the server looks, a supplier contact
+    stamps "detected, severity 4" under I2: that took the id and its severity (the runner's raise
+    is then refused as a second incident). Refused as it is once the server has looked."""
+    from day60 import journal as jr
+
+    application, path, _held, keys = quiet
+    seller = keys.issue(Participant("Sam Seller", "supplier contact"))
+    jr.append(path, "safety.agreed", "I2", NOW - dt.timedelta(minutes=30), SIGN_OFF, "J. Auditor (runner)")
+    written = path.read_bytes()
+    status, answer = post(application, "/api/events", {"kind": "incident.detected", "id": "I2",
+                                                        "data": {"severity": 4}}, seller)
+    assert status == 403 and "signed-off injection" in answer["error"], answer
+    assert path.read_bytes() == written
+
+
+@pytest.mark.parametrize("target", [True, 1.0, "1.0", " 01 "])
+def test_a_seq_written_another_way_is_still_the_same_line_to_its_owner_check(quiet, target):
+    """The journal reads a correction's target as a whole number, so true, 1.0, "1.0" and " 01 "
+    all name seq 1, the runner's sign-off. The ownership check compared the text "True" or "1.0"
+    with "1", found no line, and let an observer correct the runner's line."""
+    application, path, _held, keys = quiet
+    bo = keys.issue(Participant("Bo Lind", "observer"))
+    written = path.read_bytes()
+    status, answer = post(application, "/api/events",
+                          {"kind": "correction", "id": "1",
+                           "data": {"target": target, "at": (NOW - dt.timedelta(hours=2)).isoformat(),
+                                    "reason": "not the runner's"}}, bo)
+    assert status == 403 and "J. Auditor (runner)" in answer["error"], answer
+    assert path.read_bytes() == written
+
+
+def test_the_whole_page_is_made_from_one_view(racing):
+    """The page first loaded carries both parts, each naming the head it was made from; made from
+    two reads, a line landing between them gave a page whose open items were a line ahead of its
+    timeline until the stream's first refresh."""
+    application, key = racing
+    status, page = call(application, "/", {"cookie": f"{webapp.COOKIE}={key}"})
+    assert status == 200, page
+    heads = re.findall(r'id="(?:state-)?head" data-head="(\d+)"', page)
+    assert len(heads) == 2 and heads[0] == heads[1], heads

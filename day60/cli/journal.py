@@ -143,9 +143,11 @@ def log(
 
     # What 'live' and the web checklist ask to confirm, 'log' records and says: a script has no one
     # to ask, and a line is never refused for its time alone (a back-filled exercise is all past).
-    for warning in checklist.warnings(header, kind, ident, when, stamp):
-        typer.echo(f"warning: {warning}; if that instant is wrong, 'day60 correct' appends the right one",
-                   err=True)
+    # A sealed instant is never printed (stdout says "at sealed"); a sealed line is revealed first.
+    fix = f"reveal it ('day60 reveal {journal} --held {seal}') and then correct it" if seal is not None \
+        else "'day60 correct' appends the right one"
+    for warning in checklist.warnings(header, kind, ident, when, stamp, sealed=seal is not None):
+        typer.echo(f"warning: {warning}; if that instant is wrong, {fix}", err=True)
 
 
 @app.command()

@@ -199,8 +199,8 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int, 
 
     # ----- views ---------------------------------------------------------------------------
 
-    def timeline(who: Participant) -> dict[str, Any]:
-        shown, head = room.seen(who)  # one view: the head always names the last row's line
+    def timeline(who: Participant, seen: tuple[list[dict[str, Any]], int] | None = None) -> dict[str, Any]:
+        shown, head = seen or room.seen(who)  # one view: the head always names the last row's line
         fixes: dict[int, list[str]] = {}
         opened: dict[int, str] = {}  # a revealed onset's instant, shown where its time belongs
         for e in shown:
@@ -245,8 +245,8 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int, 
                         else [], "periods": checklist.reports_received(shown)})
         return out
 
-    def state(who: Participant, is_local: bool) -> dict[str, Any]:
-        shown, head = room.seen(who)  # one view for every part of the answer (see Room.seen)
+    def state(who: Participant, is_local: bool, seen: tuple[list[dict[str, Any]], int] | None = None) -> dict[str, Any]:
+        shown, head = seen or room.seen(who)  # one view for every part of the answer (see Room.seen)
         skip = {"correction", "reveal", "dispute", "resolve", "notice.sent"}
         correctable = [e for e in reversed(shown) if e["kind"] not in skip and e["at"] is not None
                        and (who.runner or e["by"] == who.by)][:12]
@@ -259,8 +259,9 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int, 
 
     def page_context(request: Request, who: Participant, key: str) -> dict[str, Any]:
         is_local = local(request)
+        seen = room.seen(who)  # the whole page from one view, its two parts naming the same head
         return {"h": room.header, "who": who, "csrf": keys.csrf(key), "journal": room.path.name,
-                "state": state(who, is_local), "timeline": timeline(who), "local": is_local,
+                "state": state(who, is_local, seen), "timeline": timeline(who, seen), "local": is_local,
                 "held": room.held is not None, "roles": ROLES}
 
     def render(name: str, status: int = 200, headers: dict[str, str] | None = None, **context: Any) -> HTMLResponse:

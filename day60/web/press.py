@@ -148,8 +148,9 @@ def starts_injection(kind: str, data: dict[str, Any]) -> bool:
         injected and kind == "rollback.criterion-met" and data.get("kind") == "production")
 
 
-def allowed(room: Room, who: Participant, press: Press, local: bool) -> None:
-    """Refuse what this participant's page may not do (the journal's rules decide the rest)."""
+def allowed(room: Room, who: Participant, press: Press, local: bool, shown: list[dict[str, Any]]) -> None:
+    """Refuse what this participant's page may not do (the journal's rules decide the rest), from
+    ``shown``, the lines this participant may see in the view the press is decided on."""
     if press.seal:
         if not who.runner or not local:
             raise Forbidden("seal", "only the runner's page, on the machine that holds the held file, can record "
@@ -178,7 +179,6 @@ def allowed(room: Room, who: Participant, press: Press, local: bool) -> None:
     # runner's until the runner has begun it: anyone else's would take the id (the runner's own start
     # is then refused as a second one) and choose its facts, such as an incident's severity. Decided
     # from the lines this page can see, never from the sealed onset it cannot.
-    shown = room.view(who)
     if press.kind in BEGINS and any(e["kind"] == "safety.agreed" and e["id"] == press.ident for e in shown):
         raised = any(e["kind"] == "incident.raised" and e["id"] == press.ident for e in shown)
         if not (press.kind.startswith("incident.") and raised):
@@ -189,11 +189,25 @@ def allowed(room: Room, who: Participant, press: Press, local: bool) -> None:
 def record(room: Room, who: Participant, press: Press, stamp: dt.datetime, local: bool,
            warn_only: bool = False) -> Outcome:
     """Check and append one press (blocking: call it in a worker thread). ``warn_only``: stop before
-    writing when there are warnings the person has not confirmed."""
+    writing when there are warnings the person has not confirmed.
+
+    Presses are decided one at a time, each on one view of the journal taken after looking at
+    the file: a line another press, 'day60 log' or an import has just written is part of it. A
+    view a moment old let a participant correct a line it did not write, begin an injection
+    signed off a moment before, or hear from the journal's refusal that a sealed onset had
+    just been written."""
+    with room.pressing:
+        room.refresh()
+        return _record(room, who, press, stamp, local, warn_only)
+
+
+def _record(room: Room, who: Participant, press: Press, stamp: dt.datetime, local: bool,
+            warn_only: bool) -> Outcome:
     if room.problem:
         raise InputError("JOURNAL", f"{room.path} no longer verifies ({room.problem})",
                          f"stop the server and run 'day60 verify {room.path}'")
-    allowed(room, who, press, local)
+    events, shown = room.lines(who)  # one view for every decision below
+    allowed(room, who, press, local, shown)
     written_by_us = sorted({"commitment", "pressed_at"} & set(press.data))
     if written_by_us:
         raise InputError(", ".join(f"data.{k}" for k in written_by_us), "is written by the toolkit itself",
@@ -204,20 +218,20 @@ def record(room: Room, who: Participant, press: Press, stamp: dt.datetime, local
         data["pressed_at"] = late
     held_at = None
     if who.runner and local and room.held is not None and room.held.exists():
-        held_at = checklist.held_instants(journal.load_held(room.held), room.events)
+        held_at = checklist.held_instants(journal.load_held(room.held), events)
     warned = checklist.warnings(room.header, press.kind, press.ident, when, timeparse.now(), held_at)
     if warned and warn_only and not press.confirm:
         return Outcome([], warned, when, unconfirmed=True)
     lines: list[tuple[str, dt.datetime, dict[str, Any]]] = []
     if press.kind == "incident.restored" and press.end_pauses_at is not None:
-        for pause in checklist.open_pauses(room.events, press.ident):
+        for pause in checklist.open_pauses(events, press.ident):
             end = timeparse.parse_instant(press.end_pauses_at, room.tz, "pause end", now) \
                 if press.end_pauses_at.strip() else now
             lines.append((f"incident.{pause}-end", end, {"pressed_at": late} if late else {}))
     if press.kind == "correction":
-        data = _correction(room, who, data, stamp)
+        data = _correction(room, who, data, stamp, events, shown)
     if lines:  # the ends and the restore are checked together: all of them are written, or none
-        _check_together(room, press.ident, [*lines, (press.kind, when, data)])
+        _check_together(events, press.ident, [*lines, (press.kind, when, data)])
     written = []
     try:
         for kind, at, fields in lines:
@@ -233,36 +247,47 @@ def record(room: Room, who: Participant, press: Press, stamp: dt.datetime, local
     return Outcome(written, warned, when, shown_held)
 
 
-def _check_together(room: Room, ident: str, lines: list[tuple[str, dt.datetime, dict[str, Any]]]) -> None:
-    """The journal's refusal of any of ``lines`` (appended in order to ``ident``), before any is written."""
+def _check_together(events: list[dict[str, Any]], ident: str,
+                    lines: list[tuple[str, dt.datetime, dict[str, Any]]]) -> None:
+    """The journal's refusal of any of ``lines`` (appended in order to ``ident`` after ``events``),
+    before any is written."""
     from pydantic import ValidationError
 
     from day60.events import DATA_MODELS
 
     candidates = []
-    for seq, (kind, at, data) in enumerate(lines, start=len(room.events) + 1):
+    for seq, (kind, at, data) in enumerate(lines, start=len(events) + 1):
         try:
             typed = DATA_MODELS[kind].model_validate(data).model_dump(mode="json", exclude_none=True)
         except ValidationError as exc:
             raise journal.event_problem(kind, exc) from None
         candidates.append({"seq": seq, "kind": kind, "id": ident, "at": at.isoformat(), "data": typed})
-    journal.check_rules([*room.events, *candidates])
+    journal.check_rules([*events, *candidates])
 
 
-def _correction(room: Room, who: Participant, data: dict[str, Any], stamp: dt.datetime) -> dict[str, Any]:
+def _correction(room: Room, who: Participant, data: dict[str, Any], stamp: dt.datetime,
+                events: list[dict[str, Any]], shown: list[dict[str, Any]]) -> dict[str, Any]:
     """A correction's data with its instant read as typed; the author of the line or the runner
-    alone corrects it."""
-    target = data.get("target")
-    line = next((e for e in room.view(who) if str(e["seq"]) == str(target).strip()), None)
-    if line is not None and not who.runner and line["by"] != who.by:
+    alone corrects it. The target is read as the journal reads it (true, 1.0 and " 01 " all name
+    seq 1), and must be a line of ``shown``: one this participant cannot see, whether sealed or
+    written after the view was taken, is answered as the journal answers a seq it does not hold,
+    so that the refusal tells nothing of it."""
+    from pydantic import ValidationError
+
+    from day60.events import DATA_MODELS
+
+    try:
+        target = DATA_MODELS["correction"].model_validate({**data, "at": stamp.isoformat()}).target  # type: ignore[attr-defined]
+    except ValidationError as exc:
+        raise journal.event_problem("correction", exc) from None
+    line = next((e for e in shown if e["seq"] == target), None)
+    if line is None:
+        raise InputError("--seq", f"{target} is not an earlier event that carries a time",
+                         "name the seq of the event to correct (see 'day60 show')")
+    if not who.runner and line["by"] != who.by:
         raise Forbidden("--set target", f"line {line['seq']} was recorded by {line['by']}",
                          "ask its author or the runner to correct it")
-    if line is None and any(str(e["seq"]) == str(target).strip() for e in room.events):
-        # A line this page may not see (a sealed onset): answered as the journal answers a seq it
-        # does not hold, so that the refusal does not tell that the line exists.
-        raise InputError("--seq", f"{str(target).strip()} is not an earlier event that carries a time",
-                         "name the seq of the event to correct (see 'day60 show')")
-    out = dict(data)
+    out = {**data, "target": target}
     if isinstance(data.get("at"), str) and data["at"].strip():
         out["at"] = timeparse.parse_instant(data["at"], room.tz, "--set at", stamp).isoformat()
     return out
@@ -272,6 +297,8 @@ def reveal(room: Room, who: Participant, local: bool) -> journal.Revealed:
     if not who.runner or not local or room.held is None:
         raise Forbidden("reveal", "only the runner's page, on the machine that holds the held file, can reveal",
                          "ask the runner")
-    done = journal.reveal(room.path, room.held, who.by)
-    room.refresh()
-    return done
+    with room.pressing:
+        try:
+            return journal.reveal(room.path, room.held, who.by)
+        finally:
+            room.refresh()

@@ -170,6 +170,9 @@ class Room:
         self._stat = _stat_of(path)
         self.problem: str | None = None  # set when the file stops verifying under us
         self._lock = threading.Lock()
+        # One press of this server decided and written at a time, each on a view taken after
+        # looking at the file (see press.record); presses wait for the journal's lock anyway.
+        self.pressing = threading.Lock()
         self._waiting: set[asyncio.Queue[None]] = set()
         self._publish(list(j.events))
 
@@ -276,6 +279,11 @@ class Room:
         lines would believe itself current and never fetch the line it lacks."""
         views = self._views
         return (views[0], views[2]) if who is not None and who.runner else (views[1], views[3])
+
+    def lines(self, who: Participant | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Every line, and the lines ``who`` may be shown, from one view (shared: never change them)."""
+        views = self._views
+        return views[0], (views[0] if who is not None and who.runner else views[1])
 
     def view(self, who: Participant | None) -> list[dict[str, Any]]:
         return self.seen(who)[0]

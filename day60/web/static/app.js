@@ -8,7 +8,13 @@
      browser's time of the press, and sent when the connection is back; the server records it
      "late", keeping that time. A sealed onset is never queued. A queued press the server asks
      to confirm (a time outside the window, say) holds the rest of the queue until the person
-     records it or lets it go, so no answer replaces another unseen. */
+     records it or lets it go, so no answer replaces another unseen.
+   - Trying again: the stream is reopened by this script, not the browser (which would try every
+     second for as long as the page is open, and give up for good on a refused key): after 1 s
+     three times, then waiting twice as long each time, up to 30 s. A fetch that failed while the
+     stream is open is tried again on the same schedule; while it is closed, its reopening
+     refreshes. A key the server no longer accepts (it was restarted with a new secret, or this
+     browser left on another tab) stops every request: the page says to join again. */
 (function () {
   "use strict";
   var meta = document.querySelector('meta[name="day60-csrf"]');
@@ -96,9 +102,38 @@
   var refreshing = false, again = false;
   function fetchText(url) {
     return fetch(url, {credentials: "same-origin", headers: {"HX-Request": "true"}}).then(function (response) {
-      if (!response.ok) { throw new Error(url + ": " + response.status); }
+      if (!response.ok) {
+        var failed = new Error(url + ": " + response.status);
+        failed.status = response.status;
+        throw failed;
+      }
       return response.text();
     });
+  }
+
+  // ----- waiting before trying again ------------------------------------------------------
+  function Backoff() { this.tries = 0; }
+  Backoff.prototype.next = function () {
+    this.tries += 1;
+    return this.tries <= 3 ? 1000 : Math.min(30000, 1000 * Math.pow(2, this.tries - 3));
+  };
+  Backoff.prototype.reset = function () { this.tries = 0; };
+  var refetchWait = new Backoff(), reopenWait = new Backoff();
+
+  var stream = null, reopen = null, refused = false, flusher = null;
+  function streaming() { return stream !== null && stream.readyState === 1; }
+
+  // The server refused this page's key: nothing this page sends can be recorded, so it stops.
+  function keyRefused() {
+    if (refused) { return; }
+    refused = true;
+    if (stream) { stream.close(); stream = null; }
+    if (retry !== null) { clearTimeout(retry); retry = null; }
+    if (reopen !== null) { clearTimeout(reopen); reopen = null; }
+    if (flusher !== null) { clearInterval(flusher); flusher = null; }
+    conn.textContent = "not joined: this server no longer accepts this page's key (it was restarted with a " +
+      "new secret, or you left); load the page to join again";
+    conn.className = "conn lost";
   }
 
   // Both fragments are fetched first, then swapped at once: what is open or typed is read at that
@@ -107,20 +142,25 @@
   // the page fetches both again rather than show open items older than its timeline.
   var retry = null;
   function refresh() {
+    if (refused) { return; }
     if (refreshing) { again = true; return; }
     refreshing = true;
     Promise.all([fetchText("/fragment/timeline"), fetchText("/fragment/state")])
       .then(function (parts) {
+        refetchWait.reset();
         var saved = capture();
         htmx.swap("#timeline", parts[0], {swapStyle: "innerHTML"});
         htmx.swap("#state", parts[1], {swapStyle: "innerHTML"});
         restore(saved);
         if (head() !== head("state-head")) { again = true; }
-      }, function () {
-        // A fetch failed while the stream may still be open: try again shortly, or the page would
-        // stay behind until the next line. A closed stream refreshes when it reopens.
+      }, function (failed) {
         again = false;
-        if (retry === null) { retry = setTimeout(function () { retry = null; refresh(); }, 1000); }
+        if (failed && failed.status === 401) { keyRefused(); return; }
+        // A fetch failed while the stream is open: try again, or the page would stay behind until
+        // the next line. A closed stream refreshes when it reopens.
+        if (streaming() && retry === null) {
+          retry = setTimeout(function () { retry = null; refresh(); }, refetchWait.next());
+        }
       })
       .finally(function () {
         refreshing = false;
@@ -129,14 +169,36 @@
   }
 
   // ----- the event stream -----------------------------------------------------------------
-  var stream = new EventSource("/stream");
-  stream.addEventListener("head", function (ev) {
-    setConn(true);
-    if (parseInt(ev.data, 10) !== head()) { refresh(); }
-  });
-  stream.addEventListener("problem", function () { refresh(); });
-  stream.onopen = function () { setConn(true); refresh(); flush(); };
-  stream.onerror = function () { setConn(false); };
+  function connect() {
+    reopen = null;
+    if (refused) { return; }
+    stream = new EventSource("/stream");
+    stream.addEventListener("head", function (ev) {
+      setConn(true);
+      if (parseInt(ev.data, 10) !== head()) { refresh(); }
+    });
+    stream.addEventListener("problem", function () { refresh(); });
+    stream.onopen = function () { reopenWait.reset(); setConn(true); refresh(); flush(); };
+    stream.onerror = function () {
+      setConn(false);
+      if (stream) { stream.close(); stream = null; }
+      if (reopen === null && !refused) { reopen = setTimeout(ask, reopenWait.next()); }
+    };
+  }
+
+  // Before reopening the stream, one plain request: a refused key is told apart from a server
+  // that is away (an EventSource cannot say which).
+  function ask() {
+    reopen = null;
+    if (refused) { return; }
+    fetch("/fragment/state", {credentials: "same-origin", headers: {"HX-Request": "true"}})
+      .then(function (response) {
+        if (response.status === 401) { keyRefused(); } else { connect(); }
+      }, function () {
+        if (!refused) { reopen = setTimeout(ask, reopenWait.next()); }
+      });
+  }
+  connect();
 
   // ----- presses ---------------------------------------------------------------------------
   document.body.addEventListener("htmx:configRequest", function (ev) {
@@ -195,7 +257,7 @@
 
   function flush() {
     var items = loadQueue();
-    if (flushing || asking() || !items.length) { return; }
+    if (refused || flushing || asking() || !items.length) { return; }
     flushing = true;
     var item = items[0];
     var form = new URLSearchParams(item.params);
@@ -205,7 +267,7 @@
     fetch("/press", {method: "POST", body: form, credentials: "same-origin", headers: {"HX-Request": "true"}})
       .then(function (response) {
         return response.text().then(function (text) {
-          if (response.status === 401) { throw new Error("join again"); }
+          if (response.status === 401) { keyRefused(); throw new Error("join again"); }
           setConn(true);  // the server answered
           var rest = loadQueue();
           rest.shift();
@@ -215,9 +277,11 @@
         });
       })
       .then(function () { flushing = false; flush(); },
-            function () { flushing = false; setConn(false); });
+            function () { flushing = false; if (!refused) { setConn(false); } });
   }
 
   saveQueue(loadQueue());
-  setInterval(flush, 2000);
+  // The queue is sent while the stream is open (its reopening sends it too): a server that is
+  // away is not asked every two seconds.
+  flusher = setInterval(function () { if (streaming()) { flush(); } }, 2000);
 })();

@@ -246,11 +246,34 @@ def test_the_step_being_typed_in_stays_under_the_pointer_when_another_press_adds
     after = form.locator("button[type=submit]").bounding_box()
     assert abs(after["y"] - before["y"]) < 1, (before, after)
     assert form.locator("input[name=id]").input_value() == "I-SHIFT-BEN"
-    shot(ben, "step-stays-put")
-    ben.mouse.click(before["x"] + before["width"] / 2, before["y"] + before["height"] / 2)  # where it was
+    # Pressed where the button was, before any screenshot: a full-page capture may leave the page
+    # scrolled elsewhere, which would move the button itself.
+    ben.mouse.click(before["x"] + before["width"] / 2, before["y"] + before["height"] / 2)
     wait_or_say_why(ben, server, "document.getElementById('timeline').innerText.includes('I-SHIFT-BEN')")
+    shot(ben, "step-stays-put")
     assert not ben.errors, ben.errors  # type: ignore[attr-defined]
     ben.context.close()
+
+
+def test_a_press_held_down_while_another_press_lands_still_records(server, browser):
+    """Cy presses Record and, while the button is down, Di's press lands and the page fetches the
+    new open items. Swapping the step for a fresh copy then would put a different button under
+    Cy's pointer when it comes up, and the browser sends no click at all: the press would be
+    lost without a word. The page holds the swap until the pointer is up, so Cy's incident is
+    recorded, and the page then shows both."""
+    cy = open_page(browser, server, "Cy Hold", "partner")
+    form = open_step(cy, "new: incident notified by the partner")
+    form.locator("input[name=id]").fill("I-HOLD-CY")
+    box = form.locator("button[type=submit]").bounding_box()
+    cy.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    cy.mouse.down()
+    post(server, join(server, "Di Hold", "observer"), kind="incident.partner-notice", id="I-HOLD-DI")
+    cy.wait_for_timeout(2000)  # the stream tells the page and it fetches the fragments meanwhile
+    cy.mouse.up()
+    wait_or_say_why(cy, server, "['I-HOLD-CY', 'I-HOLD-DI'].every(t => document.getElementById('timeline')"
+                                ".innerText.includes(t))")
+    assert not cy.errors, cy.errors  # type: ignore[attr-defined]
+    cy.context.close()
 
 
 def test_a_refusal_is_shown_to_the_person_who_pressed_and_nothing_is_written(server, browser):

@@ -140,6 +140,30 @@
   // moment, so a step opened while the fragments were on their way stays open. Each fragment names
   // the last line it was made from; when a line landed between the two fetches they differ, and
   // the page fetches both again rather than show open items older than its timeline.
+  // A button pressed while its step is swapped for a fresh copy never receives its click (the
+  // press goes down on one element and comes up on another), so while a pointer is down on the
+  // open items the swap waits for it to come up, and for the click that follows to be handled.
+  var pressedDown = false, released = [];
+  document.addEventListener("pointerdown", function (ev) {
+    pressedDown = !!(ev.target && ev.target.closest && ev.target.closest("#state"));
+  }, true);
+  function letGo() {
+    if (!pressedDown) { return; }
+    setTimeout(function () {
+      pressedDown = false;
+      released.splice(0).forEach(function (go) { go(); });
+    }, 0);
+  }
+  document.addEventListener("pointerup", letGo, true);
+  document.addEventListener("pointercancel", letGo, true);
+  function whenReleased() {
+    return new Promise(function (go) {
+      if (!pressedDown) { go(); return; }
+      released.push(go);
+      setTimeout(letGo, 3000);  // a pointer that never came up (released outside the window) holds no longer
+    });
+  }
+
   var retry = null;
   function refresh() {
     if (refused) { return; }
@@ -148,11 +172,13 @@
     Promise.all([fetchText("/fragment/timeline"), fetchText("/fragment/state")])
       .then(function (parts) {
         refetchWait.reset();
-        var saved = capture();
-        htmx.swap("#timeline", parts[0], {swapStyle: "innerHTML"});
-        htmx.swap("#state", parts[1], {swapStyle: "innerHTML"});
-        restore(saved);
-        if (head() !== head("state-head")) { again = true; }
+        return whenReleased().then(function () {
+          var saved = capture();
+          htmx.swap("#timeline", parts[0], {swapStyle: "innerHTML"});
+          htmx.swap("#state", parts[1], {swapStyle: "innerHTML"});
+          restore(saved);
+          if (head() !== head("state-head")) { again = true; }
+        });
       }, function (failed) {
         again = false;
         if (failed && failed.status === 401) { keyRefused(); return; }

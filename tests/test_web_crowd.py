@@ -15,6 +15,7 @@ import sys
 import threading
 
 from day60 import journal as jr
+from tests.builders import SIGN_OFF
 from tests.test_web import (
     NOW,
     ROOT,
@@ -27,9 +28,6 @@ from tests.test_web import (
     shot,
     verify,
 )
-
-SIGN_OFF = {"agreement": "SOW-7 annex B", "stop_owner": "Kim Ode", "stop_condition": "error rate above 5%",
-            "rollback_owner": "Lee Park", "no_live_personal_data": True}
 
 WATCH = """() => {
   window.seenSeqs = new Set();

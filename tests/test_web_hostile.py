@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from day60 import journal as jr
+from tests.builders import SIGN_OFF
 from tests.test_web import (
     ARGS,
     CHROMIUM,
@@ -36,9 +37,6 @@ from tests.test_web import (
     post,
     request,
 )
-
-SIGN_OFF = {"agreement": "SOW-7 annex B", "stop_owner": "Kim Ode", "stop_condition": "error rate above 5%",
-            "rollback_owner": "Lee Park", "no_live_personal_data": True}
 
 
 class InProcess:

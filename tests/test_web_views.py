@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 from day60.cli import app as cli
 from day60.web import app as webapp
 from day60.web.room import Keys, Participant, Room
-
-NOW = dt.datetime.now(dt.UTC)
+from tests.builders import SIGN_OFF
+from tests.test_web import NOW, make_journal
 
 
 class RacingRoom(Room):
@@ -44,36 +44,34 @@ class RacingRoom(Room):
         self.__dict__["_v"] = value
 
 
-def call(app: Any, path: str, headers: dict[str, str]) -> tuple[int, str]:
-    """One GET through the ASGI app, as uvicorn would make it from 127.0.0.1."""
+def call(app: Any, path: str, headers: dict[str, str], method: str = "GET",
+         body: bytes = b"") -> tuple[int, str]:
+    """One request through the ASGI app, as uvicorn would make it from 127.0.0.1, without its
+    lifespan: the room then takes in a line written by another process only when a press makes
+    it look."""
     sent: list[dict] = []
 
     async def receive() -> dict:
-        return {"type": "http.request", "body": b"", "more_body": False}
+        return {"type": "http.request", "body": body, "more_body": False}
 
     async def send(message: dict) -> None:
         sent.append(message)
 
     route, _, query = path.partition("?")
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
+    every = {"host": "127.0.0.1:8060", **headers, **({"content-length": str(len(body))} if body else {})}
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
              "path": route, "raw_path": route.encode(), "query_string": query.encode(), "root_path": "",
-             "headers": [(k.lower().encode(), v.encode()) for k, v in {"host": "127.0.0.1:8060", **headers}.items()],
+             "headers": [(k.lower().encode(), v.encode()) for k, v in every.items()],
              "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8060)}
     asyncio.run(app(scope, receive, send))
     status = next(m["status"] for m in sent if m["type"] == "http.response.start")
-    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
-    return status, body.decode("utf-8")
+    answer = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return status, answer.decode("utf-8")
 
 
 @pytest.fixture
 def racing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    journal = tmp_path / "ex.jsonl"
-    r = CliRunner().invoke(cli, ["new", str(journal), "--partner", "Acme BPO", "--supplier", "Nimbus AI",
-                                 "--deployment", "claims intake", "--tier", "T3", "-c", "uk-office",
-                                 "--window-start", (NOW - dt.timedelta(days=2)).isoformat(),
-                                 "--window-end", (NOW + dt.timedelta(days=10)).isoformat(),
-                                 "--runner", "J. Auditor", "--not-synthetic", "--announced"])
-    assert r.exit_code == 0, r.output
+    journal = make_journal(tmp_path / "ex.jsonl")
     r = CliRunner().invoke(cli, ["log", str(journal), "incident.partner-notice", "--id", "I-1",
                                  "--at", NOW.isoformat()])
     assert r.exit_code == 0, r.output
@@ -117,31 +115,11 @@ def test_a_page_fragment_never_names_a_head_past_its_rows(racing):
 
 # ----- a press decided on the lines the journal holds, not on a view a moment old ----------------
 
-SIGN_OFF = {"agreement": "SOW-7 annex B", "stop_owner": "Kim Ode", "stop_condition": "error rate above 5%",
-            "rollback_owner": "Lee Park", "no_live_personal_data": True}
-
-
 def post(app: Any, path: str, body: dict, key: str) -> tuple[int, dict]:
-    """One JSON POST through the ASGI app, from 127.0.0.1, without its lifespan: the room then
-    takes in a line written by another process only when a press makes it look."""
-    sent: list[dict] = []
-    raw = json.dumps(body).encode()
-
-    async def receive() -> dict:
-        return {"type": "http.request", "body": raw, "more_body": False}
-
-    async def send(message: dict) -> None:
-        sent.append(message)
-
-    headers = {"host": "127.0.0.1:8060", "authorization": f"Bearer {key}", "content-type": "application/json",
-               "content-length": str(len(raw))}
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
-             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
-             "headers": [(k.encode(), v.encode()) for k, v in headers.items()],
-             "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8060)}
-    asyncio.run(app(scope, receive, send))
-    status = next(m["status"] for m in sent if m["type"] == "http.response.start")
-    return status, json.loads(b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body"))
+    """One JSON POST through the ASGI app (see ``call``)."""
+    status, text = call(app, path, {"authorization": f"Bearer {key}", "content-type": "application/json"}, "POST",
+                        json.dumps(body).encode())
+    return status, json.loads(text)
 
 
 @pytest.fixture
@@ -150,13 +128,7 @@ def quiet(tmp_path: Path):
     between two looks; the D1 injection is signed off."""
     from day60 import journal as jr
 
-    path = tmp_path / "ex.jsonl"
-    r = CliRunner().invoke(cli, ["new", str(path), "--partner", "Acme BPO", "--supplier", "Nimbus AI",
-                                 "--deployment", "claims intake", "--tier", "T3", "-c", "uk-office",
-                                 "--window-start", (NOW - dt.timedelta(days=2)).isoformat(),
-                                 "--window-end", (NOW + dt.timedelta(days=10)).isoformat(),
-                                 "--runner", "J. Auditor", "--not-synthetic", "--announced"])
-    assert r.exit_code == 0, r.output
+    path = make_journal(tmp_path / "ex.jsonl")
     jr.append(path, "safety.agreed", "D1", NOW - dt.timedelta(hours=1), SIGN_OFF, "J. Auditor (runner)")
     application = webapp.create_app(path, tmp_path / "held.json", "team-token", "127.0.0.1", 8060)
     keys = Keys.beside(path)

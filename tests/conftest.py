@@ -35,3 +35,21 @@ def pipe():
 
     with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
         yield inp
+
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's Chromium: the tests never download a browser
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium, headless, driven by Playwright: one a module."""
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); the browser "
+                    "tests never download one")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

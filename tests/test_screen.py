@@ -7,7 +7,6 @@ are saved in tests/output/screen/ to be looked at.
 """
 
 import json
-import os
 import re
 import shutil
 from pathlib import Path
@@ -21,8 +20,6 @@ from day60.resources import data_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "tests" / "output" / "screen"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update"]
 DESKTOP, PHONE = 1280, 390
 MEASURE = 46 * 16  # the longest line of running text on a desktop: 46rem, about 80 characters of 16 px type
 SOW = data_dir("clauses") / "examples" / "synthetic-sow.toml"
@@ -67,18 +64,6 @@ def pages(tmp_path_factory):
         _cli(*args, out[name])
     return out
 
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); these tests "
-                    "never download a browser")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
 
 
 MEASURES = """() => {

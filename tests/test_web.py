@@ -22,8 +22,6 @@ from day60 import journal as jr
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "tests" / "output" / "web"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update"]
 TOKEN = "team-token-2026"
 UTC = dt.UTC
 NOW = dt.datetime.now(UTC)
@@ -128,18 +126,6 @@ def server(tmp_path_factory):
     yield s
     s.stop()
 
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); the web "
-                    "tests never download a browser")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
 
 
 def shot(page, name: str) -> None:

@@ -20,7 +20,6 @@ from tests.test_web import (
     NOW,
     ROOT,
     Server,
-    browser,  # noqa: F401 (the fixture)
     join,
     make_journal,
     open_page,
@@ -49,7 +48,7 @@ BURST = """async ([prefix, n]) => {
 }"""
 
 
-def test_every_page_ends_showing_every_line_it_may_see_and_no_watcher_a_sealed_onset(browser, tmp_path):  # noqa: F811
+def test_every_page_ends_showing_every_line_it_may_see_and_no_watcher_a_sealed_onset(browser, tmp_path):
     path = make_journal(tmp_path / "ex.jsonl")
     held = tmp_path / "held.json"
     jr.append(path, "safety.agreed", "D1", NOW - dt.timedelta(hours=1), SIGN_OFF, "J. Auditor (runner)")

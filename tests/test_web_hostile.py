@@ -24,8 +24,6 @@ import pytest
 from day60 import journal as jr
 from tests.builders import SIGN_OFF
 from tests.test_web import (
-    ARGS,
-    CHROMIUM,
     NOW,
     SHOTS,
     TOKEN,
@@ -395,17 +393,6 @@ def _server_without_token(path: Path) -> Server:
 
 # ----- the browser ---------------------------------------------------------------------------------
 
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
 
 
 def test_queued_presses_that_need_confirming_are_asked_one_at_a_time(browser, tmp_path):

@@ -11,7 +11,7 @@ import itertools
 import signal
 import time
 
-from tests.test_web import Server, browser, join, make_journal, open_page, post, shot  # noqa: F401 (a fixture)
+from tests.test_web import Server, join, make_journal, open_page, post, shot
 
 
 def _to_server(page, port: int) -> list[float]:
@@ -21,7 +21,7 @@ def _to_server(page, port: int) -> list[float]:
     return seen
 
 
-def test_a_page_whose_key_is_refused_stops_asking_and_says_to_join_again(browser, tmp_path):  # noqa: F811 (the fixture)
+def test_a_page_whose_key_is_refused_stops_asking_and_says_to_join_again(browser, tmp_path):
     """Two tabs share one browser's cookie; the person leaves in one. The other's stream is still
     open, so the next line makes it fetch its fragments, which the server refuses (401): it then
     says to join again and sends nothing more. The old page fetched both fragments again every
@@ -53,7 +53,7 @@ def test_a_page_whose_key_is_refused_stops_asking_and_says_to_join_again(browser
         server.stop()
 
 
-def test_a_page_waits_longer_each_time_for_a_server_stopped_for_good(browser, tmp_path):  # noqa: F811 (the fixture)
+def test_a_page_waits_longer_each_time_for_a_server_stopped_for_good(browser, tmp_path):
     """The page's fragment fetches fail (aborted here) while a line lands, so it is trying
     again when its server is killed and never comes back. Over the next 12 s it asks at 1, 2, 3,
     5 and 9 s (once each: a plain request, then the stream only when that is answered), beside

@@ -285,15 +285,8 @@ class Room:
         views = self._views
         return views[0], (views[0] if who is not None and who.runner else views[1])
 
-    def view(self, who: Participant | None) -> list[dict[str, Any]]:
-        return self.seen(who)[0]
-
     def head(self, who: Participant | None) -> int:
         return self.seen(who)[1]
-
-    @property
-    def closed(self) -> bool:
-        return any(e["kind"] == "exercise.close" for e in self.events)
 
 
 def _complete(path: Path) -> list[bytes]:

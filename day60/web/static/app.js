@@ -136,10 +136,6 @@
     conn.className = "conn lost";
   }
 
-  // Both fragments are fetched first, then swapped at once: what is open or typed is read at that
-  // moment, so a step opened while the fragments were on their way stays open. Each fragment names
-  // the last line it was made from; when a line landed between the two fetches they differ, and
-  // the page fetches both again rather than show open items older than its timeline.
   // A button pressed while its step is swapped for a fresh copy never receives its click (the
   // press goes down on one element and comes up on another), so while a pointer is down on the
   // open items the swap waits for it to come up, and for the click that follows to be handled.
@@ -164,6 +160,10 @@
     });
   }
 
+  // Both fragments are fetched first, then swapped at once: what is open or typed is read at that
+  // moment, so a step opened while the fragments were on their way stays open. Each fragment names
+  // the last line it was made from; when a line landed between the two fetches they differ, and
+  // the page fetches both again rather than show open items older than its timeline.
   var retry = null;
   function refresh() {
     if (refused) { return; }
@@ -217,12 +217,10 @@
   function ask() {
     reopen = null;
     if (refused) { return; }
-    fetch("/fragment/state", {credentials: "same-origin", headers: {"HX-Request": "true"}})
-      .then(function (response) {
-        if (response.status === 401) { keyRefused(); } else { connect(); }
-      }, function () {
-        if (!refused) { reopen = setTimeout(ask, reopenWait.next()); }
-      });
+    fetchText("/fragment/state").then(connect, function (failed) {
+      if (failed && failed.status === 401) { keyRefused(); } else if (failed && failed.status) { connect(); }
+      else if (!refused) { reopen = setTimeout(ask, reopenWait.next()); }
+    });
   }
   connect();
 

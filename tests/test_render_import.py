@@ -24,7 +24,6 @@ render._import_weasyprint()
 from weasyprint.text import ffi
 restored = ctypes.util.find_library is spy
 loaded = {n: bool(getattr(ffi, n)) for n in ("gobject", "pango", "harfbuzz", "fontconfig", "pangoft2")}
-known = {n for names in render._LIBRARIES.values() for n in names}
 opened = [so for so in render._LIBRARIES if so in open("/proc/self/maps").read()]
 print(json.dumps({"asked": asked, "restored": restored, "loaded": loaded, "opened": opened}))
 """

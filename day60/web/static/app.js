@@ -139,24 +139,29 @@
   // A button pressed while its step is swapped for a fresh copy never receives its click (the
   // press goes down on one element and comes up on another), so while a pointer is down on the
   // open items the swap waits for it to come up, and for the click that follows to be handled.
-  var pressedDown = false, released = [];
+  // Each pointer is tracked by its id: a second finger pressed elsewhere, or a later press by a
+  // mouse whose release was lost outside the window, never drops a press still on the open items,
+  // and a swap queued meanwhile is always run (by the last release, or by the cap).
+  var held = new Set(), released = [];
   document.addEventListener("pointerdown", function (ev) {
-    pressedDown = !!(ev.target && ev.target.closest && ev.target.closest("#state"));
+    if (ev.target && ev.target.closest && ev.target.closest("#state")) { held.add(ev.pointerId); }
+    else { held.delete(ev.pointerId); }
   }, true);
-  function letGo() {
-    if (!pressedDown) { return; }
-    setTimeout(function () {
-      pressedDown = false;
-      released.splice(0).forEach(function (go) { go(); });
-    }, 0);
+  function drain() {
+    setTimeout(function () { released.splice(0).forEach(function (go) { go(); }); }, 0);
+  }
+  function letGo(ev) {
+    held.delete(ev.pointerId);
+    if (!held.size) { drain(); }
   }
   document.addEventListener("pointerup", letGo, true);
   document.addEventListener("pointercancel", letGo, true);
   function whenReleased() {
     return new Promise(function (go) {
-      if (!pressedDown) { go(); return; }
+      if (!held.size) { go(); return; }
       released.push(go);
-      setTimeout(letGo, 3000);  // a pointer that never came up (released outside the window) holds no longer
+      // a pointer that never came up (released outside the window) holds no longer
+      setTimeout(function () { held.clear(); drain(); }, 3000);
     });
   }
 

@@ -600,6 +600,36 @@ def test_concurrent_presses_of_the_same_step_are_one_line_and_one_refusal(server
                and e["id"] == "I-TWIN") == 1
 
 
+def test_a_second_finger_down_outside_the_open_items_never_stops_the_page_refreshing(server, browser):
+    """Eve rests a finger on the open items (the swap waits for it, as above) and, before lifting
+    it, taps the page's header with another. The second press is not on the open items, and it
+    once cleared the 'held' mark while the waiting swap was still queued: no release after that
+    (nor the 3 s cap) ran the queue again, the refresh never finished, and the page showed no
+    line anyone recorded from then on, without a word. (A mouse does the same when its release
+    outside the window is lost and the next click lands outside the open items.) The page must
+    show Fa's line within the cap, and a later one too."""
+    eve = open_page(browser, server, "Eve Touch", "observer")
+
+    def press(kind: str, where: str, finger: int) -> None:
+        eve.evaluate("([kind, where, finger]) => document.querySelector(where).dispatchEvent(new PointerEvent("
+                     "kind, {bubbles: true, composed: true, pointerId: finger, pointerType: 'touch', "
+                     "isPrimary: finger === 1}))", [kind, where, finger])
+
+    observer = join(server, "Fa Tap", "observer")
+    press("pointerdown", "#state", 1)
+    post(server, observer, kind="drift.false-alert", id="TAP-1")
+    eve.wait_for_timeout(1500)  # the stream tells the page; the fetched fragments wait for the finger
+    assert "TAP-1" not in eve.inner_text("#timeline")  # held, as the press-held test expects
+    press("pointerdown", "body", 2)
+    press("pointerup", "body", 2)
+    press("pointerup", "#state", 1)
+    wait_or_say_why(eve, server, "document.getElementById('timeline').innerText.includes('TAP-1')", timeout=10000)
+    post(server, observer, kind="drift.false-alert", id="TAP-2")
+    wait_or_say_why(eve, server, "document.getElementById('timeline').innerText.includes('TAP-2')", timeout=10000)
+    assert not eve.errors, eve.errors  # type: ignore[attr-defined]
+    eve.context.close()
+
+
 # ----- the runner, the seal and the close (last: it closes the module's journal) ---------------
 
 
@@ -732,33 +762,3 @@ def test_show_marks_a_line_recorded_late(run, tmp_path):
     jr.append(path, "drift.false-alert", "F1", NOW, {"pressed_at": "2026-03-02T10:00:00+00:00"}, "Ana (observer)")
     r = run("show", path)
     assert r.exit_code == 0 and "recorded late (pressed 2026-03-02T10:00:00+00:00 on the browser's clock)" in r.stdout
-
-
-def test_a_second_finger_down_outside_the_open_items_never_stops_the_page_refreshing(server, browser):
-    """Eve rests a finger on the open items (the swap waits for it, as above) and, before lifting
-    it, taps the page's header with another. The second press is not on the open items, and it
-    once cleared the 'held' mark while the waiting swap was still queued: no release after that
-    (nor the 3 s cap) ran the queue again, the refresh never finished, and the page showed no
-    line anyone recorded from then on, without a word. (A mouse does the same when its release
-    outside the window is lost and the next click lands outside the open items.) The page must
-    show Fa's line within the cap, and a later one too."""
-    eve = open_page(browser, server, "Eve Touch", "observer")
-
-    def press(kind: str, where: str, finger: int) -> None:
-        eve.evaluate("([kind, where, finger]) => document.querySelector(where).dispatchEvent(new PointerEvent("
-                     "kind, {bubbles: true, composed: true, pointerId: finger, pointerType: 'touch', "
-                     "isPrimary: finger === 1}))", [kind, where, finger])
-
-    observer = join(server, "Fa Tap", "observer")
-    press("pointerdown", "#state", 1)
-    post(server, observer, kind="drift.false-alert", id="TAP-1")
-    eve.wait_for_timeout(1500)  # the stream tells the page; the fetched fragments wait for the finger
-    assert "TAP-1" not in eve.inner_text("#timeline")  # held, as the press-held test expects
-    press("pointerdown", "body", 2)
-    press("pointerup", "body", 2)
-    press("pointerup", "#state", 1)
-    wait_or_say_why(eve, server, "document.getElementById('timeline').innerText.includes('TAP-1')", timeout=10000)
-    post(server, observer, kind="drift.false-alert", id="TAP-2")
-    wait_or_say_why(eve, server, "document.getElementById('timeline').innerText.includes('TAP-2')", timeout=10000)
-    assert not eve.errors, eve.errors  # type: ignore[attr-defined]
-    eve.context.close()

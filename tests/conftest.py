@@ -53,3 +53,13 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture
+def engine_on_every_size(monkeypatch):
+    """The engine tries every journal, however small: ``day60.reading`` gives a journal under
+    ``ENGINE_FROM_BYTES`` (1 MiB) to the reference reader at once, so the tests that hold the
+    engine to the reference, on journals of a few lines, must lift that size first."""
+    from day60 import reading
+
+    monkeypatch.setattr(reading, "ENGINE_FROM_BYTES", 0)

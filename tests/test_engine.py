@@ -21,6 +21,9 @@ from day60.errors import InputError
 from tests.builders import SIGN_OFF, make_journal
 from tests.mutate import NASTY, paths, replace
 
+# every journal here is small: the engine must try each one all the same
+pytestmark = pytest.mark.usefixtures("engine_on_every_size")
+
 UTC = dt.UTC
 
 # Incidents from records (organic, so no safety gate), with every incident kind, pauses that

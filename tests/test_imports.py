@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from day60 import journal as jr
-from day60 import metrics
+from day60 import metrics, reading
 from day60.imports import servicenow
 from day60.imports.records import Settings, Ticket
 from tests.builders import make_journal
@@ -199,6 +199,7 @@ def _engine_only(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("journal.read was reached: the engine fell back")
 
+    monkeypatch.setattr(reading, "ENGINE_FROM_BYTES", 0)  # a test journal is small: lift the size first
     monkeypatch.setattr(jr, "read", refuse)
 
 

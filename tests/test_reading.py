@@ -10,9 +10,12 @@ from pathlib import Path
 import pytest
 
 from day60 import journal as jr
-from day60 import reading
+from day60 import metrics, reading
 from day60.journal import index, verification
 from tests.builders import SIGN_OFF, make_journal
+
+# every journal here is small: the engine must try each one all the same
+pytestmark = pytest.mark.usefixtures("engine_on_every_size")
 
 EX = Path(__file__).resolve().parents[1] / "day60" / "imports" / "examples"
 
@@ -148,3 +151,35 @@ def test_a_batch_that_breaks_a_rule_writes_nothing(tmp_path):
     with pytest.raises(jr.InputError, match="already detected"), jr.batch(path) as b:
         b.add("incident.detected", "I1", "2026-03-03T11:00+00:00", "importer", {"severity": 2, "source": "organic"})
     assert path.read_bytes() == before and _index_meta(path) == meta
+
+
+def test_the_engine_tries_a_journal_from_exactly_its_threshold_size(tmp_path, run, monkeypatch):
+    """``reading.ENGINE_FROM_BYTES`` is where the engine starts to try: a journal of exactly that
+    many bytes goes to the engine (its tables are in ``incidents``), one byte short goes to the
+    reference reader (every event in ``events``, no tables); the figures are the same either way.
+    At the default (1 MiB) an exercise's journal, a few kilobytes, goes to the reference reader."""
+    path = _imported_journal(tmp_path, run)
+    size = path.stat().st_size
+    monkeypatch.setattr(reading, "ENGINE_FROM_BYTES", size)
+    on_engine = reading.read(path)
+    monkeypatch.setattr(reading, "ENGINE_FROM_BYTES", size + 1)
+    on_reference = reading.read(path)
+    assert on_engine.incidents is not None and on_reference.incidents is None
+    assert metrics.compute(on_engine).summary == metrics.compute(on_reference).summary
+    assert reading.verify(path) == jr.verify(path)
+    monkeypatch.undo()
+    assert reading.ENGINE_FROM_BYTES == 1024 * 1024 and size < 64 * 1024
+    assert reading.read(path).incidents is None
+
+
+def test_a_pipe_or_a_missing_file_is_named_by_the_reference_reader(tmp_path, run):
+    """Only a regular file is measured for the engine: a named pipe, a folder or a missing path
+    goes to the reference reader, which refuses it (exit 2) as it always has."""
+    import os
+
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    for path in (fifo, tmp_path, tmp_path / "missing.jsonl"):
+        r = run("metrics", path)
+        assert r.exit_code == 2, (path, r.output)
+        assert "Traceback" not in r.output and "JOURNAL" in r.stderr, r.stderr

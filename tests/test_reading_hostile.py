@@ -22,6 +22,9 @@ from day60.journal import index, lock
 from tests.builders import make_journal
 from tests.test_engine import journal_with_corrections, rechain
 
+# every journal here is small: the engine must try each one all the same
+pytestmark = pytest.mark.usefixtures("engine_on_every_size")
+
 EX = Path(__file__).resolve().parents[1] / "day60" / "imports" / "examples"
 ROOT = Path(__file__).resolve().parents[1]
 

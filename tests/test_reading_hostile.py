@@ -331,3 +331,64 @@ def test_a_header_changed_and_re_chained_gives_no_figure(good, tmp_path, run):
         assert fast == slow
         assert fast[0] == (1 if command[0] == "verify" else 2), fast
         assert "line 1: its hash does not match its content" in fast[1], fast
+
+
+# ----- line 1 longer than a million bytes ------------------------------------------------------
+
+def _closures_journal(tmp_path: Path) -> Path:
+    """A valid journal whose header is over a megabyte: its calendar closes 85,000 days (2100 on),
+    each written "YYYY-MM-DD" with quotes and a comma, 13 bytes, 1.1 MB in all."""
+    from day60.clock import BusinessCalendar
+    from day60.resources import example
+
+    calendar = BusinessCalendar.load(example("uk-office.toml")).to_dict()
+    calendar["closures"] = [(dt.date(2100, 1, 1) + dt.timedelta(days=i)).isoformat() for i in range(85_000)]
+    path = tmp_path / "closures.jsonl"
+    jr.create(path, {"partner": "SYNTHETIC partner", "supplier": "SYNTHETIC supplier", "deployment": "SYNTHETIC",
+                     "tier": "T2", "runner": "test", "synthetic": True, "records": "supplier-reported",
+                     "window": {"start": "2026-03-02T09:00:00+00:00", "end": "2026-03-13T17:30:00+00:00"},
+                     "calendar": calendar})
+    jr.append(path, "incident.detected", "I1", dt.datetime(2026, 3, 3, 10, tzinfo=dt.UTC),
+              {"severity": 2, "source": "organic"})
+    jr.append(path, "incident.restored", "I1", dt.datetime(2026, 3, 3, 12, tzinfo=dt.UTC), {"check": "probe"})
+    return path
+
+
+def test_a_header_over_a_million_bytes_is_read_whole_on_either_reader(tmp_path, run):
+    """``journal.read_header`` (how the engine, 'log' and the evidence commands read line 1) read
+    the first 1,000,000 bytes only, and parsed them as the header; ``journal.read`` reads line 1
+    whole. A journal of 1 MiB or more goes to the engine (``reading.ENGINE_FROM_BYTES``), so one
+    whose header is longer than that (a calendar with many closures: 'day60 new' writes it and
+    verify accepts it) was refused by metrics, score and show as "line 1: is not valid JSON"
+    there, and read below the size. Now it is read on both sides alike, with the same figures:
+    I1, severity 2, detected 10:00 and restored 12:00 on Tuesday 3 March, 2.0 h; and 'log' appends to it."""
+    path = _closures_journal(tmp_path)
+    assert path.stat().st_size >= 1024 * 1024 and len(_lines(path)[0]) > 1_000_000
+    assert jr.verify(path).ok
+    for command in COMMANDS:
+        fast, slow = _both(run, command[0], path, *command[1:])
+        assert fast == slow, (command, fast[1][:300], slow[1][:300])
+        assert fast[0] == 0, fast[1][:300]
+    figures = json.loads(run("metrics", path, "--format", "json").stdout)
+    assert figures["incidents"]["by_severity"]["2"]["max_hours"] == pytest.approx(2.0)
+    r = run("log", path, "incident.communicated", "--id", "I1", "--at", "2026-03-03T10:30")
+    assert r.exit_code == 0, r.output
+    assert jr.verify(path).ok
+
+
+def test_a_file_of_cr_alone_past_a_million_bytes_is_named_as_below_it(good, tmp_path, run):
+    """A journal whose line ends all became CR has no LF at all. Past 1,000,000 bytes the header
+    reader found no line end in what it looked at and parsed it as line 1 ("line 1: is not valid
+    JSON (Extra data)"), so at 1 MiB and over (the engine's side) the auditor lost the message
+    that says what happened and how to undo it (mac2unix), which the reference gives. Both sides
+    now give that message; verify still refuses it without advising --repair."""
+    raw = good.read_bytes().replace(b"\n", b"\r")
+    path = tmp_path / "j.jsonl"
+    path.write_bytes(raw * (1024 * 1024 // len(raw) + 1))
+    assert path.stat().st_size >= 1024 * 1024
+    for command in (("metrics",), ("score", "--format", "json"), ("show",)):
+        fast, slow = _both(run, command[0], path, *command[1:])
+        assert fast == slow, (fast, slow)
+        assert fast[0] == 2 and "ends its lines with CR alone" in fast[1] and "mac2unix" in fast[1], fast
+    code, said = _answer(run, "verify", path)
+    assert code == 1 and "CR alone" in said and "--repair" not in said

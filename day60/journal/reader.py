@@ -184,6 +184,21 @@ def read(path: str | Path) -> Journal:
     return Journal(path, header, events, previous, digest.hexdigest(), partial)
 
 
+def _whole_first_line(fh: Any, start: bytes) -> bytes:
+    """Line 1 whole, LF included, where it runs past the ``start`` already read (a calendar of many
+    closures makes a header that long, and ``read`` takes it whole): its end is found first without
+    keeping what is passed over, so a file with no LF at all costs no memory; that file gives back
+    ``start``, which ``_no_header`` names as ``read`` names it."""
+    offset = len(start)
+    while block := fh.read(1 << 22):
+        cut = block.find(b"\n")
+        if cut >= 0:
+            fh.seek(0)
+            return fh.read(offset + cut + 1)
+        offset += len(block)
+    return start
+
+
 def read_header(path: str | Path) -> dict[str, Any]:
     """Only line 1, checked, for commands that need the timezone before anything else."""
     from day60.files import MAX_JOURNAL_BYTES, open_regular
@@ -192,7 +207,9 @@ def read_header(path: str | Path) -> dict[str, Any]:
     fd = open_regular(path, "JOURNAL", "a journal made by 'day60 new'", MAX_JOURNAL_BYTES)
     with os.fdopen(fd, "rb") as fh:
         first = fh.readline(1_000_000)
-    if not first.endswith(b"\n") and len(first) < 1_000_000:
+        if not first.endswith(b"\n") and len(first) == 1_000_000:
+            first = _whole_first_line(fh, first)
+    if not first.endswith(b"\n"):
         raise _no_header(path, first)  # as ``read`` says it
     raw = first.removesuffix(b"\n")
     _foreign(path, 1, raw)

@@ -360,16 +360,18 @@ def read_fast(path: str | Path, locked: bool = False, events: bool = False) -> j
     each incident line is then parsed once, after every check has passed, exactly as
     ``journal.read`` parses it. Raises ``Declined`` at the first doubt (``day60.reading`` then
     hands the file to ``journal.read``), or InputError for a header the reference refuses.
-    ``locked``: the caller already holds the journal's lock (an import appending to it)."""
+    ``locked``: the caller already holds a lock on the journal (an import appending to it holds the
+    exclusive one, ``day60.reading`` the shared one)."""
     path = Path(path)
     header = jr.read_header(path)  # names a bad header as the reference does
     return _fast(path, header, locked=locked, events=events)
 
 
-def verify_fast(path: str | Path, expect: str | None = None) -> jr.VerifyReport:
+def verify_fast(path: str | Path, expect: str | None = None, locked: bool = False) -> jr.VerifyReport:
     """``journal.verify`` on the fast path: the checks of ``read``, and every line's own hash and
     canonical form too. Raises ``Declined`` at the first doubt (``day60.reading`` then runs
-    ``journal.verify``, which names the first bad line, so a failed check reads the same either way)."""
+    ``journal.verify``, which names the first bad line, so a failed check reads the same either way).
+    ``locked``: the caller already holds a lock on the journal (``day60.reading`` holds the shared one)."""
     path = Path(path)
     anchor = jr.parse_head(expect) if expect else None
     try:
@@ -378,7 +380,7 @@ def verify_fast(path: str | Path, expect: str | None = None) -> jr.VerifyReport:
             first = fh.readline(1_000_000).rstrip(b"\n").decode("utf-8")
         if jr.check_line(1, first, None)[1]:
             raise Declined("the header line")
-        journal = _fast(path, header, own_hashes=True, memory=VERIFY_MEMORY_LIMIT)
+        journal = _fast(path, header, own_hashes=True, locked=locked, memory=VERIFY_MEMORY_LIMIT)
     except (InputError, UnicodeDecodeError) as exc:
         raise Declined(str(exc)) from None
     events = journal.tail["seq"]

@@ -7,12 +7,15 @@ doubt it declines, and the reference reader reads the file line by line, accepti
 its first bad line. A small journal (an exercise's, a few hundred lines) goes to the reference
 reader at once: starting the engine costs more than reading it so (benchmarks/reader_crossover.py).
 The two give the same journal and the same figures either way (tests/test_engine.py holds them to
-it), so the size only chooses how fast the answer comes. Neither reader calls the other: both sit
-below this module.
+it), so the size only chooses how fast the answer comes. Either reader reads under the journal's
+shared lock, taken here, so an append or an import under way is seen whole or not at all, on
+both sides of the size. Neither reader calls the other: both sit below this module.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import stat
 from collections.abc import Iterator
@@ -26,20 +29,46 @@ from day60 import journal as jr
 ENGINE_FROM_BYTES = 1024 * 1024
 
 
-def _engine_pays(path: str | Path) -> bool:
+@contextmanager
+def _held(path: str | Path, locked: bool) -> Iterator[os.stat_result | None]:
+    """The journal held under the shared lock while it is read (unless ``locked``: the caller holds
+    the exclusive one), so an append, which takes the exclusive lock for as long as it writes (an
+    import's batch, a megabyte at a time), is seen whole or not at all: never half a batch ending
+    in a partial line. Yields the file's facts as the lock found them, or None where it cannot be
+    opened or is not a regular file: the reader then opens it itself and names what is wrong."""
+    if locked:
+        try:
+            facts: os.stat_result | None = os.stat(path)
+        except (OSError, ValueError):
+            facts = None
+        yield facts if facts is not None and stat.S_ISREG(facts.st_mode) else None
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # never waits on a named pipe
+    except (OSError, ValueError):
+        yield None
+        return
+    try:
+        facts = os.fstat(fd)
+        if stat.S_ISREG(facts.st_mode):
+            with contextlib.suppress(OSError):  # a file system without locks: read as it stands
+                fcntl.flock(fd, fcntl.LOCK_SH)
+            facts = os.fstat(fd)  # the size once any append under way has finished
+        yield facts if stat.S_ISREG(facts.st_mode) else None
+    finally:
+        os.close(fd)  # and with it the lock
+
+
+def _engine_pays(facts: os.stat_result | None) -> bool:
     """Whether to try the engine: a regular file of ENGINE_FROM_BYTES or more. Anything else (a
     small file, a missing one, a pipe) goes to the reference reader, which names what is wrong
     with it as it always has. The size is only a choice of speed: if the file changes between
     this look and the read, either reader still checks whatever it then reads."""
-    try:
-        facts = os.stat(path)
-    except (OSError, ValueError):
-        return False
-    return stat.S_ISREG(facts.st_mode) and facts.st_size >= ENGINE_FROM_BYTES
+    return facts is not None and facts.st_size >= ENGINE_FROM_BYTES
 
 
 def read(path: str | Path, locked: bool = False, events: bool = False) -> jr.Journal:
-    """The journal, checked as ``journal.read`` checks it.
+    """The journal, checked as ``journal.read`` checks it, under the shared lock (``_held``).
 
     On the fast path the incident events are held in ``Journal.incidents`` (the engine's tables,
     which ``metrics.compute`` reads), and ``events`` holds the other events only, unless
@@ -47,27 +76,30 @@ def read(path: str | Path, locked: bool = False, events: bool = False) -> jr.Jou
     lists corrections and disputes): in file order, each as ``journal.read`` parses it.
     ``locked``: the caller already holds the journal's lock (an import appending to it).
     """
-    if _engine_pays(path):
-        from day60 import engine
+    with _held(path, locked) as facts:
+        if _engine_pays(facts):
+            from day60 import engine
 
-        try:
-            return engine.read_fast(path, locked=locked, events=events)
-        except engine.Declined:
-            pass
-    return jr.read(path)
+            try:
+                return engine.read_fast(path, locked=True, events=events)
+            except engine.Declined:
+                pass
+        return jr.read(path)
 
 
 def verify(path: str | Path, expect: str | None = None) -> jr.VerifyReport:
     """``journal.verify``: every line's canonical form, hash and chain, the reveals and the rules
-    of fact, on the fast path where it can vouch for the journal (the same report either way)."""
-    if _engine_pays(path):
-        from day60 import engine
+    of fact, on the fast path where it can vouch for the journal (the same report either way),
+    under the shared lock, so that an append under way is not reported as a partial last line."""
+    with _held(path, False) as facts:
+        if _engine_pays(facts):
+            from day60 import engine
 
-        try:
-            return engine.verify_fast(path, expect)
-        except engine.Declined:
-            pass
-    return jr.verify(path, expect)
+            try:
+                return engine.verify_fast(path, expect, locked=True)
+            except engine.Declined:
+                pass
+        return jr.verify(path, expect)
 
 
 @contextmanager

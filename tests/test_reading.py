@@ -183,3 +183,74 @@ def test_a_pipe_or_a_missing_file_is_named_by_the_reference_reader(tmp_path, run
         r = run("metrics", path)
         assert r.exit_code == 2, (path, r.output)
         assert "Traceback" not in r.output and "JOURNAL" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("size", [0, 1 << 62], ids=["engine", "reference"])
+def test_a_read_during_an_append_sees_it_whole_on_either_side_of_the_size(tmp_path, monkeypatch, size):
+    """An append holds the journal's exclusive lock while it writes (an import's batch writes its
+    lines a megabyte at a time, for as long as that takes). The engine reads under the shared lock,
+    so it waits and sees the journal before the append or after it, never halfway; the reference
+    reader, which now reads every journal under ``ENGINE_FROM_BYTES``, took no lock, so a score,
+    a verify or 'day60 serve' run during an import saw half of it and a partial last line ("run
+    'day60 verify --repair'"), on a small journal only. Here an append is held with 40 bytes of
+    its line written: on either side of the size, a read started then is still waiting half a
+    second later, and once the line is finished sees 2 events (the detection and the restore),
+    no partial line, and a journal that verifies."""
+    import os
+    import threading
+    import time
+
+    from day60.journal import lock
+
+    monkeypatch.setattr(reading, "ENGINE_FROM_BYTES", size)
+    path = make_journal(tmp_path / "j.jsonl", [("incident.detected", "I1", "2026-03-02T10:00",
+                                                {"severity": 2, "source": "organic"})], tier="T2")
+    before = jr.read(path)
+    event = jr.new_event(2, jr.sha256_hex(before.last_line), "incident.restored", "I1", "2026-03-02T11:00:00+00:00",
+                         "Ana (observer)", {"check": "probe"})
+    line = (jr.canonical(event) + "\n").encode("utf-8")
+    seen: dict = {}
+
+    def read_it() -> None:
+        seen["read"], seen["every"] = reading.read(path), reading.read(path, events=True)
+        seen["verify"] = reading.verify(path)
+
+    with lock.locked(path) as fd:
+        os.write(fd, line[:40])
+        reader = threading.Thread(target=read_it, daemon=True)
+        reader.start()
+        time.sleep(0.5)
+        waited = reader.is_alive()
+        os.write(fd, line[40:])
+        os.fsync(fd)
+    reader.join(60)
+    assert waited, "the read did not wait for the append to finish its line"
+    assert not reader.is_alive() and set(seen) == {"read", "every", "verify"}
+    for got in (seen["read"], seen["every"]):
+        assert got.partial is None and got.head == {"seq": 2, "hash": event["hash"]}
+    assert [e["kind"] for e in seen["every"].events] == ["incident.detected", "incident.restored"]
+    assert seen["verify"].ok and seen["verify"].events == 2
+
+
+def test_a_small_journal_is_read_without_starting_the_engine(tmp_path):
+    """The point of the size: 'show', 'metrics' and 'verify' on an exercise's journal (a few
+    kilobytes) never import DuckDB or the engine, which cost about half a second of a cold start.
+    Each runs as a fresh process, at the default size; ``python -X importtime`` lists every module
+    it imported."""
+    import os
+    import subprocess
+    import sys
+
+    from day60 import demo
+
+    path = tmp_path / "demo.jsonl"
+    demo.build_journal(path)
+    assert path.stat().st_size < 1024 * 1024  # the default size: a fresh process has it, whatever this one set
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    for command in (["show"], ["metrics", "--format", "json"], ["verify"]):
+        done = subprocess.run([sys.executable, "-X", "importtime", "-m", "day60", command[0], str(path), *command[1:]],
+                              capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import")}
+        assert "day60.metrics" in imported or command[0] != "metrics"  # the list is really the modules
+        assert not {"duckdb", "day60.engine"} & imported, command

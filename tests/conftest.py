@@ -5,14 +5,16 @@ from hypothesis import settings
 from typer.testing import CliRunner
 
 from day60.cli import app
+from tests.budget import PROFILE
 
 # Hypothesis profiles. "ci" (the default, what .ci/run and a plain pytest use) draws the same
 # examples on every run, so a red build is reproducible and never a roll of the dice; "explore"
-# draws new ones each run, for looking for new failures: HYPOTHESIS_PROFILE=explore pytest.
-# No deadline in either: a loaded two-core machine must not turn a slow example into a failure.
+# draws new ones each run, and ten times as many (tests/budget.py), for looking for new failures:
+# HYPOTHESIS_PROFILE=explore pytest. No deadline in either: a loaded two-core machine must not
+# turn a slow example into a failure.
 settings.register_profile("ci", derandomize=True, deadline=None, database=None, print_blob=True)
 settings.register_profile("explore", deadline=None, print_blob=True)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+settings.load_profile(PROFILE)
 
 
 @pytest.fixture

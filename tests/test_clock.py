@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from day60.clock import BusinessCalendar, wall_seconds
 from day60.errors import InputError
 from day60.resources import example
+from tests.budget import examples
 
 LON = ZoneInfo("Europe/London")
 NY = ZoneInfo("America/New_York")
@@ -233,21 +234,21 @@ instants = st.integers(LO, HI).map(lambda s: dt.datetime.fromtimestamp(s, UTC))
 calendars = st.sampled_from(CALENDARS)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(calendars, instants, instants, instants)
 def test_additive(c, x, y, z):
     a, b, d = sorted((x, y, z))
     assert c.business_seconds(a, d) == c.business_seconds(a, b) + c.business_seconds(b, d)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(calendars, instants, instants)
 def test_never_above_wall_time(c, x, y):
     a, b = sorted((x, y))
     assert 0 <= c.business_seconds(a, b) <= wall_seconds(a, b)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(calendars, st.lists(st.tuples(instants, instants), min_size=1, max_size=20))
 def test_many_equals_scalar(c, pairs):
     pairs = [tuple(sorted(p)) for p in pairs]
@@ -255,7 +256,7 @@ def test_many_equals_scalar(c, pairs):
     assert many.tolist() == [c.business_seconds(a, b) for a, b in pairs]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(calendars, instants, instants, st.lists(st.tuples(instants, instants), max_size=4))
 def test_pauses_never_add_time(c, x, y, raw_pauses):
     a, b = sorted((x, y))
@@ -301,7 +302,7 @@ def test_holiday_dates_fixed_in_a_journal_header_decide_the_figures(tmp_path):
     assert metrics.compute(jr.read(path)).summary["holidays"]["source"] == "the journal's header"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(gaps=st.lists(st.integers(min_value=1, max_value=3 * 86_400_000_000), min_size=1, max_size=60),
        probes=st.lists(st.integers(min_value=-2 * 86_400_000_000, max_value=200 * 86_400_000_000), min_size=1,
                        max_size=60))
@@ -324,7 +325,7 @@ ZONES = [ZoneInfo(name) for name in ("Europe/London", "America/New_York", "Austr
                                      "UTC")] + [dt.timezone(dt.timedelta(hours=-3, minutes=-30, seconds=-15))]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(st.datetimes(min_value=dt.datetime(1971, 1, 1), max_value=dt.datetime(2199, 1, 1)),
                           st.sampled_from(ZONES), st.sampled_from([0, 1])), max_size=40))
 def test_a_list_of_aware_datetimes_converts_as_each_one_does(items):

@@ -13,6 +13,7 @@ from pypdf import PdfReader
 from day60 import drills
 from day60.errors import InputError
 from day60.resources import data_dir
+from tests.budget import examples
 
 EXAMPLE = data_dir("rubric") / "voice" / "examples" / "synthetic-drills.json"
 
@@ -419,7 +420,7 @@ def test_barge_in_stop_at_the_interrupt_is_unmeasured_and_both_after_is_scored()
 ms_decimal = st.decimals(min_value=0, max_value=100000, places=3, allow_nan=False, allow_infinity=False)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(speech_end=st.none() | ms_decimal, interrupt=ms_decimal, stopped=st.none() | ms_decimal)
 def test_barge_in_is_unmeasured_exactly_when_a_record_says_the_speech_was_over(speech_end, interrupt, stopped):
     """Unmeasured iff a recorded speech end or stop is at or before the interrupt; otherwise the
@@ -435,7 +436,7 @@ def test_barge_in_is_unmeasured_exactly_when_a_record_says_the_speech_was_over(s
         assert got["score"] == 0 and got["notes"] == ["never stopped"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(interrupt=st.decimals(min_value=Decimal("0.001"), max_value=50000, places=3),
        offset=st.integers(-5, 5), step=st.sampled_from([Decimal("0.001"), Decimal("0.1")]))
 def test_barge_in_full_marks_boundary_is_exact_with_fractional_times(interrupt, offset, step):
@@ -719,7 +720,7 @@ _piece = st.builds(lambda first, rest: first + "".join(rest), _letters, st.lists
 _invisible = st.sampled_from(["\u200d", "\u200c", "\u2060", "\u00ad", "\ufeff", "\u200b", "\u034f"])
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(pieces=st.lists(_piece, min_size=1, max_size=3), joiner=st.sampled_from(["-", "'", "\u2011", "\u2019"]),
        noise=st.lists(st.tuples(st.integers(0, 40), _invisible), max_size=4), end=st.sampled_from(["", ".", "!", "?"]))
 def test_one_naming_word_stays_one_word_in_any_script(pieces, joiner, noise, end):
@@ -896,7 +897,7 @@ _CURVED = {  # drill: (its observation for an order at t0 and a change at t0 + d
 }
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(drill=st.sampled_from(sorted(_CURVED)), which=st.sampled_from(["full_ms", "sixty_ms"]),
        t0=st.decimals(min_value=Decimal("0.001"), max_value=10**9, places=3),
        offset=st.integers(-3, 3), step=st.sampled_from([Decimal("0.001"), Decimal("0.1"), Decimal(1)]))
@@ -913,7 +914,7 @@ def test_every_timed_change_follows_its_own_curve_exactly_at_its_boundaries(dril
     assert score == pytest.approx(_expected_curve(d, curve["full_ms"], curve["sixty_ms"], curve["beyond"]), abs=1e-9)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(ms=st.decimals(min_value=0, max_value=70000, places=3) | st.sampled_from(
            [Decimal(v) + o for v in (800, 4000, 5000, 60000) for o in (Decimal("-0.001"), 0, Decimal("0.001"))]))
 def test_latencies_follow_their_curves_and_cut_offs(ms):

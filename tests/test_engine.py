@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from day60 import engine, metrics, reading
 from day60 import journal as jr
 from day60.errors import InputError
+from tests.budget import examples
 from tests.builders import SIGN_OFF, make_journal
 from tests.mutate import NASTY, paths, replace
 
@@ -317,7 +318,7 @@ DATA = {"incident.detected+stand-in": {"source": "organic", "clock_start": "tick
         "incident.ticket-closed": {"state": "Closed", "resolved": True}, "incident.reopened": {"reason": "relapse"}}
 
 
-@settings(max_examples=int(os.environ.get("DAY60_SEQUENCES", "60")), deadline=None,
+@settings(max_examples=examples(30), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from(INCIDENT_KINDS), st.sampled_from(["A", "B"]),
                           st.integers(-40, 40)), min_size=1, max_size=14))

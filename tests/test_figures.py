@@ -19,6 +19,7 @@ from day60 import metrics as mx
 from day60.clock import BusinessCalendar
 from day60.errors import InputError
 from day60.resources import data_dir, example
+from tests.budget import examples
 from tests.builders import SIGN_OFF, make_journal
 
 SOW = data_dir("clauses") / "examples" / "synthetic-sow.toml"
@@ -424,7 +425,7 @@ def _upheld(draw, events, line_id: str, ids: list[str]) -> list[str]:
     return chosen
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), n_inc=st.integers(0, 6), n_drift=st.integers(0, 5), n_rb=st.integers(0, 4),
        closed=st.booleans())
 def test_every_drift_incident_and_rollback_lands_in_exactly_one_bucket(tmp_path_factory, data, n_inc, n_drift,

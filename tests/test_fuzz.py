@@ -19,6 +19,7 @@ from day60 import demo
 from day60 import journal as jr
 from day60.cli import app
 from day60.resources import data_dir, example
+from tests.budget import examples
 from tests.mutate import NASTY, drop, paths, replace, to_json, to_toml
 
 SOW = data_dir("clauses") / "examples" / "synthetic-sow.toml"
@@ -69,7 +70,7 @@ def check(result, inputs: dict[Path, str], folder: Path, before: set[str], wrote
         assert not constants, constants
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(choice=st.sampled_from(CHOICES), value=VALUES, dropped=st.booleans(), output=st.sampled_from(OUTPUTS))
 def test_documents_with_one_strange_value(choice, value, dropped, output):
     name, where = choice
@@ -120,7 +121,7 @@ JOURNAL_COMMANDS = [["show", "J", "--format", "json"], ["metrics", "J", "--forma
                     ["log", "J", "incident.communicated", "--id", "X1", "--at", "2026-10-01T10:00+00:00"]]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), value=VALUES, command=st.sampled_from(JOURNAL_COMMANDS), cut=st.booleans())
 def test_forged_journals_with_one_strange_value(data, value, command, cut):
     """A forger edits one value and re-chains every hash; or a file is cut anywhere."""

@@ -21,6 +21,7 @@ from day60 import demo
 from day60 import journal as jr
 from day60.journal import lock
 from day60.resources import data_dir, example
+from tests.budget import examples
 
 UK = example("uk-office.toml")
 SOW = data_dir("clauses") / "examples" / "synthetic-sow.toml"
@@ -599,7 +600,7 @@ def _naive_overlaps(callers, agents):
 turn_times = st.tuples(st.integers(0, 5000), st.integers(0, 2000)).map(lambda p: (p[0], p[0] + p[1]))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(callers=st.lists(st.tuples(turn_times, st.booleans()), max_size=12),
        agents=st.lists(turn_times, max_size=12))
 def test_overlap_sweep_matches_the_pairwise_definition(callers, agents):

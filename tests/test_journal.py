@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from day60 import journal as jr
 from day60.journal import verification
 from day60.resources import example
+from tests.budget import examples
 
 UK = example("uk-office.toml")
 SAFETY = ["--set", "agreement=SOW-7 annex B", "--set", "stop_owner=Kim Ode", "--set", "stop_condition=error rate > 5%",
@@ -382,7 +383,7 @@ def valid_bytes(tmp_path_factory):
     return _valid_journal_bytes(tmp_path_factory)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_any_single_byte_change_fails_verify(valid_bytes, tmp_path, data):
     pos = data.draw(st.integers(0, len(valid_bytes) - 1))

@@ -14,6 +14,7 @@ from day60 import journal as jr
 from day60.display import ELLIPSIS, chart_rows, fit, text_width
 from day60.resources import data_dir
 from day60.timeline import svg
+from tests.budget import examples
 from tests.builders import make_journal
 
 DIGIT, UNDERSCORE, MARK = 1303 * 9 / 2048, 1024 * 9 / 2048, 1229 * 9 / 2048  # DejaVu Sans at 9 px
@@ -44,7 +45,7 @@ def test_one_word_too_long_for_its_room_is_kept_whole_and_squeezed():
                                                     "shortened": True}
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet="abcXYZ019 _-/(;日", min_size=1, max_size=60), st.floats(10, 400), st.sampled_from([8, 9, 10]))
 def test_a_label_is_never_cut_inside_a_word(text, room, size):
     """Whatever the text and room: a label that fits is whole; a shortened one is the text's

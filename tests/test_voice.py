@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from day60 import voice
 from day60.errors import InputError
 from day60.resources import data_dir
+from tests.budget import examples
 
 STARTER = data_dir("rubric") / "voice" / "voice_starter.json"
 
@@ -95,7 +96,7 @@ def _float(d):
     return json.loads(str(d))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(start=st.decimals(min_value=Decimal("0.001"), max_value=10**7, places=3),
        offset=st.integers(-3, 3), step=st.sampled_from([Decimal("0.001"), Decimal("0.1"), Decimal("0.5")]))
 def test_yield_window_boundary_is_exact_for_fractional_times(start, offset, step):
@@ -107,7 +108,7 @@ def test_yield_window_boundary_is_exact_for_fractional_times(start, offset, step
     assert comp(dialogue)["barge_in"] == (1.0 if offset <= 0 else 0.0)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(end=st.decimals(min_value=0, max_value=10**7, places=3), offset=st.integers(-2, 2),
        budget=st.decimals(min_value=0, max_value=5000, places=1))
 def test_latency_budget_boundary_is_exact_for_fractional_times(end, offset, budget):
@@ -280,7 +281,7 @@ turn = st.fixed_dictionaries({
     lambda t: st.integers(t["start_ms"], t["start_ms"] + 3000).map(lambda e: {**t, "end_ms": e}))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(dialogue=st.lists(turn, max_size=8), budget=st.integers(0, 3000),
        words=st.lists(st.sampled_from(["refund", "30 day", "policy"]), max_size=2))
 def test_the_verdict_is_pass_exactly_when_every_reported_floor_holds(dialogue, budget, words):
@@ -523,7 +524,7 @@ def _fractional_turn(draw):
             "end_ms": json.loads(str(end)), "interrupt": draw(st.booleans())}
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(250), deadline=None)
 @given(dialogue=st.lists(_fractional_turn(), min_size=1, max_size=10),
        budget=st.sampled_from([0, 0.1, 600, 1200, 1200.1]))
 def test_the_sweep_counts_exactly_what_the_rules_count_pair_by_pair(dialogue, budget):

@@ -19,7 +19,7 @@ import questionary
 from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 from pydantic import TypeAdapter, ValidationError
 
-from day60 import checklist, journal, timeparse
+from day60 import checklist, journal, reading, timeparse
 from day60.errors import InputError, pydantic_problem
 from day60.events import DATA_MODELS, Ident, Text
 
@@ -159,7 +159,7 @@ def run_checklist(path: Path, echo: Callable[[str], None], held: Path | None = N
     try:
         while True:
             written += _stamp(path, tsa, stamp_when, tsa_roots, echo, failed)
-            j = journal.read(path)
+            j = reading.read(path, events=True)  # under the shared lock: an import under way is seen whole
             tz = ZoneInfo(j.header["calendar"]["timezone"])
             _show_status(j, echo, held)
             steps = checklist.next_steps(j.events, j.header)

@@ -220,3 +220,44 @@ def test_the_whole_page_is_made_from_one_view(racing):
     assert status == 200, page
     heads = re.findall(r'id="(?:state-)?head" data-head="(\d+)"', page)
     assert len(heads) == 2 and heads[0] == heads[1], heads
+
+
+def test_a_server_started_during_an_append_waits_for_it_and_starts(tmp_path):
+    """'day60 serve' reads the journal when it starts. An import writes its batch under the
+    journal's exclusive lock, a megabyte at a time; a server that read without the shared lock
+    could see half a line and refuse to start ("ends with a partial line ... run 'day60 verify
+    --repair'"), though nothing was wrong. Here an append is held with 40 bytes of its line
+    written: the room is still waiting half a second later, and once the line is finished it
+    starts, the appended false alert its last line."""
+    import os
+    import threading
+    import time
+
+    from day60 import journal as jr
+    from day60.journal import lock
+
+    path = make_journal(tmp_path / "ex.jsonl")
+    before = jr.read(path)
+    event = jr.new_event(before.head["seq"] + 1, jr.sha256_hex(before.last_line), "drift.false-alert", "F-9",
+                         "2026-09-14T10:00:00+00:00", "Ana (observer)", {})
+    line = (jr.canonical(event) + "\n").encode("utf-8")
+    made: dict = {}
+
+    def start() -> None:
+        try:
+            made["room"] = Room(path, None)
+        except Exception as exc:  # the failure is the finding
+            made["error"] = exc
+
+    with lock.locked(path) as fd:
+        os.write(fd, line[:40])
+        starter = threading.Thread(target=start, daemon=True)
+        starter.start()
+        time.sleep(0.5)
+        waited = starter.is_alive()
+        os.write(fd, line[40:])
+        os.fsync(fd)
+    starter.join(60)
+    assert "error" not in made, made.get("error")
+    assert waited, "the room read the journal while an append was half written"
+    assert made["room"]._last_line == line.decode("utf-8").rstrip("\n")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from day60 import journal
+from day60 import journal, reading
 from day60.errors import InputError
 
 ROLES = ("runner", "observer", "stop owner", "rollback owner", "partner", "supplier contact")
@@ -153,7 +153,7 @@ class Room:
         self.path = path
         self.held = held
         for _ in range(20):  # read twice, until no writer slips a line in between the two reads
-            j = journal.read(path)
+            j = reading.read(path, events=True)  # under the shared lock: an import under way is seen whole
             if j.partial is not None:
                 raise InputError("JOURNAL", f"{path} ends with a partial line from an interrupted write",
                                  f"run 'day60 verify --repair {path}' first")
@@ -206,7 +206,7 @@ class Room:
                 return False
             if raw is None:
                 try:
-                    found = journal.verify(self.path).problem
+                    found = reading.verify(self.path).problem
                 except InputError as exc:
                     found = exc.problem
                 self.problem = found or "lines this server had already read were changed behind its back"

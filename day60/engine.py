@@ -643,14 +643,14 @@ def _targets(path: Path, size: int, events: list[dict[str, Any]], con: Any) -> d
 def _lines_at(path: Path, size: int, numbers: set[int]) -> dict[int, bytes]:
     """Lines numbered from 0 (the header), read from the first ``size`` bytes of the file."""
     found: dict[int, bytes] = {}
-    n, offset, rest = 0, 0, b""
+    n, offset, lines = 0, 0, jr.Lines()
     with path.open("rb") as fh:
         while numbers - found.keys() and offset < size:
             chunk = fh.read(min(1 << 24, size - offset))
+            if not chunk:
+                break  # the file is shorter than it was: what it holds is all there is
             offset += len(chunk)
-            parts = (rest + chunk).split(b"\n")
-            rest = parts.pop()
-            for raw in parts:
+            for raw in lines.feed(chunk):
                 if n in numbers:
                     found[n] = raw
                 n += 1

@@ -24,6 +24,7 @@ name of a module inside it (``tests/test_architecture.py`` holds that).
 from day60.errors import InputError
 from day60.journal.line import (
     GENESIS,
+    Lines,
     canonical,
     check_body,
     check_event,
@@ -54,7 +55,8 @@ from day60.journal.store import (
 from day60.journal.verification import Scan, VerifyReport, anchor_problem, parse_head, repair, scan, verify
 
 __all__ = [
-    "GENESIS", "Batch", "Effective", "Ending", "InputError", "Journal", "Revealed", "Scan", "State", "VerifyReport",
+    "GENESIS", "Batch", "Effective", "Ending", "InputError", "Journal", "Lines", "Revealed", "Scan", "State",
+    "VerifyReport",
     "anchor_problem", "append", "batch", "build", "canonical", "check_body", "check_event", "check_header",
     "check_line", "check_new", "check_rules", "commitment", "correct", "create", "effective", "event_problem",
     "load_held", "loads_line", "new_event", "now_iso", "own_hash", "parse_head", "parse_line", "read",

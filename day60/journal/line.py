@@ -162,3 +162,30 @@ def own_hash(line: str, obj: dict[str, Any]) -> str:
     if at < 0:
         return with_hash(obj)["hash"]
     return sha256_hex(line[:at] + line[at + len(member):])
+
+
+class Lines:
+    """The complete lines of a file read a block at a time, in time linear in its size however
+    long a line is. The bytes of a line not yet ended are kept as the blocks they came in and
+    joined once, when its end arrives: joining what was left over onto every new block copied a
+    line spread over n blocks n times, so a 256 MB file with no line end took 35 s to verify and
+    a few gigabytes would have taken hours."""
+
+    def __init__(self) -> None:
+        self._open: list[bytes] = []
+
+    def feed(self, block: bytes) -> list[bytes]:
+        """The lines ``block`` ends (without their LF), the first one joined to what came before it."""
+        cut = block.rfind(b"\n")
+        if cut < 0:
+            if block:
+                self._open.append(block)
+            return []
+        ended = b"".join([*self._open, block[:cut]]) if self._open else block[:cut]
+        self._open = [block[cut + 1:]] if cut + 1 < len(block) else []
+        return ended.split(b"\n")
+
+    @property
+    def rest(self) -> bytes:
+        """The bytes after the last LF fed so far: a line not ended (yet), or b""."""
+        return b"".join(self._open)

@@ -15,7 +15,17 @@ from typing import Any
 
 from day60.errors import InputError
 from day60.events import FORMAT
-from day60.journal.line import BOM, canonical, check_event, check_header, loads_line, parse_line, raw_problem, with_hash
+from day60.journal.line import (
+    BOM,
+    Lines,
+    canonical,
+    check_event,
+    check_header,
+    loads_line,
+    parse_line,
+    raw_problem,
+    with_hash,
+)
 from day60.journal.rules import check_rules
 
 
@@ -149,11 +159,9 @@ def read(path: str | Path) -> Journal:
             events.append(event)
 
     with os.fdopen(fd, "rb") as fh:
-        rest = b""
+        lines = Lines()
         while chunk := fh.read(1 << 22):
-            parts = (rest + chunk).split(b"\n")
-            rest = parts.pop()
-            for raw in parts:
+            for raw in lines.feed(chunk):
                 n += 1
                 digest.update(raw)
                 digest.update(b"\n")
@@ -168,6 +176,7 @@ def read(path: str | Path) -> Journal:
                 if len(block) >= 20_000:
                     take(block, n - len(block) + 1, previous)
                     previous, block = block[-1], []
+    rest = lines.rest
     if n == 0:
         raise _no_header(path, rest)
     partial = decode(rest, n + 1) if rest else None

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from day60.errors import InputError
-from day60.journal.line import BOM, check_line, loads_line, raw_problem
+from day60.journal.line import BOM, Lines, check_line, loads_line, raw_problem
 from day60.journal.lock import locked
 from day60.journal.rules import Effective, State, check_targets
 from day60.kinds import FIXERS
@@ -219,13 +219,11 @@ def _stream(path: Path, report: VerifyReport | None, start: int = 0, stop: int |
     with os.fdopen(fd, "rb") as fh:
         fh.seek(start)
         left = None if stop is None else stop - start
-        n, rest = first - 1, b""
+        n, lines = first - 1, Lines()
         while block := fh.read(1 << 22 if left is None else min(1 << 22, left)):
             if left is not None:
                 left -= len(block)
-            parts = (rest + block).split(b"\n")
-            rest = parts.pop()
-            for raw in parts:
+            for raw in lines.feed(block):
                 n += 1
                 try:
                     yield n, raw.decode("utf-8")
@@ -233,7 +231,7 @@ def _stream(path: Path, report: VerifyReport | None, start: int = 0, stop: int |
                     if report is not None:
                         report.problem = f"line {n}: is not UTF-8 text; the journal has been damaged"
                     return
-        if rest and report is not None:
+        if lines.rest and report is not None:
             report.partial = True
 
 

@@ -12,6 +12,7 @@ import tomllib
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
+from hypothesis import example as pinned  # day60.resources has an example() too
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -70,7 +71,11 @@ def check(result, inputs: dict[Path, str], folder: Path, before: set[str], wrote
         assert not constants, constants
 
 
-@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 300 in ci: at 150 the drawn values missed a turn time given as text (the voice check of a
+# time's type dropped: an internal fault), which 300 caught; the two examples pin that case.
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pinned(choice=("suite", ("tasks", 0, "reference_dialogue", 0, "start_ms")), value="", dropped=False, output="good")
+@pinned(choice=("dialogue", (0, "end_ms")), value=[1], dropped=False, output="good")
 @given(choice=st.sampled_from(CHOICES), value=VALUES, dropped=st.booleans(), output=st.sampled_from(OUTPUTS))
 def test_documents_with_one_strange_value(choice, value, dropped, output):
     name, where = choice

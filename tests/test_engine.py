@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from day60 import engine, metrics, reading
@@ -318,8 +318,24 @@ DATA = {"incident.detected+stand-in": {"source": "organic", "clock_start": "tick
         "incident.ticket-closed": {"state": "Closed", "resolved": True}, "incident.reopened": {"reason": "relapse"}}
 
 
+# Sequences that break one incident rule the engine checks in SQL and nothing else, or end in a
+# state only its own SQL works out: four in five drawn sequences break the first rule (an event
+# before any detection or notice), so a drawn one that isolates any of these is rare (about one
+# in a hundred each, measured), and no fixed journal in this file breaks them alone.
+PINNED_SEQUENCES = [
+    [("incident.detected", "A", 0), ("incident.detected", "A", 1)],  # a second detection: refused
+    [("incident.detected", "A", 0), ("incident.restored", "A", 2),
+     ("incident.partner-notice", "A", 3)],  # a notice dated after the restore that stands: refused
+    [("incident.detected", "A", 0), ("incident.ticket-closed", "A", 2),
+     ("incident.reopened", "A", 3)],  # re-opened after a closure: live again, not 'unconfirmed'
+]
+
+
 @settings(max_examples=examples(30), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
+@example(PINNED_SEQUENCES[0])
+@example(PINNED_SEQUENCES[1])
+@example(PINNED_SEQUENCES[2])
 @given(st.lists(st.tuples(st.sampled_from(INCIDENT_KINDS), st.sampled_from(["A", "B"]),
                           st.integers(-40, 40)), min_size=1, max_size=14))
 def test_any_incident_sequence_reads_as_the_reference(tmp_path, events):

@@ -329,6 +329,27 @@ def _after(draw, t: dt.datetime, most: int = 3000) -> dt.datetime:
     return t + dt.timedelta(minutes=draw(st.integers(0, most)))
 
 
+def test_a_wait_opened_before_the_clock_counts_only_from_the_clock(tmp_path):
+    """A wait on the partner opened an hour before the ticket was logged counts from the clock's
+    start, never before it: detected Tue 3 Mar 10:00, wait 09:00-10:30, restored 11:00 (GMT, in
+    business hours). Clock 10:00-11:00 = 1 h; the wait inside it 10:00-10:30 = 0.5 h; restore
+    time 1 - 0.5 = 0.5 h, wall and business alike. Counting the wait from 09:00 would make it
+    1.5 h and the restore time -0.5 h. (The bucket property test below draws such a wait about
+    once in forty examples; no other test of the figures has one.)"""
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("incident.detected", "I1", "2026-03-03T10:00", {"severity": 2, "source": "organic"}),
+        ("incident.wait-start", "I1", "2026-03-03T09:00"),
+        ("incident.wait-end", "I1", "2026-03-03T10:30"),
+        ("incident.restored", "I1", "2026-03-03T11:00", {"check": "probe"}),
+    ])
+    figures = mx.compute(jr.read(path))
+    row = figures.tables["incidents"].set_index("id").loc["I1"]
+    assert row["status"] == "restored"
+    assert row["waiting_on_partner_hours"] == pytest.approx(0.5)
+    assert row["restore_hours"] == pytest.approx(0.5) and row["restore_business_hours"] == pytest.approx(0.5)
+    assert figures.summary["incidents"]["by_severity"]["2"]["max_hours"] == pytest.approx(0.5)
+
+
 @st.composite
 def incident_events(draw, ident: str):
     """One incident as a tool would log it, within the rules of fact: its clock (detection, partner
@@ -425,7 +446,9 @@ def _upheld(draw, events, line_id: str, ids: list[str]) -> list[str]:
     return chosen
 
 
-@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 60 in ci: at 30 the draw missed an incident restored before the window counted as restored in
+# it (the lower bound of 'in the window' dropped), which 60 caught.
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), n_inc=st.integers(0, 6), n_drift=st.integers(0, 5), n_rb=st.integers(0, 4),
        closed=st.booleans())
 def test_every_drift_incident_and_rollback_lands_in_exactly_one_bucket(tmp_path_factory, data, n_inc, n_drift,

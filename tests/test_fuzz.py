@@ -12,6 +12,7 @@ import tomllib
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
+from hypothesis import example as pinned  # day60.resources has an example() too
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -70,7 +71,11 @@ def check(result, inputs: dict[Path, str], folder: Path, before: set[str], wrote
         assert not constants, constants
 
 
-@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 300 in ci: at 150 the drawn values missed a turn time given as text (the voice check of a
+# time's type dropped: an internal fault), which 300 caught; the two examples pin that case.
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pinned(choice=("suite", ("tasks", 0, "reference_dialogue", 0, "start_ms")), value="", dropped=False, output="good")
+@pinned(choice=("dialogue", (0, "end_ms")), value=[1], dropped=False, output="good")
 @given(choice=st.sampled_from(CHOICES), value=VALUES, dropped=st.booleans(), output=st.sampled_from(OUTPUTS))
 def test_documents_with_one_strange_value(choice, value, dropped, output):
     name, where = choice
@@ -149,3 +154,24 @@ def test_forged_journals_with_one_strange_value(data, value, command, cut):
             check(result, {journal: digest}, folder, before, "json" in args)
         else:
             assert os.path.getsize(journal) > 0 and jr.verify(journal).ok
+
+
+def test_a_forged_null_instant_is_refused_on_every_kind_but_a_sealed_onset():
+    """A forger sets one event's "at" to null and re-chains every hash. Only a sealed drift.onset
+    may have no instant; on any other kind the journal is refused with one line naming the fault
+    (exit 2). The property test above draws this edit about once in 500 examples (measured), and
+    with the check dropped some kinds crash ('<' between None and a datetime) while others (a
+    communication, a report element, the close) are read as if the event had no time at all."""
+    lines = _demo_lines()
+    for kind in sorted({line["kind"] for line in lines[1:]} - {"drift.onset"}):  # 23 kinds
+        index = next(i for i, line in enumerate(lines) if i and line["kind"] == kind)
+        changed = list(lines)
+        changed[index] = replace(lines[index], ("at",), None)
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            journal = folder / "j.jsonl"
+            journal.write_text(_rechain(changed))
+            digest, before = sha(journal), {p.name for p in folder.iterdir()}
+            result = runner.invoke(app, ["metrics", str(journal), "--format", "json"])
+            check(result, {journal: digest}, folder, before, True)
+            assert result.exit_code == 2 and f"line {index + 1}: at is null" in result.stderr, (kind, result.stderr)

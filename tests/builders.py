@@ -38,3 +38,27 @@ def make_journal(path: Path, events, calendar: str = "uk-office.toml", window=("
     if reveal and held.exists():
         jr.reveal(path, held)
     return path
+
+
+def during_a_half_written_append(path: Path, line: bytes, action) -> bool:
+    """Run ``action()`` in a thread while an append holds the journal's exclusive lock with the
+    first 40 bytes of ``line`` written, as an import's batch does while it writes; finish the
+    line half a second later and wait for ``action``. Returns whether ``action`` was still
+    waiting when the line was finished (it should be: a read under the shared lock waits)."""
+    import os
+    import threading
+    import time
+
+    from day60.journal import lock
+
+    with lock.locked(path) as fd:
+        os.write(fd, line[:40])
+        worker = threading.Thread(target=action, daemon=True)
+        worker.start()
+        time.sleep(0.5)
+        waited = worker.is_alive()
+        os.write(fd, line[40:])
+        os.fsync(fd)
+    worker.join(60)
+    assert not worker.is_alive(), "the action never finished once the append was done"
+    return waited

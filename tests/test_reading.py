@@ -12,7 +12,7 @@ import pytest
 from day60 import journal as jr
 from day60 import metrics, reading
 from day60.journal import index, verification
-from tests.builders import SIGN_OFF, make_journal
+from tests.builders import SIGN_OFF, during_a_half_written_append, make_journal
 
 # every journal here is small: the engine must try each one all the same
 pytestmark = pytest.mark.usefixtures("engine_on_every_size")
@@ -196,12 +196,6 @@ def test_a_read_during_an_append_sees_it_whole_on_either_side_of_the_size(tmp_pa
     its line written: on either side of the size, a read started then is still waiting half a
     second later, and once the line is finished sees 2 events (the detection and the restore),
     no partial line, and a journal that verifies."""
-    import os
-    import threading
-    import time
-
-    from day60.journal import lock
-
     monkeypatch.setattr(reading, "ENGINE_FROM_BYTES", size)
     path = make_journal(tmp_path / "j.jsonl", [("incident.detected", "I1", "2026-03-02T10:00",
                                                 {"severity": 2, "source": "organic"})], tier="T2")
@@ -215,17 +209,9 @@ def test_a_read_during_an_append_sees_it_whole_on_either_side_of_the_size(tmp_pa
         seen["read"], seen["every"] = reading.read(path), reading.read(path, events=True)
         seen["verify"] = reading.verify(path)
 
-    with lock.locked(path) as fd:
-        os.write(fd, line[:40])
-        reader = threading.Thread(target=read_it, daemon=True)
-        reader.start()
-        time.sleep(0.5)
-        waited = reader.is_alive()
-        os.write(fd, line[40:])
-        os.fsync(fd)
-    reader.join(60)
+    waited = during_a_half_written_append(path, line, read_it)
     assert waited, "the read did not wait for the append to finish its line"
-    assert not reader.is_alive() and set(seen) == {"read", "every", "verify"}
+    assert set(seen) == {"read", "every", "verify"}
     for got in (seen["read"], seen["every"]):
         assert got.partial is None and got.head == {"seq": 2, "hash": event["hash"]}
     assert [e["kind"] for e in seen["every"].events] == ["incident.detected", "incident.restored"]

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from day60.cli import app as cli
 from day60.web import app as webapp
 from day60.web.room import Keys, Participant, Room
-from tests.builders import SIGN_OFF
+from tests.builders import SIGN_OFF, during_a_half_written_append
 from tests.test_web import NOW, make_journal
 
 
@@ -229,12 +229,7 @@ def test_a_server_started_during_an_append_waits_for_it_and_starts(tmp_path):
     --repair'"), though nothing was wrong. Here an append is held with 40 bytes of its line
     written: the room is still waiting half a second later, and once the line is finished it
     starts, the appended false alert its last line."""
-    import os
-    import threading
-    import time
-
     from day60 import journal as jr
-    from day60.journal import lock
 
     path = make_journal(tmp_path / "ex.jsonl")
     before = jr.read(path)
@@ -249,15 +244,7 @@ def test_a_server_started_during_an_append_waits_for_it_and_starts(tmp_path):
         except Exception as exc:  # the failure is the finding
             made["error"] = exc
 
-    with lock.locked(path) as fd:
-        os.write(fd, line[:40])
-        starter = threading.Thread(target=start, daemon=True)
-        starter.start()
-        time.sleep(0.5)
-        waited = starter.is_alive()
-        os.write(fd, line[40:])
-        os.fsync(fd)
-    starter.join(60)
+    waited = during_a_half_written_append(path, line, start)
     assert "error" not in made, made.get("error")
     assert waited, "the room read the journal while an append was half written"
     assert made["room"]._last_line == line.decode("utf-8").rstrip("\n")

@@ -219,3 +219,22 @@ def test_a_key_the_format_does_not_read_is_refused(run, tmp_path):
     m = write(tmp_path, "map4.toml", MAP.replace("[columns]\n", '[columns]\nrestore = "u_restored_at"\n'))
     line = refused(run, j, "servicenow", write(tmp_path, "incident.csv", INCIDENTS), "--mode", "raw", "--map", m)
     assert "--map columns.restore: is not a column the servicenow format reads" in line
+
+
+def test_the_import_package_starts_duckdb_only_when_an_export_is_read():
+    """Every command that reconciles (score, verify-report, comply...) imports day60.imports;
+    the ServiceNow reader used to import DuckDB at the top, so each of those paid for starting it
+    (about 60 ms of a cold run) without reading any export. A fresh process imports the package
+    and lists, with ``python -X importtime``, every module it loaded."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "import day60.imports, day60.assess"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import")}
+    assert "day60.imports.servicenow" in imported  # the list is really the modules
+    assert "duckdb" not in imported

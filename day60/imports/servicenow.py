@@ -37,9 +37,7 @@ import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from day60.clock import to_utc_us
 from day60.errors import InputError
@@ -61,6 +59,9 @@ from day60.imports.records import (
     require_columns,
 )
 from day60.timeparse import EARLIEST, LATEST
+
+if TYPE_CHECKING:  # DuckDB starts only when a ServiceNow export is read, not on every import of the package
+    import duckdb
 
 STATES = {"1": "New", "2": "In Progress", "3": "On Hold", "6": "Resolved", "7": "Closed", "8": "Canceled"}
 ENDED = ("Resolved", "Closed", "Canceled")
@@ -157,6 +158,8 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
     changes = _changes(files["change_request"], py_times, notes)
     slas = _slas(files["task_sla"], py_times, settings)
     held = Held()
+    import duckdb
+
     with tempfile.TemporaryDirectory(prefix="day60-import-") as spill:
         con = _connect(spill)
         try:
@@ -177,6 +180,8 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
 
 
 def _connect(spill: str) -> duckdb.DuckDBPyConnection:
+    import duckdb
+
     return duckdb.connect(config={"memory_limit": "1GB", "temp_directory": spill, "preserve_insertion_order": True})
 
 

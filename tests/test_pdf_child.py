@@ -131,12 +131,21 @@ alone = [render.pdf_bytes(*job) for job in jobs]
 parent, real, in_parent = os.getpid(), render.pdf_bytes, []
 
 
+def stopped():
+    if not pid_file.exists():
+        return False
+    with open(f"/proc/{pid_file.read_text()}/stat") as fh:
+        return fh.read().rsplit(")", 1)[1].split()[0] == "T"
+
+
 def wrapper(*args, **kwargs):
     if os.getpid() != parent:
-        pid_file.write_text(str(os.getpid()))
+        written = pid_file.with_suffix(".tmp")
+        written.write_text(str(os.getpid()))
+        written.rename(pid_file)  # whole or not at all
         os.kill(os.getpid(), signal.SIGSTOP)  # stopped: it never finishes and never exits
     if mode == "parent-fails":
-        while not pid_file.exists():  # the child has stopped, or is about to
+        while not stopped():  # fail only once the child is stopped, which SIGTERM cannot end
             pass
         raise RuntimeError("the parent's own render fails")
     in_parent.append(args[0])
@@ -169,7 +178,7 @@ def _stopped(tmp_path: Path, mode: str) -> dict:
         pytest.fail("pdf_bytes_many waited for ever on a child that never finished")
     finally:
         if pid_file.exists():  # the stopped child of this test, if its parent left it behind
-            with contextlib.suppress(ProcessLookupError):
+            with contextlib.suppress(ProcessLookupError, ValueError):
                 os.kill(int(pid_file.read_text()), signal.SIGKILL)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -389,12 +389,20 @@ def verify_fast(path: str | Path, expect: str | None = None, locked: bool = Fals
     sealed = {e["seq"] for e in journal.events if e["kind"] == "drift.onset" and e["at"] is None}
     report = jr.VerifyReport(path, events + 1, events, None, False, 0, 0, 0, journal.head)
     if anchor is not None:
-        report.problem = jr.anchor_problem(
-            anchor, events, lambda seq: json.loads(_lines_at(path, os.path.getsize(path), {seq})[seq])["hash"])
+        report.problem = jr.anchor_problem(anchor, events, lambda seq: _hash_at(path, seq))
     if report.problem is None:  # as journal.verify: the counts come with a journal that passed
         report.sealed, report.revealed = len(sealed - revealed), len(revealed)
         report.corrections = sum(1 for e in fixers if e["kind"] == "correction")
     return report
+
+
+def _hash_at(path: Path, seq: int) -> str:
+    """The hash of the event at ``seq``, read back from the file; Declined where the file no longer
+    holds that line (it was cut after the checks read it: ``day60.reading`` then names the cut)."""
+    line = _lines_at(path, os.path.getsize(path), {seq}).get(seq)
+    if line is None:
+        raise Declined(f"line {seq + 1} is no longer in the file")
+    return json.loads(line)["hash"]
 
 
 def _fast(path: Path, header: dict[str, Any], own_hashes: bool = False, locked: bool = False,

@@ -18,11 +18,12 @@ import contextlib
 import fcntl
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from day60 import journal as jr
+from day60.errors import InputError
 
 # Below this many bytes the reference reader is faster than the engine's start (a DuckDB
 # connection, its threads and a scan plan); measured by benchmarks/reader_crossover.py.
@@ -35,13 +36,17 @@ def _held(path: str | Path, locked: bool) -> Iterator[os.stat_result | None]:
     the exclusive one), so an append, which takes the exclusive lock for as long as it writes (an
     import's batch, a megabyte at a time), is seen whole or not at all: never half a batch ending
     in a partial line. Yields the file's facts as the lock found them, or None where it cannot be
-    opened or is not a regular file: the reader then opens it itself and names what is wrong."""
+    opened or is not a regular file: the reader then opens it itself and names what is wrong.
+
+    Once read, the file must be at least as long as the lock found it (``_not_cut``)."""
     if locked:
         try:
             facts: os.stat_result | None = os.stat(path)
         except (OSError, ValueError):
             facts = None
-        yield facts if facts is not None and stat.S_ISREG(facts.st_mode) else None
+        facts = facts if facts is not None and stat.S_ISREG(facts.st_mode) else None
+        with _not_cut(path, facts, lambda: os.stat(path)):
+            yield facts
         return
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # never waits on a named pipe
@@ -54,9 +59,49 @@ def _held(path: str | Path, locked: bool) -> Iterator[os.stat_result | None]:
             with contextlib.suppress(OSError):  # a file system without locks: read as it stands
                 fcntl.flock(fd, fcntl.LOCK_SH)
             facts = os.fstat(fd)  # the size once any append under way has finished
-        yield facts if stat.S_ISREG(facts.st_mode) else None
+        facts = facts if stat.S_ISREG(facts.st_mode) else None
+        with _not_cut(path, facts, lambda: os.fstat(fd)):
+            yield facts
     finally:
         os.close(fd)  # and with it the lock
+
+
+@contextmanager
+def _not_cut(path: str | Path, facts: os.stat_result | None, now: Callable[[], os.stat_result]) -> Iterator[None]:
+    """Refuse a journal that is shorter after the read than the lock found it.
+
+    A journal only grows, and what cuts one in the toolkit (``verify --repair``) waits for the
+    exclusive lock, so a file that shrank under the shared one was cut by something else, and
+    what the reader made of it is half of one journal or a mix of two: a reader that reached the
+    cut stops there and takes the lines before it for the whole journal (the engine's own checks
+    decline, and the reference reader then reads whatever is left). Its figures are not given;
+    a refusal the reader raised on the cut file gives way to this one, which names the cause."""
+    try:
+        yield
+    except InputError:
+        problem = _cut(path, facts, now)
+        if problem is None:
+            raise
+        raise problem from None
+    problem = _cut(path, facts, now)
+    if problem is not None:
+        raise problem
+
+
+def _cut(path: str | Path, facts: os.stat_result | None, now: Callable[[], os.stat_result]) -> InputError | None:
+    if facts is None:
+        return None
+    try:
+        size = now().st_size
+    except (OSError, ValueError):
+        return None  # not measured: the reader's own refusal, if any, stands
+    if size >= facts.st_size:
+        return None
+    return InputError("JOURNAL", f"{path} shrank from {facts.st_size} to {size} bytes while it was read, and a "
+                      "journal only grows: something other than day60 is cutting or rewriting it, so nothing "
+                      "was computed from it",
+                      f"stop whatever is changing it, then check it against the head a report printed: "
+                      f"'day60 verify {path} --expect SEQ:HASH'")
 
 
 def _engine_pays(facts: os.stat_result | None) -> bool:

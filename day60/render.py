@@ -176,6 +176,10 @@ def _note_fonts(html_text: str) -> None:
         warnings.warn(Note(text), stacklevel=3)
 
 
+# Seconds the parent waits for the child beyond twice its own rendering time, before it kills the
+# child and renders the child's share itself (a demo's four documents take the child about 1 s).
+CHILD_GRACE = 30.0
+
 PdfJob = tuple[str, "list[tuple[str, bytes, str, str]] | None", Any]  # html, attachments, written_at
 
 
@@ -186,9 +190,13 @@ def pdf_bytes_many(jobs: list[PdfJob]) -> list[tuple[bytes, int]]:
     (WeasyPrint holds one core per process): the child renders about half, by the size of the
     HTML, and sends its bytes back through a pipe; the parent renders the rest. The bytes are
     the same as rendering one by one. If the child fails for any reason, the parent renders the
-    child's share itself, so a failure costs time, never a document."""
+    child's share itself, so a failure costs time, never a document: a child that has not sent
+    its share ``CHILD_GRACE`` seconds (plus twice the parent's own rendering time) after the
+    parent finished is killed, since one that never finishes (a lock another thread held at the
+    fork, say) would otherwise keep the parent waiting for ever."""
     import os
     import sys
+    import time
 
     for job in jobs:  # told here, once, never from the child
         _note_fonts(job[0])
@@ -203,21 +211,26 @@ def pdf_bytes_many(jobs: list[PdfJob]) -> list[tuple[bytes, int]]:
         (mine if side == 0 else theirs).append(i)
         weight[side] += len(jobs[i][0])
     done = _forked(theirs, jobs)
+    started = time.monotonic()
     try:
         results = {i: pdf_bytes(*jobs[i], note_fonts=False) for i in mine}
     except BaseException:
         done(kill=True)
         raise
-    results.update(done() or {i: pdf_bytes(*jobs[i], note_fonts=False) for i in theirs})
+    theirs_done = done(within=CHILD_GRACE + 2 * (time.monotonic() - started))
+    results.update(theirs_done or {i: pdf_bytes(*jobs[i], note_fonts=False) for i in theirs})
     return [results[i] for i in range(len(jobs))]
 
 
 def _forked(indexes: list[int], jobs: list[PdfJob]) -> Any:
     """Start a child rendering ``jobs[i]`` for each of ``indexes``; returns a function that
-    collects its results ({index: (bytes, pages)}, or None if it failed) and reaps it."""
+    collects its results ({index: (bytes, pages)}, or None if it failed or did not send them
+    ``within`` seconds) and reaps it."""
     import os
     import pickle
+    import select
     import signal
+    import time
 
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -233,13 +246,35 @@ def _forked(indexes: list[int], jobs: list[PdfJob]) -> Any:
             os._exit(code)
     os.close(write_end)
 
-    def collect(kill: bool = False) -> dict[int, tuple[bytes, int]] | None:
-        if kill:
-            os.kill(pid, signal.SIGTERM)
-        with os.fdopen(read_end, "rb") as fh:
-            body = b"" if kill else fh.read()
-        _, status = os.waitpid(pid, 0)
-        if kill or status != 0 or not body:
+    def receive(within: float | None) -> bytes | None:
+        """Everything the child sends until it closes the pipe, or None once ``within`` seconds
+        have passed (poll, not select: the pipe's descriptor may be above select's limit)."""
+        deadline = None if within is None else time.monotonic() + within
+        waiting = select.poll()
+        waiting.register(read_end, select.POLLIN)
+        parts = []
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not waiting.poll(None if left is None else left * 1000):
+                return None
+            part = os.read(read_end, 1 << 20)
+            if not part:
+                return b"".join(parts)
+            parts.append(part)
+
+    def collect(kill: bool = False, within: float | None = None) -> dict[int, tuple[bytes, int]] | None:
+        body = None
+        try:
+            if not kill:
+                body = receive(within)
+        finally:
+            if body is None:  # told to, out of time, or interrupted: it must end before it is reaped
+                # SIGKILL, not SIGTERM: a stopped child keeps a SIGTERM pending, and the wait
+                # below would then never end
+                os.kill(pid, signal.SIGKILL)
+            os.close(read_end)
+            _, status = os.waitpid(pid, 0)
+        if body is None or status != 0 or not body:
             return None
         return pickle.loads(body)  # from our own child, over a pipe only the two of us hold
 

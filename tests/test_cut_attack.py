@@ -19,9 +19,12 @@ chains its batch to the last line it read) allow none.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import errno
 import json
 import os
+import pickle
+import signal
 import subprocess
 import sys
 import threading
@@ -30,10 +33,11 @@ from pathlib import Path
 
 import pytest
 
-from day60 import engine, reading
+from day60 import engine, reading, render
 from day60 import journal as jr
 from day60.journal import reader, verification
 from tests.builders import make_journal
+from tests.test_documents import _small_jobs
 from tests.test_journal_shrinks import _journal
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -596,3 +600,290 @@ def test_the_refusal_reads_as_one_line_on_a_forty_column_terminal(tmp_path):
     assert shown.endswith(f"'day60 verify {path} --expect SEQ:HASH'"), screen.display
     assert "reading" not in shown  # the spinner's words are gone
     assert seen.count(b"error:") == 1
+
+
+# ----- the forked PDF child ------------------------------------------------------------------
+
+
+def _children() -> set[int]:
+    """This process's living and unreaped children."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        with contextlib.suppress(OSError):
+            found |= {int(pid) for pid in (task / "children").read_text().split()}
+    return found
+
+
+@pytest.fixture
+def jobs(monkeypatch):
+    """tests/test_pdf_child.py's three jobs on a machine said to have two cores: the parent
+    renders job 2, the child jobs 1 and 0 (the split is worked there)."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    return _small_jobs()
+
+
+@pytest.fixture
+def alone(jobs):
+    return [render.pdf_bytes(*job) for job in jobs]
+
+
+@pytest.fixture
+def forks(monkeypatch):
+    """The pids of the children forked during the test; none may be left unreaped at its end."""
+    before, pids, real = _children(), [], os.fork
+
+    def fork():
+        pid = real()
+        if pid:
+            pids.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    yield pids
+    assert _children() - before == set(), "a child was left behind"
+
+
+def _in_child(monkeypatch, in_child) -> list[str]:
+    """``render.pdf_bytes`` runs ``in_child()`` first in the child; returns the HTML the parent
+    rendered."""
+    parent, real, rendered = os.getpid(), render.pdf_bytes, []
+
+    def wrapper(*args, **kwargs):
+        if os.getpid() != parent:
+            in_child()
+        else:
+            rendered.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(render, "pdf_bytes", wrapper)
+    return rendered
+
+
+@pytest.mark.parametrize("sent", ["garbage", "half-a-pickle", "one-of-two", "not-pdf-bytes", "empty-share"])
+def test_a_child_that_exits_well_but_sends_anything_but_its_share_costs_time(jobs, alone, forks, monkeypatch, sent):
+    """The child exits 0 having sent: bytes that are no pickle; the first half of its pickle; a
+    pickle of job 1 only; text where a PDF's bytes belong; an empty dict. The parent took the
+    first four at their word and died on them (UnpicklingError, KeyError for the missing job, or
+    a str returned as a PDF); now it renders the child's share itself, the bytes as alone."""
+    real_dumps, parent = pickle.dumps, os.getpid()
+    bodies = {
+        "garbage": lambda true: b"\x80\x04 not a pickle",
+        "half-a-pickle": lambda true: true[: len(true) // 2],
+        "one-of-two": lambda true: real_dumps({1: pickle.loads(true)[1]}),
+        "not-pdf-bytes": lambda true: real_dumps({i: ("%PDF-1.7", pages) for i, (_, pages)
+                                                  in pickle.loads(true).items()}),
+        "empty-share": lambda true: real_dumps({}),
+    }
+    in_parent = _in_child(monkeypatch, lambda: None)
+
+    def child_dumps(obj, *a, **k):  # the child's message only; the test's own pickles are real
+        true = real_dumps(obj, *a, **k)
+        return bodies[sent](true) if isinstance(obj, dict) and os.getpid() != parent else true
+
+    monkeypatch.setattr(pickle, "dumps", child_dumps)
+    assert render.pdf_bytes_many(jobs) == alone
+    assert in_parent == [jobs[2][0], jobs[1][0], jobs[0][0]]
+    assert len(forks) == 1
+
+
+def test_a_child_that_sends_part_of_its_share_then_stalls_is_killed(jobs, alone, forks, monkeypatch):
+    """The child writes the first half of its pickle, then sleeps (as a child stuck on a lock
+    would): the parent has part of a message and waits for the rest only until its deadline
+    (here 0.2 s past twice its own time), kills and reaps the child, and renders the share."""
+    monkeypatch.setattr(render, "CHILD_GRACE", 0.2)
+    real_fdopen = os.fdopen
+    parent = os.getpid()
+
+    class Stalls:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def write(self, body: bytes) -> None:
+            self.fh.write(body[: len(body) // 2])
+            self.fh.flush()
+            import time
+            time.sleep(30)  # killed long before
+
+    monkeypatch.setattr(os, "fdopen", lambda fd, mode="r", *a, **k: Stalls(real_fdopen(fd, mode, *a, **k))
+                        if os.getpid() != parent else real_fdopen(fd, mode, *a, **k))
+    in_parent = _in_child(monkeypatch, lambda: None)
+    assert render.pdf_bytes_many(jobs) == alone
+    assert in_parent == [jobs[2][0], jobs[1][0], jobs[0][0]]
+
+
+@pytest.mark.parametrize("fails", ["fork", "pipe"])
+def test_no_child_to_be_had_costs_time_never_a_document(jobs, alone, monkeypatch, fails):
+    """No child can be started: fork fails with EAGAIN (a process limit, or no memory for one),
+    or no pipe can be made (EMFILE). That OSError reached the command, "internal fault" and no
+    PDF; now the parent renders every document itself."""
+    def refuse(*args):
+        raise OSError(errno.EAGAIN if fails == "fork" else errno.EMFILE, "refused")
+
+    monkeypatch.setattr(os, fails, refuse)
+    in_parent = _in_child(monkeypatch, lambda: None)
+    assert render.pdf_bytes_many(jobs) == alone
+    assert sorted(in_parent) == sorted(job[0] for job in jobs)
+
+
+def test_ctrl_c_while_the_parent_waits_for_the_child_reaps_it(jobs, forks, monkeypatch):
+    """Ctrl-C lands while the parent waits on the pipe (the child is stopped, so it would wait
+    till its deadline): KeyboardInterrupt reaches the caller, and the child is killed and reaped
+    first (the ``forks`` fixture fails the test on a child left behind)."""
+    import select
+
+    real_poll = select.poll
+
+    class Interrupted:
+        def __init__(self):
+            self.poll_ = real_poll()
+
+        def register(self, *args):
+            self.poll_.register(*args)
+
+        def poll(self, *args):
+            raise KeyboardInterrupt
+
+    _in_child(monkeypatch, lambda: os.kill(os.getpid(), signal.SIGSTOP))
+    monkeypatch.setattr(select, "poll", Interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        render.pdf_bytes_many(jobs)
+    assert len(forks) == 1
+
+
+FIXED = dt.datetime(2026, 11, 2, 9, 30)
+
+
+@pytest.mark.parametrize("child", ["works", "killed"])
+def test_undated_attachments_give_the_same_bytes_whichever_process_renders_them(jobs, monkeypatch, child):
+    """Job 1 with its attachment but no date: WeasyPrint dates it "now", so before, the bytes
+    depended on when and where it was rendered, and a child killed as too slow had its share
+    rendered later, with other dates. It is dated once now, at the start (the clock fixed here),
+    so the PDFs equal ``pdf_bytes`` given that instant, in the child or, once it is killed, in
+    the parent."""
+    undated = [(page, attachments, None) for page, attachments, _ in jobs]
+    expected = [render.pdf_bytes(page, attachments, FIXED if attachments else None)
+                for page, attachments, _ in undated]
+    monkeypatch.setattr(render, "_now", lambda: FIXED)
+    if child == "killed":
+        _in_child(monkeypatch, lambda: os.kill(os.getpid(), signal.SIGKILL))
+    assert render.pdf_bytes_many(undated) == expected
+
+
+ORPHAN = r"""
+import os, signal, sys
+from pathlib import Path
+from day60 import render
+from tests.test_documents import _small_jobs
+
+pid_file = Path(sys.argv[1])
+os.sched_getaffinity = lambda _pid: {0, 1}
+parent, real = os.getpid(), render.pdf_bytes
+
+
+def stopped():
+    with open(f"/proc/{pid_file.read_text()}/stat") as fh:
+        return fh.read().rsplit(")", 1)[1].split()[0] == "T"
+
+
+def wrapper(*args, **kwargs):
+    if os.getpid() != parent:
+        written = pid_file.with_suffix(".tmp")
+        written.write_text(str(os.getpid()))
+        written.rename(pid_file)
+        os.kill(os.getpid(), signal.SIGSTOP)  # a child that never finishes
+    while not pid_file.exists() or not stopped():
+        pass
+    os.kill(os.getpid(), signal.SIGKILL)  # the parent killed (kill -9, the out-of-memory killer)
+
+
+render.pdf_bytes = wrapper
+render.pdf_bytes_many(_small_jobs())
+"""
+
+
+def test_a_parent_killed_outright_takes_its_child_with_it(tmp_path):
+    """The parent is killed with SIGKILL (no handler of its runs) while its child is stopped:
+    before, the child stayed, stopped for ever, an orphan holding a copy of the parent's memory.
+    The kernel now kills the child when the parent dies (PR_SET_PDEATHSIG)."""
+    import time
+
+    pid_file = tmp_path / "child.pid"
+    done = subprocess.run([sys.executable, "-c", ORPHAN, str(pid_file)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    child = int(pid_file.read_text())
+    state = "?"
+    for _ in range(100):
+        try:
+            state = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            state = "gone"
+        if state in ("gone", "Z", "X"):
+            break
+        time.sleep(0.05)
+    else:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)
+    assert state in ("gone", "Z", "X"), f"the child outlived its parent (state {state})"
+
+
+DEMO = r"""
+import os, sys, time
+from pathlib import Path
+from day60 import render
+from day60.cli import main
+
+ready, parent, real = Path(sys.argv[1]), os.getpid(), render.pdf_bytes
+os.sched_getaffinity = lambda _pid: {0, 1}  # two cores, so the child is forked on any machine
+
+
+def rendering(*args, **kwargs):
+    # each process says it is rendering, then takes its time: Ctrl-C lands while both render
+    (ready / ("parent" if os.getpid() == parent else "child")).write_text(str(os.getpid()))
+    time.sleep(60)
+    return real(*args, **kwargs)
+
+
+render.pdf_bytes = rendering
+sys.argv = ["day60", "demo", "--out", sys.argv[2]]
+main()
+"""
+
+
+def test_ctrl_c_at_the_terminal_during_the_demo_leaves_no_process_and_no_pdf(tmp_path):
+    """``day60 demo`` in a process group of its own, as a shell runs it; once its parent and its
+    PDF child are both rendering (each says so, then takes its time), SIGINT goes to the whole
+    group, as Ctrl-C at a terminal sends it. The demo stops (exit 130, no traceback), no process
+    of the group is left, the child included, and no PDF nor temporary file is in the folder: the
+    files there are those written whole before the PDFs were rendered."""
+    import time
+
+    out, ready = tmp_path / "demo", tmp_path / "ready"
+    ready.mkdir()
+    demo = subprocess.Popen([sys.executable, "-c", DEMO, str(ready), str(out)], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        deadline = time.monotonic() + 60
+        while demo.poll() is None and time.monotonic() < deadline and len(list(ready.iterdir())) < 2:
+            time.sleep(0.01)
+        assert demo.poll() is None and sorted(p.name for p in ready.iterdir()) == ["child", "parent"]
+        os.killpg(demo.pid, signal.SIGINT)
+        _, stderr = demo.communicate(timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(demo.pid, signal.SIGKILL)
+    assert demo.returncode == 130, stderr
+    assert b"Traceback" not in stderr, stderr
+    with pytest.raises(ProcessLookupError):
+        os.killpg(demo.pid, 0)  # no process of the group is left
+    assert not Path(f"/proc/{(ready / 'child').read_text()}").exists()
+    names = sorted(p.name for p in out.iterdir())
+    assert not [n for n in names if n.endswith((".pdf", ".tmp"))], names
+    assert json.loads((out / "score.json").read_text())["synthetic"]

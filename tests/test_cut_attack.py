@@ -76,14 +76,14 @@ def _after_read(monkeypatch, action, times: int = 1) -> list:
     return done
 
 
-def _mid_read(monkeypatch, path: Path, action) -> list:
+def _mid_read(monkeypatch, path: Path, action, after: int = 1) -> list:
     """The reference reader reads 300 bytes at a time (no read-ahead), and ``action(path)`` runs
-    after its first read, while it still has the rest of the file to read."""
+    once it has read ``after`` bytes or more, while it still has the rest of the file to read."""
     real, done = os, []
 
     class Short:
         def __init__(self, fh):
-            self.fh = fh
+            self.fh, self.read_so_far = fh, 0
 
         def __enter__(self):
             return self
@@ -93,7 +93,8 @@ def _mid_read(monkeypatch, path: Path, action) -> list:
 
         def read(self, n: int = -1) -> bytes:
             chunk = self.fh.read(min(n, 300))
-            if not done:
+            self.read_so_far += len(chunk)
+            if not done and self.read_so_far >= after:
                 done.append(action(path))
             return chunk
 
@@ -288,10 +289,12 @@ def test_a_journal_cut_and_grown_again_longer_while_it_is_read_is_refused(tmp_pa
 
 
 def test_the_readers_own_refusal_of_a_rewritten_journal_gives_way_to_the_cause(tmp_path, run, monkeypatch):
-    """The rewrite lands in the middle of the reference reader's read: it reads on into the other
-    journal's bytes, which do not chain to what it read before, and said "line 2: ... the journal
-    has been damaged; run 'day60 verify'", though the file on disk verifies. The cause is named."""
+    """The rewrite lands in the middle of the reference reader's read, once it has read the header
+    and seq 1 and 2: it reads on into the other journal's bytes, which do not chain to what it read
+    before, and said the journal was damaged at a line ("run 'day60 verify'"), though the file on
+    disk is a journal that verifies. The cause is named instead."""
     path = _journal(tmp_path / "j.jsonl")
+    third_line = sum(len(raw) + 1 for raw in path.read_bytes().split(b"\n")[:3])
     longer = _other(tmp_path / "other.jsonl", 30).read_bytes()
 
     def regrow(p: Path) -> None:
@@ -299,9 +302,10 @@ def test_the_readers_own_refusal_of_a_rewritten_journal_gives_way_to_the_cause(t
             fh.truncate(0)
             fh.write(longer)
 
-    _mid_read(monkeypatch, path, regrow)
+    done = _mid_read(monkeypatch, path, regrow, after=third_line)
     line = _refused(run("metrics", path), "changed while it was read", "not by an append")
-    assert "line 2" not in line and "damaged" not in line
+    assert done, "the reader did not read as far as line 3"
+    assert "damaged" not in line and "edited" not in line and ": line " not in line
     assert jr.verify(path).ok  # the file as it now stands is a journal: "damaged" would have been false
 
 
@@ -357,10 +361,10 @@ def test_lines_appended_during_a_read_for_figures_are_allowed(tmp_path, run, mon
 
 def test_an_import_refuses_a_journal_appended_to_under_its_exclusive_lock(tmp_path, run, monkeypatch):
     """An import reads the journal under its exclusive lock, then chains its batch to the last
-    line it read. A line written meanwhile by something that ignores the lock was then followed
-    by the batch, whose first line chained to the line before the intruder: exit 0, and a journal
-    that no longer verified. Now refused before anything is written: the journal holds its own
-    lines and the intruder only, and the import wrote nothing."""
+    line it read. A line written meanwhile by something that ignores the lock was caught before
+    only later, by the sidecar index's replay, as "line 2: not in canonical form (the line was
+    edited)", naming an edit of day60's lines that nobody made. Now the read itself refuses, with
+    the cause: the journal holds its own lines and the intruder only, and the import wrote nothing."""
     path = make_journal(tmp_path / "records.jsonl", [], tier="T2", window=("2026-03-02T09:00", "2026-03-13T17:30"))
     before = path.read_bytes()
     intruder = b'{"not": "a day60 line"}\n'
@@ -663,8 +667,9 @@ def _in_child(monkeypatch, in_child) -> list[str]:
 def test_a_child_that_exits_well_but_sends_anything_but_its_share_costs_time(jobs, alone, forks, monkeypatch, sent):
     """The child exits 0 having sent: bytes that are no pickle; the first half of its pickle; a
     pickle of job 1 only; text where a PDF's bytes belong; an empty dict. The parent took the
-    first four at their word and died on them (UnpicklingError, KeyError for the missing job, or
-    a str returned as a PDF); now it renders the child's share itself, the bytes as alone."""
+    first four at their word: UnpicklingError (twice), KeyError for the missing job, or a str
+    handed back as a PDF. Now it renders the child's share itself, the bytes as alone (it did so
+    for the empty dict already)."""
     real_dumps, parent = pickle.dumps, os.getpid()
     bodies = {
         "garbage": lambda true: b"\x80\x04 not a pickle",

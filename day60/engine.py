@@ -398,11 +398,17 @@ def verify_fast(path: str | Path, expect: str | None = None, locked: bool = Fals
 
 def _hash_at(path: Path, seq: int) -> str:
     """The hash of the event at ``seq``, read back from the file; Declined where the file no longer
-    holds that line (it was cut after the checks read it: ``day60.reading`` then names the cut)."""
-    line = _lines_at(path, os.path.getsize(path), {seq}).get(seq)
-    if line is None:
-        raise Declined(f"line {seq + 1} is no longer in the file")
-    return json.loads(line)["hash"]
+    holds that line, or holds another line there (it was cut or written over after the checks read
+    it: ``day60.reading`` then names the change): never a fault on bytes the checks never saw."""
+    try:
+        line = _lines_at(path, os.path.getsize(path), {seq}).get(seq)
+        event = json.loads(line) if line is not None else None
+    except (OSError, ValueError, RecursionError):
+        event = None
+    if not isinstance(event, dict) or event.get("seq", 0 if seq == 0 else None) != seq \
+            or not isinstance(event.get("hash"), str):
+        raise Declined(f"line {seq + 1} is no longer in the file as the checks read it")
+    return event["hash"]
 
 
 def _fast(path: Path, header: dict[str, Any], own_hashes: bool = False, locked: bool = False,

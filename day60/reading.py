@@ -18,7 +18,7 @@ import contextlib
 import fcntl
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -30,24 +30,22 @@ from day60.errors import InputError
 ENGINE_FROM_BYTES = 1024 * 1024
 
 
+# Bytes kept from the end of the file as the lock found it: a file that is longer after the read
+# only grew by an append if these are still where they were (a rewrite that grew would move them).
+TAIL_BYTES = 4096
+
+
 @contextmanager
-def _held(path: str | Path, locked: bool) -> Iterator[os.stat_result | None]:
+def _held(path: str | Path, locked: bool, grows: bool = True) -> Iterator[os.stat_result | None]:
     """The journal held under the shared lock while it is read (unless ``locked``: the caller holds
     the exclusive one), so an append, which takes the exclusive lock for as long as it writes (an
     import's batch, a megabyte at a time), is seen whole or not at all: never half a batch ending
     in a partial line. Yields the file's facts as the lock found them, or None where it cannot be
     opened or is not a regular file: the reader then opens it itself and names what is wrong.
 
-    Once read, the file must be at least as long as the lock found it (``_not_cut``)."""
-    if locked:
-        try:
-            facts: os.stat_result | None = os.stat(path)
-        except (OSError, ValueError):
-            facts = None
-        facts = facts if facts is not None and stat.S_ISREG(facts.st_mode) else None
-        with _not_cut(path, facts, lambda: os.stat(path)):
-            yield facts
-        return
+    Once read, the file must still be the one the lock found, unchanged (``_unchanged``); with
+    ``grows`` (and only when this read took the lock itself), lines appended meanwhile are
+    allowed, as the reader sees them whole or as a partial last line."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # never waits on a named pipe
     except (OSError, ValueError):
@@ -55,53 +53,91 @@ def _held(path: str | Path, locked: bool) -> Iterator[os.stat_result | None]:
         return
     try:
         facts = os.fstat(fd)
-        if stat.S_ISREG(facts.st_mode):
+        if not stat.S_ISREG(facts.st_mode):
+            yield None
+            return
+        if not locked:  # under the caller's exclusive lock a shared one would wait for ever
             with contextlib.suppress(OSError):  # a file system without locks: read as it stands
                 fcntl.flock(fd, fcntl.LOCK_SH)
             facts = os.fstat(fd)  # the size once any append under way has finished
-        facts = facts if stat.S_ISREG(facts.st_mode) else None
-        with _not_cut(path, facts, lambda: os.fstat(fd)):
+        with _unchanged(path, fd, facts, grows and not locked):
             yield facts
     finally:
         os.close(fd)  # and with it the lock
 
 
-@contextmanager
-def _not_cut(path: str | Path, facts: os.stat_result | None, now: Callable[[], os.stat_result]) -> Iterator[None]:
-    """Refuse a journal that is shorter after the read than the lock found it.
+def _tail(fd: int, size: int) -> bytes | None:
+    """The last ``TAIL_BYTES`` of the first ``size`` bytes, or None where they cannot be read."""
+    start = max(0, size - TAIL_BYTES)
+    try:
+        return os.pread(fd, size - start, start)
+    except OSError:
+        return None
 
-    A journal only grows, and what cuts one in the toolkit (``verify --repair``) waits for the
-    exclusive lock, so a file that shrank under the shared one was cut by something else, and
-    what the reader made of it is half of one journal or a mix of two: a reader that reached the
-    cut stops there and takes the lines before it for the whole journal (the engine's own checks
-    decline, and the reference reader then reads whatever is left). Its figures are not given;
-    a refusal the reader raised on the cut file gives way to this one, which names the cause."""
+
+@contextmanager
+def _unchanged(path: str | Path, fd: int, facts: os.stat_result, grows: bool) -> Iterator[None]:
+    """Refuse a journal that changed while it was read: shorter than the lock found it, no longer
+    the file its name leads to (renamed over, a link turned, deleted), or written to other than by
+    an append (same size, or longer with its old last bytes changed).
+
+    A journal only grows, and every writer in the toolkit waits for the exclusive lock (``verify
+    --repair``, the one thing that cuts one, included), so a file that changes under the shared one
+    is changed by something else, and what the reader made of it is half of one journal or a mix of
+    two: a reader that reached a cut stops there and takes the lines before it for the whole
+    journal; ``verify`` reads the file three times and the engine reads lines back after its scan,
+    so each pass may see another file. Its figures are not given; whatever the reader raised on
+    the changed file (its own refusal, or a fault on bytes it never expected) gives way to this
+    refusal, which names the cause. Growth alone is allowed where ``grows`` says so: the reader
+    reads on to the end, and each line it takes is checked against the one before it."""
+    tail = _tail(fd, facts.st_size)
     try:
         yield
-    except InputError:
-        problem = _cut(path, facts, now)
+    except Exception:
+        problem = _changed(path, fd, facts, tail, grows)
         if problem is None:
             raise
         raise problem from None
-    problem = _cut(path, facts, now)
+    problem = _changed(path, fd, facts, tail, grows)
     if problem is not None:
         raise problem
 
 
-def _cut(path: str | Path, facts: os.stat_result | None, now: Callable[[], os.stat_result]) -> InputError | None:
-    if facts is None:
-        return None
+def _changed(path: str | Path, fd: int, facts: os.stat_result, tail: bytes | None, grows: bool) -> InputError | None:
+    now = os.fstat(fd)  # an open descriptor can always be measured, whatever became of the name
+    check = f"'day60 verify {path} --expect SEQ:HASH'"
+    if now.st_size < facts.st_size:
+        return InputError("JOURNAL", f"{path} shrank from {facts.st_size} to {now.st_size} bytes while it was read, "
+                          "and a journal only grows: something other than day60 is cutting or rewriting it, so "
+                          "nothing was computed from it",
+                          f"stop whatever is changing it, then check it against the head a report printed: {check}")
     try:
-        size = now().st_size
-    except (OSError, ValueError):
-        return None  # not measured: the reader's own refusal, if any, stands
-    if size >= facts.st_size:
+        named = os.stat(path)
+    except OSError as exc:
+        return InputError("JOURNAL", f"{path} could no longer be found by its name once it was read "
+                          f"({exc.strerror}): it was moved or deleted meanwhile, so nothing was computed from it",
+                          f"put the journal back, then run the command again and check it: {check}")
+    if (named.st_dev, named.st_ino) != (now.st_dev, now.st_ino):
+        return InputError("JOURNAL", f"{path} was replaced while it was read: its name now leads to another file "
+                          f"({named.st_size} bytes, where the one read held {facts.st_size}), so nothing was "
+                          "computed from it",
+                          f"stop whatever is replacing it, then run the command again and check it: {check}")
+    if (now.st_size, now.st_mtime_ns, now.st_ctime_ns) == (facts.st_size, facts.st_mtime_ns, facts.st_ctime_ns):
         return None
-    return InputError("JOURNAL", f"{path} shrank from {facts.st_size} to {size} bytes while it was read, and a "
-                      "journal only grows: something other than day60 is cutting or rewriting it, so nothing "
-                      "was computed from it",
-                      f"stop whatever is changing it, then check it against the head a report printed: "
-                      f"'day60 verify {path} --expect SEQ:HASH'")
+    if now.st_size > facts.st_size and grows and tail is not None and _tail(fd, facts.st_size) == tail:
+        return None  # lines appended after the end the lock found: the reader took them as they are
+    if now.st_size > facts.st_size:
+        how = f"it grew from {facts.st_size} to {now.st_size} bytes" + ("" if grows else " while it was checked")
+        if _tail(fd, facts.st_size) != tail:
+            how += ", and not by an append: the bytes that ended it changed"
+    elif now.st_mtime_ns != facts.st_mtime_ns:
+        how = f"its {facts.st_size} bytes were written over in place"
+    else:
+        how = ("its size and modification time stayed, but its change time moved: its attributes were changed, "
+               "or it was written over and its modification time set back")
+    return InputError("JOURNAL", f"{path} changed while it was read ({how}), and a journal is only appended to, "
+                      "under its lock: something other than day60 is writing it, so nothing was computed from it",
+                      f"stop whatever is changing it, then run the command again and check it: {check}")
 
 
 def _engine_pays(facts: os.stat_result | None) -> bool:
@@ -136,7 +172,7 @@ def verify(path: str | Path, expect: str | None = None) -> jr.VerifyReport:
     """``journal.verify``: every line's canonical form, hash and chain, the reveals and the rules
     of fact, on the fast path where it can vouch for the journal (the same report either way),
     under the shared lock, so that an append under way is not reported as a partial last line."""
-    with _held(path, False) as facts:
+    with _held(path, False, grows=False) as facts:  # three passes over the file must see one file
         if _engine_pays(facts):
             from day60 import engine
 

@@ -189,17 +189,24 @@ def pdf_bytes_many(jobs: list[PdfJob]) -> list[tuple[bytes, int]]:
     On a Linux machine with two cores or more the work is shared with one forked child process
     (WeasyPrint holds one core per process): the child renders about half, by the size of the
     HTML, and sends its bytes back through a pipe; the parent renders the rest. The bytes are
-    the same as rendering one by one. If the child fails for any reason, the parent renders the
-    child's share itself, so a failure costs time, never a document: a child that has not sent
-    its share ``CHILD_GRACE`` seconds (plus twice the parent's own rendering time) after the
-    parent finished is killed, since one that never finishes (a lock another thread held at the
-    fork, say) would otherwise keep the parent waiting for ever."""
+    the same as rendering one by one. If the child fails for any reason (it cannot be started,
+    it dies, it sends anything but its share whole), the parent renders the child's share itself,
+    so a failure costs time, never a document: a child that has not sent its share
+    ``CHILD_GRACE`` seconds (plus twice the parent's own rendering time) after the parent finished
+    is killed, since one that never finishes (a lock another thread held at the fork, say) would
+    otherwise keep the parent waiting for ever. A job with attachments but no ``written_at`` is
+    dated once, at the start, so its bytes do not depend on which process rendered it, or when.
+    Whatever happens to the parent (an error, Ctrl-C, a kill), the child does not outlive it."""
     import os
     import sys
     import time
 
     for job in jobs:  # told here, once, never from the child
         _note_fonts(job[0])
+    if any(attachments and written_at is None for _html, attachments, written_at in jobs):
+        now = _now()
+        jobs = [(page, attachments, now if attachments and written_at is None else written_at)
+                for page, attachments, written_at in jobs]
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
     if len(jobs) < 2 or cores < 2 or not sys.platform.startswith("linux"):
         return [pdf_bytes(*job, note_fonts=False) for job in jobs]
@@ -210,75 +217,180 @@ def pdf_bytes_many(jobs: list[PdfJob]) -> list[tuple[bytes, int]]:
         side = 0 if weight[0] <= weight[1] else 1
         (mine if side == 0 else theirs).append(i)
         weight[side] += len(jobs[i][0])
-    done = _forked(theirs, jobs)
-    started = time.monotonic()
+    child = _Child()
     try:
+        child.start(theirs, jobs)
+        started = time.monotonic()
         results = {i: pdf_bytes(*jobs[i], note_fonts=False) for i in mine}
+        theirs_done = child.collect(within=CHILD_GRACE + 2 * (time.monotonic() - started))
     except BaseException:
-        done(kill=True)
+        child.stop()
         raise
-    theirs_done = done(within=CHILD_GRACE + 2 * (time.monotonic() - started))
     results.update(theirs_done or {i: pdf_bytes(*jobs[i], note_fonts=False) for i in theirs})
     return [results[i] for i in range(len(jobs))]
 
 
-def _forked(indexes: list[int], jobs: list[PdfJob]) -> Any:
-    """Start a child rendering ``jobs[i]`` for each of ``indexes``; returns a function that
-    collects its results ({index: (bytes, pages)}, or None if it failed or did not send them
-    ``within`` seconds) and reaps it."""
-    import os
-    import pickle
-    import select
-    import signal
-    import time
+def _now() -> Any:
+    """The instant WeasyPrint itself would date an attachment given none (its local time)."""
+    import datetime as dt
 
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: render, send, and leave without running the parent's exit handlers
-        code = 1
+    return dt.datetime.now()
+
+
+class _Child:
+    """A forked child rendering a share of the jobs, sent back whole through a pipe, and the
+    parent's end of it: collected once (``collect``), or stopped (``stop``), and reaped either way,
+    exactly once, so that no pid is signalled after it was reaped (it may be another process's
+    by then)."""
+
+    def __init__(self) -> None:
+        self.pid: int | None = None
+        self.read_end: int | None = None
+        self.indexes: list[int] = []
+
+    def start(self, indexes: list[int], jobs: list[PdfJob]) -> None:
+        """Fork the child rendering ``jobs[i]`` for each of ``indexes``. Where no child can be
+        started (no process or memory left for one, no pipe), nothing is: ``collect`` then gives
+        None and the parent renders the share itself."""
+        import os
+        import pickle
+
+        self.indexes = list(indexes)
+        try:
+            read_end, write_end = os.pipe()
+        except OSError:
+            return
+        parent, prctl = os.getpid(), _parent_death()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read_end)
+            os.close(write_end)
+            return
+        if pid:  # the parent: the child is known before anything else can happen
+            self.pid, self.read_end = pid, read_end
+            os.close(write_end)
+            return
+        code = 1  # the child: render, send, and leave without running the parent's exit handlers
         try:
             os.close(read_end)
+            _die_with(parent, prctl)
             body = pickle.dumps({i: pdf_bytes(*jobs[i], note_fonts=False) for i in indexes})
             with os.fdopen(write_end, "wb") as fh:
                 fh.write(body)
             code = 0
         finally:
             os._exit(code)
-    os.close(write_end)
 
-    def receive(within: float | None) -> bytes | None:
+    def collect(self, within: float | None = None) -> dict[int, tuple[bytes, int]] | None:
+        """The child's share ({index: (bytes, pages)}), or None if it failed, sent anything else,
+        or did not send it within ``within`` seconds (then it is killed); it is reaped either way."""
+        if self.pid is None:
+            return None
+        body = None
+        try:
+            body = self._receive(within)
+        finally:
+            status = self._end(kill=body is None)  # out of time, or interrupted: it must end before it is reaped
+        if body is None or status != 0 or not body:
+            return None
+        return _share(body, self.indexes)
+
+    def stop(self) -> None:
+        """Kill and reap the child, if it is still ours (the parent failed or was interrupted)."""
+        if self.pid is not None:
+            self._end(kill=True)
+
+    def _receive(self, within: float | None) -> bytes | None:
         """Everything the child sends until it closes the pipe, or None once ``within`` seconds
         have passed (poll, not select: the pipe's descriptor may be above select's limit)."""
+        import os
+        import select
+        import time
+
         deadline = None if within is None else time.monotonic() + within
         waiting = select.poll()
-        waiting.register(read_end, select.POLLIN)
+        waiting.register(self.read_end, select.POLLIN)
         parts = []
         while True:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             if not waiting.poll(None if left is None else left * 1000):
                 return None
-            part = os.read(read_end, 1 << 20)
+            part = os.read(self.read_end, 1 << 20)
             if not part:
                 return b"".join(parts)
             parts.append(part)
 
-    def collect(kill: bool = False, within: float | None = None) -> dict[int, tuple[bytes, int]] | None:
-        body = None
-        try:
-            if not kill:
-                body = receive(within)
-        finally:
-            if body is None:  # told to, out of time, or interrupted: it must end before it is reaped
-                # SIGKILL, not SIGTERM: a stopped child keeps a SIGTERM pending, and the wait
-                # below would then never end
-                os.kill(pid, signal.SIGKILL)
-            os.close(read_end)
-            _, status = os.waitpid(pid, 0)
-        if body is None or status != 0 or not body:
-            return None
-        return pickle.loads(body)  # from our own child, over a pipe only the two of us hold
+    def _end(self, kill: bool) -> int | None:
+        """Kill the child if told to, close the pipe and reap it; its wait status (None if it was
+        not ours to reap). The kill is SIGKILL, not SIGTERM: a stopped child keeps a SIGTERM
+        pending, and the wait would then never end."""
+        import contextlib
+        import os
+        import signal
 
-    return collect
+        pid, self.pid = self.pid, None
+        if pid is None:
+            return None
+        if kill:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        if self.read_end is not None:
+            os.close(self.read_end)
+            self.read_end = None
+        try:
+            return os.waitpid(pid, 0)[1]
+        except ChildProcessError:
+            return None  # reaped by someone else (a handler of SIGCHLD): nothing to wait for
+        except KeyboardInterrupt:  # Ctrl-C again while waiting: the child still does not outlive this
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+            raise
+
+
+def _share(body: bytes, indexes: list[int]) -> dict[int, tuple[bytes, int]] | None:
+    """The child's share from what it sent, or None unless it is exactly that share: a PDF's
+    bytes and page count for each index it was given, and nothing else."""
+    import pickle
+
+    try:
+        found = pickle.loads(body)  # from our own child, over a pipe only the two of us hold
+    except Exception:
+        return None
+    if not isinstance(found, dict) or sorted(found) != sorted(indexes):
+        return None
+    for value in found.values():
+        if not (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], bytes)
+                and isinstance(value[1], int) and not isinstance(value[1], bool)):
+            return None
+    return found
+
+
+def _parent_death() -> Any:
+    """The system call that has the kernel kill this process when its parent ends, or None;
+    looked up before the fork, so that the child does not load a library (and wait on a lock some
+    thread of the parent held at the fork)."""
+    import ctypes
+
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+def _die_with(parent: int, prctl: Any) -> None:
+    """In the child: be killed when the parent ends, however it ends (SIGKILL and the
+    out-of-memory killer run none of its handlers), so that a child that hangs is never left
+    behind; and leave at once if the parent is gone already."""
+    import os
+    import signal
+
+    if prctl is not None:
+        prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def pdf(html_text: str, out: str | Path, field: str = "--pdf",

@@ -479,25 +479,68 @@ def test_relapses_take_the_fast_path(relapse):
     assert same_figures(relapse).incidents is not None
 
 
-# Each edit breaks one of journal.Ending's rules; both readers must refuse it alike.
-ENDING_BREAKS = {
-    "second restore with no re-open": ("incident.reopened", "R-1", {"kind": "incident.communicated", "data": {}}),
-    "re-open before the restore": ("incident.reopened", "R-1", {"at": "2026-03-03T11:00:00+00:00"}),
-    "restore before the re-open": ("incident.restored", "R-2", {"at": "2026-03-04T11:15:00+00:00"}),
-    "notice after a standing restore": ("incident.reopened", "R-1", {"kind": "incident.wait-start", "data": {}}),
-    "re-open of a live incident": ("incident.ticket-closed", "R-2", {"kind": "incident.communicated", "data": {}}),
-}
+# Each case edits one event of RELAPSE (its seq) so that exactly one of journal.Ending's rules is
+# broken, and gives the refusal the reference must make, worked out by hand from
+# day60/journal/rules.py: "line N" is the event's seq plus one (the header is line 1).
+
+
+def _second_restore_with_no_reopen():
+    """R-2's re-open (seq 8, 11:30) becomes a restore. A restore may follow a closure (seq 7,
+    11:00), so that one stands; R-2's restore at 12:00 (seq 9) is then a second with no re-open
+    between. Nothing else is broken: the closure at 12:30 may follow a restore."""
+    return 8, {"kind": "incident.restored", "data": {"check": "probe"}}, \
+        "line 10: breaks a rule of fact: event 9 (incident.restored R-2): incident R-2 is already restored " \
+        "(2026-03-04T11:30:00+00:00)"
+
+
+def _reopen_before_the_restore():
+    """R-1's re-open (seq 3) dated 11:00, before the restore it re-opens (12:00). The notice that
+    follows (13:05) comes while R-1 is live again, and the second restore (15:00) after the re-open."""
+    return 3, {"at": "2026-03-03T11:00:00+00:00"}, \
+        "line 4: breaks a rule of fact: event 3 (incident.reopened R-1) is before the restored it re-opens " \
+        "(2026-03-03T12:00:00+00:00)"
+
+
+def _restore_before_the_reopen():
+    """R-2's restore (seq 9) dated 11:15, after its clock (10:00) but before the re-open (11:30)
+    it follows. The closure at 12:30 follows that restore, as it may."""
+    return 9, {"at": "2026-03-04T11:15:00+00:00"}, \
+        "line 10: breaks a rule of fact: event 9 (incident.restored R-2) is before the incident was re-opened " \
+        "(2026-03-04T11:30:00+00:00)"
+
+
+def _notice_after_a_standing_restore():
+    """R-2's last closure (seq 10, 12:30) becomes an organic partner notice, dated after the
+    restore at 12:00 that stands (no re-open after it). It is the journal's last event, so no
+    second restore or anything else follows it."""
+    return 10, {"kind": "incident.partner-notice", "data": {"source": "organic"}}, \
+        "line 11: breaks a rule of fact: event 10 (incident.partner-notice R-2) comes after the incident was " \
+        "restored (2026-03-04T12:00:00+00:00)"
+
+
+def _reopen_of_a_live_incident():
+    """R-2's first closure (seq 7) becomes a communication, so its re-open (seq 8, 11:30) follows
+    neither a restore nor a closure. The restore (12:00) and closure (12:30) after it are lawful."""
+    return 7, {"kind": "incident.communicated", "data": {}}, \
+        "line 9: breaks a rule of fact: event 8 (incident.reopened R-2): incident R-2 is neither restored nor closed"
+
+
+ENDING_BREAKS = {case.__name__.strip("_").replace("_", " ").replace("reopen", "re-open"): case for case in (
+    _second_restore_with_no_reopen, _reopen_before_the_restore, _restore_before_the_reopen,
+    _notice_after_a_standing_restore, _reopen_of_a_live_incident)}
 
 
 @pytest.mark.parametrize("name", ENDING_BREAKS)
 def test_ending_rule_breaks_read_as_the_reference(relapse, tmp_path, name):
-    kind, ident, change = ENDING_BREAKS[name]
+    """Each case (its docstring says what it breaks, and why nothing else is) is refused by the
+    reference with the refusal worked out by hand, and by the engine alike."""
+    seq, change, refusal = ENDING_BREAKS[name]()
     lines = _lines(relapse)
-    k = next(i for i, line in enumerate(lines) if f'"kind":"{kind}"' in line and f'"id":"{ident}"' in line)
-    lines[k] = jr.canonical(json.loads(lines[k]) | change)
+    assert json.loads(lines[seq])["seq"] == seq
+    lines[seq] = jr.canonical(json.loads(lines[seq]) | change)
     out = rechain(lines, tmp_path / "broken.jsonl")
     kind_read, message = verdict(jr.read, out)
-    assert kind_read == "refused" and "rule of fact" in message, message
+    assert kind_read == "refused" and refusal in message, message
     assert verdict(reading.read, out) == (kind_read, message)
     with pytest.raises(engine.Declined):
         engine._fast(out, jr.read_header(out))

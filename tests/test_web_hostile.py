@@ -224,7 +224,10 @@ def test_a_journal_edited_behind_the_server_is_noticed_and_every_page_is_told(se
     assert stream.fp.readline()  # the stream is open
     raw = served.journal.read_bytes()
     assert raw.count(b'"id":"E1"') == 1
-    served.journal.write_bytes(raw.replace(b'"id":"E1"', b'"id":"E9"'))  # same length, same lines
+    at = raw.index(b'"id":"E1"') + len(b'"id":"E')
+    with open(served.journal, "r+b") as fh:  # in place, one byte: never a moment with the file emptied
+        fh.seek(at)
+        fh.write(b"9")
     deadline = time.time() + 5
     while request(served, "GET", "/api/state", key=key)[1]["problem"] is None:
         assert time.time() < deadline, "the edit was never noticed"

@@ -62,3 +62,34 @@ def during_a_half_written_append(path: Path, line: bytes, action) -> bool:
     worker.join(60)
     assert not worker.is_alive(), "the action never finished once the append was done"
     return waited
+
+
+def reference_reads_in_pieces(monkeypatch, each) -> None:
+    """The reference reader reads its file 300 bytes at a time (no read-ahead), and after each
+    read calls ``each(reads, read_so_far)`` (how many reads so far, and how many bytes), so a
+    test can change the file in the middle of a read."""
+    import os
+    import types
+
+    from day60.journal import reader
+
+    class Pieces:
+        def __init__(self, fh):
+            self.fh, self.reads, self.read_so_far = fh, 0, 0
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def read(self, n: int = -1) -> bytes:
+            chunk = self.fh.read(min(n, 300))
+            self.reads += 1
+            self.read_so_far += len(chunk)
+            each(self.reads, self.read_so_far)
+            return chunk
+
+    proxy = types.SimpleNamespace(**{name: getattr(os, name) for name in dir(os) if not name.startswith("__")})
+    proxy.fdopen = lambda fd, mode="rb", *a, **k: Pieces(os.fdopen(fd, mode, buffering=0))
+    monkeypatch.setattr(reader, "os", proxy)

@@ -35,8 +35,8 @@ import pytest
 
 from day60 import engine, reading, render
 from day60 import journal as jr
-from day60.journal import reader, verification
-from tests.builders import make_journal
+from day60.journal import verification
+from tests.builders import make_journal, reference_reads_in_pieces
 from tests.test_documents import _small_jobs
 from tests.test_journal_shrinks import _journal
 
@@ -79,28 +79,13 @@ def _after_read(monkeypatch, action, times: int = 1) -> list:
 def _mid_read(monkeypatch, path: Path, action, after: int = 1) -> list:
     """The reference reader reads 300 bytes at a time (no read-ahead), and ``action(path)`` runs
     once it has read ``after`` bytes or more, while it still has the rest of the file to read."""
-    real, done = os, []
+    done: list = []
 
-    class Short:
-        def __init__(self, fh):
-            self.fh, self.read_so_far = fh, 0
+    def each(_reads: int, read_so_far: int) -> None:
+        if not done and read_so_far >= after:
+            done.append(action(path))
 
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.fh.close()
-
-        def read(self, n: int = -1) -> bytes:
-            chunk = self.fh.read(min(n, 300))
-            self.read_so_far += len(chunk)
-            if not done and self.read_so_far >= after:
-                done.append(action(path))
-            return chunk
-
-    proxy = types.SimpleNamespace(**{name: getattr(real, name) for name in dir(real) if not name.startswith("__")})
-    proxy.fdopen = lambda fd, mode="rb", *a, **k: Short(real.fdopen(fd, mode, buffering=0))
-    monkeypatch.setattr(reader, "os", proxy)
+    reference_reads_in_pieces(monkeypatch, each)
     return done
 
 

@@ -18,15 +18,13 @@ import datetime as dt
 import os
 import subprocess
 import sys
-import types
 from pathlib import Path
 
 import pytest
 
 from day60 import engine, reading
 from day60 import journal as jr
-from day60.journal import reader
-from tests.builders import make_journal
+from tests.builders import make_journal, reference_reads_in_pieces
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -162,32 +160,15 @@ def _short_reads(monkeypatch, path: Path, keep: int, after: list[int], grow: byt
     """The reference reader's file reads at most 300 bytes at a time, and after the first read the
     file is cut to its first ``keep`` lines (or, given ``grow``, those bytes are added to its end):
     what the reader has by then is part of line 1."""
-    real = os
+    def each(reads: int, _read_so_far: int) -> None:
+        if reads == 1 and grow:
+            with path.open("ab") as fh:
+                fh.write(grow)
+            after.append(path.stat().st_size)
+        elif reads == 1:
+            after.append(_cut(path, keep))
 
-    class Short:
-        def __init__(self, fh):
-            self.fh, self.reads = fh, 0
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.fh.close()
-
-        def read(self, n: int = -1) -> bytes:
-            chunk = self.fh.read(min(n, 300))
-            self.reads += 1
-            if self.reads == 1 and grow:
-                with path.open("ab") as fh:
-                    fh.write(grow)
-                after.append(path.stat().st_size)
-            elif self.reads == 1:
-                after.append(_cut(path, keep))
-            return chunk
-
-    proxy = types.SimpleNamespace(**{name: getattr(real, name) for name in dir(real) if not name.startswith("__")})
-    proxy.fdopen = lambda fd, mode="rb", *a, **k: Short(real.fdopen(fd, mode, buffering=0))  # no read-ahead
-    monkeypatch.setattr(reader, "os", proxy)
+    reference_reads_in_pieces(monkeypatch, each)
 
 
 def test_the_reference_reader_refuses_a_journal_cut_while_it_reads(tmp_path, run, monkeypatch):

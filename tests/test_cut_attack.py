@@ -39,6 +39,7 @@ from day60.journal import verification
 from tests.builders import make_journal, reference_reads_in_pieces
 from tests.test_documents import _small_jobs
 from tests.test_journal_shrinks import _journal
+from tests.test_pdf_child import STOPPED
 
 ROOT = Path(__file__).resolve().parents[1]
 SOW = ROOT / "clauses" / "examples" / "synthetic-sow.toml"
@@ -765,36 +766,6 @@ def test_undated_attachments_give_the_same_bytes_whichever_process_renders_them(
     assert render.pdf_bytes_many(undated) == expected
 
 
-ORPHAN = r"""
-import os, signal, sys
-from pathlib import Path
-from day60 import render
-from tests.test_documents import _small_jobs
-
-pid_file = Path(sys.argv[1])
-os.sched_getaffinity = lambda _pid: {0, 1}
-parent, real = os.getpid(), render.pdf_bytes
-
-
-def stopped():
-    with open(f"/proc/{pid_file.read_text()}/stat") as fh:
-        return fh.read().rsplit(")", 1)[1].split()[0] == "T"
-
-
-def wrapper(*args, **kwargs):
-    if os.getpid() != parent:
-        written = pid_file.with_suffix(".tmp")
-        written.write_text(str(os.getpid()))
-        written.rename(pid_file)
-        os.kill(os.getpid(), signal.SIGSTOP)  # a child that never finishes
-    while not pid_file.exists() or not stopped():
-        pass
-    os.kill(os.getpid(), signal.SIGKILL)  # the parent killed (kill -9, the out-of-memory killer)
-
-
-render.pdf_bytes = wrapper
-render.pdf_bytes_many(_small_jobs())
-"""
 
 
 def test_a_parent_killed_outright_takes_its_child_with_it(tmp_path):
@@ -804,7 +775,8 @@ def test_a_parent_killed_outright_takes_its_child_with_it(tmp_path):
     import time
 
     pid_file = tmp_path / "child.pid"
-    done = subprocess.run([sys.executable, "-c", ORPHAN, str(pid_file)], cwd=ROOT, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", STOPPED, "parent-killed", str(pid_file)], cwd=ROOT,
+                          capture_output=True, text=True,
                           timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == -signal.SIGKILL, done.stderr
     child = int(pid_file.read_text())

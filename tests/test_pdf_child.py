@@ -148,6 +148,10 @@ def wrapper(*args, **kwargs):
         while not stopped():  # fail only once the child is stopped, which SIGTERM cannot end
             pass
         raise RuntimeError("the parent's own render fails")
+    if mode == "parent-killed":
+        while not stopped():
+            pass
+        os.kill(os.getpid(), signal.SIGKILL)  # the parent killed (kill -9, the out-of-memory killer)
     in_parent.append(args[0])
     return real(*args, **kwargs)
 

@@ -183,6 +183,33 @@ def verify(path: str | Path, expect: str | None = None) -> jr.VerifyReport:
         return jr.verify(path, expect)
 
 
+def read_back(journal: jr.Journal, done: str) -> bytes:
+    """Exactly the bytes ``journal`` was read from, read again for a report to carry: the file's
+    first lines up to the head it was read at, which must hash as they did when read. A line
+    appended since (a 'day60 log' after the read, a timestamp token) is left out, as a partial
+    last line is; a file changed in any other way is refused, since the report would carry a
+    journal its figures were not computed from. ``done``: what was done with it ("scored")."""
+    import hashlib
+
+    try:
+        raw = Path(journal.path).read_bytes()
+    except OSError as exc:
+        raw, reason = b"", f"it cannot be read again ({exc.strerror})"
+    else:
+        reason = f"its lines up to the head it was {done} at are not the lines {done}"
+    end = -1
+    for _ in range(journal.head["seq"] + 1):  # the header and one line per event
+        end = raw.find(b"\n", end + 1)
+        if end < 0:
+            break
+    kept = raw[: end + 1] if end >= 0 else b""
+    if hashlib.sha256(kept).hexdigest() != journal.sha256:
+        raise InputError("JOURNAL", f"{journal.path} changed after it was {done}: {reason}, so no report was "
+                         "written", "stop whatever is rewriting it, check it with 'day60 verify', then run the "
+                         "command again")
+    return kept
+
+
 @contextmanager
 def batch(path: str | Path) -> Iterator[jr.Batch]:
     """``journal.batch``, with the journal read under the batch's lock on the engine where it can

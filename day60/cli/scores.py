@@ -104,13 +104,14 @@ def _write_score(done: Any, j: Any, published: Any, deal: Any, old: bytes | None
                  title: str = "Day-60 exercise score") -> None:
     """Every output built in memory first (signed and timestamped), then written: a failure on the
     way writes nothing."""
-    from day60 import files
+    from day60 import files, reading
     from day60.display import jsonable
     from day60.evidence import documents
 
     body = None
     if pdf or html:
-        document = documents.score_document(done, _scored_bytes(j), published.raw, deal.raw if deal else None, old,
+        document = documents.score_document(done, reading.read_back(j, "scored"), published.raw,
+                                            deal.raw if deal else None, old,
                                             title, signer.identity() if signer else None, tsa)
         if pdf:
             raw, pages = documents.pdf_bytes(document)
@@ -159,34 +160,6 @@ def _passphrase(p12: Path | None, pdf: Path | None) -> bytes:
         raise InputError("--sign", "needs the key's passphrase", f"set {PASSPHRASE_VARIABLE}, or run on a terminal "
                                                                   "to be asked for it")
     return typer.prompt("Passphrase for the signing key", hide_input=True, default="", show_default=False).encode()
-
-
-def _scored_bytes(j: Any) -> bytes:
-    """Exactly the bytes that were scored, read back for the PDF to carry: the journal's first
-    lines up to the head it was scored at, which must hash as they did when read. A line appended
-    since (a 'day60 log' after the read, a timestamp token) is left out, as a partial last line is;
-    a journal changed in any other way is refused, since the PDF would carry a journal its
-    figures were not computed from."""
-    import hashlib
-
-    from day60.errors import InputError
-
-    try:
-        raw = Path(j.path).read_bytes()
-    except OSError as exc:
-        raw, reason = b"", f"it cannot be read again ({exc.strerror})"
-    else:
-        reason = "its lines up to the head it was scored at are not the lines scored"
-    end = -1
-    for _ in range(j.head["seq"] + 1):  # the header and one line per event
-        end = raw.find(b"\n", end + 1)
-        if end < 0:
-            break
-    scored = raw[: end + 1] if end >= 0 else b""
-    if hashlib.sha256(scored).hexdigest() != j.sha256:
-        raise InputError("JOURNAL", f"{j.path} changed after it was scored: {reason}, so no report was written",
-                         "stop whatever is rewriting it, check it with 'day60 verify', then score it again")
-    return scored
 
 
 def _emit_score(result: dict[str, Any], fmt: str) -> None:

@@ -148,7 +148,7 @@ def _selfassess_result(qs: Any, ans: Any, journal_out: Path | None, fmt: str, pd
                        html: Path | None, tickets: Any = None, deal: Any = None) -> None:
     import tempfile
 
-    from day60 import assess
+    from day60 import assess, reading
     from day60.errors import InputError
 
     if journal_out and os.path.lexists(journal_out):
@@ -180,7 +180,7 @@ def _selfassess_result(qs: Any, ans: Any, journal_out: Path | None, fmt: str, pd
             from day60.files import write_atomic
 
             document = documents.selfassess_document(done, Path(ans.path).read_bytes(),
-                                                     Path(done.journal.path).read_bytes(),
+                                                     reading.read_back(done.journal, "assessed"),
                                                      deal.raw if deal else None, "Day-60 self-assessment")
             if html:
                 write_atomic(html, document.html, "--html")
@@ -194,5 +194,5 @@ def _selfassess_result(qs: Any, ans: Any, journal_out: Path | None, fmt: str, pd
 
             if os.path.lexists(journal_out):
                 raise InputError("--journal", f"{journal_out} already exists", "journals are never overwritten")
-            write_atomic(journal_out, done.journal.path.read_bytes(), "--journal")
+            write_atomic(journal_out, reading.read_back(done.journal, "assessed"), "--journal")
             typer.echo(f"wrote {journal_out}", err=True)

@@ -175,24 +175,26 @@ def _selfassess_result(qs: Any, ans: Any, journal_out: Path | None, fmt: str, pd
                 typer.echo("ask your supplier for:")
                 for item in result["ask_supplier_for"]:
                     typer.echo(f"  - {item}")
+        # Everything is built in memory before anything is written, from one reading of the journal
+        # assessed: a refusal on the way (the journal changed, a --journal that appeared meanwhile)
+        # leaves no report or journal behind, and the journal kept is the one the report carries.
+        from day60.files import write_atomic
+
+        kept = reading.read_back(done.journal, "assessed") if (pdf or html or journal_out) else b""
+        document = body = None
         if pdf or html:
             from day60.evidence import documents
-            from day60.files import write_atomic
 
-            document = documents.selfassess_document(done, Path(ans.path).read_bytes(),
-                                                     reading.read_back(done.journal, "assessed"),
+            document = documents.selfassess_document(done, Path(ans.path).read_bytes(), kept,
                                                      deal.raw if deal else None, "Day-60 self-assessment")
-            if html:
-                write_atomic(html, document.html, "--html")
-                typer.echo(f"wrote {html}", err=True)
             if pdf:
                 body, pages = documents.pdf_bytes(document)
-                write_atomic(pdf, body, "--pdf")
-                typer.echo(f"wrote {pdf} ({pages} pages)", err=True)
-        if journal_out:
-            from day60.files import write_atomic
-
-            if os.path.lexists(journal_out):
-                raise InputError("--journal", f"{journal_out} already exists", "journals are never overwritten")
-            write_atomic(journal_out, reading.read_back(done.journal, "assessed"), "--journal")
+        if journal_out:  # linked into place: a file of that name that appeared meanwhile is never replaced
+            write_atomic(journal_out, kept, "--journal", new=True)
             typer.echo(f"wrote {journal_out}", err=True)
+        if html:
+            write_atomic(html, document.html, "--html")
+            typer.echo(f"wrote {html}", err=True)
+        if pdf:
+            write_atomic(pdf, body, "--pdf")
+            typer.echo(f"wrote {pdf} ({pages} pages)", err=True)

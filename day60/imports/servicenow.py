@@ -207,8 +207,15 @@ def _rejects(con: duckdb.DuckDBPyConnection, table: str, p: Path) -> Iterator[Un
         raise InputError("EXPORT", f"{p}: line {quoting[0]} has a quote opened and not closed (or bytes that are "
                                    "not UTF-8), so the rows after it cannot be told apart",
                          "fix that row and export again; nothing was written")
+    # DuckDB stores one reject per fault, and a row can have several (one per extra column): each
+    # row is listed once, with its faults, so the rows read and the rows unreadable count rows
+    faults: dict[Any, list[str]] = {}
     for line, _kind, message in rows:
-        yield Unreadable(f"{p.name} line {line}", None, str(message).splitlines()[0][:200])
+        said = str(message).splitlines()[0][:200]
+        if said not in faults.setdefault(line, []):
+            faults[line].append(said)
+    for line, said in faults.items():
+        yield Unreadable(f"{p.name} line {line}", None, "; ".join(said)[:400])
 
 
 def _history_sql(audits: list[tuple[Path, list[str]]], fmt: str, held: Held) -> str:

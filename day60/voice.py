@@ -111,8 +111,16 @@ def turns_of(dialogue: Any, where: str = "dialogue", compat: str = "day60") -> l
         if end < start and compat != "reference":
             raise InputError(f"{here}.end_ms", f"{plain(end)} is before start_ms {plain(start)}",
                              "fix the turn's times (--compat reference scores such a turn as the reference does)")
-        if turn.get("speaker") in ("caller", "agent"):
+        speaker = turn.get("speaker")
+        if speaker in ("caller", "agent"):
             out.append({**turn, "start_ms": start, "end_ms": end, "index": i})
+        elif compat != "reference" and isinstance(speaker, str) and speaker.strip().lower() in ("caller", "agent"):
+            # The harness matches speakers exactly and ignores every other one, so "Agent" would drop
+            # the agent's turns without a word and the episode would read as one the agent never spoke in.
+            wanted = speaker.strip().lower()
+            raise InputError(f"{here}.speaker", f"{speaker!r} is not {wanted!r}: speakers are matched exactly and any "
+                             "other speaker's turns are ignored",
+                             f"write {wanted!r} (or score with --compat reference, which ignores such a turn)")
     return out
 
 
@@ -199,15 +207,17 @@ def score_episode(dialogue: Any, max_latency_ms: float = DEFAULT_MAX_LATENCY_MS,
     if not turns and compat != "reference":
         return {"scalar": None, "components": dict.fromkeys(COMPONENTS), "pass_fail": {
             "voice": None, **{f"{k}_floor": None for k in COMPONENTS}}, "raw": {
-            "turns": 0, "budget_ms": max_latency_ms, "note": "not scored: no caller or agent turn to score"}}
+            "turns": 0, "budget_ms": max_latency_ms, "other_speaker_turns": len(listed),
+            "note": f"not scored: no caller or agent turn to score ({_others(len(listed))})"}}
     callers = [t for t in turns if t["speaker"] == "caller"]
     agents = [t for t in turns if t["speaker"] == "agent"]
     if not agents and not keywords and compat != "reference":  # every sub-score would be vacuous again
         return {"scalar": None, "components": dict.fromkeys(COMPONENTS), "pass_fail": {
             "voice": None, **{f"{k}_floor": None for k in COMPONENTS}}, "raw": {
             "turns": len(turns), "budget_ms": max_latency_ms, "agent_turns": 0,
+            "other_speaker_turns": len(listed) - len(turns),
             "note": "not scored: the agent never spoke and nothing was required, so no sub-score has anything to "
-                    "count"}}
+                    f"count ({_others(len(listed) - len(turns))})"}}
 
     counted = inside = 0
     last_caller = None
@@ -243,7 +253,15 @@ def score_episode(dialogue: Any, max_latency_ms: float = DEFAULT_MAX_LATENCY_MS,
                 "latency_counted": counted, "latency_inside": inside, "harmful_overlaps": harmful,
                 "barge_in_pairs": pairs, "barge_in_handled": handled,
                 "keywords_required": len(keywords), "keywords_missing": [k for k in keywords if k not in said]}
+    if compat != "reference":  # turns by anyone else are ignored, as the harness says, and counted here
+        raw_info["other_speaker_turns"] = len(listed) - len(turns)
     return _result(components, raw_info)
+
+
+def _others(n: int) -> str:
+    return ("no turn by any other speaker" if n == 0 else
+            f"{n} turn{' by another speaker' if n == 1 else 's by other speakers'} ignored: only 'caller' and 'agent' "
+            "are scored")
 
 
 def _result(components: dict[str, float], raw: dict[str, Any]) -> dict[str, Any]:

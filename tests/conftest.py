@@ -17,6 +17,18 @@ settings.register_profile("explore", deadline=None, print_blob=True)
 settings.load_profile(PROFILE)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """One worker a core (pytest-xdist's ``-n auto``) unless the command line says otherwise.
+
+    Set here rather than in ``addopts``, so that ``pytest -p no:xdist`` (no xdist at all),
+    ``pytest -n 0`` and ``pytest --pdb`` still run: with ``-n auto`` in ``addopts`` the first
+    stops on an unknown option. This runs before xdist's own hook, which then reads it."""
+    if (config.pluginmanager.hasplugin("xdist") and config.getoption("numprocesses", None) is None
+            and not config.getoption("usepdb", False) and "PYTEST_XDIST_WORKER" not in os.environ):
+        config.option.numprocesses = "auto"
+
+
 @pytest.fixture
 def run():
     """Invoke the CLI in-process; returns click's Result (exit_code, stdout, stderr)."""

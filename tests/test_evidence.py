@@ -357,3 +357,35 @@ def test_a_notice_from_an_unknown_or_dirty_build_says_it_cannot_be_reproduced(re
     assert body["provenance"]["source"] == origin
     if origin["commit"] is None:
         assert body["provenance"]["toolkit"].endswith("source commit unknown (not built from a git checkout)")
+
+
+def test_a_rescore_can_name_the_score_report_pdf_it_supersedes(report, run, tmp_path):
+    """The auditor's quick start writes only score.pdf. Scoring again must be possible with what
+    that left: --supersede takes the PDF and reads the score JSON it embeds; the new PDF records
+    the SHA-256 of exactly those embedded bytes and verifies. An existing output's refusal says
+    which command to run instead; a PDF that carries no score (a clause schedule) is refused by
+    name, and --supersede with only --html (nothing kept to read later) is refused."""
+    import hashlib
+
+    from day60.evidence import pdf as pdfs
+
+    path = tmp_path / "ex.jsonl"
+    path.write_bytes(report["journal"].read_bytes())
+    first = tmp_path / "score.pdf"
+    assert run("score", path, "--pdf", first).exit_code == 0
+    refused = run("score", path, "--pdf", first)
+    assert refused.exit_code == 2
+    assert f"--pdf {tmp_path / 'score-2.pdf'} --supersede {first}" in refused.stderr
+    embedded = pdfs.attachments(pdfs.reader(first.read_bytes(), first))["score.json"]
+    second = tmp_path / "score-2.pdf"
+    done = run("score", path, "--pdf", second, "--supersede", first)
+    assert done.exit_code == 0, done.output
+    new = json.loads(pdfs.attachments(pdfs.reader(second.read_bytes(), second))["score.json"])
+    assert new["supersedes"]["sha256"] == hashlib.sha256(embedded).hexdigest()
+    assert run("verify-report", second).exit_code == 0
+    (tmp_path / "not-a-score.pdf").write_bytes(b"%PDF-1.7 nothing here")
+    bad = run("score", path, "--pdf", tmp_path / "x.pdf", "--supersede", tmp_path / "not-a-score.pdf")
+    assert bad.exit_code == 2 and "--supersede: " in bad.stderr and "cannot read a score" in bad.stderr
+    html_only = run("score", path, "--html", tmp_path / "x.html", "--supersede", first)
+    assert html_only.exit_code == 2 and "--pdf NEW.pdf or --out NEW.json" in html_only.stderr
+    assert not (tmp_path / "x.pdf").exists() and not (tmp_path / "x.html").exists()

@@ -559,3 +559,37 @@ def test_each_task_is_found_by_its_place_not_by_comparing_it_with_those_before()
     suite["tasks"] = [Task({**template, "id": f"t{i}"}) for i in range(300)]
     out = voice.run_suite(suite, None, reference=True)
     assert out["aggregate"]["passed"] == 300 and not compared
+
+
+def test_an_agent_written_with_a_capital_is_refused_not_ignored(run, tmp_path):
+    """A transcript whose agent is "Agent" would lose every agent turn to the rule that other
+    speakers are ignored, and read "the agent never spoke" with exit 0. It is refused naming the
+    turn and the fix; "caller " with a stray space too. Under --compat reference the harness's
+    reading (ignored) is kept."""
+    with pytest.raises(InputError) as err:
+        voice.score_episode([c(0, 500), {"speaker": "Agent", "start_ms": 900, "end_ms": 1500, "text": "hello"}])
+    assert err.value.field == "DIALOGUE[1].speaker" and "write 'agent'" in str(err.value)
+    with pytest.raises(InputError) as err:
+        voice.score_episode([{"speaker": "caller ", "start_ms": 0, "end_ms": 500}, a(900, 1500)])
+    assert err.value.field == "DIALOGUE[0].speaker" and "write 'caller'" in str(err.value)
+    call = tmp_path / "call.json"
+    call.write_text('[{"speaker": "caller", "start_ms": 0, "end_ms": 500, "text": "hi"},'
+                    ' {"speaker": "Agent", "start_ms": 900, "end_ms": 1500, "text": "hello"}]')
+    r = run("voice", "score", call)
+    assert r.exit_code == 2 and r.stdout == "" and "[1].speaker: 'Agent' is not 'agent'" in r.stderr
+    assert "Traceback" not in r.output
+    ignored = voice.score_episode([c(0, 500), {"speaker": "Agent", "start_ms": 900, "end_ms": 1500}],
+                                  compat="reference")
+    assert ignored["raw"]["turns"] == 1
+
+
+def test_turns_of_other_speakers_are_counted_where_they_are_ignored():
+    """A narrator's turn is ignored, as the harness says, and counted: one caller turn, one agent
+    turn and two narrator turns give other_speaker_turns 2; a transcript of the caller and a
+    narrator alone is not scored, and its note says one turn was ignored."""
+    result = voice.score_episode([{"speaker": "narrator", "start_ms": 0, "end_ms": 10}, c(0, 500), a(900, 1500),
+                                  {"speaker": "narrator", "start_ms": 0, "end_ms": 10}])
+    assert result["raw"]["other_speaker_turns"] == 2
+    alone = voice.score_episode([c(0, 500), {"speaker": "narrator", "start_ms": 0, "end_ms": 10}])
+    assert alone["scalar"] is None and alone["raw"]["other_speaker_turns"] == 1
+    assert "1 turn by another speaker ignored" in alone["raw"]["note"]

@@ -32,9 +32,9 @@ def score(
     pdf: Path = typer.Option(None, "--pdf", help="Write the score report as PDF here."),
     html: Path = typer.Option(None, "--html", help="Write the same report as HTML here."),
     out: Path = typer.Option(None, "--out", help="Write the score as JSON here (a new file)."),
-    supersede: Path = typer.Option(None, "--supersede", metavar="OLD.json",
-                                   help="The earlier score JSON of this journal that this one replaces; it is "
-                                        "named and embedded, never overwritten."),
+    supersede: Path = typer.Option(None, "--supersede", metavar="OLD",
+                                   help="The earlier score of this journal that this one replaces: its score JSON "
+                                        "or its score report PDF; it is named and embedded, never overwritten."),
     sign_with: Path = typer.Option(None, "--sign", metavar="KEY.p12",
                                    help="Sign the PDF with your own certificate; the passphrase comes from "
                                         "DAY60_SIGN_PASSPHRASE or a prompt, never a flag."),
@@ -64,14 +64,17 @@ def score(
                             for _n, src in inputs) \
                 and files.protected(target) in (None, files.PUBLISHED):
             raise InputError(field, f"{target} already exists: a score is never silently replaced",
-                             "write to a new file (with --supersede OLD.json naming the score it replaces)")
+                             f"write to a new file, naming the score it replaces: {field} {_fresh(target)} "
+                             f"--supersede {target}")
     files.check_outputs({"--pdf": pdf, "--html": html, "--out": out}, inputs)
     for field, target in (("--pdf", pdf), ("--html", html), ("--out", out)):
         if target is not None and os.path.lexists(target):  # a dangling link, say: never replaced either
             raise InputError(field, f"{target} already exists: a score is never silently replaced",
-                             "write to a new file (with --supersede OLD.json naming the score it replaces)")
-    if supersede is not None and out is None:
-        raise InputError("--out", "is needed with --supersede", "write the new score JSON to a new file with --out")
+                             f"write to a new file, naming the score it replaces: {field} {_fresh(target)} "
+                             f"--supersede {target}")
+    if supersede is not None and out is None and pdf is None:
+        raise InputError("--out", "is needed with --supersede (or --pdf): the new score must be kept to be read",
+                         "write the new score to a new file with --pdf NEW.pdf or --out NEW.json")
     if tsa is not None:
         timestamp.check_url(tsa)
         if pdf is None:
@@ -97,6 +100,14 @@ def score(
         step("writing the report")
         _write_score(done, j, published, deal, old, out, html, pdf, signer, tsa)  # nothing printed if it fails
     _emit_score(done.result, fmt)
+
+
+def _fresh(target: Path) -> str:
+    """A name beside ``target`` that does not exist yet (score.pdf gives score-2.pdf), for advice."""
+    n = 2
+    while (candidate := target.with_name(f"{target.stem}-{n}{target.suffix}")).exists() and n < 1000:
+        n += 1
+    return str(candidate)
 
 
 def _write_score(done: Any, j: Any, published: Any, deal: Any, old: bytes | None, out: Path | None,

@@ -23,12 +23,33 @@ FIELD = "--supersede"
 
 
 def load(path: str | Path, journal: Any, published: Any, deal: Any) -> bytes:
-    """The superseded score's bytes, checked against the journal (see ``check``)."""
+    """The superseded score's bytes, checked against the journal (see ``check``): the score JSON
+    written by ``--out``, or the one a score report PDF embeds (its data, which the PDF's pages are
+    a rendering of)."""
     from day60.files import read_bytes
 
-    raw = read_bytes(path, FIELD, "the score JSON written by 'day60 score --out'")
+    raw = read_bytes(path, FIELD, "the score JSON written by 'day60 score --out', or the score report PDF")
+    if raw.lstrip()[:5].startswith(b"%PDF-"):
+        raw = _embedded_score(raw, path)
     check(raw, str(path), journal, published, deal)
     return raw
+
+
+def _embedded_score(raw: bytes, path: str | Path) -> bytes:
+    """The score JSON a report PDF carries; refused by name when the PDF carries none."""
+    from day60.evidence import pdf as pdfs
+
+    score_json = "score.json"  # documents.SCORE_JSON; named here, as documents imports this module
+    try:
+        embedded = pdfs.guarded(path, pdfs.attachments, pdfs.reader(raw, path))
+    except (InputError, pdfs.Departs) as exc:
+        reason = exc.problem if isinstance(exc, InputError) else str(exc)
+        raise InputError(FIELD, f"{path} is a PDF day60 cannot read a score from: {reason}",
+                         "name the score report PDF as 'day60 score --pdf' wrote it, or its score JSON") from None
+    if score_json not in embedded:
+        raise InputError(FIELD, f"{path} is a PDF that carries no score: it is not a report written by 'day60 score'",
+                         "name the score report PDF that 'day60 score --pdf' wrote for this journal, or its score JSON")
+    return embedded[score_json]
 
 
 def _parse(raw: bytes, name: str) -> dict[str, Any]:

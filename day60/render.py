@@ -454,9 +454,9 @@ def docx(schedule: dict[str, Any], out: str | Path, field: str = "--docx") -> No
     # zero-width space after each underscore lets a parameter's name wrap only there, as the PDF does.
     shown = {**shown, "parameters": [{**q, "id": str(q["id"]).replace("_", "_\u200b")}
                                      for q in shown.get("parameters", [])]}
-    template.render({"s": shown, "toolkit_version": __version__}, autoescape=True)
-    banner = "DRAFT" if schedule["draft"] else ("SYNTHETIC" if schedule["synthetic"] else None)
-    finish(template.docx, schedule["paper"], banner)
+    banner = "DRAFT" if schedule["draft"] else ("SYNTHETIC" if schedule["synthetic"] else "")
+    template.render({"s": shown, "toolkit_version": __version__, "banner": banner}, autoescape=True)
+    finish(template.docx, schedule["paper"])
     buffer = io.BytesIO()
     template.save(buffer)
     write_atomic(out, buffer.getvalue(), field)

@@ -1,6 +1,7 @@
-"""The Word schedule's finish, after docxtpl has filled the template: the paper size and margins,
-page numbers, the SYNTHETIC or DRAFT banner on every page, a bookmark on each clause title and a
-live REF field for each cross-reference, so that "clause 3" follows its clause while a lawyer edits.
+"""The Word schedule's finish, after docxtpl has filled the template: the paper size, a bookmark on
+each clause title and a live REF field for each cross-reference, so that "clause 3" follows its
+clause while a lawyer edits. The styles, numbering, tables, header and footer (page numbers, the
+SYNTHETIC or DRAFT mark) are the template's (templates/make_schedule_docx.py).
 
 The template marks where these go with Unicode private-use characters (``clauses.REF_*`` for a
 cross-reference, ``BOOKMARK`` ... ``END`` for a clause title); this module turns each mark into
@@ -24,38 +25,17 @@ def bookmark_name(clause_id: str) -> str:
     return ("clause_" + re.sub(r"[^A-Za-z0-9]", "_", clause_id))[:40]
 
 
-def finish(document: Any, paper: str, banner: str | None) -> None:
-    """Apply the page set-up, the banner, page numbers, bookmarks and REF fields in place."""
+def finish(document: Any, paper: str) -> None:
+    """Apply the paper size, bookmarks and REF fields in place (the margins are the template's)."""
     from docx.shared import Mm
 
     for section in document.sections:
         section.page_width, section.page_height = (Mm(210), Mm(297)) if paper == "A4" else (Mm(215.9), Mm(279.4))
-        section.left_margin = section.right_margin = Mm(20)
-        section.top_margin = section.bottom_margin = Mm(20)
-        _footer(section, banner)
-    for table in document.tables:
-        _keep_rows(table)
     paragraphs = list(_all_paragraphs(document))
     for n, para in enumerate(paragraphs):
         _bookmark(para, n)
     for para in paragraphs:
         _fields(para)
-
-
-def _keep_rows(table: Any) -> None:
-    """No row splits across a page (a parameter's meaning stays beside its name), and a table
-    whose first row is its bold header repeats that row at the top of each page it runs onto."""
-    from docx.oxml import OxmlElement
-    from docx.oxml.ns import qn
-
-    rows = list(table.rows)
-    runs = [r for cell in rows[0].cells for para in cell.paragraphs for r in para.runs] if rows else []
-    header = len(rows) > 1 and bool(runs) and all(r.bold for r in runs if r.text.strip())
-    for i, row in enumerate(rows):
-        props = row._tr.get_or_add_trPr()
-        for tag in ("w:cantSplit", *(("w:tblHeader",) if header and i == 0 else ())):
-            if props.find(qn(tag)) is None:
-                props.append(OxmlElement(tag))
 
 
 def _all_paragraphs(document: Any) -> Any:
@@ -64,35 +44,6 @@ def _all_paragraphs(document: Any) -> Any:
         for row in table.rows:
             for cell in row.cells:
                 yield from cell.paragraphs
-
-
-def _footer(section: Any, banner: str | None) -> None:
-    """'SYNTHETIC' or 'DRAFT' (when so) and 'page N of M' at the foot of every page."""
-    para = section.footer.paragraphs[0]
-    para.text = ""
-    if banner:
-        run = para.add_run(f"{banner}   ")
-        run.bold = True
-    para.add_run("page ")
-    _simple_field(para, "PAGE", "1")
-    para.add_run(" of ")
-    _simple_field(para, "NUMPAGES", "1")
-
-
-def _simple_field(para: Any, instruction: str, shown: str) -> Any:
-    from docx.oxml import OxmlElement
-    from docx.oxml.ns import qn
-
-    field = OxmlElement("w:fldSimple")
-    field.set(qn("w:instr"), f" {instruction} ")
-    run = OxmlElement("w:r")
-    text = OxmlElement("w:t")
-    text.text = shown
-    text.set(qn("xml:space"), "preserve")
-    run.append(text)
-    field.append(run)
-    para._p.append(field)
-    return field
 
 
 def _bookmark(para: Any, n: int) -> None:

@@ -438,9 +438,13 @@ def compare_html(comparison: dict[str, Any], provenance: dict[str, Any]) -> str:
     return html("compare.html.j2", {"c": comparison, "synthetic": synthetic, "provenance": provenance, "w": words})
 
 
-def docx(schedule: dict[str, Any], out: str | Path, field: str = "--docx") -> None:
+def docx(schedule: dict[str, Any], out: str | Path, field: str = "--docx", *, language: str,
+         written_at: str | None = None) -> None:
     """Write the clause schedule as an editable Word file from templates/schedule.docx (docxtpl).
-    Text is XML-escaped; clauses are numbered by Word's own list numbering."""
+    Text is XML-escaped; clauses are numbered by Word's own list numbering. ``language`` is the
+    English Word spell-checks it in (``clauses.language_tag``); ``written_at`` the export's run time
+    (ISO 8601 with its offset, as the PDF's manifest records it; default now)."""
+    import datetime as dt
     import io
 
     from docxtpl import DocxTemplate
@@ -456,7 +460,9 @@ def docx(schedule: dict[str, Any], out: str | Path, field: str = "--docx") -> No
                                      for q in shown.get("parameters", [])]}
     banner = "DRAFT" if schedule["draft"] else ("SYNTHETIC" if schedule["synthetic"] else "")
     template.render({"s": shown, "toolkit_version": __version__, "banner": banner}, autoescape=True)
-    finish(template.docx, schedule["paper"])
+    when = dt.datetime.fromisoformat(written_at) if written_at else dt.datetime.now(dt.UTC)
+    finish(template.docx, shown, language, when if when.tzinfo else when.replace(tzinfo=dt.UTC),
+           f"day60 {__version__}")
     buffer = io.BytesIO()
     template.save(buffer)
     write_atomic(out, buffer.getvalue(), field)

@@ -509,14 +509,34 @@ def schedule(lib: Library, deal: Deal, draft: bool = False) -> dict[str, Any]:
 LETTER_COUNTRIES = {"US", "CA", "MX", "PH", "CL", "CO", "VE", "PR", "GT", "CR", "PA", "DO", "SV", "HN", "NI"}
 
 
+# Where English is written its own way and Word's spelling checker knows that English by name.
+ENGLISHES = {"GB": "en-GB", "UK": "en-GB", "US": "en-US", "IE": "en-IE", "AU": "en-AU", "NZ": "en-NZ",
+             "CA": "en-CA", "ZA": "en-ZA", "IN": "en-IN", "SG": "en-SG", "PH": "en-PH"}
+
+
+def _country(deal: Deal) -> Any:
+    """The country whose public holidays the deal's calendar keeps (None without one)."""
+    return ((deal.calendar or {}).get("holidays") or {}).get("country")
+
+
 def paper_size(deal: Deal) -> str:
     """A4 or Letter: as the deal says (deal.paper), else Letter where the deal's calendar keeps a
     Letter country's holidays, else A4."""
     stated = deal.deal.get("paper")
     if stated in ("A4", "Letter"):
         return stated
-    country = ((deal.calendar or {}).get("holidays") or {}).get("country")
-    return "Letter" if country in LETTER_COUNTRIES else "A4"
+    return "Letter" if _country(deal) in LETTER_COUNTRIES else "A4"
+
+
+def language_tag(deal: Deal) -> str:
+    """The English the Word schedule is spell-checked in, from the country of the deal's calendar
+    (its holidays): that country's own English where it has one (en-GB, en-US, en-IE, en-AU, ...),
+    else American English in the other Letter countries and British English everywhere else (and
+    with no calendar yet)."""
+    country = _country(deal)
+    if country in ENGLISHES:
+        return ENGLISHES[country]
+    return "en-US" if country in LETTER_COUNTRIES else "en-GB"
 
 
 def check_ids(lib: Library, deal: Deal | None = None) -> list[dict[str, Any]]:

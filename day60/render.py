@@ -438,9 +438,13 @@ def compare_html(comparison: dict[str, Any], provenance: dict[str, Any]) -> str:
     return html("compare.html.j2", {"c": comparison, "synthetic": synthetic, "provenance": provenance, "w": words})
 
 
-def docx(schedule: dict[str, Any], out: str | Path, field: str = "--docx") -> None:
+def docx(schedule: dict[str, Any], out: str | Path, field: str = "--docx", *, language: str,
+         written_at: str | None = None) -> None:
     """Write the clause schedule as an editable Word file from templates/schedule.docx (docxtpl).
-    Text is XML-escaped; clauses are numbered by Word's own list numbering."""
+    Text is XML-escaped; clauses are numbered by Word's own list numbering. ``language`` is the
+    English Word spell-checks it in (``clauses.language_tag``); ``written_at`` the export's run time
+    (ISO 8601 with its offset, as the PDF's manifest records it; default now)."""
+    import datetime as dt
     import io
 
     from docxtpl import DocxTemplate
@@ -454,9 +458,11 @@ def docx(schedule: dict[str, Any], out: str | Path, field: str = "--docx") -> No
     # zero-width space after each underscore lets a parameter's name wrap only there, as the PDF does.
     shown = {**shown, "parameters": [{**q, "id": str(q["id"]).replace("_", "_\u200b")}
                                      for q in shown.get("parameters", [])]}
-    template.render({"s": shown, "toolkit_version": __version__}, autoescape=True)
-    banner = "DRAFT" if schedule["draft"] else ("SYNTHETIC" if schedule["synthetic"] else None)
-    finish(template.docx, schedule["paper"], banner)
+    banner = "DRAFT" if schedule["draft"] else ("SYNTHETIC" if schedule["synthetic"] else "")
+    template.render({"s": shown, "toolkit_version": __version__, "banner": banner}, autoescape=True)
+    when = dt.datetime.fromisoformat(written_at) if written_at else dt.datetime.now(dt.UTC)
+    finish(template.docx, shown, language, when if when.tzinfo else when.replace(tzinfo=dt.UTC),
+           f"day60 {__version__}")
     buffer = io.BytesIO()
     template.save(buffer)
     write_atomic(out, buffer.getvalue(), field)

@@ -1,14 +1,19 @@
-"""The Word schedule's finish, after docxtpl has filled the template: the paper size and margins,
-page numbers, the SYNTHETIC or DRAFT banner on every page, a bookmark on each clause title and a
-live REF field for each cross-reference, so that "clause 3" follows its clause while a lawyer edits.
+"""The Word schedule's finish, after docxtpl has filled the template: what depends on the deal and
+the run. The paper (A4, or Letter for a deal on a Letter country's calendar, the text block 170 mm
+wide on both), the language Word spell-checks in, the document properties (title, subject, author
+"day60 <version>", created and modified at the export's run time), a bookmark on each clause
+title and a live REF field for each cross-reference, so that "clause 3" follows its clause while a
+lawyer edits.
 
-The template marks where these go with Unicode private-use characters (``clauses.REF_*`` for a
-cross-reference, ``BOOKMARK`` ... ``END`` for a clause title); this module turns each mark into
-Word's own XML and leaves no mark behind.
+The styles, numbering, tables, header and footer are the template's (templates/make_schedule_docx.py).
+The template marks where bookmarks and fields go with Unicode private-use characters
+(``clauses.REF_*`` for a cross-reference, ``BOOKMARK`` ... ``END`` for a clause title); this module
+turns each mark into Word's own XML and leaves no mark behind.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from copy import deepcopy
 from typing import Any
@@ -17,6 +22,8 @@ from day60.clauses import ref_parts
 
 BOOKMARK, END = "\ue003", "\ue004"
 _TITLE = re.compile(f"{BOOKMARK}([^{END}]*){END}")
+PAPER_MM = {"A4": (210.0, 297.0), "Letter": (215.9, 279.4)}
+TEXT_WIDTH_MM = 170.0  # the template's tables and tab stops fill this, on either paper
 
 
 def bookmark_name(clause_id: str) -> str:
@@ -24,17 +31,13 @@ def bookmark_name(clause_id: str) -> str:
     return ("clause_" + re.sub(r"[^A-Za-z0-9]", "_", clause_id))[:40]
 
 
-def finish(document: Any, paper: str, banner: str | None) -> None:
-    """Apply the page set-up, the banner, page numbers, bookmarks and REF fields in place."""
-    from docx.shared import Mm
-
-    for section in document.sections:
-        section.page_width, section.page_height = (Mm(210), Mm(297)) if paper == "A4" else (Mm(215.9), Mm(279.4))
-        section.left_margin = section.right_margin = Mm(20)
-        section.top_margin = section.bottom_margin = Mm(20)
-        _footer(section, banner)
-    for table in document.tables:
-        _keep_rows(table)
+def finish(document: Any, schedule: dict[str, Any], language: str, written_at: dt.datetime, author: str) -> None:
+    """Apply the paper, the spelling language, the document properties, bookmarks and REF fields in
+    place. ``schedule`` is the schedule as shown (its text made visible), ``language`` a tag such as
+    en-GB, ``written_at`` the export's run time (aware), ``author`` the toolkit and its version."""
+    _paper(document, schedule["paper"])
+    _language(document, language)
+    _properties(document, schedule, language, written_at, author)
     paragraphs = list(_all_paragraphs(document))
     for n, para in enumerate(paragraphs):
         _bookmark(para, n)
@@ -42,20 +45,53 @@ def finish(document: Any, paper: str, banner: str | None) -> None:
         _fields(para)
 
 
-def _keep_rows(table: Any) -> None:
-    """No row splits across a page (a parameter's meaning stays beside its name), and a table
-    whose first row is its bold header repeats that row at the top of each page it runs onto."""
-    from docx.oxml import OxmlElement
+def _paper(document: Any, paper: str) -> None:
+    """The deal's paper, its side margins keeping the text block the template's 170 mm."""
+    from docx.shared import Mm
+
+    width, height = PAPER_MM[paper]
+    for section in document.sections:
+        section.page_width, section.page_height = Mm(width), Mm(height)
+        section.left_margin = section.right_margin = Mm((width - TEXT_WIDTH_MM) / 2)
+
+
+def _language(document: Any, language: str) -> None:
+    """Every language the styles and settings name becomes ``language`` (the template names it on
+    the document defaults and in the settings' theme language), so Word checks the right English."""
     from docx.oxml.ns import qn
 
-    rows = list(table.rows)
-    runs = [r for cell in rows[0].cells for para in cell.paragraphs for r in para.runs] if rows else []
-    header = len(rows) > 1 and bool(runs) and all(r.bold for r in runs if r.text.strip())
-    for i, row in enumerate(rows):
-        props = row._tr.get_or_add_trPr()
-        for tag in ("w:cantSplit", *(("w:tblHeader",) if header and i == 0 else ())):
-            if props.find(qn(tag)) is None:
-                props.append(OxmlElement(tag))
+    for lang in document.styles.element.iter(qn("w:lang")):
+        lang.set(qn("w:val"), language)
+        lang.set(qn("w:eastAsia"), language)
+    for lang in document.settings.element.iter(qn("w:themeFontLang")):
+        lang.set(qn("w:val"), language)
+
+
+def _properties(document: Any, schedule: dict[str, Any], language: str, written_at: dt.datetime,
+                author: str) -> None:
+    """Title, subject, keywords and comments as the HTML's head says them; created and modified at
+    the run (UTC, as Word stores them)."""
+    deal, library = schedule["deal"], schedule["library"]
+    marks = [m for m, on in (("DRAFT", schedule["draft"]), ("SYNTHETIC", schedule["synthetic"])) if on]
+    props = document.core_properties
+    props.title = _clip(f"{deal.get('schedule', '')}: measured service levels"
+                        + "".join(f" ({m})" for m in marks))
+    props.subject = _clip(f"{deal.get('agreement', '')}, between {deal.get('provider', '')} and "
+                          f"{deal.get('partner', '')}")
+    props.keywords = _clip(", ".join(["day60", f"clause library {library['id']} {library['version']}", *marks]))
+    props.comments = _clip(f"Filled by {author} from the deal file with SHA-256 {schedule['sow_sha256']}, "
+                           f"clause library {library['id']} {library['version']}, charter {library['charter']}.")
+    props.author = props.last_modified_by = _clip(author)
+    props.category = "Contract schedule"
+    props.language = language
+    props.revision = 1
+    stamp = written_at.astimezone(dt.UTC).replace(tzinfo=None, microsecond=0)
+    props.created = props.modified = stamp
+
+
+def _clip(text: str, limit: int = 255) -> str:
+    """A core property holds at most 255 characters."""
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def _all_paragraphs(document: Any) -> Any:
@@ -64,35 +100,6 @@ def _all_paragraphs(document: Any) -> Any:
         for row in table.rows:
             for cell in row.cells:
                 yield from cell.paragraphs
-
-
-def _footer(section: Any, banner: str | None) -> None:
-    """'SYNTHETIC' or 'DRAFT' (when so) and 'page N of M' at the foot of every page."""
-    para = section.footer.paragraphs[0]
-    para.text = ""
-    if banner:
-        run = para.add_run(f"{banner}   ")
-        run.bold = True
-    para.add_run("page ")
-    _simple_field(para, "PAGE", "1")
-    para.add_run(" of ")
-    _simple_field(para, "NUMPAGES", "1")
-
-
-def _simple_field(para: Any, instruction: str, shown: str) -> Any:
-    from docx.oxml import OxmlElement
-    from docx.oxml.ns import qn
-
-    field = OxmlElement("w:fldSimple")
-    field.set(qn("w:instr"), f" {instruction} ")
-    run = OxmlElement("w:r")
-    text = OxmlElement("w:t")
-    text.text = shown
-    text.set(qn("xml:space"), "preserve")
-    run.append(text)
-    field.append(run)
-    para._p.append(field)
-    return field
 
 
 def _bookmark(para: Any, n: int) -> None:

@@ -1,26 +1,244 @@
 """Rebuild templates/schedule.docx, the Word template `day60 clauses export --docx` fills with
 docxtpl. Run it after changing the layout: python templates/make_schedule_docx.py
 
-The template holds only docxtpl tags and fixed wording; every clause and value comes from the
-same schedule data the HTML, PDF and Markdown exports use, in the same order: title block,
+The template holds only docxtpl tags, fixed wording and the styles; every clause and value comes
+from the same schedule data the HTML, PDF and Markdown exports use, in the same order: title block,
 precedence, calendar, definitions, documents, clauses, parameters, the report annex, provenance.
-Clauses are numbered by Word itself (the "List Number" style), so a lawyer's inserted clause
-renumbers the rest; each clause title carries a bookmark marker and each cross-reference a REF
-marker, which ``day60.render.docx`` turns into real bookmarks and REF fields after filling.
-The page size, page numbers and the SYNTHETIC or DRAFT banner are set there too.
+
+Its look is defined here, as named styles a lawyer finds in Word's own style lists:
+
+- Heading 1 (sections) and Heading 2 (clause titles) share one multi-level list, so Word numbers
+  the clauses 1., 2., ... itself and the navigation pane shows them under "Clauses"; a lawyer's
+  inserted clause renumbers the rest. Sections are not numbered (level 0 is "none"), as in the PDF,
+  whose text calls clauses "clause N" and nothing else by number.
+- "Schedule Table" (a header row that repeats on each page) and "Schedule Terms" (label and value
+  pairs): padded cells, light horizontal rules, no vertical lines. No row splits across a page,
+  and the short tables (the agreement block, the calendar, each clause's terms, the provenance)
+  keep together; each clause's title, text, terms and charter line stay on one page.
+- A running header (the schedule's title and the parties) from page 2; a footer on every page with
+  the toolkit's version, the start of the deal file's SHA-256, the SYNTHETIC or DRAFT mark and
+  "page N of M" as Word fields.
+- Arial throughout: Word has it everywhere and LibreOffice draws it with the metric-compatible
+  Liberation Sans, so pages previewed there break where Word breaks them.
+
+The export's finish (``day60.wordfile``) sets what depends on the deal: paper (A4 or Letter; the
+text block is 170 mm wide on both), the spelling language, the document properties, and turns
+each clause title's bookmark marker and each cross-reference's REF marker into Word's own.
 """
 
 from pathlib import Path
 
 from docx import Document
+from docx.enum.style import WD_STYLE_TYPE
+from docx.enum.text import WD_TAB_ALIGNMENT
+from docx.opc.constants import RELATIONSHIP_TYPE as RT
+from docx.oxml import OxmlElement, parse_xml
+from docx.oxml.ns import nsdecls, qn
 from docx.shared import Mm, Pt, RGBColor
 
 BOOKMARK = "\ue003"  # the clause title's bookmark marker, then the clause id, then END
 END = "\ue004"
 
+FONT = "Arial"
+INK, GREY, RULE, HAIRLINE, SHADE = "1B1B1B", "595959", "404040", "BFBFBF", "F2F2F2"
+MARK, MARK_SHADE = "9B1C1C", "FBEEEE"  # the SYNTHETIC and DRAFT marks, as in the PDF
+TEXT_WIDTH = 170  # mm between the side margins, on A4 and on Letter alike (day60.wordfile)
+HEADINGS_NUM = 90  # the multi-level list Heading 1 and Heading 2 share (clear of python-docx's own)
+TABLE, TERMS = "Schedule Table", "Schedule Terms"
+
+
+def _twips(mm: float) -> int:
+    return round(mm * 1440 / 25.4)
+
+
+def _clear(style) -> None:
+    """Drop a built-in style's own paragraph and run properties (themed fonts, blue, 2013 sizes)."""
+    for tag in ("w:pPr", "w:rPr"):
+        for old in style.element.findall(qn(tag)):
+            style.element.remove(old)
+
+
+def _border(ppr, side: str, size: float, colour: str, space: int = 1) -> None:
+    """A rule on one side of a paragraph: ``size`` in points."""
+    borders = ppr.find(qn("w:pBdr"))
+    if borders is None:
+        borders = OxmlElement("w:pBdr")
+        ppr.append(borders)
+    rule = OxmlElement(f"w:{side}")
+    for key, value in (("val", "single"), ("sz", str(round(size * 8))), ("space", str(space)), ("color", colour)):
+        rule.set(qn(f"w:{key}"), value)
+    borders.append(rule)
+
+
+def _order_ppr(ppr) -> None:
+    """python-docx appends what it does not model; Word wants pPr's children in schema order."""
+    order = ["pStyle", "keepNext", "keepLines", "pageBreakBefore", "widowControl", "numPr", "pBdr", "shd", "tabs",
+             "spacing", "ind", "jc", "outlineLvl"]
+    children = sorted(ppr, key=lambda e: order.index(e.tag.split("}")[1]) if e.tag.split("}")[1] in order else 99)
+    for child in children:
+        ppr.append(child)
+
+
+def _paragraph_style(doc, name: str, base: str = "Normal", *, size: float | None = None, bold: bool = False,
+                     colour: str | None = None, before: float = 0, after: float = 0, keep: bool = False):
+    """A paragraph style: a built-in one cleared, or a new one based on ``base``."""
+    try:
+        style = doc.styles[name]
+        _clear(style)
+    except KeyError:
+        style = doc.styles.add_style(name, WD_STYLE_TYPE.PARAGRAPH)
+    if name != "Normal":
+        style.base_style = doc.styles[base]
+    style.quick_style = True
+    font = style.font
+    if size:
+        font.size = Pt(size)
+    font.bold = bold or None
+    if colour:
+        font.color.rgb = RGBColor.from_string(colour)
+    fmt = style.paragraph_format
+    fmt.space_before, fmt.space_after = Pt(before), Pt(after)
+    if keep:
+        fmt.keep_with_next = True
+    return style
+
+
+def _styles(doc) -> None:
+    # Every run falls back to the document defaults: Arial 10 pt, dark ink, the spelling language
+    # (the finish sets the deal's), spacing of 1.15 lines; no theme fonts, which python-docx's
+    # template points at a theme it does not carry.
+    defaults = doc.styles.element.find(qn("w:docDefaults"))
+    defaults.getparent().replace(defaults, parse_xml(
+        f'<w:docDefaults {nsdecls("w")}><w:rPrDefault><w:rPr>'
+        f'<w:rFonts w:ascii="{FONT}" w:hAnsi="{FONT}" w:eastAsia="{FONT}" w:cs="{FONT}"/>'
+        f'<w:color w:val="{INK}"/><w:sz w:val="20"/><w:szCs w:val="20"/>'
+        '<w:lang w:val="en-GB" w:eastAsia="en-GB" w:bidi="ar-SA"/></w:rPr></w:rPrDefault>'
+        '<w:pPrDefault><w:pPr><w:spacing w:after="120" w:line="264" w:lineRule="auto"/></w:pPr></w:pPrDefault>'
+        '</w:docDefaults>'))
+    for fonts in doc.styles.element.iter(qn("w:rFonts")):
+        for key in ("asciiTheme", "hAnsiTheme", "eastAsiaTheme", "cstheme"):
+            fonts.attrib.pop(qn(f"w:{key}"), None)
+    for lang in list(doc.styles.element.iter(qn("w:lang"))):  # one language, on the defaults only
+        if lang.getparent().getparent().tag != qn("w:rPrDefault"):
+            lang.getparent().remove(lang)
+
+    _paragraph_style(doc, "Normal", after=6)
+    _paragraph_style(doc, "Title", size=18, bold=True, after=8, keep=True)
+    for level, (size, before, after) in enumerate(((12.5, 18, 6), (10.5, 12, 4))):
+        style = _paragraph_style(doc, f"Heading {level + 1}", size=size, bold=True, before=before, after=after,
+                                 keep=True)
+        style.paragraph_format.keep_together = True
+        ppr = style.element.get_or_add_pPr()
+        ppr.append(parse_xml(f'<w:numPr {nsdecls("w")}><w:ilvl w:val="{level}"/>'
+                             f'<w:numId w:val="{HEADINGS_NUM}"/></w:numPr>'))
+        if level == 0:  # a rule under each section's title, as the PDF's
+            _border(ppr, "bottom", 0.5, "8C8C8C")
+        ppr.append(parse_xml(f'<w:outlineLvl {nsdecls("w")} w:val="{level}"/>'))
+        _order_ppr(ppr)
+    banner = _paragraph_style(doc, "Schedule Mark", bold=True, colour=MARK, before=2, after=8, keep=True)
+    ppr = banner.element.get_or_add_pPr()
+    for side in ("top", "left", "bottom", "right"):
+        _border(ppr, side, 0.75, MARK, space=4)
+    ppr.append(parse_xml(f'<w:shd {nsdecls("w")} w:val="clear" w:color="auto" w:fill="{MARK_SHADE}"/>'))
+    banner.paragraph_format.left_indent = banner.paragraph_format.right_indent = Pt(5)
+    _order_ppr(ppr)
+    _paragraph_style(doc, "Clause Text", after=6, keep=True)  # a clause's wording, kept with its terms
+    doc.styles["Heading 2"].next_paragraph_style = doc.styles["Clause Text"]
+    _paragraph_style(doc, "Table Intro", after=4, keep=True)  # the sentence that introduces a table
+    _paragraph_style(doc, "Clause Note", size=8, colour=GREY, before=4, after=12)  # "Encodes charter section"
+    cell = _paragraph_style(doc, "Table Text", size=9)
+    cell.paragraph_format.line_spacing = 1.1
+    _paragraph_style(doc, "Table Text Keep", "Table Text", keep=True)  # rows of a table that stays whole
+    _paragraph_style(doc, "Table Heading", "Table Text", bold=True, keep=True)  # header cells and labels
+    for name in ("Header", "Footer"):
+        style = _paragraph_style(doc, name, size=8, colour=GREY)
+        style.paragraph_format.line_spacing = 1.0
+        style.paragraph_format.tab_stops.add_tab_stop(Mm(TEXT_WIDTH), WD_TAB_ALIGNMENT.RIGHT)
+    _table_style(doc, TABLE, header=True)
+    _table_style(doc, TERMS, header=False)
+
+
+def _table_style(doc, name: str, header: bool) -> None:
+    """Light rules (a firm one above and below, hairlines between rows, none down the sides or
+    between columns) and padded cells; with ``header``, a shaded first row that repeats on each page."""
+    style = doc.styles.add_style(name, WD_STYLE_TYPE.TABLE)
+    style.base_style = doc.styles["Normal Table"]
+    style.element.append(parse_xml(
+        f'<w:tblPr {nsdecls("w")}><w:tblBorders>'
+        f'<w:top w:val="single" w:sz="8" w:space="0" w:color="{RULE}"/><w:left w:val="nil"/>'
+        f'<w:bottom w:val="single" w:sz="8" w:space="0" w:color="{RULE}"/><w:right w:val="nil"/>'
+        f'<w:insideH w:val="single" w:sz="4" w:space="0" w:color="{HAIRLINE}"/><w:insideV w:val="nil"/>'
+        '</w:tblBorders><w:tblCellMar>'
+        f'<w:top w:w="{_twips(1)}" w:type="dxa"/><w:left w:w="{_twips(2)}" w:type="dxa"/>'
+        f'<w:bottom w:w="{_twips(1)}" w:type="dxa"/><w:right w:w="{_twips(2)}" w:type="dxa"/>'
+        '</w:tblCellMar></w:tblPr>'))
+    if header:
+        style.element.append(parse_xml(
+            f'<w:tblStylePr {nsdecls("w")} w:type="firstRow"><w:rPr><w:b/></w:rPr><w:trPr><w:tblHeader/></w:trPr>'
+            f'<w:tcPr><w:tcBorders><w:bottom w:val="single" w:sz="8" w:space="0" w:color="{RULE}"/></w:tcBorders>'
+            f'<w:shd w:val="clear" w:color="auto" w:fill="{SHADE}"/></w:tcPr></w:tblStylePr>'))
+
+
+def _numbering(doc) -> None:
+    """One multi-level list for the headings: level 0 (Heading 1) shows no number, level 1
+    (Heading 2) counts 1., 2., ... from each Heading 1, hanging 10 mm."""
+    numbering = doc.part.numbering_part.element
+    abstract = parse_xml(
+        f'<w:abstractNum {nsdecls("w")} w:abstractNumId="{HEADINGS_NUM}">'
+        '<w:multiLevelType w:val="multilevel"/><w:name w:val="Schedule headings"/>'
+        '<w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="none"/><w:pStyle w:val="Heading1"/>'
+        '<w:suff w:val="nothing"/><w:lvlText w:val=""/><w:lvlJc w:val="left"/>'
+        '<w:pPr><w:ind w:left="0" w:firstLine="0"/></w:pPr></w:lvl>'
+        '<w:lvl w:ilvl="1"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:pStyle w:val="Heading2"/>'
+        '<w:lvlText w:val="%2."/><w:lvlJc w:val="left"/>'
+        f'<w:pPr><w:tabs><w:tab w:val="num" w:pos="{_twips(10)}"/></w:tabs>'
+        f'<w:ind w:left="{_twips(10)}" w:hanging="{_twips(10)}"/></w:pPr></w:lvl>'
+        '</w:abstractNum>')
+    first_num = numbering.find(qn("w:num"))
+    if first_num is None:
+        numbering.append(abstract)
+    else:
+        first_num.addprevious(abstract)
+    numbering.append(parse_xml(f'<w:num {nsdecls("w")} w:numId="{HEADINGS_NUM}">'
+                               f'<w:abstractNumId w:val="{HEADINGS_NUM}"/></w:num>'))
+
+
+def _package(doc) -> None:
+    """What python-docx's own template says about itself goes: its author, 2013 dates, thumbnail of
+    a blank page, "Microsoft Macintosh Word", a Word 2010 copy of its old styles, and a proofing
+    state that tells Word the spelling was already checked. Word opens the file in its current mode,
+    not Word 2010 compatibility mode. The finish sets the properties of each export."""
+    props = doc.core_properties
+    props.author = props.last_modified_by = "day60"
+    props.comments = props.title = props.subject = props.keywords = ""
+    props.category = "Contract schedule"
+    for rid, rel in list(doc.part.rels.items()):  # Word 2010's copy of python-docx's old styles
+        if rel.reltype.endswith("/stylesWithEffects"):
+            del doc.part.rels[rid]
+    package = doc.part.package
+    for rid, rel in list(package.rels.items()):
+        if rel.reltype == RT.THUMBNAIL:
+            del package.rels[rid]
+        elif rel.reltype == RT.EXTENDED_PROPERTIES:
+            rel.target_part._blob = (
+                b"<?xml version='1.0' encoding='UTF-8' standalone='yes'?>\n"
+                b'<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties">'
+                b"<Application>day60</Application><DocSecurity>0</DocSecurity><ScaleCrop>false</ScaleCrop>"
+                b"<LinksUpToDate>false</LinksUpToDate><SharedDoc>false</SharedDoc>"
+                b"<HyperlinksChanged>false</HyperlinksChanged></Properties>")
+    settings = doc.settings.element
+    for old in settings.findall(qn("w:proofState")):
+        settings.remove(old)
+    for mode in settings.iter(qn("w:compatSetting")):
+        if mode.get(qn("w:name")) == "compatibilityMode":
+            mode.set(qn("w:val"), "15")
+    for lang in settings.iter(qn("w:themeFontLang")):
+        lang.set(qn("w:val"), "en-GB")
+        lang.attrib.pop(qn("w:eastAsia"), None)
+
 
 def _widths(table, widths):
-    """Column widths in millimetres (the page is 170 mm between its margins)."""
+    """Column widths in millimetres (the text block is 170 mm wide)."""
     table.autofit = False
     for column, width in zip(table.columns, widths, strict=True):
         column.width = Mm(width)  # the grid, which LibreOffice reads
@@ -29,50 +247,103 @@ def _widths(table, widths):
             cell.width = Mm(width)
 
 
+def _rows(table, header: bool) -> None:
+    """No row splits across a page; a header row repeats at the top of each page the table runs onto."""
+    for i, row in enumerate(table.rows):
+        props = row._tr.get_or_add_trPr()
+        props.append(OxmlElement("w:cantSplit"))
+        if header and i == 0:
+            props.append(OxmlElement("w:tblHeader"))
+
+
+def _fill(cell, text: str, style: str) -> None:
+    cell.text = text
+    for para in cell.paragraphs:
+        para.style = style
+
+
 def _pairs(doc, rows):
-    """A two-column table of labels and values, the labels narrow."""
+    """A table of labels and values, the labels narrow and bold; kept whole on one page, and with
+    what follows it."""
     table = doc.add_table(rows=len(rows), cols=2)
-    table.style = "Table Grid"
+    table.style = TERMS
     for row, (label, value) in zip(table.rows, rows, strict=True):
-        row.cells[0].text, row.cells[1].text = label, value
-    _widths(table, (45, 125))
+        _fill(row.cells[0], label, "Table Heading")
+        _fill(row.cells[1], value, "Table Text Keep")
+    _widths(table, (45, TEXT_WIDTH - 45))
+    _rows(table, header=False)
     return table
 
 
-def _table(doc, headers, loop, cells, widths=None):
-    """A real table: a header row, then one row per item of ``loop`` (docxtpl's row loop)."""
+def _table(doc, headers, loop, cells, widths, keep: bool = False):
+    """A real table: a header row, then one row per item of ``loop`` (docxtpl's row loop); with
+    ``keep``, short enough to be kept whole on one page."""
+    assert sum(widths) == TEXT_WIDTH, widths
     table = doc.add_table(rows=4, cols=len(headers))
-    table.style = "Table Grid"
+    table.style = TABLE
     for cell, text in zip(table.rows[0].cells, headers, strict=True):
-        cell.text = text
-        for run in cell.paragraphs[0].runs:
-            run.bold = True
+        _fill(cell, text, "Table Heading")
     table.rows[1].cells[0].text = f"{{%tr for {loop} %}}"
     for cell, text in zip(table.rows[2].cells, cells, strict=True):
-        cell.text = text
+        _fill(cell, text, "Table Text Keep" if keep else "Table Text")
     table.rows[3].cells[0].text = "{%tr endfor %}"
-    if widths:
-        _widths(table, widths)
+    _widths(table, widths)
+    _rows(table, header=True)
     return table
+
+
+def _page(doc) -> None:
+    """A4 with 20 mm side margins (the finish switches a Letter deal's paper, keeping 170 mm of
+    text); the header from page 2, the footer on every page."""
+    section = doc.sections[0]
+    section.page_width, section.page_height = Mm(210), Mm(297)
+    section.left_margin = section.right_margin = Mm((210 - TEXT_WIDTH) / 2)
+    section.top_margin, section.bottom_margin = Mm(25), Mm(22)
+    section.header_distance = section.footer_distance = Mm(10)
+    section.different_first_page_header_footer = True
+    title, parties = section.header.paragraphs[0], section.header.add_paragraph()
+    title.style = parties.style = "Header"
+    title.add_run("{{ s.deal.schedule }}: measured service levels").bold = True
+    parties.add_run("{{ s.deal.provider }} and {{ s.deal.partner }}")
+    _border(parties._p.get_or_add_pPr(), "bottom", 0.5, HAIRLINE, space=3)
+    _order_ppr(parties._p.pPr)
+    section.first_page_header.paragraphs[0].style = "Header"
+    _footer(section.footer.paragraphs[0])
+    _footer(section.first_page_footer.paragraphs[0])
+
+
+def _footer(para) -> None:
+    """Left: the toolkit, clause library and deal file's hash; right: the mark, and page N of M."""
+    para.style = "Footer"
+    para.add_run("day60 {{ toolkit_version }} · clause library {{ s.library.id }} {{ s.library.version }}"
+                 " · deal file SHA-256 {{ s.sow_sha256[:12] }}\t")
+    mark = para.add_run("{{ banner }}")
+    mark.bold = True
+    mark.font.color.rgb = RGBColor.from_string(MARK)
+    para.add_run("{% if banner %}   {% endif %}page ")
+    _field(para, "PAGE")
+    para.add_run(" of ")
+    _field(para, "NUMPAGES")
+    _border(para._p.get_or_add_pPr(), "top", 0.5, HAIRLINE, space=3)
+    _order_ppr(para._p.pPr)
+
+
+def _field(para, instruction: str) -> None:
+    """A simple field (Word shows its result and updates it on each page)."""
+    para._p.append(parse_xml(f'<w:fldSimple {nsdecls("w")} w:instr=" {instruction} ">'
+                             '<w:r><w:t xml:space="preserve">1</w:t></w:r></w:fldSimple>'))
 
 
 def _banner(doc, text):
-    para = doc.add_paragraph()
-    run = para.add_run(text)
-    run.bold = True
-    run.font.color.rgb = RGBColor(0x9B, 0x1C, 0x1C)
+    doc.add_paragraph(text, style="Schedule Mark")
 
 
 def build(out: Path) -> None:
     doc = Document()
-    style = doc.styles["Normal"]
-    style.font.name = "DejaVu Sans"
-    style.font.size = Pt(10)
-    titles = doc.styles["List Number"]
-    titles.font.bold = True
-    titles.font.size = Pt(11)
-    titles.paragraph_format.space_before = Pt(12)
-    titles.paragraph_format.keep_with_next = True
+    _styles(doc)
+    _numbering(doc)
+    _package(doc)
+    _page(doc)
     doc.add_paragraph("{{ s.deal.schedule }}: measured service levels", style="Title")
     doc.add_paragraph("{%p if s.synthetic %}")
     _banner(doc, "SYNTHETIC: the parties and numbers in this schedule are invented to demonstrate the toolkit. "
@@ -91,8 +362,9 @@ def build(out: Path) -> None:
 
     doc.add_heading("Business calendar", level=1)
     doc.add_paragraph("{%p if s.calendar %}")
-    doc.add_paragraph("Every Business Day and Business Hour in this schedule is counted on this calendar.")
-    _table(doc, ("Setting", "Value"), "row in s.calendar", ("{{ row[0] }}", "{{ row[1] }}"), (45, 125))
+    doc.add_paragraph("Every Business Day and Business Hour in this schedule is counted on this calendar.",
+                      style="Table Intro")
+    _table(doc, ("Setting", "Value"), "row in s.calendar", ("{{ row[0] }}", "{{ row[1] }}"), (45, 125), keep=True)
     doc.add_paragraph("{%p else %}")
     _banner(doc, "The business calendar is not yet agreed: until it is, no Business Day or Business Hour in this "
                  "schedule can be counted.")
@@ -104,13 +376,14 @@ def build(out: Path) -> None:
                       "what it counts, what it divides by and what it leaves out, each exclusion being counted and "
                       "reported beside the figure. A floor or ceiling is met only if the unrounded figure meets it; "
                       "rounding is for presentation. A figure reported without its sample size is not evidence of "
-                      "anything.")
+                      "anything.", style="Table Intro")
     _table(doc, ("Term", "Meaning"), "term, meaning in s.definitions_marked.items()", ("{{ term }}", "{{ meaning }}"),
            (45, 125))
 
     doc.add_paragraph("{%p if s.documents %}")
     doc.add_heading("Documents referred to", level=1)
-    doc.add_paragraph("Each of these terms means the document named here; it forms part of the clauses that use it.")
+    doc.add_paragraph("Each of these terms means the document named here; it forms part of the clauses that use it.",
+                      style="Table Intro")
     _table(doc, ("Term", "What it must contain", "The document", "Clauses"), "d in s.documents",
            ("{{ d.term }}", "{{ d.what }}", "{{ d.reference or '[' ~ d.term ~ ': to be named]' }}",
             "{{ d.clauses | join(', ') }}"), (35, 65, 50, 20))
@@ -118,13 +391,13 @@ def build(out: Path) -> None:
 
     doc.add_heading("Clauses", level=1)
     doc.add_paragraph("{%p for c in s.clauses %}")
-    doc.add_paragraph(BOOKMARK + "{{ c.id }}" + END + "{{ c.title }}", style="List Number")
-    doc.add_paragraph("{{ c.marked }}")
+    doc.add_heading(BOOKMARK + "{{ c.id }}" + END + "{{ c.title }}", level=2)
+    doc.add_paragraph("{{ c.marked }}", style="Clause Text")
     _pairs(doc, (("Unit", "{{ c.definitions.unit }}"), ("Counted", "{{ c.definitions.numerator }}"),
                  ("Divided by", "{{ c.definitions.denominator }}"),
                  ("Left out, and counted", "{{ c.definitions.exclusions }}")))
     doc.add_paragraph("Encodes charter section {{ c.section }}{% if c.requires %}; stands or falls with "
-                      "{{ c.requires | join(', ') }}{% endif %}.")
+                      "{{ c.requires | join(', ') }}{% endif %}.", style="Clause Note")
     doc.add_paragraph("{%p endfor %}")
 
     doc.add_heading("Parameters", level=1)
@@ -135,7 +408,8 @@ def build(out: Path) -> None:
     doc.add_paragraph("{%p if s.report_elements %}")
     doc.add_heading("Annex: Monthly Report elements", level=1)
     doc.add_paragraph("The elements " + "{{ s.report_clause_marked }}" + " requires of every Monthly Report, each "
-                      "present, covering the whole period and carrying the sample size or basis of its figures.")
+                      "present, covering the whole period and carrying the sample size or basis of its figures.",
+                      style="Table Intro")
     _table(doc, ("Element", "What it contains", "Source"), "e in s.report_elements",
            ("{{ e.id }}", "{{ e.what }}", "{{ e.source }}"), (45, 95, 30))
     doc.add_paragraph("{%p endif %}")

@@ -354,9 +354,9 @@ def test_the_lawyers_journey_from_half_a_deal_to_a_signable_schedule(run, tmp_pa
         r = run("clauses", "export", "--sow", deal, f"--{ext}", tmp_path / f"final.{ext}")
         assert r.exit_code == 0, r.output
     doc = Document(tmp_path / "final.docx")
-    numbered = [p.text for p in doc.paragraphs if p.style.name == "List Number"]
+    numbered = [p.text for p in doc.paragraphs if p.style.name == "Heading 2"]
     assert numbered == ["Containment", "Time to restore service", "Monthly report completeness and timeliness",
-                        "Reviewer minutes per exception"]  # Word's own numbering (List Number) numbers them
+                        "Reviewer minutes per exception"]  # Word numbers them (Heading 2)
     body = "\n".join(p.text for p in doc.paragraphs) + " ".join(c.text for t in doc.tables for r in t.rows
                                                                  for c in r.cells)
     assert "DRAFT" not in body and "{{" not in body and "{%" not in body
@@ -580,7 +580,7 @@ def test_the_word_schedule_matches_the_pdf_and_keeps_its_cross_references_live(r
     agreement = next(t for t in doc.tables if t.rows[0].cells[0].text == "Agreement")
     assert agreement.rows[0]._tr.trPr.find(qn("w:tblHeader")) is None
     xml = doc.element.xml
-    titles = [p.text for p in doc.paragraphs if p.style.name == "List Number"]
+    titles = [p.text for p in doc.paragraphs if p.style.name == "Heading 2"]
     marks = re.findall(r'w:bookmarkStart w:id="\d+" w:name="(clause_[^"]+)"', xml)
     assert len(marks) == len(titles) == len(set(marks)) and "\ue000" not in xml and "\ue003" not in xml
     numbers = {name: i for i, name in enumerate(marks, start=1)}

@@ -120,7 +120,7 @@ def clauses_export(
         raw, pages = documents.pdf_bytes(document)
         body = documents.finish(raw, signer, tsa)
     if docx:
-        render.docx(s, docx)
+        render.docx(s, docx, language=clauses.language_tag(deal), written_at=document.written_at)
         typer.echo(f"wrote {docx}", err=True)
     if md:
         files.write_atomic(md, render.html("schedule.md.j2", {"s": s}), "--md")

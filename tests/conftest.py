@@ -1,4 +1,5 @@
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -19,7 +20,8 @@ settings.load_profile(PROFILE)
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    """One worker a core (pytest-xdist's ``-n auto``) unless the command line says otherwise.
+    """One worker a core (pytest-xdist's ``-n auto``, work stealing) unless the command line says
+    otherwise.
 
     Set here rather than in ``addopts``, so that ``pytest -p no:xdist`` (no xdist at all),
     ``pytest -n 0`` and ``pytest --pdb`` still run: with ``-n auto`` in ``addopts`` the first
@@ -27,6 +29,24 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     if (config.pluginmanager.hasplugin("xdist") and config.getoption("numprocesses", None) is None
             and not config.getoption("usepdb", False) and "PYTEST_XDIST_WORKER" not in os.environ):
         config.option.numprocesses = "auto"
+        if config.getoption("dist", "no") == "no":  # idle workers take tests queued on a busy one:
+            config.option.dist = "worksteal"        # the few long tests no longer finish the run alone
+
+
+def slow_entries() -> set[str]:
+    """What tests/slow.txt names: modules (``tests/x.py``) and test functions (``tests/x.py::name``)."""
+    lines = (Path(__file__).parent / "slow.txt").read_text(encoding="utf-8").splitlines()
+    return {line.strip() for line in lines if line.strip() and not line.startswith("#")}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark ``slow`` what tests/slow.txt names, so ``pytest -m "not slow"`` is the quick lane."""
+    slow = slow_entries()
+    root = Path(__file__).parent.parent
+    for item in items:
+        module = item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else str(item.path)
+        if module in slow or f"{module}::{item.originalname}" in slow:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture

@@ -14,12 +14,15 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests import commandserver
 from tests.docblocks import ROOT, RUN, SHOWN, blocks, markdown_files
 
 BLOCK_TIMEOUT = 300  # seconds: a generous ceiling for one block on a loaded 2-core machine
@@ -52,8 +55,39 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
             # The running environment's pip, run by the venv's python, installs into the venv.
             subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
                             str(wheel)], check=True, capture_output=True, env=_clean_env(env_dir))
+            _put_the_client_in_front(env_dir)
             done.touch()
     return env_dir
+
+
+def _put_the_client_in_front(env_dir: Path) -> None:
+    """The venv's `day60` becomes the command server's client (tests/commandserver.py), the
+    installed console script kept beside it as `day60-installed`, which the client runs as it is
+    wherever no server is named."""
+    script = env_dir / "bin" / "day60"
+    real = script.with_name("day60-installed")
+    script.rename(real)
+    script.write_text(commandserver.client_script(str(env_dir / "bin" / "python"), str(real)), encoding="utf-8")
+    script.chmod(0o755)
+    shutil.copy(commandserver.__file__, env_dir / "commandserver.py")
+
+
+@pytest.fixture(scope="session")
+def command_server(venv: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """This worker's command server: the installed CLI imported once, a fork of it per command."""
+    folder = tmp_path_factory.mktemp("command-server")
+    path = str(folder / "socket")
+    proc = subprocess.Popen([str(venv / "bin" / "python"), str(venv / "commandserver.py"), path],
+                            cwd=folder, env=_clean_env(venv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=open(folder / "server.log", "wb"), text=True)  # noqa: SIM115
+    try:
+        line = proc.stdout.readline()
+        if line.strip() != "ready":
+            pytest.fail(f"the command server did not start: {(folder / 'server.log').read_text()[-2000:]}")
+        yield path
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 def _inherit_packages(env_dir: Path) -> None:
@@ -114,11 +148,16 @@ RUNNABLE = [p for p in FILES if any(b.lang in RUN for b in blocks(p))]
 
 
 @pytest.mark.parametrize("path", RUNNABLE, ids=[str(p.relative_to(ROOT)) for p in RUNNABLE])
-def test_examples_run_as_written(path, venv, tmp_path):
+def test_examples_run_as_written(path, venv, command_server, tmp_path):
+    """Each page's commands in order in one empty folder. The README's run as the newcomer runs
+    them, each `day60` a fresh process of the installed console script; every other page's through
+    this worker's command server (tests/commandserver.py), which runs the same installed code."""
     work, state = tmp_path / "work", tmp_path / "state"
     work.mkdir()
     state.mkdir()
     env = _clean_env(venv, state)
+    if path != ROOT / "README.md":
+        env[commandserver.SOCKET_VARIABLE] = command_server
     for block in (b for b in blocks(path) if b.lang in RUN):
         argv = (["bash", "-e", "-o", "pipefail", "-c", block.code] if block.lang == "sh"
                 else ["python", "-c", block.code])

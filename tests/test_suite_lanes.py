@@ -1,0 +1,45 @@
+"""The quick lane (`pytest -m "not slow"`) leaves out exactly what tests/slow.txt names, and that
+list names only tests that exist: a renamed or deleted test would otherwise leave a stale line and
+its replacement would slip into the quick lane unnoticed."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.conftest import slow_entries
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _functions(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+
+
+def test_every_slow_entry_names_a_module_or_test_that_exists():
+    missing = []
+    for entry in sorted(slow_entries()):
+        module, _, name = entry.partition("::")
+        path = ROOT / module
+        if not path.is_file() or not path.name.startswith("test_") or (name and name not in _functions(path)):
+            missing.append(entry)
+    assert not missing, f"tests/slow.txt names tests that do not exist: {missing}; remove or rename them"
+
+
+def test_the_quick_lane_leaves_out_what_the_list_names():
+    """Collected with -m "not slow", a module the list names whole (the docs examples) and a
+    function it names (the demo's next commands) are left out; a test it does not name (this one)
+    is kept."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist",
+                           "-o", "addopts=", "--collect-only", "-q", "-m", "not slow", "tests/test_docs_examples.py",
+                           "tests/test_cli_basics.py", "tests/test_suite_lanes.py"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    collected = done.stdout
+    assert "tests/test_suite_lanes.py::test_every_slow_entry_names_a_module_or_test_that_exists" in collected
+    assert "test_docs_examples.py" not in collected
+    assert "test_the_demo_says_what_to_open_and_its_next_commands_run" not in collected
+    assert "tests/test_cli_basics.py::" in collected

@@ -153,18 +153,19 @@ def test_the_schedules_parameter_ids_break_only_after_an_underscore(tmp_path):
 
 
 def test_the_timelines_notes_wrap_between_words_inside_the_drawing(tmp_path):
-    """Forty-one incidents eight days apart over a year: the axis is broken and one row is not
-    drawn, so the note reads 'ticks: ... open at the close; // : a stretch with no recorded event is
-    left out; 1 more row not drawn', about 770 px at 9 px, wider than the 752 px the 760 px drawing
-    leaves: it is drawn on two lines, broken between words, each inside the drawing (before, one
-    line ran off its right edge, cut mid-word)."""
+    """Forty-one incidents in two bursts of a year, in January and in October: the axis is broken
+    (two stretches) and one row is not drawn, so the note reads 'ticks: ... open at the close; // :
+    a stretch with no recorded event is left out; 1 more row not drawn', about 770 px at 9 px,
+    wider than the 752 px the 760 px drawing leaves: it is drawn on two lines, broken between
+    words, each inside the drawing (before, one line ran off its right edge, cut mid-word)."""
     import datetime as dt
 
     from day60.clock import BusinessCalendar
     from day60.resources import example
 
+    bursts = [dt.datetime(2026, 1, 5, 10, tzinfo=dt.UTC), dt.datetime(2026, 10, 5, 10, tzinfo=dt.UTC)]
     events = [{"seq": k + 1, "kind": "incident.detected", "id": f"I{k}",
-               "at": (dt.datetime(2026, 1, 5, 10, tzinfo=dt.UTC) + dt.timedelta(days=8 * k)).isoformat(),
+               "at": (bursts[k % 2] + dt.timedelta(hours=3 * k)).isoformat(),
                "data": {"severity": 2}} for k in range(41)]
     drawing = svg(events, BusinessCalendar.load(example("uk-office.toml")),
                   {"start": "2026-01-01T00:00:00+00:00", "end": "2027-01-01T00:00:00+00:00"})

@@ -112,7 +112,9 @@ def test_an_id_of_one_long_word_is_drawn_whole_and_compressed(tmp_path):
 
 
 def test_a_bar_charts_notes_end_at_a_word_with_the_full_note_in_the_json(tmp_path):
-    """Three incidents with no restore: each bar's note is drawn in the plot (272 px at 10 px);
+    """Three incidents with no restore: each one's note is drawn where its bar would be, in the
+    plot, 374 px at 10 px (640 less 124 for the row labels, 134 for the column of values at its
+    least, 120 px and 14 of margin, for 'target 8 hours' needs only 70, and 8 inside the plot);
     the longer ones end in an ellipsis after a whole word, and each drawn note is the beginning of
     the full note, which the score JSON carries (before, they were cut at 60 characters, mid-word)."""
     from tests.test_documents import _gaps_journal

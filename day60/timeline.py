@@ -85,6 +85,9 @@ class _Axis:
                 < MIN_STRETCH * sum(b - a for a, b in stretches):
             stretches = [(w0, w1)]  # a stretch too narrow to be dated: the whole window, linear, instead
         self.stretches = stretches
+        # A broken axis that leaves out the window's first or last days marks that end too.
+        self.cut_before = not self.zoomed and stretches[0][0] > w0
+        self.cut_after = not self.zoomed and stretches[-1][1] < w1
         room = _room(len(stretches))
         total = sum(b - a for a, b in stretches) or 1
         self.boxes = []  # (a, b, x0, x1)
@@ -102,7 +105,7 @@ class _Axis:
 
     @property
     def broken(self) -> bool:
-        return len(self.boxes) > 1
+        return len(self.boxes) > 1 or self.cut_before or self.cut_after
 
 
 def svg(events: list[dict[str, Any]], calendar: BusinessCalendar, window: dict[str, str]) -> str:
@@ -276,7 +279,8 @@ def _day_ticks(a: int, b: int, px_per_day: float, fmt: str, calendar: BusinessCa
 def _draw_axis(y: float, ticks: _Ticks, axis: _Axis, above: bool) -> list[str]:
     """The date axis as a line per stretch at ``y``, its ticks, its labels (above the line for the
     axis over the rows, under it for the one below), and a break mark "//" on the line in each gap
-    of a broken axis: never inside the rows."""
+    of a broken axis, and at either end where the window's first or last days are left out: never
+    inside the rows."""
     out = []
     for _, _, x0, x1 in axis.boxes:
         out.append(f'<line x1="{x0:.1f}" y1="{y}" x2="{x1:.1f}" y2="{y}" stroke="#555" stroke-width="0.8"/>')
@@ -289,8 +293,12 @@ def _draw_axis(y: float, ticks: _Ticks, axis: _Axis, above: bool) -> list[str]:
         out.append(f'<line x1="{xt:.1f}" y1="{y - 3 * toward}" x2="{xt:.1f}" y2="{y + 4 * toward}" '
                    'stroke="#1b1b1b" stroke-width="0.8"/>')
         out.append(f'<text x="{xt + 1:.1f}" y="{ty}" fill="#1b1b1b" font-size="{DATE_SIZE}">{escape(text)}</text>')
-    for (_, _, _, x1), (_, _, nx0, _) in zip(axis.boxes, axis.boxes[1:], strict=False):
-        mid = (x1 + nx0) / 2
+    breaks = [(x1 + nx0) / 2 for (_, _, _, x1), (_, _, nx0, _) in zip(axis.boxes, axis.boxes[1:], strict=False)]
+    if axis.cut_before:
+        breaks.insert(0, axis.boxes[0][2] - GAP / 2)
+    if axis.cut_after:
+        breaks.append(axis.boxes[-1][3] + GAP / 2)
+    for mid in breaks:
         out.append(f'<text x="{mid - 3.7:.1f}" y="{y + 3.5:.1f}" fill="#1b1b1b" font-size="10">//</text>')
     return out
 

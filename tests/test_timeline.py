@@ -139,14 +139,16 @@ def test_date_labels_never_overlap():
 
 
 def test_axis_breaks_are_marked_on_the_axis_never_inside_a_row():
-    """Seven stretches have six breaks. Each '//' is drawn at 10 px on the date axis's line, 10 px
-    above the first row: its glyphs reach from about 7.6 px above its baseline to 2.4 px below, all
-    above the shaded band that holds the rows (before, each mark sat halfway down the rows, over
-    whatever row was drawn there)."""
+    """Seven stretches have six breaks between them, and the window's first twelve days (1 to 13
+    Jul) and last week (24 Sep to 1 Oct) are left out too, each marked at its end of the axis: eight
+    marks. Each '//' is drawn at 10 px on the date axis's line, 10 px above the first row: its
+    glyphs reach from about 7.6 px above its baseline to 2.4 px below, all above the shaded band
+    that holds the rows (before, each mark sat halfway down the rows, over whatever row was drawn
+    there, and nothing marked the left-out ends)."""
     drawing = _summer_drawing()
     top, bottom = _plot_band(drawing)
     marks = [float(y) for y in re.findall(r'<text x="[\d.]+" y="([\d.]+)"[^>]*>//</text>', drawing)]
-    assert len(marks) == 6
+    assert len(marks) == 8
     for y in marks:
         assert y + 0.24 * 10 < top or y - 0.76 * 10 > bottom, (y, top, bottom)
 

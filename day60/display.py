@@ -415,28 +415,91 @@ PDF_ROWS = 30  # a document draws at most this many items of one kind; the rest 
 
 
 def chart_rows(line: dict[str, Any]) -> list[dict[str, Any]]:
-    """One bar per observation of a time line, each against its own target (value / target).
+    """One bar per observation of a time line: its label, value, target and unit (the unit its
+    target is judged in), and ``ratio`` (value / target, how far from its target) for ordering.
 
     Past PDF_ROWS observations, the ones furthest from their target are drawn (those with no
-    figure first) and a last row counts the rest."""
+    figure first) and a last row (``more``) counts the rest."""
     fig, target = line.get("figure") or {}, line.get("target") or {}
     rows = []
     for o in fig.get("observations", []):
-        band = target["by_severity"][str(o["severity"])] if "by_severity" in target else target
+        band = (target["by_severity"].get(str(o.get("severity"))) or {}) if "by_severity" in target else target
         unit = o.get("unit") or band.get("unit") or fig.get("unit") or ""
         goal = band.get("target")
+        goal = None if _absent(goal) else float(goal)
+        value = None if _absent(o["value"]) else float(o["value"])
         label = f"{o['id']} (S{o['severity']})" if "severity" in o else o["id"]
-        if _absent(o["value"]) or not goal:
-            rows.append({"label": label, "ratio": None, "text": o.get("note") or missing()})
-            continue
-        rows.append({"label": label, "ratio": o["value"] / goal,  # the unit once: value and target share it
-                     "text": f"{num(o['value'], 2)} (target {num(goal, 0, unit)})"})
+        ratio = None if value is None or not goal else value / goal
+        text = (o.get("note") or missing()) if value is None else num(value, 2, unit)
+        rows.append({"label": label, "value": value, "target": goal, "unit": unit, "ratio": ratio, "text": text})
     if len(rows) <= PDF_ROWS:
         return rows
     worst = sorted(rows, key=lambda r: -1e300 if r["ratio"] is None else -r["ratio"])[:PDF_ROWS]
     hidden = len(rows) - PDF_ROWS
-    return [*worst, {"label": f"{hidden:,} more", "ratio": None,
+    return [*worst, {"label": f"{hidden:,} more", "value": None, "target": None, "unit": "", "ratio": None,
+                     "more": True,
                      "text": f"the {PDF_ROWS} furthest from target of {len(rows):,} are drawn; all in the JSON"}]
+
+
+# How each unit a time line is judged in is named under its chart axis.
+AXIS_UNITS = {"hours": "hours, elapsed (wall clock)",
+              "business hours": "business hours (working time on the exercise calendar)"}
+BAR_ROW, BAR_SIZE, BAR_LEFT = 22, 10, 124  # row height, font size, x where the plot starts
+
+
+def bar_chart(rows: list[dict[str, Any]], width: float = 640) -> dict[str, Any]:
+    """A bar chart's layout, from ``chart_rows``: bars proportional to their values, on one axis
+    per unit (observations judged on different clocks, such as elapsed and business hours, are
+    never drawn against one scale), each axis from 0 to a round tick at or above the largest
+    value or target on it, ticked and named by its unit. Each row has its target marked on the
+    same axis (``target_x``), and its value printed with its unit; a row with no figure has no
+    bar but its words (``words``, fitted to the plot, the full text in the JSON). A bar shorter
+    than a pixel is drawn a pixel wide, so that a non-zero figure never looks like nothing."""
+    texts = []
+    for r in rows:
+        goal = "no target" if r["target"] is None else \
+            f"target {plain_number(r['target'])} {unit_for(r['target'], r['unit'])}"
+        texts.append(goal if r["value"] is None else f"{r['text']}; {goal}")
+    drawn = [(r, t) for r, t in zip(rows, texts, strict=True) if not r.get("more")]
+    right = min(max([text_width(t, BAR_SIZE) for _, t in drawn] + [120.0]) + 14, width * 0.42)
+    plot = width - BAR_LEFT - right
+    units = list(dict.fromkeys(r["unit"] for r, _ in drawn))
+    panels, y = [], 6.0
+    for unit in units:
+        mine = [(r, t) for r, t in drawn if r["unit"] == unit]
+        heading = None
+        if len(units) > 1:
+            heading = {"y": y + 10, "text": f"Judged in {AXIS_UNITS.get(unit, unit)}"}
+            y += 16
+        top = max([r["value"] for r, _ in mine if r["value"] is not None]
+                  + [r["target"] for r, _ in mine if r["target"] is not None] + [0.0])
+        ticks = nice_ticks(top * 1.08 if top > 0 else 1.0, 4)  # the largest mark clear of the axis's end
+        scale = plot / ticks[-1]
+        out_rows = []
+        for i, (r, text) in enumerate(mine):
+            ry = y + BAR_ROW * i
+            bar = None if r["value"] is None else max(r["value"] * scale, 1.0 if r["value"] > 0 else 0.0)
+            beyond = r["value"] is not None and r["target"] is not None and r["value"] > r["target"]
+            words = None
+            if r["value"] is None:
+                words = fit(r["text"], plot - 8, BAR_SIZE)
+                words["width"] = min(text_width(words["text"], BAR_SIZE), plot - 8)
+            out_rows.append({"label": r["label"], "y": ry, "bar": bar, "beyond": beyond, "words": words,
+                             "target_x": None if r["target"] is None else BAR_LEFT + r["target"] * scale,
+                             "text": text})
+        axis_y = y + BAR_ROW * len(mine) + 2
+        panels.append({"unit": unit, "heading": heading, "rows": out_rows, "axis_y": axis_y, "top": y,
+                       "axis_title": AXIS_UNITS.get(unit, unit) or "no unit",
+                       "ticks": [(BAR_LEFT + t * scale, tick_label(t, ticks)) for t in ticks]})
+        y = axis_y + 36
+    more = next((r for r in rows if r.get("more")), None)
+    more_line = None
+    if more is not None:
+        more_line = {"y": y + 8, "text": f"{more['label']}: {more['text']}"}
+        y += 22
+    return {"width": width, "left": BAR_LEFT, "plot": plot, "value_x": BAR_LEFT + plot + 10, "size": BAR_SIZE,
+            "panels": panels, "more": more_line, "legend_y": y + 4, "height": y + (32 if len(units) > 1 else 16),
+            "separate": len(units) > 1}
 
 
 SECTIONS = {"drift": ("Drift detection and notice", "drift-notice"), "incident": ("Incidents", "restore"),

@@ -48,7 +48,7 @@ def environment(markdown: bool = False) -> jinja2.Environment:
                        missing=display.missing, breakable=display.breakable, when=display.when)
     env.globals.update(toolkit_version=__version__, line_figure=display.line_figure,
                        line_target=display.line_target, chart_rows=display.chart_rows, pdf_rows=display.PDF_ROWS,
-                       trend_chart=display.trend_chart,
+                       trend_chart=display.trend_chart, bar_chart=display.bar_chart,
                        section_summary=display.section_summary, plural=display.plural, missing=display.missing,
                        nothing_earned=display.nothing_earned,
                        drill_sheet=display.drill_sheet, drill_words=display.drill_words, fit=display.fit)

@@ -5,7 +5,11 @@ onset to notice, the incident clock from its start to the restore (waits on the 
 change windows drawn over it), criterion to decision and decision to smoke pass. Withdrawn and
 excluded incidents are drawn apart, hatched and labelled. Non-business time is shaded from the
 exercise calendar. A long window gets a broken axis: only the stretches around recorded events
-are drawn, each break marked, so three months of sparse records do not shrink to a barcode.
+are drawn, so three months of sparse records do not shrink to a barcode; each break is marked "//"
+on the date axis, outside the rows, and where a stretch would be too narrow to carry a date the
+whole window is drawn instead. The date axis is labelled with day and month often enough that any
+event is a day or so from a label (a week or a month on longer axes), labels never overlapping,
+and a drawing of many rows repeats it under them.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from xml.sax.saxutils import escape
 from day60.clock import BusinessCalendar, from_utc_us, to_utc_us
 from day60.journal import effective
 
-WIDTH, LEFT, RIGHT, ROW, TOP = 760, 110, 12, 20, 34
+WIDTH, LEFT, RIGHT, ROW, TOP = 760, 110, 12, 20, 40
 MAX_ROWS = 40
 MIN_BAR = 4.0  # pixels: a half-hour change window stays visible on a two-week axis
 GAP = 14  # pixels between two stretches of a broken axis
@@ -40,6 +44,14 @@ class _Row:
     def instants(self) -> list[int]:
         return [t for b in self.bars for t in b[:2]] + [t for t, _ in self.ticks] + \
             ([self.open_from] if self.open_from is not None else [])
+
+
+MIN_STRETCH = 48  # pixels: a stretch of a broken axis narrower than this could not carry a date label
+
+
+def _room(stretches: int) -> float:
+    """Pixels for the stretches of an axis, the gaps between them taken out."""
+    return WIDTH - LEFT - RIGHT - GAP * (stretches - 1)
 
 
 CLUSTER = 0.35  # events spanning less than this share of a short window: the axis spans the events
@@ -69,8 +81,14 @@ class _Axis:
                     stretches[-1] = (stretches[-1][0], max(stretches[-1][1], b))
                 else:
                     stretches.append((a, b))
+        if len(stretches) > 1 and min(b - a for a, b in stretches) * _room(len(stretches)) \
+                < MIN_STRETCH * sum(b - a for a, b in stretches):
+            stretches = [(w0, w1)]  # a stretch too narrow to be dated: the whole window, linear, instead
         self.stretches = stretches
-        room = WIDTH - LEFT - RIGHT - GAP * (len(stretches) - 1)
+        # A broken axis that leaves out the window's first or last days marks that end too.
+        self.cut_before = not self.zoomed and stretches[0][0] > w0
+        self.cut_after = not self.zoomed and stretches[-1][1] < w1
+        room = _room(len(stretches))
         total = sum(b - a for a, b in stretches) or 1
         self.boxes = []  # (a, b, x0, x1)
         x = float(LEFT)
@@ -87,7 +105,7 @@ class _Axis:
 
     @property
     def broken(self) -> bool:
-        return len(self.boxes) > 1
+        return len(self.boxes) > 1 or self.cut_before or self.cut_after
 
 
 def svg(events: list[dict[str, Any]], calendar: BusinessCalendar, window: dict[str, str]) -> str:
@@ -107,81 +125,181 @@ def svg(events: list[dict[str, Any]], calendar: BusinessCalendar, window: dict[s
         edges = [from_utc_us(t, calendar.tz).strftime("%d %b") for t in (w0, end)]
         zoom = f"the events cluster, so the axis runs {shown[0]} to {shown[1]} of the window {edges[0]} to {edges[1]}"
     notes = _notes(len(rows) - len(drawn), axis.broken, zoom)
-    height = TOP + body + max(56, 44 + NOTE_LINE * (len(notes) - 1))  # room for every line of the notes
+    ticks = _ticks(axis, calendar)
+    below = len(drawn) > AXIS_BELOW_ROWS  # a tall drawing repeats its date axis under the rows
+    foot = TOP + body + (AXIS_FOOT if below else 0)
+    height = foot + max(56, 44 + NOTE_LINE * (len(notes) - 1))  # room for every line of the notes
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
            f'viewBox="0 0 {WIDTH} {height}" font-family="DejaVu Sans, sans-serif" font-size="9">',
            '<defs><pattern id="apart" width="5" height="5" patternUnits="userSpaceOnUse" '
            'patternTransform="rotate(45)"><rect width="2.5" height="5" fill="#8c8c8c"/></pattern></defs>']
     for a, b, x0, x1 in axis.boxes:
-        out.append(f'<rect x="{x0:.1f}" y="{TOP - 6}" width="{x1 - x0:.1f}" height="{body + 6}" fill="#e4e4e4"/>')
+        out.append(f'<rect x="{x0:.1f}" y="{TOP - BAND}" width="{x1 - x0:.1f}" height="{body + BAND}" '
+                   'fill="#e4e4e4"/>')
         first = from_utc_us(a, calendar.tz).date() - dt.timedelta(days=1)
         for s, e in calendar.intervals(first, from_utc_us(b, calendar.tz).date()):
             sa, sb = max(to_utc_us(s), a), min(to_utc_us(e), b)
             if sb > sa:
-                out.append(f'<rect x="{axis.x(sa):.1f}" y="{TOP - 6}" width="{axis.x(sb) - axis.x(sa):.1f}" '
-                           f'height="{body + 6}" fill="#ffffff"/>')
-        out += _day_labels(a, b, x0, x1, axis, calendar, body)
-    for (_, _, _, x1), (_, _, nx0, _) in zip(axis.boxes, axis.boxes[1:], strict=False):
-        mid = (x1 + nx0) / 2
-        out.append(f'<text x="{mid - 4:.1f}" y="{TOP + body / 2 + 3:.1f}" fill="#555" font-size="11">//</text>')
+                out.append(f'<rect x="{axis.x(sa):.1f}" y="{TOP - BAND}" width="{axis.x(sb) - axis.x(sa):.1f}" '
+                           f'height="{body + BAND}" fill="#ffffff"/>')
+    for xg in ticks.grid:
+        out.append(f'<line x1="{xg:.1f}" y1="{TOP - BAND}" x2="{xg:.1f}" y2="{TOP + body}" stroke="#bbbbbb" '
+                   'stroke-width="0.5"/>')
+    out += _draw_axis(TOP - AXIS_ABOVE, ticks, axis, above=True)
+    if below:
+        out += _draw_axis(TOP + body + AXIS_ABOVE - BAND + 2, ticks, axis, above=False)
     for edge, words in ((w0, "window opens"), (end, "closed" if closes and end == closes[0] else "window ends")):
         a, b = axis.boxes[0][0], axis.boxes[-1][1]
         if a <= edge <= b:
             xe = axis.x(edge)
-            out.append(f'<line x1="{xe:.1f}" y1="{TOP - 6}" x2="{xe:.1f}" y2="{TOP + body}" stroke="#1b1b1b" '
+            out.append(f'<line x1="{xe:.1f}" y1="{TOP - BAND}" x2="{xe:.1f}" y2="{TOP + body}" stroke="#1b1b1b" '
                        'stroke-width="0.8" stroke-dasharray="2,2"/>')
             at = xe + 2 if edge == w0 else xe - 2 - 4.6 * len(words)  # the end's label sits left of its line
             out.append(f'<text x="{at:.1f}" y="{TOP + body - 2}" fill="#1b1b1b" font-size="8">{words}</text>')
     for i, row in enumerate(drawn):
         out += _draw_row(row, TOP + ROW * i + ROW / 2 - 2, axis)
-    out += _legend(TOP + body + 16, notes)
+    out += _legend(foot + 16, notes)
     out.append("</svg>")
     return "\n".join(out)
 
 
-def _hour_labels(a: int, b: int, x0: float, x1: float, axis: _Axis, calendar: BusinessCalendar,
-                 body: float) -> list[str]:
-    """An axis under two days long: a label every few hours (local time), about 44 px apart."""
-    hour = 3_600_000_000
-    per_hour = (x1 - x0) / max((b - a) / hour, 1e-9)
+HOUR_US = 3_600_000_000
+DAY_US = 24 * HOUR_US
+BAND = 2  # pixels the shaded plot reaches above the first row
+AXIS_ABOVE = 10  # pixels from the date axis's line to the first row (the line sits in the white above the plot)
+AXIS_FOOT = 22  # pixels a date axis under the rows takes
+AXIS_BELOW_ROWS = 12  # a drawing with more rows than this has its date axis under the rows too
+DATE_SIZE = 10  # font size of the date labels
+LABEL_GAP = 6  # pixels at least between two date labels
+DAY_STEPS = (1, 2, 3, 7, 14)  # days between date labels, the fewest that leave room for a label
+
+
+@dataclass
+class _Ticks:
+    """The date axis: labelled ticks (x, text), unlabelled ticks, gridlines across the rows."""
+
+    labels: list[tuple[float, str]] = field(default_factory=list)
+    minor: list[float] = field(default_factory=list)
+    grid: list[float] = field(default_factory=list)
+
+
+def _ticks(axis: _Axis, calendar: BusinessCalendar) -> _Ticks:
+    """Where the date axis is labelled. An axis under two days long is labelled every few hours;
+    a longer one at local midnights, every 1, 2, 3, 7 (Mondays) or 14 days, the first of these that
+    leaves room for every label, or on the first of each month when even a fortnight is too narrow.
+    Every stretch of a broken axis gets at least one label, so any event is a few days at most from
+    a date a reader can see. A label starts at its tick, and is left out rather than drawn over
+    another label or past its stretch."""
+    from day60.display import text_width
+
+    ticks = _Ticks()
+    first_us, last_us = axis.boxes[0][0], axis.boxes[-1][1]
+    hours = len(axis.boxes) == 1 and last_us - first_us < 2 * DAY_US
+    px_per_day = (axis.boxes[0][3] - axis.boxes[0][2]) * DAY_US / max(axis.boxes[0][1] - axis.boxes[0][0], 1)
+    years = from_utc_us(first_us, calendar.tz).year != from_utc_us(last_us - 1, calendar.tz).year
+    fmt = "%d %b %Y" if years else "%d %b"
+    free_from = -1e9
+    for i, (a, b, x0, x1) in enumerate(axis.boxes):
+        right = x1 + (1 if i + 1 < len(axis.boxes) else RIGHT - 2)  # a label stays inside its stretch
+        placed = 0
+        if hours:
+            candidates = _hour_ticks(a, b, x1 - x0, calendar)
+        else:
+            candidates = _day_ticks(a, b, px_per_day, fmt, calendar, text_width)
+        for us, text, major in candidates:
+            xt = axis.x(us)
+            if major or (px_per_day >= 6 and not hours):  # a gridline each day where days are wide enough
+                ticks.grid.append(xt)
+            if not major:
+                ticks.minor.append(xt)
+                continue
+            if not placed and hours:
+                text = from_utc_us(us, calendar.tz).strftime("%d %b %H:%M")  # the first hour label is dated
+            width = text_width(text, DATE_SIZE)
+            if xt >= free_from and xt + width <= right:
+                ticks.labels.append((xt, text))
+                free_from, placed = xt + width + LABEL_GAP, placed + 1
+            else:
+                ticks.minor.append(xt)
+        if not placed and not hours:  # no regular label fell in this stretch: date its first midnight
+            day = from_utc_us(a, calendar.tz).date()
+            for us in (to_utc_us(dt.datetime.combine(day + dt.timedelta(days=k), dt.time(), calendar.tz))
+                       for k in range(3)):
+                xt = axis.x(us)
+                text = from_utc_us(us, calendar.tz).strftime(fmt)
+                if a <= us <= b and xt >= free_from and xt + text_width(text, DATE_SIZE) <= right:
+                    ticks.labels.append((xt, text))
+                    free_from = xt + text_width(text, DATE_SIZE) + LABEL_GAP
+                    break
+    return ticks
+
+
+def _hour_ticks(a: int, b: int, room: float, calendar: BusinessCalendar) -> list[tuple[int, str, bool]]:
+    """An axis under two days long: every local hour in it, labelled every 1, 2, 3, 4, 6 or 12
+    hours, at about 44 px apart or more (a label naming a new day is dated)."""
+    per_hour = room / max((b - a) / HOUR_US, 1e-9)
     step = next((h for h in (1, 2, 3, 4, 6, 12) if h * per_hour >= 44), 24)
-    start = from_utc_us(a, calendar.tz).replace(minute=0, second=0, microsecond=0)
-    out, t, free_from, dated = [], start, -1e9, False
+    t = from_utc_us(a, calendar.tz).replace(minute=0, second=0, microsecond=0)
+    out = []
     while to_utc_us(t) <= b:
         us = to_utc_us(t)
-        if us >= a and t.hour % step == 0:
-            xh = axis.x(us)
-            out.append(f'<line x1="{xh:.1f}" y1="{TOP - 6}" x2="{xh:.1f}" y2="{TOP + body}" stroke="#d0d0d0" '
-                       'stroke-width="0.4"/>')
-            label = t.strftime("%d %b %H:%M") if t.hour == 0 or not dated else t.strftime("%H:%M")
-            if xh >= free_from and xh + 5.2 * len(label) <= x1 + 2:  # never over the last label
-                out.append(f'<text x="{xh + 1:.1f}" y="{TOP - 9}" fill="#555">{label}</text>')
-                free_from, dated = xh + 5.2 * len(label) + 6, True
-        t = from_utc_us(us + hour, calendar.tz)
+        if us >= a:
+            text = t.strftime("%d %b %H:%M") if t.hour == 0 else t.strftime("%H:%M")
+            out.append((us, text, t.hour % step == 0))
+        t = from_utc_us(us + HOUR_US, calendar.tz)
     return out
 
 
-def _day_labels(a: int, b: int, x0: float, x1: float, axis: _Axis, calendar: BusinessCalendar,
-                body: float) -> list[str]:
-    if b - a < 2 * 24 * 3_600_000_000:
-        return _hour_labels(a, b, x0, x1, axis, calendar, body)
-    out = []
+def _day_ticks(a: int, b: int, px_per_day: float, fmt: str, calendar: BusinessCalendar,
+               text_width: Any) -> list[tuple[int, str, bool]]:
+    """Every local midnight from ``a`` to ``b``, the ones to be labelled marked: each day, every
+    second or third day, each Monday or every second Monday, or, failing those, each month's first."""
+    widest = max(text_width(dt.date(2026, m, 28).strftime(fmt), DATE_SIZE) for m in range(1, 13))
+    step = next((s for s in DAY_STEPS if s * px_per_day >= widest + LABEL_GAP), None)
     day = from_utc_us(a, calendar.tz).date()
-    days = max((b - a) / (24 * 3_600_000_000), 1)
-    step = max(1, round(days * 44 / max(x1 - x0, 1)))  # about 44 px between labels
-    last_x = -100.0
-    while True:
-        midnight = to_utc_us(dt.datetime.combine(day, dt.time(), calendar.tz))
-        if midnight > b:
-            break
-        if midnight >= a:
-            xd = axis.x(midnight)
-            out.append(f'<line x1="{xd:.1f}" y1="{TOP - 6}" x2="{xd:.1f}" y2="{TOP + body}" stroke="#bbbbbb" '
-                       'stroke-width="0.5"/>')
-            if xd - last_x >= 40 and xd <= x1 - 28:
-                out.append(f'<text x="{xd + 1:.1f}" y="{TOP - 9}" fill="#555">{day.strftime("%d %b")}</text>')
-                last_x = xd
-        day += dt.timedelta(days=step)
+    last = from_utc_us(b, calendar.tz).date()
+    out = []
+    first = None
+    while day <= last:
+        us = to_utc_us(dt.datetime.combine(day, dt.time(), calendar.tz))
+        if a <= us <= b:
+            first = day if first is None else first
+            if step is None:
+                major = day.day == 1
+            elif step < 7:
+                major = (day - first).days % step == 0
+            else:  # Mondays; every second Monday counted from a fixed Monday, the same in every stretch
+                major = day.weekday() == 0 and (step == 7 or (day.toordinal() // 7) % 2 == 0)
+            if major or px_per_day >= 3 or day.weekday() == 0:  # a year's axis ticks weeks, not days
+                out.append((us, day.strftime(fmt), major))
+        day += dt.timedelta(days=1)
+    return out
+
+
+def _draw_axis(y: float, ticks: _Ticks, axis: _Axis, above: bool) -> list[str]:
+    """The date axis as a line per stretch at ``y``, its ticks, its labels (above the line for the
+    axis over the rows, under it for the one below), and a break mark "//" on the line in each gap
+    of a broken axis, and at either end where the window's first or last days are left out: never
+    inside the rows."""
+    out = []
+    for _, _, x0, x1 in axis.boxes:
+        out.append(f'<line x1="{x0:.1f}" y1="{y}" x2="{x1:.1f}" y2="{y}" stroke="#555" stroke-width="0.8"/>')
+    toward = 1 if above else -1  # ticks point at the rows
+    for xt in ticks.minor:
+        out.append(f'<line x1="{xt:.1f}" y1="{y}" x2="{xt:.1f}" y2="{y + 2 * toward}" stroke="#555" '
+                   'stroke-width="0.5"/>')
+    ty = y - 3 if above else y + 11
+    for xt, text in ticks.labels:
+        out.append(f'<line x1="{xt:.1f}" y1="{y - 3 * toward}" x2="{xt:.1f}" y2="{y + 4 * toward}" '
+                   'stroke="#1b1b1b" stroke-width="0.8"/>')
+        out.append(f'<text x="{xt + 1:.1f}" y="{ty}" fill="#1b1b1b" font-size="{DATE_SIZE}">{escape(text)}</text>')
+    breaks = [(x1 + nx0) / 2 for (_, _, _, x1), (_, _, nx0, _) in zip(axis.boxes, axis.boxes[1:], strict=False)]
+    if axis.cut_before:
+        breaks.insert(0, axis.boxes[0][2] - GAP / 2)
+    if axis.cut_after:
+        breaks.append(axis.boxes[-1][3] + GAP / 2)
+    for mid in breaks:
+        out.append(f'<text x="{mid - 3.7:.1f}" y="{y + 3.5:.1f}" fill="#1b1b1b" font-size="10">//</text>')
     return out
 
 

@@ -2,6 +2,7 @@
 missing figure, read back as text (pypdf) and checked for what no reader should ever see."""
 
 import datetime as dt
+import html as htmllib
 import json
 import re
 
@@ -151,7 +152,9 @@ def test_drills_sheet_reads_as_words(documents):
 
 
 def test_the_timeline_breaks_a_long_sparse_axis():
-    """Three months with events in three weeks: the axis keeps only stretches around them."""
+    """Three months with events in three weeks: the axis keeps only stretches around them, two
+    days each, marked '//' in the two gaps between them and at both ends, where 1 to 13 Jul and
+    18 Sep to 1 Oct are left out."""
     from day60.timeline import svg
 
     cal_events = []
@@ -164,7 +167,7 @@ def test_the_timeline_breaks_a_long_sparse_axis():
 
     drawing = svg(cal_events, BusinessCalendar.load(example("uk-office.toml")),
                   {"start": "2026-07-01T00:00:00+00:00", "end": "2026-10-01T00:00:00+00:00"})
-    assert drawing.count(">//<") == 2 and "14 Jul" in drawing and "17 Sep" in drawing
+    assert drawing.count(">//<") == 4 and "14 Jul" in drawing and "17 Sep" in drawing
 
 
 def test_long_lists_are_capped_in_the_pdf_with_the_worst_drawn():
@@ -180,6 +183,127 @@ def test_long_lists_are_capped_in_the_pdf_with_the_worst_drawn():
     assert rows[-1]["label"] == "16 more" and f"of {PDF_ROWS + 16}" in rows[-1]["text"]
     short = chart_rows({"figure": {"observations": obs[:3]}, "target": {"target": 24}})
     assert [r["label"] for r in short] == ["d0", "d1", "d2"]  # a short list keeps its order
+
+
+# ----- bar charts: one axis per unit, bars in proportion, each target on the bar's own axis ---------
+
+
+def _chart_svg(page, title):
+    """The SVG of the bar chart called ``title`` in a rendered page."""
+    return re.search(r'<svg[^>]*aria-label="' + re.escape(title) + r'".*?</svg>', page, re.S).group(0)
+
+
+def _near(a, b, tol=0.06):
+    return abs(a - b) <= tol
+
+
+def _bar_rows(drawing):
+    """Each row of a bar chart by its label: the bar's x and width (None: no bar), whether it is
+    red, the x of the target marks drawn across the row, and every text on the row's line."""
+    rows = {}
+    for y, attrs, label in re.findall(r'<text x="4" y="([\d.]+)"([^>]*)>([^<]+)</text>', drawing):
+        if "font-weight" in attrs:  # a heading over an axis, not a row
+            continue
+        y = float(y)
+        bars = [(float(x), float(w), fill == "b3261e") for x, by, w, fill in re.findall(
+            r'<rect[^>]*? x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="12" fill="#(2e7d32|b3261e)"', drawing)
+            if _near(float(by), y - 10)]
+        marks = [float(x) for x, y1 in re.findall(r'<line[^>]*? x1="([\d.]+)" y1="([\d.]+)"[^>]*stroke="#1b1b1b"',
+                                                 drawing) if _near(float(y1), y - 13)]
+        texts = [htmllib.unescape(t) for ty, t in re.findall(r'<text[^>]*? y="([\d.]+)"[^>]*>([^<]+)</text>', drawing)
+                 if _near(float(ty), y)]
+        rows[htmllib.unescape(label)] = {"bar": bars[0] if bars else None, "targets": marks, "texts": texts}
+    return rows
+
+
+def test_restore_bars_are_drawn_to_one_scale_with_each_target_on_the_same_axis(tmp_path):
+    """The demo's two incidents are both judged in elapsed hours: INC-1 (severity 2) took 2.80 h
+    against 8, INC-2 (severity 1) 2 h 37 min = 2.6167 h against 4. On one axis, each bar is its
+    value times the same px per hour s, so INC-1's bar is 2.80 / 2.6167 = 1.07 times INC-2's (before,
+    each bar was its value over its own target, 0.35 against 0.65, and 2.80 h drew about half as long
+    as 2.62 h). The axis runs to a round tick past the largest mark, 8 x 1.08 = 8.64: a step of 2.16
+    rounds up to 2.5, ticks 0.0, 2.5, 5.0, 7.5 and 10.0, named 'hours, elapsed (wall clock)'. The
+    targets are marked at the bars' start plus 8 s and 4 s, and each value is printed with its unit:
+    '2.80 hours', '2.62 hours'."""
+    done = assess.score_journal(demo.build_journal(tmp_path / "demo.jsonl"))
+    page = render.score_html(done.journal, done.figures, done.result)
+    drawing = _chart_svg(page, "Time to restore per incident against its target")
+    rows = _bar_rows(drawing)
+    one, two = rows["INC-1 (S2)"], rows["INC-2 (S1)"]
+    left = one["bar"][0]
+    scale = one["bar"][1] / 2.80
+    assert _near(two["bar"][1], 2.6166667 * scale) and one["bar"][1] > two["bar"][1]
+    assert _near(two["bar"][0], left)
+    assert [_near(x, left + 8 * scale) for x in one["targets"]] == [True]
+    assert [_near(x, left + 4 * scale) for x in two["targets"]] == [True]
+    assert any("2.80 hours" in t for t in one["texts"]) and any("2.62 hours" in t for t in two["texts"])
+    ticks = re.findall(r'<text class="tick" x="([\d.]+)"[^>]*>([^<]+)</text>', drawing)
+    assert [t for _, t in ticks] == ["0.0", "2.5", "5.0", "7.5", "10.0"]
+    assert all(_near(float(x), left + float(t) * scale) for x, t in ticks)
+    assert ">hours, elapsed (wall clock)<" in drawing
+
+
+def test_restore_on_two_clocks_gets_two_labelled_axes_and_no_bar_without_a_figure(tmp_path):
+    """Four incidents, UK office hours (09:00 to 17:30, Monday to Friday):
+    I1, severity 2, Tue 3 Mar 10:00 to 16:00: 6.00 elapsed hours, target 8 (within);
+    I2, severity 1, Wed 4 Mar 09:00 to 14:00: 5.00 elapsed hours, target 4 (beyond: red);
+    I3, severity 3, Thu 5 Mar 16:00 to Fri 6 Mar 11:00: 1.5 + 2 = 3.50 business hours, target 24;
+    I4, severity 2, Mon 9 Mar 10:00, never restored: no figure, target 8.
+    Severities 1 and 2 are judged in elapsed hours, 3 in business hours: two axes, never one
+    scale. Hours: largest mark 8, x 1.08 = 8.64, ticks 0 to 10 by 2.5; business hours: 24 x 1.08 =
+    25.92, a step of 6.48 rounds up to 10, ticks 0 to 30. Both axes span the same plot, so 10 hours
+    and 30 business hours are the same width. I1's 6 h bar is longer than I2's 5 h one (before,
+    I2 drew 1.25 of its target and I1 0.75, so the shorter time had the longer bar). I4 has no bar:
+    its row says it was still open at the close, and its target is still marked."""
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("incident.detected", "I1", "2026-03-03T10:00", {"severity": 2, "source": "organic"}),
+        ("incident.restored", "I1", "2026-03-03T16:00", {"check": "probe"}),
+        ("incident.detected", "I2", "2026-03-04T09:00", {"severity": 1, "source": "organic"}),
+        ("incident.restored", "I2", "2026-03-04T14:00", {"check": "probe"}),
+        ("incident.detected", "I3", "2026-03-05T16:00", {"severity": 3, "source": "organic"}),
+        ("incident.restored", "I3", "2026-03-06T11:00", {"check": "probe"}),
+        ("incident.detected", "I4", "2026-03-09T10:00", {"severity": 2, "source": "organic"})])
+    done = assess.score_journal(jr.read(path))
+    drawing = _chart_svg(render.score_html(done.journal, done.figures, done.result),
+                         "Time to restore per incident against its target")
+    rows = _bar_rows(drawing)
+    i1, i2, i3, i4 = (rows[f"I{k} (S{s})"] for k, s in ((1, 2), (2, 1), (3, 3), (4, 2)))
+    left = i1["bar"][0]
+    hours, business = i1["bar"][1] / 6.0, i3["bar"][1] / 3.5
+    assert _near(i2["bar"][1], 5.0 * hours) and i1["bar"][1] > i2["bar"][1]
+    assert i2["bar"][2] and not i1["bar"][2] and not i3["bar"][2]  # red beyond its target only
+    assert _near(10 * hours, 30 * business, 0.1)
+    assert _near(i1["targets"][0], left + 8 * hours) and _near(i2["targets"][0], left + 4 * hours)
+    assert _near(i3["targets"][0], left + 24 * business) and _near(i4["targets"][0], left + 8 * hours)
+    assert i4["bar"] is None and "still open at the window's close" in i4["texts"]
+    for row, printed in ((i1, "6.00 hours"), (i2, "5.00 hours"), (i3, "3.50 business hours")):
+        assert any(t.startswith(printed) for t in row["texts"]), (printed, row["texts"])
+    ticks = re.findall(r'<text class="tick"[^>]*>([^<]+)</text>', drawing)
+    assert ticks == ["0.0", "2.5", "5.0", "7.5", "10.0", "0", "10", "20", "30"]
+    assert drawing.count(">hours, elapsed (wall clock)<") == 1
+    assert drawing.count(">business hours (working time on the exercise calendar)<") == 1
+
+
+def test_one_very_long_restore_sets_the_axis_and_its_target_stays_on_it():
+    """A single incident of 131.25 h against a 4 h target: the axis runs to a round tick past
+    131.25 x 1.08 = 141.75 (a step of 35.4 rounds up to 50: 0, 50, 100, 150), the bar is 131.25 / 150
+    of the plot and the target mark 4 / 150 of it; a second row with no figure has no bar (None,
+    never 0) and its words."""
+    from day60.display import bar_chart, chart_rows
+
+    rows = chart_rows({"figure": {"observations": [
+        {"id": "I1", "severity": 1, "value": 131.25, "unit": "hours", "note": None},
+        {"id": "I2", "severity": 1, "value": None, "unit": "hours", "note": "still open at the window's close"}]},
+        "target": {"by_severity": {"1": {"target": 4, "unit": "hours"}}}})
+    c = bar_chart(rows)
+    (panel,) = c["panels"]
+    assert [t for _, t in panel["ticks"]] == ["0", "50", "100", "150"]
+    one, two = panel["rows"]
+    assert abs(one["bar"] - c["plot"] * 131.25 / 150) < 1e-9 and one["beyond"]
+    assert abs(one["target_x"] - (c["left"] + c["plot"] * 4 / 150)) < 1e-9
+    assert one["text"] == "131.25 hours; target 4 hours"
+    assert two["bar"] is None and two["words"]["text"] == "still open at the window's close"
+    assert two["target_x"] == one["target_x"]
 
 
 # ----- several PDFs at once (the demo renders four) --------------------------------------------------

@@ -112,7 +112,9 @@ def test_an_id_of_one_long_word_is_drawn_whole_and_compressed(tmp_path):
 
 
 def test_a_bar_charts_notes_end_at_a_word_with_the_full_note_in_the_json(tmp_path):
-    """Three incidents with no restore: each bar's note is drawn in the plot (272 px at 10 px);
+    """Three incidents with no restore: each one's note is drawn where its bar would be, in the
+    plot, 374 px at 10 px (640 less 124 for the row labels, 134 for the column of values at its
+    least, 120 px and 14 of margin, for 'target 8 hours' needs only 70, and 8 inside the plot);
     the longer ones end in an ellipsis after a whole word, and each drawn note is the beginning of
     the full note, which the score JSON carries (before, they were cut at 60 characters, mid-word)."""
     from tests.test_documents import _gaps_journal
@@ -153,18 +155,19 @@ def test_the_schedules_parameter_ids_break_only_after_an_underscore(tmp_path):
 
 
 def test_the_timelines_notes_wrap_between_words_inside_the_drawing(tmp_path):
-    """Forty-one incidents eight days apart over a year: the axis is broken and one row is not
-    drawn, so the note reads 'ticks: ... open at the close; // : a stretch with no recorded event is
-    left out; 1 more row not drawn', about 770 px at 9 px, wider than the 752 px the 760 px drawing
-    leaves: it is drawn on two lines, broken between words, each inside the drawing (before, one
-    line ran off its right edge, cut mid-word)."""
+    """Forty-one incidents in two bursts of a year, in January and in October: the axis is broken
+    (two stretches) and one row is not drawn, so the note reads 'ticks: ... open at the close; // :
+    a stretch with no recorded event is left out; 1 more row not drawn', about 770 px at 9 px,
+    wider than the 752 px the 760 px drawing leaves: it is drawn on two lines, broken between
+    words, each inside the drawing (before, one line ran off its right edge, cut mid-word)."""
     import datetime as dt
 
     from day60.clock import BusinessCalendar
     from day60.resources import example
 
+    bursts = [dt.datetime(2026, 1, 5, 10, tzinfo=dt.UTC), dt.datetime(2026, 10, 5, 10, tzinfo=dt.UTC)]
     events = [{"seq": k + 1, "kind": "incident.detected", "id": f"I{k}",
-               "at": (dt.datetime(2026, 1, 5, 10, tzinfo=dt.UTC) + dt.timedelta(days=8 * k)).isoformat(),
+               "at": (bursts[k % 2] + dt.timedelta(hours=3 * k)).isoformat(),
                "data": {"severity": 2}} for k in range(41)]
     drawing = svg(events, BusinessCalendar.load(example("uk-office.toml")),
                   {"start": "2026-01-01T00:00:00+00:00", "end": "2027-01-01T00:00:00+00:00"})

@@ -838,8 +838,15 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
         # The deal's calendar decides the Business Day of delivery; the journal's stands in without one.
         cal = BusinessCalendar.from_dict(deal.calendar) if deal.calendar else journal.calendar()
         days = [delivery_business_day(cal, p["period"], dt.date.fromisoformat(p["delivered"]))
-                for p in rep["periods"]]
-        out["report-timeliness"] = {"value": max(days), "n": len(days)}
+                for p in rep["periods"] if p["delivered"]]
+        # A report due within the window and never received is a breach, never a gap (3.21.6, 3.21.8).
+        never = [f"{p['period']} not received by the close (due {p['due']})" for p in rep["periods"]
+                 if not p["delivered"]]
+        out["report-timeliness"] = {"value": max(days) if days else None, "n": len(rep["periods"]),
+                                    "breach": "; ".join(never) or None}
+    elif rep.get("overdue_so_far"):
+        out["report-timeliness"] = {"value": None, "n": None, "reason": "; ".join(
+            f"{p} not received so far" for p in rep["overdue_so_far"]) + "; the exercise has not been closed"}
     check = done.result["tier_check"]
     score = done.result["score"]
     if done.result["provisional"] and score is not None:  # it may still rise or fall: neither met nor not met

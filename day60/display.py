@@ -175,6 +175,7 @@ def line_figure(line: dict[str, Any]) -> str:
         return f"{'; '.join(parts)}; mean {fig['value']:.1f}%"
     if "reports" in fig:
         parts = [f"{p['period']} delivered {p['delivered']}, due {p['due']}: " + ("on time" if p["on_time"] else "late")
+                 if p["delivered"] else f"{p['period']} not received by the close, due {p['due']}"
                  for p in fig["periods"]]
         return f"{fig['value']} of {fig['reports']} on time: " + "; ".join(parts)
     if "rollbacks" in fig:

@@ -90,7 +90,8 @@ def compute(journal: Journal, report_elements: list[str] | None = None,
     _remedies(disputes, {"drift": drift_table, "incident": incident_table, "rollback": rollback_table})
     added = list(dict.fromkeys([*journal.header.get("report_elements", []), *(report_elements or [])]))
     report, report_table = _report(events, cal, added, {"incidents": incident_table, "drift": drift_table,
-                                                       "rollbacks": rollback_table}, w0, w1)
+                                                       "rollbacks": rollback_table}, w0, w1, closed,
+                                   audited=journal.header.get("records", "auditor-held") != "supplier-reported")
     summary = {
         "journal_sha256": journal.sha256,
         "journal_head": journal.head,
@@ -845,19 +846,28 @@ default_report_elements = report_elements
 
 
 def _report(events, cal: BusinessCalendar, added: list[str], seen: dict[str, pd.DataFrame], w0: int,
-            w1: int) -> tuple[dict, pd.DataFrame]:
+            w1: int, closed: bool = True, audited: bool = True) -> tuple[dict, pd.DataFrame]:
     """Completeness and timeliness of every monthly report in scope, each period judged on its own
-    (3.21). In scope: received in the window, or for a month the window overlaps; any other
-    report is counted apart."""
+    (3.21). In scope: received in the window, for a month the window overlaps, or due within the
+    window; any other report is counted apart. A report due within the window (the whole of its
+    due date inside it) and never received is, at the close, a period of its own: every element
+    absent and not delivered (3.21.5, 3.21.6); before the close it is only overdue so far. A
+    self-assessment (``audited`` false) asks about one report, so the others it never asked about
+    are not evidence that none came: it judges no report missing."""
     received = sorted((e for e in events if e.kind == "report.received"), key=lambda e: e.id)
-    inside = [e for e in received if w0 <= to_utc_us(e.at) <= w1 or _overlaps_window(e.id, cal, w0, w1)]
+    due_inside = _due_in_window(cal, w0, w1) if audited else []
+    inside = [e for e in received if w0 <= to_utc_us(e.at) <= w1 or _overlaps_window(e.id, cal, w0, w1)
+              or e.id in due_inside]
     columns = ["period", "element", "status", "reason", "seq"]
     outside = [e.id for e in received if e not in inside]
-    if not inside:
-        reason = "not run: no monthly report was received in the exercise window"
+    absent = [p for p in due_inside if p not in {e.id for e in received}]
+    missing, overdue = (absent, []) if closed else ([], absent)
+    if not inside and not missing:
+        reason = "not run: no monthly report was received in the exercise window" + (
+            f" ({', '.join(overdue)} not received so far; the exercise has not been closed)" if overdue else "")
         return {"periods": [], "count": 0, "outside_window": outside, "completeness_percent": None,
-                "lowest_completeness_percent": None, "on_time": None, "late": None,
-                "reason": reason}, pd.DataFrame(columns=columns)
+                "lowest_completeness_percent": None, "on_time": None, "late": None, "missing": [],
+                "overdue_so_far": overdue, "reason": reason}, pd.DataFrame(columns=columns)
     checks: dict[str, dict[str, Any]] = {}
     latest = None
     for e in events:  # an element without a period belongs to the report received before it
@@ -875,6 +885,11 @@ def _report(events, cal: BusinessCalendar, added: list[str], seen: dict[str, pd.
         period, table = _one_report(report, checks.get(report.id, {}), cal, added, seen)
         periods.append(period)
         tables.append(table)
+    for ident in missing:
+        period, table = _missing_report(ident, cal, added)
+        periods.append(period)
+        tables.append(table)
+    periods.sort(key=lambda p: p["period"])
     checked = [p for p in periods if p["completeness_percent"] is not None]
     shares = [p["completeness_percent"] for p in checked]
     unchecked = [p["period"] for p in periods if p["completeness_percent"] is None]
@@ -887,8 +902,55 @@ def _report(events, cal: BusinessCalendar, added: list[str], seen: dict[str, pd.
         "lowest_completeness_percent": min(shares) if shares else None,
         "on_time": sum(1 for p in periods if p["on_time"]),
         "late": sum(1 for p in periods if not p["on_time"]),
+        "missing": missing,
+        "overdue_so_far": overdue,
         "reason": (f"not run: {', '.join(unchecked)} not fully checked" if unchecked else None),
     }, pd.concat(tables, ignore_index=True)
+
+
+def _month_bounds(period: str) -> tuple[dt.date, dt.date]:
+    year, month = (int(x) for x in period.split("-"))
+    first = dt.date(year, month, 1)
+    return first, dt.date(year + (month == 12), month % 12 + 1, 1) - dt.timedelta(days=1)
+
+
+def report_due(cal: BusinessCalendar, period: str) -> dt.date:
+    """The day a period's report is due: the fifth business day of the following month (3.21.6)."""
+    return cal.business_day_after(_month_bounds(period)[1], 5)
+
+
+def _due_in_window(cal: BusinessCalendar, w0: int, w1: int) -> list[str]:
+    """The periods whose report falls due within the window: the whole of the due date (a local
+    calendar day, delivery on it being on time) lies between the window's start and its end."""
+    start = dt.datetime.fromtimestamp(w0 / 1e6, dt.UTC).astimezone(cal.tz).date()
+    end = dt.datetime.fromtimestamp(w1 / 1e6, dt.UTC).astimezone(cal.tz).date()
+    out = []
+    year, month = (start.year - (start.month == 1), (start.month - 2) % 12 + 1)
+    while dt.date(year, month, 1) <= end:
+        period = f"{year:04d}-{month:02d}"
+        due = report_due(cal, period)
+        day_start = to_utc_us(dt.datetime.combine(due, dt.time(0), tzinfo=cal.tz))
+        day_end = to_utc_us(dt.datetime.combine(due + dt.timedelta(days=1), dt.time(0), tzinfo=cal.tz))
+        if w0 <= day_start and day_end <= w1:
+            out.append(period)
+        year, month = (year + (month == 12), month % 12 + 1)
+    return out
+
+
+def _missing_report(period: str, cal: BusinessCalendar, added: list[str]) -> tuple[dict[str, Any], pd.DataFrame]:
+    """A period whose report was due within the window and never came: every required element is
+    absent, so fails (3.21.5), and it was not delivered by its due date (3.21.6)."""
+    required = list(dict.fromkeys([el["id"] for el in default_report_elements()] + added))
+    due = report_due(cal, period)
+    why = f"absent: no report for {period} was received by the close (due {due.isoformat()})"
+    table = pd.DataFrame([{"period": period, "element": el, "status": "fail", "reason": why, "seq": None}
+                          for el in required], columns=["period", "element", "status", "reason", "seq"])
+    return {
+        "period": period, "required": len(required), "passing": 0, "not_applicable": 0,
+        "completeness_percent": 0.0, "failing": [{"element": el, "reason": why} for el in required],
+        "unchecked": [], "due": due.isoformat(), "delivered": None, "received": False, "on_time": False,
+        "reason": None, "received_seq": None, "element_seqs": [],
+    }, table
 
 
 def _overlaps_window(period: str, cal: BusinessCalendar, w0: int, w1: int) -> bool:
@@ -986,7 +1048,7 @@ def _one_report(report, checks: dict[str, Any], cal: BusinessCalendar, added: li
     n_req = len(required)
     passing = int(table["status"].isin(["pass", "not applicable"]).sum())
     unchecked = table[table["status"] == "unchecked"]["element"].tolist()
-    due = cal.business_day_after(last_day, 5)
+    due = report_due(cal, period)
     delivered = report.at.astimezone(cal.tz).date()
     return {
         "period": period,
@@ -998,6 +1060,7 @@ def _one_report(report, checks: dict[str, Any], cal: BusinessCalendar, added: li
         "unchecked": unchecked,
         "due": due.isoformat(),
         "delivered": delivered.isoformat(),
+        "received": True,
         "on_time": delivered <= due,
         "reason": f"not run: {len(unchecked)} of {n_req} required elements were not checked" if unchecked else None,
         "received_seq": report.seq,

@@ -463,7 +463,8 @@ def _report_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any])
     late = [p for p in periods if not p["on_time"]]
     figure = {"value": rep["on_time"], "reports": len(periods),
               "periods": [{k: p[k] for k in ("period", "due", "delivered", "on_time")} for p in periods]}
-    reason = "; ".join(f"{p['period']} delivered {p['delivered']}, due {p['due']}" for p in late) or None
+    reason = "; ".join(f"{p['period']} delivered {p['delivered']}, due {p['due']}" if p["delivered"] else
+                       f"{p['period']} not received by the close, due {p['due']}" for p in late) or None
     return _result(line, "scored", line.points * rep["on_time"] / len(periods), reason, figure,
                    {"due": "fifth business day of the following month"}, [p["received_seq"] for p in periods])
 

@@ -268,8 +268,10 @@ def test_a_reopened_incident_runs_to_its_last_restore(tmp_path):
 
 def test_nothing_exercised_reads_not_run_and_comply_does_not_fail_for_it(tmp_path, run):
     """A closed T3 journal with nothing in it: the score is not run with the reason (never 0 of
-    100); comply reports the Day-60 score not run and exits 0, since nothing was measured."""
-    path = make_journal(tmp_path / "j.jsonl", [CLOSE])
+    100); comply reports the Day-60 score not run and exits 0, since nothing was measured. Its
+    window, Mon 9 to Fri 13 Mar, holds no report's due date (February's was Fri 6 Mar), so no
+    report was due in it either (one due and never received is a breach: issue 38)."""
+    path = make_journal(tmp_path / "j.jsonl", [CLOSE], window=("2026-03-09T09:00", "2026-03-13T17:30"))
     r = run("score", path)
     assert r.exit_code == 0 and "0.0 of 100" not in r.stdout and "not run: no rubric line" in r.stdout
     r = run("comply", path, "--sow", SOW, "--format", "json", "--parties-differ")

@@ -658,6 +658,8 @@ def _check(lib: Library, clause: Clause, check: Check, deal: Deal, figure: Any, 
         # Met so far, but what is still sealed or open may yet break it: never "met" before it is known.
         row.update(value=figure.get("value"), n=figure.get("n"), reason=f"provisional: {figure['pending']}")
         return row
+    if isinstance(figure, dict) and figure.get("ranges") and check.comparator in ("floor", "ceiling"):
+        return _ranged(row, figure, check.comparator, float(threshold), unit_type, currency)
     if not isinstance(figure, dict) or figure.get("value") is None:
         row["reason"] = (figure or {}).get("reason") if isinstance(figure, dict) else None
         row["reason"] = row["reason"] or f"{source} holds no figure for {check.figure}"
@@ -689,6 +691,50 @@ def _check(lib: Library, clause: Clause, check: Check, deal: Deal, figure: Any, 
     if not ok:
         word = "below the floor" if check.comparator == "floor" else "above the ceiling"
         row["reason"] = f"{value!r} is {word} of {threshold:g} (judged unrounded)"
+    return row
+
+
+def _ranged(row: dict[str, Any], figure: dict[str, Any], comparator: str, threshold: float, unit_type: str,
+            currency: str) -> dict[str, Any]:
+    """A worst case (the largest of a ceiling's figures, the smallest of a floor's) where some items
+    are known only as a range (``figure["ranges"]``: id, at_least, at_most or None, why): not met
+    when even the most favourable reading of one of them breaks the threshold; met only when even
+    the least favourable reading of every one of them meets it; otherwise not evidenced, never met."""
+    unit = TYPES.get(unit_type, unit_type)
+
+    def shown(v: float) -> str:
+        return _display(unit_type, v, currency).removesuffix(f" {unit}")
+
+    def span(r: dict[str, Any]) -> str:
+        return (f"{r['id']} at least {shown(r['at_least'])} {unit}" if r["at_most"] is None
+                else f"{r['id']} between {shown(r['at_least'])} and {shown(r['at_most'])} {unit}")
+
+    ranges, exact = figure["ranges"], figure.get("value")
+    ceiling = comparator == "ceiling"
+    broken = [r for r in ranges if (r["at_least"] > threshold if ceiling else
+                                    r["at_most"] is not None and r["at_most"] < threshold)]
+    exact_ok = exact is None or (float(exact) <= threshold if ceiling else float(exact) >= threshold)
+    if broken or not exact_ok:
+        worst = max([r["at_least"] for r in broken] + ([float(exact)] if exact is not None else [])) if ceiling \
+            else min([r["at_most"] for r in broken] + ([float(exact)] if exact is not None else []))
+        side = "above the ceiling" if ceiling else "below the floor"
+        why = "; ".join(f"{span(r)}, {side} of {threshold:g} even read in the supplier's favour ({r['why']})"
+                        for r in broken)
+        row.update(value=worst, n=figure.get("n"), status="not met", display=_display(unit_type, worst, currency),
+                   reason="; ".join(filter(None, [why, None if exact_ok else
+                                                  f"{float(exact)!r} is {side} of {threshold:g} (judged unrounded)"])))
+        return row
+    ends = [r["at_most"] if ceiling else r["at_least"] for r in ranges]
+    if all(e is not None and (e <= threshold if ceiling else e >= threshold) for e in ends):
+        worst = max([*ends, *([float(exact)] if exact is not None else [])]) if ceiling \
+            else min([*ends, *([float(exact)] if exact is not None else [])])
+        row.update(value=worst, n=figure.get("n"), status="met",
+                   display=f"{'at most' if ceiling else 'at least'} {_display(unit_type, worst, currency)}",
+                   reason="met however the unrecorded instants fall: " + "; ".join(span(r) for r in ranges))
+        return row
+    row.update(value=exact, n=figure.get("n"), status="not run", display="not evidenced",
+               reason="not evidenced: " + "; ".join(f"{span(r)} ({r['why']})" for r in ranges)
+               + f": the range lies on both sides of {threshold:g}, so the clause is neither met nor broken")
     return row
 
 
@@ -802,8 +848,14 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
                                 "restore")
             if inc["not_detected"]:
                 breaches.append(f"{inc['not_detected']} raised incident(s) never detected or notified by the close")
+        # Restored, but known only as a range (a stand-in start, a pause with no recorded end, a
+        # communication before the start): the clause is judged on the whole range, never on one end.
+        ranges = _restore_ranges(done.figures.tables["incidents"], int(sev), business)
+        if ranges:
+            n += len(ranges)
         # Before the close an incident still open may yet be restored: not a breach yet, nor a pass.
-        out[f"restore-sev{sev}"] = {"value": value, "n": n, "reason": b["reason"] if value is None else None,
+        out[f"restore-sev{sev}"] = {"value": value, "n": n, "ranges": ranges or None,
+                                    "reason": b["reason"] if value is None and not ranges else None,
                                     "breach": "; ".join(breaches) or None if closed else None,
                                     "pending": None if closed or not breaches else "; ".join(
                                         b.replace(" at the close", " so far").replace(" by the close", " so far")
@@ -857,6 +909,24 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
                           "tier_not_demonstrated": None if check["met"] or score is None
                           else "; ".join(check["problems"])}
     return out
+
+
+def _restore_ranges(table: Any, severity: int, business: bool) -> list[dict[str, Any]]:
+    """The incidents of a severity (severity 1: with those never classified, held to its clause)
+    restored in the window whose restore the journal gives only as a range: id, at least, at most
+    (None: nothing bounds it above) and why, in the clause's unit."""
+    import pandas as pd
+
+    if table.empty or "restore_evidence" not in table:
+        return []
+    sev = table["severity"] == severity
+    if severity == 1:
+        sev |= table["severity"].isna()
+    mine = table[sev & table["restored_in_window"].astype(bool) & table["restore_evidence"].notna()]
+    unit = "restore_business_hours" if business else "restore_hours"
+    return [{"id": str(r["id"]), "at_least": float(r[f"{unit}_at_least"]),
+             "at_most": None if pd.isna(r[f"{unit}_at_most"]) else float(r[f"{unit}_at_most"]),
+             "why": r["restore_evidence"]} for _, r in mine.iterrows()]
 
 
 def _plain_name(text: Any) -> str:

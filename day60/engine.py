@@ -332,11 +332,12 @@ class Incidents:
                   FROM pauses SEMI JOIN bounds USING (pos)
                   GROUP BY pos, wait, (r + 1) // 2)
                 SELECT b.k AS id, CASE WHEN wait THEN 'wait' ELSE 'change' END AS type,
-                       greatest(s0, lo) AS s, least(coalesce(e0, hi), hi) AS e, (e0 IS NULL OR e0 > hi) AS unended
+                       greatest(s0, lo) AS s, least(coalesce(e0, hi), hi) AS e, e0 IS NULL AS unended
                 FROM pairs JOIN bounds b USING (pos)
                 WHERE least(coalesce(e0, hi), hi) > greatest(s0, lo)""")
             merged = {name: self._merged(where) for name, where in
-                      (("all", "true"), ("wait", "type = 'wait'"), ("change", "type = 'change'"))}
+                      (("all", "true"), ("wait", "type = 'wait'"), ("change", "type = 'change'"),
+                       ("ended", "NOT unended"))}
             merged["open"] = self._df("SELECT id, type, s, e FROM kept WHERE unended ORDER BY id, s")
             return merged
         finally:

@@ -406,10 +406,12 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
     }, table
 
 
-INCIDENT_ROW = ("id", "severity", "status", "reason", "source", "start", "clock_basis", "started_before_window",
-                "restored", "first_restore", "reopens", "restore_hours", "restore_business_hours",
+INCIDENT_ROW = ("id", "severity", "status", "reason", "source", "start", "clock_basis", "out_of_order",
+                "started_before_window", "restored", "first_restore", "reopens", "restore_hours",
+                "restore_business_hours", "restore_hours_at_least", "restore_hours_at_most",
+                "restore_business_hours_at_least", "restore_business_hours_at_most", "restore_evidence",
                 "waiting_on_partner_hours", "change_window_hours", "open_waits", "open_wait_hours", "communicated",
-                "first_communication_hours")
+                "first_communication_hours", "first_communication_hours_at_least")
 
 
 def plain_table(table: pd.DataFrame) -> pd.DataFrame:
@@ -535,13 +537,14 @@ class IncidentFrame:
     def pauses(self, rows: np.ndarray, start: np.ndarray, end: np.ndarray) -> dict[str, pd.DataFrame]:
         """Waits and change windows of the incidents at positions ``rows`` of ``grouped()``, clipped
         to their clocks (``start`` to ``end``) and merged per incident: "all", "wait" alone and
-        "change" alone, each with columns id (the incident's place in ``rows``), s and e; and
-        "open", unmerged, the pauses with no end by the restore (id, type, s, e)."""
+        "change" alone, "ended" (those with a recorded end only), each with columns id (the
+        incident's place in ``rows``), s and e; and "open", unmerged, the pauses with no recorded
+        end (id, type, s, e, each running to the restore)."""
         bounds = pd.DataFrame({"start": start, "restored": end}, index=self.ids[rows])
         p = _pause_intervals(self.ev, bounds)
         p["id"] = bounds.index.get_indexer(p["id"])
         return {"all": merge_pauses(p), "wait": merge_pauses(p[p["type"] == "wait"]),
-                "change": merge_pauses(p[p["type"] == "change"]),
+                "change": merge_pauses(p[p["type"] == "change"]), "ended": merge_pauses(p[~p["open"]]),
                 "open": p.loc[p["open"], ["id", "type", "s", "e"]].reset_index(drop=True)}
 
 
@@ -574,16 +577,35 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
     inc["severity"] = first["severity"]
     inc["source"] = first["source"]
     detected, notice = first["incident.detected"], first["incident.partner-notice"]
-    inc["start"] = first[["incident.detected", "incident.partner-notice"]].min(axis=1)
+    recorded = first[["incident.detected", "incident.partner-notice"]].min(axis=1)
+    communicated = first["incident.communicated"]
+    communicated = communicated.where(communicated <= w1)  # after the close it does not count
+    # A first communication dated before the recorded clock start is out of order: the supplier told
+    # the partner of the incident then, so it knew of it, and its detection came no later. The clock
+    # starts no later than that communication; how much earlier, nothing recorded says.
+    early = (communicated < recorded).fillna(False).astype(bool)
+    inc["start"] = recorded.where(~early, communicated)
     by_notice = notice.notna() & (detected.isna() | (notice < detected))
-    inc["clock_basis"] = np.select([inc["start"].isna(), by_notice, first["stand_in"].astype(bool)],
-                                   [None, "partner notice", "ticket opened (stand-in)"], default="detection")
+    stand_in = first["stand_in"].astype(bool)
+    inc["clock_basis"] = _select([inc["start"].isna(), early, by_notice, stand_in],
+                                 [None, "first communication (dated before the recorded start)", "partner notice",
+                                  "ticket opened (stand-in)"], "detection")
+    out_of_order = pd.Series(None, index=inc.index, dtype=object)
+    if early.any():
+        out_of_order[early] = [
+            f"the first communication ({_iso(c)}) is dated before the recorded clock start ({_iso(r)}): the supplier "
+            "knew of the incident when it communicated, so the clock started no later than the communication "
+            "(3.19.3); correct whichever instant is wrong"
+            for c, r in zip(communicated[early], recorded[early], strict=True)]
+    # The clock's start is only an upper bound where it is a ticket's opening (detection comes no
+    # later than the ticket it is recorded in, and the charter never starts the clock there, 3.19.3)
+    # or where a communication dated before it shows it started earlier still.
+    bounded_start = (stand_in | early).to_numpy()
     restored_now = first["end_kind"] == "restored"
     inc["restored"] = first["final_restore"].where(restored_now)
     inc["first_restore"] = first["incident.restored"]
     inc["reopens"] = first["reopens"].astype(np.int64)
-    communicated = first["incident.communicated"]
-    inc["communicated"] = communicated.where(communicated <= w1)  # after the close it does not count
+    inc["communicated"] = communicated
     in_window = restored_now & (inc["restored"] >= w0)
     # Ended before the window opened (restored, or its ticket closed, and not re-opened by the
     # window's end): counted apart. One still standing unrestored through the window is judged
@@ -625,27 +647,39 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
     done = np.flatnonzero(inc["restored_in_window"].to_numpy())  # positions, not labels: no lookups by id
     start = inc["start"].to_numpy()[done].astype(np.int64)
     end = inc["restored"].to_numpy()[done].astype(np.int64)
-    columns = {col: np.full(len(inc), np.nan) for col in ("restore_hours", "restore_business_hours",
-                                                          "waiting_on_partner_hours", "change_window_hours",
-                                                          "open_wait_hours")}
+    columns = {col: np.full(len(inc), np.nan) for col in RESTORE_COLUMNS}
     open_waits = np.zeros(len(inc), dtype=np.int64)
     if len(done):
         merged = held.pauses(done, start, end)
         places = pd.RangeIndex(len(done))
         u_wall, u_bus = pause_totals(cal, merged["all"], places)
-        columns["restore_hours"][done] = (end - start - u_wall) / US_PER_HOUR
-        columns["restore_business_hours"][done] = (cal.business_us_many(start, end) - u_bus) / US_PER_HOUR
-        columns["waiting_on_partner_hours"][done] = pause_totals(cal, merged["wait"], places)[0] / US_PER_HOUR
-        columns["change_window_hours"][done] = pause_totals(cal, merged["change"], places)[0] / US_PER_HOUR
+        e_wall, e_bus = pause_totals(cal, merged["ended"], places)  # the pauses whose end was recorded
+        gross_bus = cal.business_us_many(start, end)
         unended = merged["open"]
         counts = unended.groupby("id").size().reindex(places, fill_value=0).to_numpy()
+        # The figure is measured only where the journal fixes both ends of the clock and every pause:
+        # otherwise it is a range, from every pause run to the restore to no unended pause at all, with
+        # no upper end where the start is only an upper bound. An end nobody recorded is not evidence.
+        measured = ~bounded_start[done] & (counts == 0)
+        for unit, gross, least, most in (("hours", end - start, u_wall, e_wall),
+                                         ("business_hours", gross_bus, u_bus, e_bus)):
+            low, high = (gross - least) / US_PER_HOUR, (gross - most) / US_PER_HOUR
+            columns[f"restore_{unit}"][done] = np.where(measured, low, np.nan)
+            columns[f"restore_{unit}_at_least"][done] = low
+            columns[f"restore_{unit}_at_most"][done] = np.where(bounded_start[done], np.nan, high)
+        columns["waiting_on_partner_hours"][done] = pause_totals(cal, merged["wait"], places)[0] / US_PER_HOUR
+        columns["change_window_hours"][done] = pause_totals(cal, merged["change"], places)[0] / US_PER_HOUR
         open_waits[done] = counts
         columns["open_wait_hours"][done] = pause_totals(cal, merge_pauses(unended), places)[0] / US_PER_HOUR
     for col, values in columns.items():
         inc[col] = values
     inc["open_waits"] = open_waits
+    inc["restore_evidence"] = _restore_evidence(inc, stand_in.to_numpy(), early.to_numpy())
+    inc["out_of_order"] = out_of_order
     judged = inc["status"].isin(JUDGED)
-    inc["first_communication_hours"] = ((inc["communicated"] - inc["start"]) / US_PER_HOUR).where(judged)
+    waited = ((inc["communicated"] - inc["start"]) / US_PER_HOUR).where(judged)
+    inc["first_communication_hours_at_least"] = waited
+    inc["first_communication_hours"] = waited.where(~bounded_start)
 
     by_sev = {str(s): _severity_block(inc[inc["severity"] == s], f"no severity {s} incident was restored in the "
                                                                       "window") for s in SEVERITIES}
@@ -662,11 +696,21 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
         "started_before_window": int(inc["started_before_window"].sum()),
         "reopened": int((inc["reopens"] > 0).sum()),
         "clock_from_ticket_opening": int(((inc["clock_basis"] == "ticket opened (stand-in)") & judged).sum()),
+        "out_of_order": int((inc["out_of_order"].notna() & judged).sum()),
+        "restore_not_evidenced": int((inc["restore_evidence"].notna() & inc["restored_in_window"]).sum()),
         "rules": {"clock": "from the earlier of the supplier's detection and the partner's notice (3.19.3) to the "
                            "last monitoring-confirmed restore standing at the window's end (3.19.4)",
                   "population": "incidents restored in the window, whenever their clock started (3.19.2)",
-                  "open_waits": "a wait or change window still open at the restore is taken to end at the restore, "
-                                "the most it can have lasted; such pauses are counted beside the figure",
+                  "open_waits": "a wait or change window with no recorded end is not evidence of when it ended: "
+                                "the restore is then the range from subtracting it up to the restore to not "
+                                "subtracting it, and such pauses are counted beside the figure",
+                  "evidence": "a restore is a figure only where the journal fixes its clock's start, its end and "
+                              "every pause; otherwise it is a range (at least, at most), scored on what the journal "
+                              "proves (the longest time it allows) and judged against a clause only where the "
+                              "whole range falls on one side",
+                  "out_of_order": "a first communication dated before the recorded clock start shows the clock "
+                                  "started no later than the communication: the start moves there and the row is "
+                                  "flagged, the figures being at least what it gives",
                   "reopens": "a re-opened incident's clock runs on to its last restore; the time between a restore "
                              "and the re-open counts"},
     }
@@ -674,6 +718,38 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
     for col in ("start", "restored", "first_restore", "communicated"):
         table[col] = pd.to_datetime(table[col], unit="us", utc=True)
     return summary, table
+
+
+RESTORE_COLUMNS = ("restore_hours", "restore_business_hours", "restore_hours_at_least", "restore_hours_at_most",
+                   "restore_business_hours_at_least", "restore_business_hours_at_most", "waiting_on_partner_hours",
+                   "change_window_hours", "open_wait_hours")
+
+
+def _iso(us: float) -> str:
+    return dt.datetime.fromtimestamp(int(us) // 1_000_000, dt.UTC).replace(
+        microsecond=int(us) % 1_000_000).isoformat()
+
+
+def _restore_evidence(inc: pd.DataFrame, stand_in: np.ndarray, early: np.ndarray) -> list[str | None]:
+    """Why an incident restored in the window has a range and not a figure, in words (None where it
+    is measured)."""
+    out: list[str | None] = []
+    for done, ticket, before, waits in zip(inc["restored_in_window"].to_numpy(), stand_in, early,
+                                           inc["open_waits"].to_numpy(), strict=True):
+        why = []
+        if done and ticket:
+            why.append("its clock starts at the ticket's opening, standing in for a detection time the records lack: "
+                       "the charter starts the clock at detection or notice, never at the ticket (3.19.3), and "
+                       "detection comes no later than the ticket, so the restore is at least this long")
+        if done and before:
+            why.append("its first communication is dated before the recorded clock start, so the clock started no "
+                       "later than the communication and perhaps earlier (out of order)")
+        if done and waits:
+            why.append(f"{waits} wait(s) or change window(s) with no recorded end: an end nobody recorded is not "
+                       "evidence, so the restore lies between subtracting each up to the restore and not "
+                       "subtracting it")
+        out.append("; ".join(why) or None)
+    return out
 
 
 def _select(conditions: list[Any], choices: list[str | None], default: str) -> np.ndarray:
@@ -688,6 +764,7 @@ def _severity_block(mine: pd.DataFrame, reason: str, restored_status: str = "res
     """Restore figures of one severity's incidents (3.19): count, mean, median, max and the rest."""
     status = mine["status"].value_counts()
     done = mine[mine["restored_in_window"] & (mine["status"] == restored_status)]
+    ranged = done[done["restore_evidence"].notna()]
     hours = describe(done["restore_hours"], reason, median=True)
     bus = describe(done["restore_business_hours"], reason, median=True)
     judged = mine[mine["status"].isin(JUDGED)]
@@ -708,6 +785,8 @@ def _severity_block(mine: pd.DataFrame, reason: str, restored_status: str = "res
         "started_before_window": int(done["started_before_window"].sum()),
         "reopened": int((done["reopens"] > 0).sum()), "reopens": int(done["reopens"].sum()),
         "clock_from_ticket_opening": int((judged["clock_basis"] == "ticket opened (stand-in)").sum()),
+        # restored, but known only as a range: in no mean, median or maximum above, each listed here
+        "not_evidenced": len(ranged), "not_evidenced_ids": [str(x) for x in ranged.index],
         "withdrawn": int(status.get("withdrawn", 0)),
         "excluded": int(status.get("excluded", 0)),
         "open": int(status.get("open", 0)),
@@ -720,7 +799,8 @@ def _severity_block(mine: pd.DataFrame, reason: str, restored_status: str = "res
 
 def _pause_intervals(ev: pd.DataFrame, restored: pd.DataFrame) -> pd.DataFrame:
     """Waits and change windows as (id, type, s, e, open), paired in order and clipped to each
-    clock; ``open`` marks one with no end by the restore (taken to end there)."""
+    clock; ``open`` marks one with no recorded end (drawn to the restore, its longest reading). One
+    whose recorded end is after the restore did cover the rest of the clock: it is not open."""
     p = ev[ev["kind"].isin(_PAUSES) & ev["id"].isin(restored.index)].copy()
     cols = ["id", "type", "s", "e", "open"]
     if p.empty:
@@ -735,8 +815,8 @@ def _pause_intervals(ev: pd.DataFrame, restored: pd.DataFrame) -> pd.DataFrame:
     lo = restored["start"].reindex(pairs["id"]).to_numpy()
     hi = restored["restored"].reindex(pairs["id"]).to_numpy()
     end = pairs[1].to_numpy(dtype=float)
-    unended = np.isnan(end) | (end > hi)
-    end = np.where(np.isnan(end), hi, end)  # a pause never closed runs to the restore
+    unended = np.isnan(end)
+    end = np.where(unended, hi, end)  # a pause never closed is drawn to the restore, its longest reading
     out = pd.DataFrame({"id": pairs["id"], "type": pairs["type"],
                         "s": np.maximum(pairs[0].to_numpy(dtype=float), lo), "e": np.minimum(end, hi),
                         "open": unended})

@@ -354,8 +354,12 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
                                       "cutoff": band.cutoff, "unit": band.unit, "source": source}
             value = row.restore_hours if band.clock == "elapsed" else row.restore_business_hours
             value = None if not row.restored_in_window or pd.isna(value) else float(value)
+            bound = _bounds(row, "restore_hours" if band.clock == "elapsed" else "restore_business_hours") \
+                if value is None and row.restored_in_window else None
             notes = []
-            if value is None:
+            if bound is not None:  # restored, but known only as a range: scored on what the journal proves
+                notes.append(f"not evidenced: {_range_words(*bound, band.unit)} ({row.restore_evidence})")
+            elif value is None:
                 notes.append({"not detected": "never detected or notified by the close",
                               "unconfirmed": "the ticket was closed, but no monitoring check confirmed a restore "
                                              "(3.19.4)", "not evidenced": row.reason}.get(row.status,
@@ -365,8 +369,11 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
                 notes.append(f"no severity recorded: judged at severity {severity}'s target")
             notes += _incident_notes(row)
             note = "; ".join(notes) or None
+            # a range earns what its longest reading earns (nothing, where nothing bounds it above)
+            judged_at = value if bound is None else bound[1]
             obs.append({"id": row.id, "severity": severity, "value": value, "unit": band.unit,
-                        "share": slide(value, target, band.slide_end, band.cutoff), "note": note})
+                        **({"at_least": bound[0], "at_most": bound[1]} if bound else {}),
+                        "share": slide(judged_at, target, band.slide_end, band.cutoff), "note": note})
         result = _curve_result(line, obs, {"by_severity": targets}, evidence)
         result["figure"]["mean"] = result["figure"]["max"] = None  # mixed units: see each observation
     else:
@@ -377,9 +384,15 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
         for row in judged.itertuples():
             value = getattr(row, line.figure)
             value = None if pd.isna(value) else float(value)
-            obs.append({"id": row.id, "value": value, "share": slide(value, band["target"], line.slide_end,
-                                                                       line.cutoff),
-                        "note": missing if value is None else None})
+            bound = _bounds(row, line.figure) if value is None else None
+            note = missing if value is None else None
+            if bound is not None:  # its clock's start is only an upper bound: the wait is at least this
+                why = "out of order: " + row.out_of_order if isinstance(row.out_of_order, str) else \
+                    "the clock starts at a ticket's opening, not at detection or notice (3.19.3)"
+                note = f"not evidenced: {_range_words(*bound, 'hours')} ({why})"
+            obs.append({"id": row.id, "value": value, "share": slide(value if bound is None else bound[1],
+                                                                       band["target"], line.slide_end, line.cutoff),
+                        **({"at_least": bound[0], "at_most": bound[1]} if bound else {}), "note": note})
         if records and all(o["value"] is None for o in obs):  # "not in the records" is never "not sent"
             return _result(line, "not evidenced", 0.0, f"{missing.removeprefix('not evidenced: ')} ({len(obs)} "
                                                       "incident(s))" + _apart_text(apart), None, band, evidence)
@@ -389,17 +402,33 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
 
 
 def _incident_notes(row: Any) -> list[str]:
-    """What a reader must know beside one incident's restore figure."""
+    """What a reader must know beside one incident's restore figure (why it is a range is said
+    beside the range)."""
     notes = []
     if getattr(row, "started_before_window", False):
         notes.append("its clock started before the window opened; counted whole because it was restored in the window")
-    if getattr(row, "clock_basis", None) == "ticket opened (stand-in)":
-        notes.append("the clock starts at the ticket's opening, standing in for a detection time the records lack")
     if getattr(row, "reopens", 0):
         notes.append(f"re-opened {row.reopens} time(s): the clock runs to the last restore")
-    if getattr(row, "open_waits", 0):
-        notes.append(f"{row.open_waits} wait(s) or change window(s) still open at the restore, taken to end there")
     return notes
+
+
+def _bounds(row: Any, figure: str) -> tuple[float, float | None] | None:
+    """(at least, at most or None) of a figure the journal gives only as a range, or None where it
+    gives no range either (nothing to bound)."""
+    import pandas as pd
+
+    low = getattr(row, f"{figure}_at_least", None)
+    if low is None or pd.isna(low):
+        return None
+    high = getattr(row, f"{figure}_at_most", None)
+    return float(low), None if high is None or pd.isna(high) else float(high)
+
+
+def _range_words(low: float, high: float | None, unit: str) -> str:
+    from day60.display import num
+
+    return f"at least {num(low, 2, unit)}" if high is None else \
+        f"between {num(low, 2)} and {num(high, 2, unit)}"
 
 
 def _apart_text(apart: dict[str, int]) -> str:

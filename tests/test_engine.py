@@ -625,11 +625,13 @@ def edges(tmp_path_factory) -> Path:
 def test_new_incident_columns_match_on_the_fast_path(edges):
     """Worked by hand (window Mon 2 Mar 09:00 to Fri 13 Mar 17:30, GMT):
     A 27 Feb 10:00 to 3 Mar 12:00 = 4 days 2 h = 98 h, started before, one re-open; B open;
-    C 6 h from the stand-in clock; D 10:00 to 14:00 less the wait 10:00-11:00 (its 09:00 start
-    clipped to the clock) and the unended wait 13:00-14:00 = 2 h, one wait open; E 2 h less the
-    wait 11:00-12:00 (ended 13:00, after the restore) = 1 h, one wait open; G unconfirmed; H
-    outside; I 10:00 to 12:30 = 2.5 h, one re-open; J open (its restore corrected to 18:00,
-    after the window); K 1 h, restored as it stood at 17:30; L excluded by the dispute."""
+    C at least 6 h from the stand-in clock (a ticket's opening is no clock start, 3.19.3: no upper
+    bound); D 10:00 to 14:00 less the wait 10:00-11:00 (its 09:00 start clipped to the clock), and
+    a wait from 13:00 with no recorded end: between 2 h (subtracted to the restore) and 3 h (not
+    subtracted), one wait open; E 2 h less the wait 11:00-12:00 (its recorded end, 13:00, after
+    the restore: it covered the rest of the clock) = 1 h, measured; G unconfirmed; H outside; I
+    10:00 to 12:30 = 2.5 h, one re-open; J open (its restore corrected to 18:00, after the
+    window); K 1 h, restored as it stood at 17:30; L excluded by the dispute."""
     fast = same_figures(edges)
     assert fast.incidents is not None, "the engine fell back: this journal should take the fast path"
     figures = metrics.compute(fast)
@@ -637,11 +639,14 @@ def test_new_incident_columns_match_on_the_fast_path(edges):
     assert {k: r["status"] for k, r in table.items()} == {
         "A": "restored", "B": "open", "C": "restored", "D": "restored", "E": "restored", "G": "unconfirmed",
         "H": "outside the window", "I": "restored", "J": "open", "K": "restored", "L": "excluded"}
-    hours = {k: table[k]["restore_hours"] for k in "ACDEIK"}
-    assert hours == pytest.approx({"A": 98.0, "C": 6.0, "D": 2.0, "E": 1.0, "I": 2.5, "K": 1.0})
+    hours = {k: table[k]["restore_hours"] for k in "AEIK"}
+    assert hours == pytest.approx({"A": 98.0, "E": 1.0, "I": 2.5, "K": 1.0})
+    assert (table["C"]["restore_hours"], table["D"]["restore_hours"]) == (None, None)
+    assert (table["C"]["restore_hours_at_least"], table["C"]["restore_hours_at_most"]) == (pytest.approx(6.0), None)
+    assert (table["D"]["restore_hours_at_least"], table["D"]["restore_hours_at_most"]) == pytest.approx((2.0, 3.0))
     assert (table["A"]["reopens"], table["I"]["reopens"], table["K"]["reopens"]) == (1, 1, 0)
     assert table["A"]["started_before_window"] and table["C"]["clock_basis"] == "ticket opened (stand-in)"
-    assert (table["D"]["open_waits"], table["E"]["open_waits"]) == (1, 1)
+    assert (table["D"]["open_waits"], table["E"]["open_waits"]) == (1, 0)
     assert table["D"]["open_wait_hours"] == pytest.approx(1.0)
     s = figures.summary["incidents"]
     assert (s["reopened"], s["started_before_window"], s["clock_from_ticket_opening"]) == (2, 1, 1)

@@ -483,15 +483,19 @@ def test_every_drift_incident_and_rollback_lands_in_exactly_one_bucket(tmp_path_
     assert set(drift.loc[drift["status"] == "excluded", "id"]) <= set(gone["drift"])
     i = figures.summary["incidents"]
     assert sum(i[b.replace(" ", "_")] for b in mx.INCIDENT_BUCKETS) == i["population"] == n_inc
-    assert sum(b["count"] for b in i["by_severity"].values()) + i["no_severity"]["count"] \
-        == int(incidents["restored_in_window"].sum())
+    assert sum(b["count"] + b["not_evidenced"] for b in i["by_severity"].values()) + i["no_severity"]["count"] \
+        + i["no_severity"]["not_evidenced"] == int(incidents["restored_in_window"].sum())
     assert set(gone["incident"]) <= set(incidents.loc[incidents["status"].isin(["excluded", "withdrawn"]), "id"])
     assert i["reopened"] == int((incidents["reopens"] > 0).sum())
     assert i["started_before_window"] == int((incidents["restored_in_window"]
                                               & (incidents["start"] < pd.Timestamp(W0))).sum())
     done = incidents[incidents["restored_in_window"]]
     assert ((done["restored"] >= pd.Timestamp(W0)) & (done["restored"] <= pd.Timestamp(W1))).all()
-    assert (done["restore_hours"] >= 0).all() and (done["waiting_on_partner_hours"] >= 0).all()
+    assert (done["restore_hours_at_least"] >= 0).all() and (done["waiting_on_partner_hours"] >= 0).all()
+    # a figure only where nothing leaves it a range; a range never runs backwards
+    assert (done["restore_hours"].isna() == done["restore_evidence"].notna()).all()
+    most, least = done["restore_hours_at_most"], done["restore_hours_at_least"]
+    assert (most.isna() | (most >= least)).all()
     assert (done["open_wait_hours"] <= done["waiting_on_partner_hours"] + done["change_window_hours"] + 1e-9).all()
     # an incident still unrestored at the window's end is never outside it, however early it started
     outside = incidents[incidents["status"] == "outside the window"]

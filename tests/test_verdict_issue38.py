@@ -11,7 +11,7 @@ import pytest
 from day60 import assess, metrics
 from day60 import journal as jr
 from day60.resources import data_dir
-from tests.builders import SIGN_OFF, make_journal
+from tests.builders import make_journal
 
 SOW = data_dir("clauses") / "examples" / "synthetic-sow.toml"
 ORGANIC = {"source": "organic"}
@@ -98,6 +98,123 @@ def test_a_report_not_yet_due_at_the_close_is_not_judged_missing(tmp_path, run):
     open_ = make_journal(tmp_path / "b.jsonl", [], tier="T1")
     rep = scored(open_).figures.summary["report"]
     assert rep["periods"] == [] and rep["overdue_so_far"] == ["2026-02"]
-    r, checks = comply_rows(run, open_)
+    _, checks = comply_rows(run, open_)
     assert checks["report-timeliness"]["status"] == "not run"
     assert "2026-02 not received so far" in checks["report-timeliness"]["reason"]
+
+
+# ----- 2. a ticket's opening is not the restore clock's start (3.19.3) ----------------------------------
+
+
+def test_a_ticket_opening_standing_in_for_detection_is_not_a_measurement(tmp_path, run):
+    """Severity 1 (target 4 h, slide end 8, cut-off 24), imported with no detection time: each
+    detection instant is the ticket's opening (clock_start "ticket-opened"). The charter starts
+    the clock at the supplier's detection or the partner's notice, never at the ticket (3.19.3),
+    and a ticket is opened no earlier than the detection it records, so from the ticket the
+    restore is only a lower bound. I1: ticket Tue 3 Mar 10:00, restored 13:00: at least 3 h,
+    which cannot show the 4 h target met; first communication 10:30 is at least 0.5 h after a
+    start no later than 10:00. I2: ticket Wed 4 Mar 10:00, restored 18:00: at least 8 h.
+    Nothing bounds either from above, so neither earns a point: restore 0 of 25 and first
+    communication 0 of 10 (before: I1 full marks and I2 0.6, 25 x 1.6 / 2 = 20; first
+    communication 10 x 1 / 2 = 5). comply restore-sev1: I2's 8 h lower bound is already above
+    the deal's 4 h: not met, exit 1, said as a lower bound. With I1 alone, 3 h is below 4 h but
+    only as a lower bound: not run, not evidenced (before: met, 3.00 hours)."""
+    stand_in = {"severity": 1, **ORGANIC, "clock_start": "ticket-opened"}
+    i1 = [("incident.detected", "I1", "2026-03-03T10:00", stand_in),
+          ("incident.communicated", "I1", "2026-03-03T10:30"),
+          ("incident.restored", "I1", "2026-03-03T13:00", {"check": "probe"})]
+    i2 = [("incident.detected", "I2", "2026-03-04T10:00", stand_in),
+          ("incident.restored", "I2", "2026-03-04T18:00", {"check": "probe"})]
+    path = make_journal(tmp_path / "j.jsonl", [*i1, *i2, CLOSE])
+    done = scored(path)
+    table = rows(done.figures.tables["incidents"])
+    assert (table["I1"]["restore_hours"], table["I1"]["restore_hours_at_least"],
+            table["I1"]["restore_hours_at_most"]) == (None, 3.0, None)
+    assert "3.19.3" in table["I1"]["restore_evidence"]
+    assert (table["I1"]["first_communication_hours"], table["I1"]["first_communication_hours_at_least"]) == \
+        (None, 0.5)
+    sev1 = done.figures.summary["incidents"]["by_severity"]["1"]
+    assert (sev1["count"], sev1["not_evidenced"]) == (0, 2)
+    restore = line(done, "restore")
+    assert restore["earned"] == 0
+    assert "at least 3.00 hours" in restore["figure"]["observations"][0]["note"]
+    assert line(done, "first-communication")["earned"] == 0
+    r, checks = comply_rows(run, path)
+    assert checks["restore-sev1"]["status"] == "not met" and r.exit_code == 1
+    assert "I2 at least 8.00 hours" in checks["restore-sev1"]["reason"]
+    alone = make_journal(tmp_path / "a.jsonl", [*i1, CLOSE])
+    _, checks = comply_rows(run, alone)
+    assert checks["restore-sev1"]["status"] == "not run"
+    assert checks["restore-sev1"]["reason"].startswith("not evidenced: I1 at least 3.00 hours")
+
+
+# ----- 4. a wait with no recorded end is not evidence of its end ---------------------------------------
+
+
+def test_a_wait_with_no_recorded_end_leaves_the_restore_a_range(tmp_path, run):
+    """I1, severity 1: detected Tue 3 Mar 08:00, a wait on the partner from 08:30 whose end nobody
+    recorded, restored 18:00. The clock ran 10 h; the wait may have ended at once or only at the
+    restore, so the restore lies between 10 - 9.5 = 0.5 h and 10 h, and no reading of the journal
+    says where (before: the wait was taken to run to the restore, 0.5 h, full marks). The score
+    earns what the journal proves, that the restore took at most 10 h: slide(10; target 4, slide
+    end 8, cut-off 24) = 0.6, 25 x 0.6 = 15. comply restore-sev1 against 4 h: 0.5 h meets it and
+    10 h does not, so the clause is neither met nor broken: not run, not evidenced (before: met).
+    I2, severity 2 (target 8 h): detected Wed 4 Mar 10:00, a wait from 11:00 with no end, restored
+    13:00: between 1 h and 3 h, within 8 h either way: full marks, and comply's restore-sev2 is met
+    at most 3 h."""
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("incident.detected", "I1", "2026-03-03T08:00", {"severity": 1, **ORGANIC}),
+        ("incident.wait-start", "I1", "2026-03-03T08:30"),
+        ("incident.restored", "I1", "2026-03-03T18:00", {"check": "probe"}),
+        ("incident.detected", "I2", "2026-03-04T10:00", {"severity": 2, **ORGANIC}),
+        ("incident.wait-start", "I2", "2026-03-04T11:00"),
+        ("incident.restored", "I2", "2026-03-04T13:00", {"check": "probe"}),
+        CLOSE])
+    done = scored(path)
+    table = rows(done.figures.tables["incidents"])
+    assert (table["I1"]["restore_hours"], table["I1"]["restore_hours_at_least"],
+            table["I1"]["restore_hours_at_most"]) == (None, 0.5, 10.0)
+    assert (table["I1"]["restore_business_hours_at_least"], table["I1"]["restore_business_hours_at_most"]) == \
+        (0.0, 8.5)
+    assert "no recorded end" in table["I1"]["restore_evidence"]
+    observations = {o["id"]: o for o in line(done, "restore")["figure"]["observations"]}
+    assert observations["I1"]["share"] == pytest.approx(0.6) and observations["I2"]["share"] == 1
+    assert "between 0.50 and 10.00 hours" in observations["I1"]["note"]
+    assert line(done, "restore")["earned"] == pytest.approx(25 * 1.6 / 2)
+    _, checks = comply_rows(run, path)
+    assert checks["restore-sev1"]["status"] == "not run"
+    assert checks["restore-sev1"]["reason"].startswith("not evidenced: I1 between 0.50 and 10.00 hours")
+    assert (checks["restore-sev2"]["status"], checks["restore-sev2"]["value"]) == ("met", 3.0)
+
+
+# ----- 5. a first communication before the clock started is out of order ------------------------------
+
+
+def test_a_first_communication_before_the_clock_started_is_flagged_and_bounds_the_clock(tmp_path, run):
+    """I1, severity 2: detected Wed 4 Mar 14:00, restored 16:00, and a first communication to the
+    partner dated 10:05, 3 h 55 min before the detection (before: first communication -3.92 h,
+    full marks, and restore 2 h, full marks). The supplier told the partner of the incident at
+    10:05, so it knew of it then: its detection came no later (as a notice proves a drift's
+    detection no later than itself), and the clock started at 10:05 at the latest. The row is
+    flagged out of order; the restore is at least 16:00 - 10:05 = 5 h 55 min (5.92 h) with no
+    upper bound, and the first communication at least 0: neither is measured, neither earns a
+    point (restore 0 of 25, first communication 0 of 10). comply restore-sev2: 5.92 h is within
+    the deal's 8 h, but nothing bounds the restore from above: not run, not evidenced."""
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("incident.detected", "I1", "2026-03-04T14:00", {"severity": 2, **ORGANIC}),
+        ("incident.communicated", "I1", "2026-03-04T10:05"),
+        ("incident.restored", "I1", "2026-03-04T16:00", {"check": "probe"}),
+        CLOSE])
+    done = scored(path)
+    row = rows(done.figures.tables["incidents"])["I1"]
+    assert row["out_of_order"].startswith("the first communication (2026-03-04T10:05:00+00:00) is dated before "
+                                          "the recorded clock start (2026-03-04T14:00:00+00:00)")
+    assert (row["restore_hours"], row["restore_hours_at_least"], row["restore_hours_at_most"]) == \
+        (None, pytest.approx(5 + 55 / 60), None)
+    assert (row["first_communication_hours"], row["first_communication_hours_at_least"]) == (None, 0.0)
+    assert done.figures.summary["incidents"]["out_of_order"] == 1
+    assert line(done, "restore")["earned"] == 0 and line(done, "first-communication")["earned"] == 0
+    assert "out of order" in line(done, "first-communication")["figure"]["observations"][0]["note"]
+    _, checks = comply_rows(run, path)
+    assert checks["restore-sev2"]["status"] == "not run"
+    assert checks["restore-sev2"]["reason"].startswith("not evidenced: I1 at least 5.92 hours")

@@ -227,8 +227,10 @@ def test_a_withdrawn_incident_enters_no_figure_not_even_first_communication(tmp_
 
 def test_a_wait_still_open_at_the_restore_is_counted_beside_the_figure(tmp_path):
     """I1 (sev 2) detected 10:00, wait on the partner from 11:00 with no end, restored 13:00. The
-    rule: the wait is taken to end at the restore (the most it can have lasted): restore 3 h - 2 h
-    = 1 h, waiting on partner 2 h, and one open wait of 2 h shown beside the figure."""
+    rule (issue 38): an end nobody recorded is not evidence, so the restore is a range, from 3 h -
+    2 h = 1 h (the wait run to the restore) to 3 h (no wait): no single figure, the severity's
+    mean and maximum hold none of it, it is counted as not evidenced; waiting on partner 2 h at
+    most, and one open wait of 2 h shown beside the figure. Within the 8 h target either way."""
     path = make_journal(tmp_path / "j.jsonl", [
         ("incident.detected", "I1", "2026-03-03T10:00", {"severity": 2, **ORGANIC}),
         ("incident.wait-start", "I1", "2026-03-03T11:00"),
@@ -236,9 +238,10 @@ def test_a_wait_still_open_at_the_restore_is_counted_beside_the_figure(tmp_path)
         CLOSE])
     done = scored(path)
     sev2 = done.figures.summary["incidents"]["by_severity"]["2"]
-    assert (sev2["max_hours"], sev2["waiting_on_partner_hours"]) == (1.0, 2.0)
+    assert (sev2["max_hours"], sev2["not_evidenced"], sev2["waiting_on_partner_hours"]) == (None, 1, 2.0)
     assert sev2["open_waits"] == {"count": 1, "hours": 2.0, "incidents": 1}
-    assert "still open at the restore" in line(done, "restore")["figure"]["observations"][0]["note"]
+    observation = line(done, "restore")["figure"]["observations"][0]
+    assert "between 1.00 and 3.00 hours" in observation["note"] and observation["share"] == 1
 
 
 def test_a_reopened_incident_runs_to_its_last_restore(tmp_path):

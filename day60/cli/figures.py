@@ -73,12 +73,14 @@ def metrics(
     else:
         if synthetic:
             typer.echo("SYNTHETIC: invented data, not a result\n")
-        _print_metrics(figures.summary)
+        _print_metrics(figures.summary, figures)
         typer.echo(f"\njournal {j.sha256[:16]}..., head {j.head['seq']}:{j.head['hash']}")
         _footer(trace)
 
 
-def _print_metrics(s: dict[str, Any]) -> None:
+def _print_metrics(s: dict[str, Any], figures: Any) -> None:
+    from day60 import metrics as mx
+
     from day60.display import merge_missing, num, percent, stat
 
     w = s["window"]
@@ -116,7 +118,9 @@ def _print_metrics(s: dict[str, Any]) -> None:
                f"but never detected; counted apart: {i['withdrawn']} withdrawn, {i['excluded']} excluded, "
                f"{i['outside_the_window']} outside the window")
     rows = [(sev, b) for sev, b in i["by_severity"].items()] + [("none", i["no_severity"])]
-    print_table([{"severity": sev, "restored": b["count"], "mean": num(b["mean_hours"], unit="h"),
+    print_table([{"severity": sev, "restored": str(b["count"]) + (f" (+{b['not_evidenced']} as a range)"
+                                                                   if b.get("not_evidenced") else ""),
+                  "mean": num(b["mean_hours"], unit="h"),
                   "median": num(b["median_hours"], unit="h"), "max": num(b["max_hours"], unit="h"),
                   "mean (business)": num(b["mean_business_hours"], unit="bh"),
                   "waiting on partner": num(b["waiting_on_partner_hours"], unit="h"),
@@ -126,6 +130,16 @@ def _print_metrics(s: dict[str, Any]) -> None:
                   "withdrawn/excluded/open/unconfirmed": f"{b['withdrawn']}/{b['excluded']}/{b['open']}/"
                                                          f"{b.get('unconfirmed', 0)}"}
                  for sev, b in rows])
+    ranged = [o for o in mx.incident_rows(figures) if o["restore_evidence"] and o["status"] in ("restored",
+                                                                                                 "unclassified")]
+    for o in ranged:  # restored, but known only as a range: said with why, never as a figure
+        most = o["restore_hours_at_most"]
+        span = f"at least {num(o['restore_hours_at_least'], unit='h')}" if most is None else \
+            f"between {num(o['restore_hours_at_least'])} and {num(most, unit='h')}"
+        typer.echo(f"  {o['id']}: not evidenced: {span} ({o['restore_evidence']})")
+    for o in mx.incident_rows(figures):
+        if o["out_of_order"]:
+            typer.echo(f"  {o['id']}: out of order: {o['out_of_order']}")
     r = s["rollbacks"]
     typer.echo("\nROLLBACK (charter 3.20): production and rehearsals never mixed; "
                f"data restores reported apart: {r['data_restores']['count']}; "

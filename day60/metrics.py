@@ -267,7 +267,9 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
         seqs = sorted(slot["seqs"] + [e.seq for e in announced.get(ident, []) + told.get(ident, [])])
         row: dict[str, Any] = {"id": ident, "status": None, "reason": None, "onset": None, "detected": None,
                                "notice": None, **dict.fromkeys(DRIFT_DURATIONS), "gap_hours": None,
-                               "gap_business_hours": None, "detection_status": None, "seqs": seqs,
+                               "gap_business_hours": None, "detection_status": None,
+                               "detection_hours_at_most": None, "detection_business_hours_at_most": None,
+                               "out_of_order": None, "seqs": seqs,
                                "source": onset.data.get("source", "exercise") if onset else None,
                                "held": bool(onset and (onset.revealed or onset.sealed)),
                                "injected_class": onset.data.get("affected_class") if onset else None, "set_aside": []}
@@ -317,6 +319,14 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
         if not w0 <= o <= w1:
             row.update(status="outside the window", reason="the onset is outside the exercise window")
             continue
+        if notice is not None and detected is not None and to_utc_us(detected.at) > to_utc_us(notice.at):
+            # A detection dated after the written notice is out of order: the notice names the class
+            # and its evidence, so the drift was found by then. The detection is not disclosed.
+            row["out_of_order"] = (f"the detection ({detected.at.isoformat()}, seq {detected.seq}) is dated after "
+                                   f"the written notice ({notice.at.isoformat()}): a notice proves detection no "
+                                   "later than itself; correct whichever instant is wrong")
+            row["set_aside"].append(f"out of order: {row['out_of_order']}")
+            detected = None
         if detected is not None:
             d = to_utc_us(detected.at)
             row.update(detected=detected.at.isoformat(), detection_hours=(d - o) / US_PER_HOUR,
@@ -327,10 +337,11 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
                        notice_business_hours=_bh(cal, o, n))
             if detected is not None:
                 d = to_utc_us(detected.at)
-                row.update(gap_hours=(n - d) / US_PER_HOUR,
-                           gap_business_hours=_bh(cal, d, n) if n >= d else -_bh(cal, n, d))
-            else:  # notified without saying when it was detected: the detection clock has no end (3.18.2)
-                row["detection_status"] = NOT_DISCLOSED
+                row.update(gap_hours=(n - d) / US_PER_HOUR, gap_business_hours=_bh(cal, d, n))
+            else:  # notified without saying when it was detected: the detection clock has no end (3.18.2),
+                # but the notice proves the drift was found no later than itself (3.18.1)
+                row.update(detection_status=NOT_DISCLOSED, detection_hours_at_most=row["notice_hours"],
+                           detection_business_hours_at_most=row["notice_business_hours"])
         elif ident in (unknown or {}):  # a notice was sent, but when is not in the records seen
             row.update(status=NOT_EVIDENCED, reason=f"not evidenced: the records seen do not show {unknown[ident]}")
             if detected is None:  # it was found (a notice went out), at a time nobody recorded
@@ -347,7 +358,8 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
             row["reason"] = "; ".join(filter(None, [row["reason"], *row["set_aside"]]))
     table = pd.DataFrame(rows, columns=["id", "status", "reason", "source", "held", "injected_class", "onset",
                                         "detected", "notice", *DRIFT_DURATIONS, "gap_hours", "gap_business_hours",
-                                        "detection_status", "set_aside", "seqs"])
+                                        "detection_status", "detection_hours_at_most",
+                                        "detection_business_hours_at_most", "out_of_order", "set_aside", "seqs"])
     scored = table[table["status"].isin(["notified", NOT_DETECTED, NOT_EVIDENCED])]
     notified = scored[scored["status"] == "notified"]
     population = len(scored)
@@ -375,6 +387,9 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
                     f"; {NOT_DISCLOSED} ({undisclosed} of {population})" if undisclosed else "")
             elif undisclosed:
                 block["max_reason"] = f"{NOT_DISCLOSED} ({undisclosed} of {population})"
+            # each undisclosed detection came no later than its notice: the most the journal allows
+            bounds = scored[f"{d}_at_most"].dropna().astype(float)
+            block["not_disclosed_at_most"] = float(bounds.max()) if len(bounds) else None
         summary[d] = block
     summary["gap_hours"] = describe(notified["gap_hours"].astype(float),
                                     no_drift or "no notified drift has a detection time")
@@ -391,6 +406,7 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
         "stopped": int(counts.get("stopped", 0)),
         "no_onset": int(counts.get("no onset", 0)),
         "not_evidenced": int(counts.get(NOT_EVIDENCED, 0)),
+        "out_of_order": int(table["out_of_order"].notna().sum()),
         "summary": summary,
         "false_alerts": len(false_alerts),
         "false_alert_seqs": false_alerts,

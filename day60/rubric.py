@@ -316,11 +316,21 @@ def _drift_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) 
     for row in scored.itertuples():
         value = getattr(row, line.figure)
         value = None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
-        note = None
+        note, most = None, None
         if value is None:  # never detected (or notified) within the window, or not when: nothing on the curve
             note = (row.detection_status or NOT_DETECTED) if "detection" in line.figure else \
                 row.reason if row.status == NOT_EVIDENCED else NOT_DETECTED
-        obs.append({"id": row.id, "value": value, "share": slide(value, band["target"], line.slide_end, line.cutoff),
+            bound = getattr(row, f"{line.figure}_at_most", None)
+            if bound is not None and not (isinstance(bound, float) and math.isnan(bound)):
+                # not disclosed, but the written notice proves detection no later than itself: the
+                # line earns what that proves, never the "not detected" nothing
+                from day60.display import num
+
+                most = float(bound)
+                note += f"; at most {num(most, 2, band['unit'])} (the written notice proves detection no later " \
+                        "than itself)"
+        obs.append({"id": row.id, "value": value, **({"at_most": most} if most is not None else {}),
+                    "share": slide(value if most is None else most, band["target"], line.slide_end, line.cutoff),
                     "status": row.status, "note": note})
     result = _curve_result(line, obs, band, evidence)
     result["reason"] = _apart_text(apart).lstrip("; ") or None

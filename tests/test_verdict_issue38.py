@@ -218,3 +218,37 @@ def test_a_first_communication_before_the_clock_started_is_flagged_and_bounds_th
     _, checks = comply_rows(run, path)
     assert checks["restore-sev2"]["status"] == "not run"
     assert checks["restore-sev2"]["reason"].startswith("not evidenced: I1 at least 5.92 hours")
+
+
+# ----- 6. a notice proves detection no later than itself (3.18.1, 3.18.2, 3.18.7) ---------------------
+
+
+def test_a_notified_drift_without_a_detection_line_was_detected_by_its_notice(tmp_path):
+    """T2, organic drifts, no drift.detected logged for either. D1: onset Tue 3 Mar 09:00, written
+    notice 15:00 the same day: 6 business hours. D2: onset Tue 3 Mar 09:00, notice Thu 5 Mar 09:00:
+    8.5 (Tue) + 8.5 (Wed) = 17 business hours. A written notice naming the class and its evidence
+    cannot come before the supplier found the drift, so detection lead time is at most the notice
+    lead time: D1 at most 6 bh, within the 8 bh target (share 1); D2 at most 17 bh: slide(17;
+    target 8, slide end 24) = 1 - 0.4 x 9/16 = 0.775. Detection line: 10 x (1 + 0.775) / 2 =
+    8.875 (before: 0, both read as if never detected). The detection time itself is still not
+    disclosed, and the figures say so: no detection figure, at most the notice's."""
+    onset = {**ORGANIC, "affected_class": "scanned invoices"}
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("drift.onset", "D1", "2026-03-03T09:00", onset),
+        ("drift.notice", "D1", "2026-03-03T15:00", NOTE),
+        ("drift.onset", "D2", "2026-03-03T09:00", onset),
+        ("drift.notice", "D2", "2026-03-05T09:00", NOTE),
+        CLOSE], tier="T2")
+    done = scored(path)
+    table = rows(done.figures.tables["drift"])
+    assert (table["D1"]["detection_business_hours"], table["D1"]["detection_business_hours_at_most"]) == (None, 6.0)
+    assert table["D2"]["detection_business_hours_at_most"] == 17.0
+    assert table["D2"]["detection_status"] == "not evidenced: no detection time disclosed"
+    detection = line(done, "drift-detection")
+    assert detection["earned"] == pytest.approx(8.875)
+    observations = {o["id"]: o for o in detection["figure"]["observations"]}
+    assert observations["D2"]["note"] == ("not evidenced: no detection time disclosed; at most 17.00 business hours "
+                                          "(the written notice proves detection no later than itself)")
+    assert line(done, "drift-notice")["earned"] == 15
+    assert done.figures.summary["drift"]["summary"]["detection_business_hours"]["not_disclosed"] == 2
+

@@ -80,7 +80,6 @@ def metrics(
 
 def _print_metrics(s: dict[str, Any], figures: Any) -> None:
     from day60 import metrics as mx
-
     from day60.display import merge_missing, num, percent, stat
 
     w = s["window"]

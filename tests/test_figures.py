@@ -152,7 +152,8 @@ def test_detection_is_judged_over_the_same_population_in_metrics_and_rubric(tmp_
     no detection recorded. Metrics: detection count 1 of population 2, max not a number; D2 was
     found (it was notified) but its detection time was not disclosed, so it reads "not evidenced",
     never "not detected within the window" (3.18.2). Rubric: two observations, D1 full marks (2 bh
-    is within 8), D2 nothing: 10 x 1/2 = 5."""
+    is within 8); D2's notice, 5 bh after its onset, proves detection no later (issue 38): at most
+    5 bh, within 8 too, so full marks: 10 x 2/2 = 10 (before: D2 nothing, 10 x 1/2 = 5)."""
     path = make_journal(tmp_path / "j.jsonl", [
         ("drift.onset", "D1", "2026-03-03T09:00", {"source": "organic", "affected_class": "scanned invoices"}),
         ("drift.detected", "D1", "2026-03-03T11:00"),
@@ -167,7 +168,8 @@ def test_detection_is_judged_over_the_same_population_in_metrics_and_rubric(tmp_
         (1, 2, 0, 1, None)
     assert det["max_reason"] == "not evidenced: no detection time disclosed (1 of 2)"
     detection = line(done, "drift-detection")
-    assert detection["figure"]["count"] == 2 and detection["earned"] == pytest.approx(5.0)
+    assert detection["figure"]["count"] == 2 and detection["earned"] == pytest.approx(10.0)
+    assert det["not_disclosed_at_most"] == 5.0
 
 
 # ----- 5 and 6. sealing and the safety gate -------------------------------------------------

@@ -971,14 +971,13 @@ def _report(events, cal: BusinessCalendar, added: list[str], seen: dict[str, pd.
             latest = e.id
         elif e.kind == "report.element":
             checks.setdefault(e.data.get("period") or latest, {})[e.id] = e  # a later check supersedes
-    # Every drift notice the supplier sent, whatever bucket its drift is in (one notified before the
-    # window opened still shows its month had a drift to report).
-    notices = [e for e in events if e.kind == "drift.notice"]
-    seen = {**seen, "drift_notices": pd.DataFrame({"id": [e.id for e in notices],
-                                                   "at": [e.at.isoformat() for e in notices]})}
+    # Every drift the journal holds, whatever bucket it is in (one notified before the window opened
+    # still shows its month had a drift to report): its onset (null while sealed), and the first
+    # detection and the first notice the supplier recorded.
+    seen = {**seen, "drift_acts": _drift_acts(events)}
     periods, tables = [], []
     for report in inside:
-        period, table = _one_report(report, checks.get(report.id, {}), cal, added, seen)
+        period, table = _one_report(report, checks.get(report.id, {}), cal, added, seen, w1)
         periods.append(period)
         tables.append(table)
     for ident in missing:
@@ -1061,47 +1060,80 @@ def _overlaps_window(period: str, cal: BusinessCalendar, w0: int, w1: int) -> bo
 # An element marked "not applicable" for a period in which the journal shows what it reports
 # fails (3.21.5): what the journal would show, in words, per element.
 NOT_APPLICABLE_CHECKS = {
-    "incidents-by-severity": ("incidents", "incident(s) whose clock started"),
-    "drift-timestamps": ("drift", "drift(s) notified"),
-    "rollbacks": ("rollbacks", "production rollback(s) whose criterion was met"),
-    "rollback-rehearsal": ("rollbacks", "rollback rehearsal(s) whose criterion was met"),
+    "incidents-by-severity": "incident(s) whose clock ran in {period}",
+    "drift-timestamps": "drift(s) of {period} the supplier had detected or notified by the report's delivery",
+    "rollbacks": "production rollback(s) whose criterion was met in {period}",
+    "rollback-rehearsal": "rollback rehearsal(s) in the quarter up to the end of {period}",
 }
 
 
-def _in_month(values: pd.Series, cal: BusinessCalendar, first_day: dt.date, last_day: dt.date) -> int:
-    """How many instants (ISO text or datetimes) fall on a local date of the month."""
-    stamps = pd.to_datetime(values.dropna(), utc=True, format="ISO8601")
-    if stamps.empty:
-        return 0
-    dates = stamps.dt.tz_convert(cal.tz).dt.date
-    return int(((dates >= first_day) & (dates <= last_day)).sum())
+def _drift_acts(events: list[Any]) -> pd.DataFrame:
+    """Per drift id: its onset, first detection and first notice, in epoch microseconds (NaN where
+    none, or while the onset is sealed)."""
+    acts: dict[str, dict[str, float]] = {}
+    for e in events:
+        if e.kind in ("drift.onset", "drift.detected", "drift.notice") and e.at is not None:
+            slot = acts.setdefault(e.id, {})
+            key = e.kind.split(".")[1]
+            slot[key] = min(slot.get(key, np.inf), float(to_utc_us(e.at)))
+    return pd.DataFrame([{"id": k, **v} for k, v in acts.items()],
+                        columns=["id", "onset", "detected", "notice"]).astype({"onset": float, "detected": float,
+                                                                              "notice": float})
 
 
-def _drifts_notified(notices: pd.DataFrame, cal: BusinessCalendar, first_day: dt.date, last_day: dt.date) -> int:
-    """How many drifts had a written notice sent on a local date of the month."""
-    if notices.empty:
-        return 0
-    dates = pd.to_datetime(notices["at"], utc=True, format="ISO8601").dt.tz_convert(cal.tz).dt.date
-    return int(notices.loc[((dates >= first_day) & (dates <= last_day)).to_numpy(), "id"].nunique())
+def _local_bounds(cal: BusinessCalendar, first_day: dt.date, last_day: dt.date) -> tuple[int, int]:
+    """The first and the last-plus-one instant of local dates ``first_day`` to ``last_day``."""
+    return (to_utc_us(dt.datetime.combine(first_day, dt.time(0), tzinfo=cal.tz)),
+            to_utc_us(dt.datetime.combine(last_day + dt.timedelta(days=1), dt.time(0), tzinfo=cal.tz)))
+
+
+def _us(values: pd.Series) -> np.ndarray:
+    """Instants (datetimes or ISO text, None for none) as epoch microseconds, NaN for none."""
+    stamps = pd.to_datetime(values, utc=True, format="ISO8601")
+    return np.where(stamps.isna(), np.nan, stamps.dt.as_unit("us").astype("int64").astype(float))
 
 
 def _journal_shows(tables: dict[str, pd.DataFrame], cal: BusinessCalendar, first_day: dt.date,
-                   last_day: dt.date) -> dict[str, int]:
-    """Per element that can be "not applicable", how many things the journal shows in the month."""
-    inc, rb = tables["incidents"], tables["rollbacks"]
-    counted = {
-        "incidents-by-severity": _in_month(inc["start"], cal, first_day, last_day) if len(inc) else 0,
-        "drift-timestamps": _drifts_notified(tables["drift_notices"], cal, first_day, last_day),
-        "rollbacks": _in_month(rb.loc[rb["kind"] == "production", "criterion_at"], cal, first_day, last_day)
-        if len(rb) else 0,
-        "rollback-rehearsal": _in_month(rb.loc[rb["kind"] == "rehearsal", "criterion_at"], cal, first_day, last_day)
-        if len(rb) else 0,
-    }
-    return counted
+                   last_day: dt.date, delivered: int, w1: int) -> dict[str, int]:
+    """Per element that can be "not applicable", how many things the journal shows for the month.
+
+    Incidents: every incident whose clock ran during the month (started by its end, and restored
+    in it, after it, or still open at the window's close), whatever bucket it is in for the
+    window's own figures: MTTR counts incidents closed in the month (3.19.2), and a month with an
+    incident running through it is not a month with none. Drifts: each whose onset, detection or
+    notice falls in the month and that the supplier had detected or notified by the report's
+    delivery: it could not report what it did not know, and must report what it did (3.18.7).
+    Production rollbacks: criterion met in the month. Rehearsals: one a quarter, its result in the
+    monthly report (3.20.6), so any rehearsal from the quarter's start to the month's end."""
+    lo, hi = _local_bounds(cal, first_day, last_day)
+    inc, rb, acts = tables["incidents"], tables["rollbacks"], tables["drift_acts"]
+    ran = 0
+    if len(inc):
+        start, restored = _us(inc["start"]), _us(inc["restored"])
+        live = inc["status"].isin(["open", "unclassified", NOT_EVIDENCED]).to_numpy()
+        end = np.where(~np.isnan(restored), restored, np.where(live, float(w1), start))
+        ran = int(((start < hi) & (end >= lo)).sum())
+    drifts = 0
+    if len(acts):
+        first = acts[["onset", "detected", "notice"]].to_numpy()
+        in_month = ((first >= lo) & (first < hi)).any(axis=1)
+        known = np.fmin(acts["detected"].to_numpy(), acts["notice"].to_numpy()) <= delivered
+        drifts = int((in_month & known).sum())
+    quarter = dt.date(first_day.year, (first_day.month - 1) // 3 * 3 + 1, 1)
+    q0 = _local_bounds(cal, quarter, last_day)[0]
+
+    def criteria(kind: str, since: int) -> int:
+        if not len(rb):
+            return 0
+        at = _us(rb.loc[rb["kind"] == kind, "criterion_at"])
+        return int(((at >= since) & (at < hi)).sum())
+
+    return {"incidents-by-severity": ran, "drift-timestamps": drifts, "rollbacks": criteria("production", lo),
+            "rollback-rehearsal": criteria("rehearsal", q0)}
 
 
 def _one_report(report, checks: dict[str, Any], cal: BusinessCalendar, added: list[str],
-                tables: dict[str, pd.DataFrame]) -> tuple[dict[str, Any], pd.DataFrame]:
+                tables: dict[str, pd.DataFrame], w1: int) -> tuple[dict[str, Any], pd.DataFrame]:
     period = report.id
     required = [el["id"] for el in default_report_elements()]
     for extra in [*added, *checks]:  # elements the exercise or the deal adds, each counted once
@@ -1110,7 +1142,7 @@ def _one_report(report, checks: dict[str, Any], cal: BusinessCalendar, added: li
     year, month = (int(x) for x in period.split("-"))
     first_day = dt.date(year, month, 1)
     last_day = (dt.date(year + (month == 12), month % 12 + 1, 1) - dt.timedelta(days=1))
-    shows = _journal_shows(tables, cal, first_day, last_day)
+    shows = _journal_shows(tables, cal, first_day, last_day, to_utc_us(report.at), w1)
     period_end = dt.datetime.combine(last_day + dt.timedelta(days=1), dt.time(0), tzinfo=cal.tz)
     early = to_utc_us(report.at) < to_utc_us(period_end)
     rows = []
@@ -1127,7 +1159,7 @@ def _one_report(report, checks: dict[str, Any], cal: BusinessCalendar, added: li
                 "fail", "does not apply in the period, but the report does not say so")
             if shows.get(el):
                 status, reason = "fail", (f"marked not applicable, but the journal shows {shows[el]} "
-                                          f"{NOT_APPLICABLE_CHECKS[el][1]} in {period}")
+                                          + NOT_APPLICABLE_CHECKS[el].format(period=period))
         elif not d["present"]:
             status, reason = "fail", "absent"
         elif not d["covers_period"]:

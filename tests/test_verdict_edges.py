@@ -187,7 +187,9 @@ def test_drift_timestamps_not_applicable_fails_when_a_drift_was_notified_that_mo
     [period] = scored(make_journal(tmp_path / "j.jsonl", events)).figures.summary["report"]["periods"]
     assert period["completeness_percent"] == 90
     assert period["failing"] == [{"element": "drift-timestamps", "reason": "marked not applicable, but the journal "
-                                                                            "shows 1 drift(s) notified in 2026-02"}]
+                                                                            "shows 1 drift(s) of 2026-02 the supplier "
+                                                                            "had detected or notified by the report's "
+                                                                            "delivery"}]
 
 
 # ----- comply never reads "met" while what is sealed or open may still break it ---------------------

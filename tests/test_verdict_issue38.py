@@ -252,3 +252,44 @@ def test_a_notified_drift_without_a_detection_line_was_detected_by_its_notice(tm
     assert line(done, "drift-notice")["earned"] == 15
     assert done.figures.summary["drift"]["summary"]["detection_business_hours"]["not_disclosed"] == 2
 
+
+# ----- 3. "not applicable" against what the journal shows (3.21.5 with 3.19.2, 3.18.7, 3.20.6) ---------
+
+
+def test_not_applicable_fails_where_the_journal_shows_the_element_applies(tmp_path):
+    """February's report, received Thu 5 Mar, says "none" for drift timestamps and for the
+    rollback rehearsal. D1 (organic) began on Fri 27 Feb and was notified on Tue 3 Mar, two days
+    before the report went out: the drift belongs to February and the supplier knew of it, so
+    the element applies (3.18.7: every drift observation's detection and notice times go in the
+    monthly report). A rehearsal R1 ran on Thu 15 Jan, in the same quarter (3.20.6: one a
+    quarter, its result recorded in the monthly report), so the rehearsal element applies to
+    every report of the quarter from then on. February: 8 of 10 = 80% (before: 100%, only
+    notices dated in February and rehearsals in February were looked at).
+    March's report, received Tue 7 Apr, says "none" for incidents: I1 (severity 2) began on Thu 26
+    Feb and was restored on Tue 3 Mar, in March: an incident closed in the month is what MTTR
+    counts (3.19.2), so March had one to report. March: 9 of 10 = 90% (before: 100%, only
+    incidents whose clock started in March were looked at)."""
+    onset = {**ORGANIC, "affected_class": "scanned invoices"}
+    events = [
+        ("drift.onset", "D1", "2026-02-27T09:00", onset),
+        ("drift.notice", "D1", "2026-03-03T10:00", NOTE),
+        ("rollback.criterion-met", "R1", "2026-01-15T10:00", {"kind": "rehearsal"}),
+        ("rollback.decision", "R1", "2026-01-15T10:05"),
+        ("rollback.smoke-pass", "R1", "2026-01-15T10:30", SMOKE),
+        ("incident.detected", "I1", "2026-02-26T10:00", {"severity": 2, **ORGANIC}),
+        ("incident.restored", "I1", "2026-03-03T10:00", {"check": "probe"}),
+        *report("2026-02", "2026-03-05T10:00", {"drift-timestamps": NA, "rollback-rehearsal": NA}),
+        *report("2026-03", "2026-04-07T10:00", {"incidents-by-severity": NA}),
+        CLOSE]
+    periods = {p["period"]: p for p in scored(make_journal(tmp_path / "j.jsonl", events)).figures.summary[
+        "report"]["periods"]}
+    feb, mar = periods["2026-02"], periods["2026-03"]
+    assert (feb["passing"], feb["completeness_percent"]) == (8, 80)
+    reasons = {f["element"]: f["reason"] for f in feb["failing"]}
+    assert reasons["drift-timestamps"] == ("marked not applicable, but the journal shows 1 drift(s) of 2026-02 the "
+                                           "supplier had detected or notified by the report's delivery")
+    assert reasons["rollback-rehearsal"] == ("marked not applicable, but the journal shows 1 rollback rehearsal(s) "
+                                             "in the quarter up to the end of 2026-02")
+    assert (mar["passing"], mar["completeness_percent"]) == (9, 90)
+    assert {f["element"]: f["reason"] for f in mar["failing"]}["incidents-by-severity"] == (
+        "marked not applicable, but the journal shows 1 incident(s) whose clock ran in 2026-03")

@@ -120,7 +120,7 @@ def test_not_applicable_is_checked_against_drifts_and_rollbacks_in_the_period(tm
     [period] = figures(make_journal(tmp_path / "j.jsonl", events)).summary["report"]["periods"]
     assert period["completeness_percent"] == 80
     reasons = {f["element"]: f["reason"] for f in period["failing"]}
-    assert "journal shows 1 drift(s) notified in 2026-03" in reasons["drift-timestamps"]
+    assert "journal shows 1 drift(s) of 2026-03 the supplier had detected or notified" in reasons["drift-timestamps"]
     assert "journal shows 1 production rollback(s)" in reasons["rollbacks"]
 
 

@@ -528,8 +528,11 @@ def _tier_check(tier_id: str, tier: Tier, figures: Figures, header: dict[str, An
     drift, incidents, rollbacks = figures.tables["drift"], figures.tables["incidents"], figures.tables["rollbacks"]
     in_window = rollbacks[rollbacks["status"] == "in the window"]
     injected = drift[drift["source"] == "exercise"]
+    periods = figures.summary["report"]["periods"]
+    audited = [p for p in periods if p["completeness_percent"] is not None]
     shown = {
-        "report-audit": bool(figures.summary["report"]["periods"]),
+        # a report received is not a report audited: the audit is every required element checked
+        "report-audit": bool(audited),
         "rehearsal-rollback": bool((in_window["kind"] == "rehearsal").any()),
         "injected-drift": bool(injected["status"].isin(["notified", NOT_DETECTED, "sealed", "open"]).any()),
         "raised-incident": bool(((incidents["source"] == "exercise")
@@ -540,7 +543,9 @@ def _tier_check(tier_id: str, tier: Tier, figures: Figures, header: dict[str, An
                                           or figures.summary["injections"]["not_run"]),
     }
     problems = [f"not evidenced: the records seen do not show {UNKNOWN_REQUIREMENTS[r]}"
-                if REQUIREMENT_SECTIONS.get(r) in (unknown or set()) else REQUIREMENTS[r]
+                if REQUIREMENT_SECTIONS.get(r) in (unknown or set()) else
+                f"no monthly report was audited: {', '.join(p['period'] for p in periods)} was received, but not "
+                "every required element was checked" if r == "report-audit" and periods else REQUIREMENTS[r]
                 for r in tier.requires if not shown[r]]
     raised = bool((incidents["source"] == "exercise").any()) if len(incidents) else False
     if "exercise" not in tier.sources and (len(injected) or raised):

@@ -293,3 +293,38 @@ def test_not_applicable_fails_where_the_journal_shows_the_element_applies(tmp_pa
     assert (mar["passing"], mar["completeness_percent"]) == (9, 90)
     assert {f["element"]: f["reason"] for f in mar["failing"]}["incidents-by-severity"] == (
         "marked not applicable, but the journal shows 1 incident(s) whose clock ran in 2026-03")
+
+
+# ----- 7. a tier not demonstrated never meets the deal's floor (4.5, 9.9) -------------------------------
+
+
+def _deal(tmp_path, **params):
+    text = SOW.read_text()
+    for key, value in params.items():
+        text = "\n".join(f"{key} = {json.dumps(value)}" if x.startswith(f"{key} =") else x
+                         for x in text.splitlines())
+    out = tmp_path / "deal.toml"
+    out.write_text(text)
+    return out
+
+
+def test_a_report_received_but_never_audited_does_not_demonstrate_the_records_audit(tmp_path, run):
+    """T1 (records audit: the monthly report audited against its checklist). February's report
+    arrives Wed 4 Mar, on time (due Fri 6 Mar), and not one of its elements is checked. Timeliness
+    earns 5 x 1/1 = 5; completeness is not run (no element checked), so the score is 5 of 100.
+    With a T1 deal whose floor is 5, the score reached the floor and the deal read "met" (before),
+    though the audit the tier consists of never happened: the tier is not demonstrated, and
+    neither score --sow nor comply may read it met."""
+    path = make_journal(tmp_path / "j.jsonl", [("report.received", "2026-02", "2026-03-04T10:00"), CLOSE],
+                        tier="T1")
+    done = scored(path)
+    assert done.result["score"] == 5
+    check = done.result["tier_check"]
+    assert not check["met"] and check["problems"] == [
+        "no monthly report was audited: 2026-02 was received, but not every required element was checked"]
+    deal = _deal(tmp_path, day60_tier="T1", day60_score_floor=5)
+    shown = json.loads(run("score", path, "--sow", deal, "--parties-differ", "--format", "json").stdout)
+    assert shown["deal_floor"]["verdict"] == "tier not demonstrated"
+    r = run("comply", path, "--sow", deal, "--format", "json", "--parties-differ")
+    row = next(x for x in json.loads(r.stdout)["checks"] if x["check"] == "day60-score")
+    assert row["status"] == "tier not demonstrated"

@@ -433,22 +433,46 @@ def ttft(dialogues: list[tuple[str, Any]]) -> dict[str, Any]:
 
     A reply is the first agent turn after a caller turn. The opening agent turn of each
     dialogue, replies carrying ``tool_ms`` (a tool call) and replies that overlap the caller
-    (negative gaps) are reported apart. Where a reply is a ``filler``, the time to the first
-    substantive agent turn is reported beside it. Each gap is the exact decimal difference of
-    the two times (2048.03 after 848.03 is 1200, not 1200.0000000000002), given as a float.
+    (negative gaps) are reported apart. Where a reply is a ``filler`` (a holding phrase, with or
+    without a tool running behind it), the time to the first substantive agent turn is reported
+    beside it, and a filler no answer followed before the caller spoke again is counted. Each gap
+    is the exact decimal difference of the two times (2048.03 after 848.03 is 1200, not
+    1200.0000000000002), given as a float.
+
+    The caller's end comes from the platform's endpointing or from voice-activity detection, and
+    the two are not comparable (3.13.1): each source's figures are in ``by_endpointing``, and the
+    pooled figures are given only where every dialogue states one and the same source; otherwise
+    they read not run, with the reason.
     """
-    main, opening, tools, overlapping, fillers, first_substantive = [], [], [], [], [], []
-    endpointing = set()
-    continuations = 0
+    groups: dict[str, list[tuple[str, Any]]] = {}
     for name, dialogue in dialogues:
-        if isinstance(dialogue, dict):
-            stated = dialogue.get("endpointing", "not stated")
-            if stated not in ("platform", "vad", "not stated"):
-                raise InputError(f"{name}.endpointing", f"{str(stated)[:40]!r} is not platform or vad",
-                                 'write "endpointing": "platform" or "vad", or leave it out')
-            endpointing.add(stated)
-        else:
-            endpointing.add("not stated")
+        stated = dialogue.get("endpointing", "not stated") if isinstance(dialogue, dict) else "not stated"
+        if stated not in ("platform", "vad", "not stated"):
+            raise InputError(f"{name}.endpointing", f"{str(stated)[:40]!r} is not platform or vad",
+                             'write "endpointing": "platform" or "vad", or leave it out')
+        groups.setdefault(stated, []).append((name, dialogue))
+    parts = {source: _ttft_of(mine) for source, mine in sorted(groups.items())}
+    out: dict[str, Any] = {"unit": "ms", "endpointing": sorted(parts), "dialogues": len(dialogues),
+                           "by_endpointing": parts}
+    if len(parts) == 1:
+        return {**out, **next(iter(parts.values()))}
+    why = (f"the dialogues' caller ends come from {' and '.join(sorted(parts))}, which are not comparable (3.13.1): "
+           "each source's figures are in by_endpointing")
+    return {**out, "replies": _dist([], why), "opening_turns": [o for p in parts.values() for o in p["opening_turns"]],
+            "tool_calls": {**_dist([], why), "tool_ms_mean": None},
+            "filler": {"ttft": _dist([], why), "first_substantive": _dist([], why),
+                       "during_tool": sum(p["filler"]["during_tool"] for p in parts.values()),
+                       "unanswered": sum(p["filler"]["unanswered"] for p in parts.values())},
+            "excluded": {k: sum(p["excluded"][k] for p in parts.values()) for k in ("overlapping_replies",
+                                                                                   "continuations")},
+            "pooled": False, "pooled_reason": why}
+
+
+def _ttft_of(dialogues: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``ttft``'s figures over dialogues whose caller ends come from one source."""
+    main, opening, tools, overlapping, fillers, first_substantive = [], [], [], [], [], []
+    continuations = during_tool = unanswered = 0
+    for name, dialogue in dialogues:
         turns = turns_of(dialogue, name)
         seen_agent = False
         last_caller = None
@@ -456,6 +480,8 @@ def ttft(dialogues: list[tuple[str, Any]]) -> dict[str, Any]:
         waiting_substance: float | None = None
         for t in turns:
             if t["speaker"] == "caller":
+                if waiting_substance is not None:  # the holding phrase was never followed by an answer
+                    unanswered += 1
                 last_caller, replied, waiting_substance = t, False, None
                 continue
             if waiting_substance is not None and not t.get("filler"):
@@ -475,23 +501,26 @@ def ttft(dialogues: list[tuple[str, Any]]) -> dict[str, Any]:
             gap = float(elapsed_ms(last_caller["end_ms"], t["start_ms"]))  # exact, then shown as a float
             if gap < 0:
                 overlapping.append(gap)
-            elif t.get("tool_ms") is not None:
+                continue
+            if t.get("tool_ms") is not None:
                 tools.append((gap, float(t["tool_ms"])))
             else:
                 main.append(gap)
-                if t.get("filler"):
-                    fillers.append(gap)
-                    waiting_substance = last_caller["end_ms"]
+            if t.get("filler"):  # a holding phrase, while a tool runs or not: the real wait is reported too
+                fillers.append(gap)
+                during_tool += t.get("tool_ms") is not None
+                waiting_substance = last_caller["end_ms"]
+        if waiting_substance is not None:
+            unanswered += 1
     return {
-        "unit": "ms",
-        "endpointing": sorted(endpointing),
-        "dialogues": len(dialogues),
+        "pooled": True,
         "replies": _dist(main, "no agent reply to a caller turn"),
         "opening_turns": opening,
         "tool_calls": {**_dist([g for g, _ in tools], "no reply carried a tool call"),
                        "tool_ms_mean": sum(t for _, t in tools) / len(tools) if tools else None},
         "filler": {"ttft": _dist(fillers, "no reply was a filler"),
-                   "first_substantive": _dist(first_substantive, "no substantive turn followed a filler")},
+                   "first_substantive": _dist(first_substantive, "no substantive turn followed a filler"),
+                   "during_tool": during_tool, "unanswered": unanswered},
         "excluded": {"overlapping_replies": len(overlapping), "continuations": continuations},
     }
 

@@ -328,3 +328,46 @@ def test_a_report_received_but_never_audited_does_not_demonstrate_the_records_au
     r = run("comply", path, "--sow", deal, "--format", "json", "--parties-differ")
     row = next(x for x in json.loads(r.stdout)["checks"] if x["check"] == "day60-score")
     assert row["status"] == "tier not demonstrated"
+
+
+# ----- 8. time to first token: one clock per distribution, and the wait behind a holding phrase (3.13) --
+
+
+def _turn(speaker, start, end, **kw):
+    return {"speaker": speaker, "start_ms": start, "end_ms": end, "text": "words", **kw}
+
+
+def test_ttft_never_pools_two_clocks_and_reports_the_wait_behind_a_holding_phrase(run, tmp_path):
+    """Each dialogue opens with the agent's greeting (reported apart). A, platform endpointing:
+    replies 1400 - 1000 = 400 ms and 3500 - 3000 = 500 ms. B, voice-activity detection: 1900 -
+    1000 = 900 and 4000 - 3000 = 1000 ms. The two clocks are not comparable (3.13.1), so no
+    distribution pools them: platform p95 by nearest rank over 2 replies is rank ceil(1.9) = 2,
+    500 ms; VAD's is 1000 ms; pooled, the four would read p95 1000 ms over 4 (before), which is
+    neither. C, platform: a holding phrase at 1300 (300 ms after the caller's end at 1000) while a
+    tool runs, the answer at 6000: the caller waited 5000 ms for it. The tool-call reply's time to
+    first token is 300 ms, and the first substantive time, 5000 ms, is reported beside it (3.13.4,
+    3.13.6: a filler must not hide the wait; before, a filler during a tool call had no first
+    substantive time at all)."""
+    a = [_turn("agent", 0, 500), _turn("caller", 600, 1000), _turn("agent", 1400, 2000),
+         _turn("caller", 2100, 3000), _turn("agent", 3500, 4000)]
+    b = [_turn("agent", 0, 500), _turn("caller", 600, 1000), _turn("agent", 1900, 2500),
+         _turn("caller", 2600, 3000), _turn("agent", 4000, 4500)]
+    c = [_turn("agent", 0, 500), _turn("caller", 600, 1000), _turn("agent", 1300, 1800, filler=True, tool_ms=4200),
+         _turn("agent", 6000, 7000)]
+    from day60 import voice
+
+    r = voice.ttft([("A", {"endpointing": "platform", "turns": a}), ("B", {"endpointing": "vad", "turns": b}),
+                    ("C", {"endpointing": "platform", "turns": c})])
+    assert r["endpointing"] == ["platform", "vad"] and r["pooled"] is False
+    assert r["replies"]["count"] == 0 and r["replies"]["p95"] is None and "not comparable" in r["replies"]["reason"]
+    platform, vad = r["by_endpointing"]["platform"], r["by_endpointing"]["vad"]
+    assert (platform["replies"]["count"], platform["replies"]["p95"]) == (2, 500)
+    assert (vad["replies"]["count"], vad["replies"]["p95"]) == (2, 1000)
+    assert (platform["tool_calls"]["count"], platform["tool_calls"]["p50"]) == (1, 300)
+    assert platform["filler"]["first_substantive"]["max"] == 5000 and platform["filler"]["during_tool"] == 1
+    paths = []
+    for name, turns, source in (("a", a, "platform"), ("b", b, "vad")):
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_text(json.dumps({"endpointing": source, "turns": turns}))
+    shown = run("voice", "ttft", *paths)
+    assert shown.exit_code == 0 and "not pooled" in shown.stdout and "not comparable" in shown.stdout

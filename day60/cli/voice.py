@@ -114,11 +114,22 @@ def voice_ttft(
         print_json(result)
         return
     typer.echo(f"{result['dialogues']} dialogue(s); caller end from: {', '.join(result['endpointing'])}")
-    rows = [("replies", result["replies"]), ("tool-call replies", result["tool_calls"]),
-            ("filler replies", result["filler"]["ttft"]), ("first substantive", result["filler"]["first_substantive"])]
-    print_table([{"population": name, "n": d["count"], "p50": num(d["p50"], 0, "ms"), "p95": num(d["p95"], 0, "ms"),
-                  "p99": num(d["p99"], 0, "ms"), "mean": num(d["mean"], 0, "ms"), "max": num(d["max"], 0, "ms"),
-                  "note": d.get("reason", "")} for name, d in rows])
+    if not result["pooled"]:
+        typer.echo(f"not pooled: {result['pooled_reason']}")
+    table = []
+    for source, part in result["by_endpointing"].items():  # one source's figures never mixed with another's
+        rows = [("replies", part["replies"]), ("tool-call replies", part["tool_calls"]),
+                ("filler replies", part["filler"]["ttft"]),
+                ("first substantive", part["filler"]["first_substantive"])]
+        table += [{"caller end from": source, "population": name, "n": d["count"], "p50": num(d["p50"], 0, "ms"),
+                   "p95": num(d["p95"], 0, "ms"), "p99": num(d["p99"], 0, "ms"), "mean": num(d["mean"], 0, "ms"),
+                   "max": num(d["max"], 0, "ms"), "note": d.get("reason", "")} for name, d in rows]
+    print_table(table)
+    filler = result["filler"]
+    if filler["during_tool"] or filler["unanswered"]:
+        typer.echo(f"holding phrases: {filler['during_tool']} while a tool ran (their wait to the answer is the "
+                   f"first substantive time); {filler['unanswered']} never followed by an answer before the caller "
+                   "spoke again")
     opened = [o for o in result["opening_turns"] if o["ms"] is not None]
     typer.echo(f"opening turns, reported apart: {len(result['opening_turns'])} ({len(opened)} after a caller turn)")
     ex = result["excluded"]

@@ -682,11 +682,9 @@ def _check(lib: Library, clause: Clause, check: Check, deal: Deal, figure: Any, 
                        if value > threshold else None)
         return row
     ok = value >= threshold if check.comparator == "floor" else value <= threshold
-    display = _display(unit_type, value, currency)
-    if not ok and display == _display(unit_type, float(threshold), currency):
-        # Rounded, a breach can read as the threshold itself ("95.0 percent" against a floor of 95):
-        # the unrounded figure that decided it goes beside it, so the table never contradicts itself.
-        display += f" (unrounded {value!r})"
+    # Rounded, a breach could read as the threshold itself ("95.0 percent" against a floor of 95):
+    # the figure is shown with as many decimals as keep it on the side of the line it fell (3.1.5).
+    display = _display(unit_type, value, currency, line=(float(threshold), check.comparator))
     row.update(value=value, n=n, display=display, status="met" if ok else "not met")
     if not ok:
         word = "below the floor" if check.comparator == "floor" else "above the ceiling"
@@ -758,16 +756,27 @@ def _reported(row: dict[str, Any], figure: Any, source: str, unit_type: str, cur
     return row
 
 
-def _display(unit_type: str, value: float, currency: str) -> str:
+def _display(unit_type: str, value: float, currency: str, line: tuple[float, str] | None = None) -> str:
+    """A figure for a person: rates to one decimal, money to four significant figures (charter
+    3.1.5), others to two decimals; against a ``line`` (threshold, "floor" or "ceiling"), with as many
+    more decimals as keep it on the side of the line it falls (rounding never moves it across)."""
+    from day60.display import crosses, sided_digits
+
+    def places(digits: int) -> int:
+        return sided_digits(value, line[0], line[1], digits) if line else digits
+
     if unit_type == "percent":
-        return f"{value:.1f} percent"  # rates to one decimal (charter 3.1.5)
+        return f"{value:.{places(1)}f} percent"  # rates to one decimal (charter 3.1.5)
     if unit_type == "money":
-        return f"{currency} {value:.4g}"
+        text = f"{value:.4g}"
+        if line and crosses(float(text), value, *line):
+            text = f"{value:.{places(2)}f}"  # four figures would cross the line: decimals that do not
+        return f"{currency} {text}"
     if unit_type == "tier":
         return f"T{int(value)}"
     if unit_type == "ordinal_business_day":
         return show_value(Parameter(id="figure", type=unit_type, description="the figure"), value)
-    return f"{value:.2f} {TYPES[unit_type]}"
+    return f"{value:.{places(2)}f} {TYPES[unit_type]}"
 
 
 def load_figures(path: str | Path) -> dict[str, Any]:

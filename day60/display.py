@@ -129,6 +129,43 @@ def num(value: float | None, digits: int = 2, unit: str = "", reason: str | None
     return f"{text} {unit_for(float(text.replace(',', '')), unit)}".rstrip()
 
 
+def sided_digits(value: float, line: float, comparator: str, digits: int = 1) -> int:
+    """How many decimals ``value`` needs, from ``digits`` up, for its rounded text to fall on the
+    same side of ``line`` as the value itself (charter 3.1.5: rounding never moves a figure across
+    a floor or ceiling): a figure that misses the line never reads as on it, and one that meets it
+    never reads as past it. ``comparator``: "floor" (met at or above) or "ceiling" (at or below)."""
+    if _absent(value) or _absent(line):
+        return digits
+    for d in range(digits, 16):
+        if not crosses(float(f"{value:.{d}f}"), value, line, comparator):
+            return d
+    return 15
+
+
+def crosses(shown: float, value: float, line: float, comparator: str) -> bool:
+    """Whether ``shown`` (``value`` rounded) reads on the other side of ``line`` from ``value``, or
+    on the line itself when ``value`` misses it."""
+    def met(x: float) -> bool:
+        return x >= line if comparator == "floor" else x <= line
+
+    return met(shown) != met(value) or (not met(value) and shown == line)
+
+
+def sided(value: float | None, line: float | None, comparator: str, digits: int = 1, unit: str = "",
+          reason: str | None = None) -> str:
+    """``num`` with as many decimals as keep the figure on its own side of the line (``sided_digits``);
+    where even fifteen cannot, the words say which side it is on."""
+    if _absent(value):
+        return missing(reason) if reason else "not run"
+    if line is None or _absent(line):
+        return num(value, digits, unit)
+    d = sided_digits(float(value), float(line), comparator, digits)
+    text = num(value, d, unit)
+    if crosses(float(f"{value:.{d}f}"), float(value), float(line), comparator):
+        text += f", {'below the floor' if comparator == 'floor' else 'above the ceiling'} of {plain_number(line)}"
+    return text
+
+
 def stat(block: dict[str, Any], unit: str, digits: int = 2) -> str:
     """'mean 3.50 h (n=3, sum 10.50, max 6.00)' or 'not run: <reason>'. Where the block comes from
     a population, the population and those not detected are stated, and the maximum of a
@@ -164,7 +201,8 @@ def line_figure(line: dict[str, Any]) -> str:
         for o in fig["observations"][:6]:
             unit = o.get("unit") or fig.get("unit") or ""
             digits = 0 if unit == "alerts" else 2
-            value = num(o["value"], digits, unit) if o["value"] is not None else (o.get("note") or "never happened")
+            value = sided(o["value"], _goal(o, line.get("target") or {}), "ceiling", digits, unit) \
+                if o["value"] is not None else (o.get("note") or "never happened")
             parts.append(f"{o['id']}: {value}")
         more = len(fig["observations"]) - 6
         tail = f"; and {more} more" if more > 0 else ""
@@ -181,6 +219,14 @@ def line_figure(line: dict[str, Any]) -> str:
     if "rollbacks" in fig:
         return f"{sum(1 for r in fig['restored'] if r)} of {fig['rollbacks']} with pin, prompt and thresholds named"
     return str(fig)
+
+
+def _goal(o: dict[str, Any], target: dict[str, Any]) -> float | None:
+    """The target an observation of a time line is judged against (its severity's, where the line
+    has one per severity), or None."""
+    band = (target.get("by_severity") or {}).get(str(o.get("severity"))) or {} if "by_severity" in target else target
+    goal = band.get("target")
+    return None if _absent(goal) else float(goal)
 
 
 def line_target(line: dict[str, Any]) -> str:
@@ -431,7 +477,7 @@ def chart_rows(line: dict[str, Any]) -> list[dict[str, Any]]:
         value = None if _absent(o["value"]) else float(o["value"])
         label = f"{o['id']} (S{o['severity']})" if "severity" in o else o["id"]
         ratio = None if value is None or not goal else value / goal
-        text = (o.get("note") or missing()) if value is None else num(value, 2, unit)
+        text = (o.get("note") or missing()) if value is None else sided(value, goal, "ceiling", 2, unit)
         rows.append({"label": label, "value": value, "target": goal, "unit": unit, "ratio": ratio, "text": text})
     if len(rows) <= PDF_ROWS:
         return rows

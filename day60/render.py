@@ -45,7 +45,8 @@ def environment(markdown: bool = False) -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters.update(num=display.num, stat=display.stat, percent=display.percent, parts=display.parts,
-                       missing=display.missing, breakable=display.breakable, when=display.when)
+                       missing=display.missing, breakable=display.breakable, when=display.when,
+                       sided=display.sided, plain_number=display.plain_number)
     env.globals.update(toolkit_version=__version__, line_figure=display.line_figure,
                        line_target=display.line_target, chart_rows=display.chart_rows, pdf_rows=display.PDF_ROWS,
                        trend_chart=display.trend_chart, bar_chart=display.bar_chart,

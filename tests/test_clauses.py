@@ -171,27 +171,28 @@ def test_floor_judged_unrounded(tmp_path, value, status):
     assert row["status"] == status and row["value"] == value
     if value == 94.96:
         # Rounded to one decimal (3.1.5) it reads 95.0, the floor itself: a lawyer reading "95.0 percent,
-        # floor 95.0, not met" would call the table wrong, so the unrounded figure that decided it is beside it.
-        assert row["display"] == "95.0 percent (unrounded 94.96)"
+        # floor 95.0, not met" would call the table wrong, so it gets the decimals that keep it below.
+        assert row["display"] == "94.96 percent"
     else:
-        assert "unrounded" not in row["display"]
+        assert row["display"] == f"{value:.1f} percent"
 
 
 @pytest.mark.parametrize(("value", "status"), [(1.04, "not met"), (1.0, "met"), (0.96, "met")])
 def test_ceiling_judged_unrounded(tmp_path, value, status):
     rows = comply_rows(tmp_path, {"hallucinated-policy": {"value": value, "n": 800}})
     assert rows[("hallucinated-policy", "hallucinated-policy")]["status"] == status
-    # 1.04 percent rounds to "1.0 percent", the ceiling of 1.0 itself: the breach shows its unrounded figure.
+    # 1.04 percent rounds to "1.0 percent", the ceiling of 1.0 itself: the breach gets the decimals that
+    # keep it above.
     shown = rows[("hallucinated-policy", "hallucinated-policy")]["display"]
-    assert shown == ("1.0 percent (unrounded 1.04)" if value == 1.04 else f"{value:.1f} percent")
+    assert shown == ("1.04 percent" if value == 1.04 else f"{value:.1f} percent")
 
 
 def test_a_breach_just_past_a_time_ceiling_shows_what_decided_it(tmp_path):
     """Rollback ceiling 30 minutes; 30.004 minutes is above it, and at two decimals reads 30.00:
-    the display carries the unrounded 30.004. 30.01 already reads past the ceiling: no note."""
+    the display takes a third, 30.004. 30.01 already reads past the ceiling at two."""
     rows = comply_rows(tmp_path, {"rollback": {"value": 30.004, "n": 3}})
     assert rows[("rollback", "rollback")]["status"] == "not met"
-    assert rows[("rollback", "rollback")]["display"] == "30.00 minutes (unrounded 30.004)"
+    assert rows[("rollback", "rollback")]["display"] == "30.004 minutes"
     rows = comply_rows(tmp_path, {"rollback": {"value": 30.01, "n": 3}})
     assert rows[("rollback", "rollback")]["display"] == "30.01 minutes"
 
@@ -601,7 +602,9 @@ def test_a_not_run_reason_does_not_say_not_run_again(tmp_path):
     from day60 import journal as jr
     from tests.builders import make_journal
 
-    j = jr.read(make_journal(tmp_path / "bare.jsonl", [("exercise.close", "exercise", "2026-03-13T17:30")]))
+    # a window (Mon 9 to Fri 13 Mar) that holds no report's due date, so none was due in it either
+    j = jr.read(make_journal(tmp_path / "bare.jsonl", [("exercise.close", "exercise", "2026-03-13T17:30")],
+                             window=("2026-03-09T09:00", "2026-03-13T17:30")))
     deal = clauses.load_deal(write_deal(tmp_path), LIB, draft=True)
     rows = clauses.comply(LIB, deal, clauses.journal_figures(j, deal), "bare.jsonl")
     report = next(r for r in rows if r["check"] == "report-completeness")

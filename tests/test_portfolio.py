@@ -250,9 +250,9 @@ def test_portfolio_keeps_rehearsals_and_production_rollbacks_in_their_own_column
     t2_line = next(line for line in r.stdout.splitlines() if line.startswith("t2.jsonl"))
     t3_line = next(line for line in r.stdout.splitlines() if line.startswith("t3.jsonl"))
     assert "not scored at T2 (it scores rehearsals); no production rollback in the window" in t2_line
-    assert "20.0 of 20; mean 20 minutes, max 20 minutes (1 rehearsal, 1 timed)" in t2_line
-    assert "20.0 of 20; mean 17 minutes, max 17 minutes (1 production rollback, 1 timed)" in t3_line
-    assert "not scored at T3 (it scores production rollbacks); mean 30 minutes" in t3_line
+    assert "20.0 of 20; mean 20.00 minutes, max 20.00 minutes (1 rehearsal, 1 timed)" in t2_line
+    assert "20.0 of 20; mean 17.00 minutes, max 17.00 minutes (1 production rollback, 1 timed)" in t3_line
+    assert "not scored at T3 (it scores production rollbacks); mean 30.00 minutes" in t3_line
     r = run("portfolio", rollbacks["folder"], "--format", "csv")
     table = list(csv.DictReader(io.StringIO(r.stdout)))
     assert table[0]["production_rollback_earned"] == "" and table[0]["rehearsal_rollbacks"] == "1"

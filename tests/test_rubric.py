@@ -114,8 +114,9 @@ def test_drift_lines_hand_worked(tmp_path):
     got = lines(score_of(path))
     # D1 within 24 bh: 1; D2 at 46.5: 1 - 0.4 * 22.5 / 24 = 0.625. Mean x 15 points.
     assert got["drift-notice"]["earned"] == pytest.approx(15 * (1 + 0.625) / 2)
-    # Detection: D1 4 bh within 8: 1; D2 has no detection time: 0.
-    assert got["drift-detection"]["earned"] == pytest.approx(5)
+    # Detection: D1 4 bh within 8: 1; D2 has no detection time, but its notice proves detection
+    # no later: at most 46.5 bh, past the slide end of 24 and within the cut-off of 48: 0.6.
+    assert got["drift-detection"]["earned"] == pytest.approx(10 * (1 + 0.6) / 2)
     assert got["false-alerts"]["earned"] == 5  # none raised
     assert set(got["drift-notice"]["evidence"]) >= {2, 3, 4}
 

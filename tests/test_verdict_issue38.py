@@ -371,3 +371,81 @@ def test_ttft_never_pools_two_clocks_and_reports_the_wait_behind_a_holding_phras
         paths[-1].write_text(json.dumps({"endpointing": source, "turns": turns}))
     shown = run("voice", "ttft", *paths)
     assert shown.exit_code == 0 and "not pooled" in shown.stdout and "not comparable" in shown.stdout
+
+
+# ----- 9. rounding never moves a figure across a line, and says why (3.1.5, 3.1.6) ---------------------
+
+
+def test_comply_prints_a_breach_on_the_side_of_the_line_it_fell(tmp_path, run):
+    """Field-level accuracy 94.96 percent (n=1,000) against the deal's floor of 95.0: not met,
+    judged unrounded. To one decimal (3.1.5) it reads 95.0, on the floor (before: "95.0 percent
+    (unrounded 94.96)"): two decimals put it below, 94.96 percent. A Day-60 score of 84.9951
+    against a floor of 85 reads 85.00 to two decimals; 84.995 (three) is below it. Met figures
+    keep their usual rounding: exception rate 39.96 percent under a 40.0 ceiling reads 40.0."""
+    figures = tmp_path / "f.json"
+    figures.write_text(json.dumps({"field-accuracy": {"value": 94.96, "n": 1000},
+                                   "exception-rate": {"value": 39.96, "n": 1000},
+                                   "day60-score": {"value": 84.9951, "n": 1}}))
+    deal = _deal(tmp_path, day60_score_floor=85)
+    r = run("comply", "--sow", deal, "--figures", figures, "--format", "json")
+    checks = {x["check"]: x for x in json.loads(r.stdout)["checks"]}
+    assert (checks["field-accuracy"]["status"], checks["field-accuracy"]["display"]) == ("not met", "94.96 percent")
+    assert (checks["day60-score"]["status"], checks["day60-score"]["display"]) == ("not met", "84.995 points")
+    assert (checks["exception-rate"]["status"], checks["exception-rate"]["display"]) == ("met", "40.0 percent")
+    table = run("comply", "--sow", deal, "--figures", figures).stdout
+    assert "95.0 percent" not in table and "unrounded" not in table.split("reason")[0]
+
+
+def test_a_score_below_the_deals_floor_never_reads_as_the_floor(tmp_path, run):
+    """T1. February's report, received Wed 4 Mar (on time), with the ten default elements passing
+    and the deal's added element (sla-credits) absent: 10 of 11. Score: completeness 10 x 10/11 =
+    9.0909... plus timeliness 5 = 14.0909... Against a T1 deal's floor of 14.1 it is not met. To
+    one decimal it reads 14.1, the floor itself (before: "score 14.1 of 100 ... floor of 14.1:
+    not met"); to two, 14.09, below it: the headline, the table and the PDF's cover say 14.09."""
+    events = [*report("2026-02", "2026-03-04T10:00"),
+              ("report.element", "sla-credits", "2026-03-04T10:30",
+               {"present": False, "covers_period": False, "supported": False, "period": "2026-02"}), CLOSE]
+    path = make_journal(tmp_path / "j.jsonl", events, tier="T1", report_elements=["sla-credits"])
+    deal = _deal(tmp_path, day60_tier="T1", day60_score_floor=14.1)
+    r = run("score", path, "--sow", deal, "--parties-differ", "--html", tmp_path / "s.html")
+    assert r.exit_code == 0, r.output
+    assert "score 14.09 of 100" in r.stdout and "14.1 of 100" not in r.stdout
+    assert "floor of 14.1 at tier T1: not met" in r.stdout
+    page = (tmp_path / "s.html").read_text()
+    assert '<p class="score">14.09 <small>of 100</small>' in page
+
+
+def test_compare_gives_rates_in_points_with_their_sample_sizes(tmp_path, run):
+    """Old (T1): February's report on time, all 10 elements passing: 100%. New (T1): the same
+    month's report a week late (Fri 13 Mar, due Fri 6 Mar) with one element absent: 9 of 10 =
+    90%. Completeness moves -10.0 percentage points, each side over its 10 required elements
+    (before: no sample size, "old no sample, new no sample"). Timeliness is a rate, reports on
+    time over reports: 1 of 1 = 100% then 0 of 1 = 0%, -100.0 percentage points with n=1 a side
+    (before: "-1.00 difference")."""
+    old = make_journal(tmp_path / "old.jsonl", [*report("2026-02", "2026-03-04T10:00"), CLOSE], tier="T1")
+    late = report("2026-02", "2026-03-13T10:00", {"incidents-by-severity":
+                                                   {"present": False, "covers_period": False, "supported": False}})
+    new = make_journal(tmp_path / "new.jsonl", [*late, CLOSE], tier="T1")
+    result = json.loads(run("compare", old, new, "--format", "json").stdout)
+    figures = {f["figure"]: f for f in result["figures"]}
+    completeness, timeliness = figures["report-completeness"], figures["report-timeliness"]
+    assert (completeness["change"], completeness["change_in"], completeness["n_old"], completeness["n_new"]) == \
+        (pytest.approx(-10.0), "percentage points", 10, 10)
+    assert (timeliness["old"], timeliness["new"], timeliness["unit"]) == (100.0, 0.0, "percent")
+    assert (timeliness["change"], timeliness["change_in"], timeliness["n_old"], timeliness["n_new"]) == \
+        (-100.0, "percentage points", 1, 1)
+    table = run("compare", old, new).stdout
+    assert "-100.0 percentage points" in table and "difference" not in table
+
+
+def test_the_portfolio_prints_a_rollback_to_the_precision_its_clock_gives(tmp_path, run):
+    """A T2 rehearsal: criterion 10:00, decision 10:05, serving 10:15, smoke pass 10:18:30: 13.5
+    minutes from the decision. The portfolio printed "14 minutes" (before), a figure nobody
+    measured; it reads 13.50 minutes."""
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("rollback.criterion-met", "R1", "2026-03-04T10:00", {"kind": "rehearsal"}),
+        ("rollback.decision", "R1", "2026-03-04T10:05"),
+        ("rollback.serving", "R1", "2026-03-04T10:15"),
+        ("rollback.smoke-pass", "R1", "2026-03-04T10:18:30", SMOKE), CLOSE], tier="T2")
+    out = run("portfolio", path).stdout
+    assert "13.50 minutes" in out and "14 minutes" not in out

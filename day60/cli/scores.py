@@ -174,7 +174,7 @@ def _passphrase(p12: Path | None, pdf: Path | None) -> bytes:
 
 
 def _emit_score(result: dict[str, Any], fmt: str) -> None:
-    from day60.display import line_figure, num, stack_repeats
+    from day60.display import line_figure, num, plain_number, sided, stack_repeats
 
     if fmt == "json":
         print_json(result)
@@ -184,13 +184,16 @@ def _emit_score(result: dict[str, Any], fmt: str) -> None:
         result["tier_check"]["problems"])
     if result.get("provisional"):
         typer.echo(f"PROVISIONAL: {'; '.join(result['provisional'])}")
-    headline = f"{num(result['score'], 1)} of 100" if result["score"] is not None else result["score_reason"]
+    floor = result.get("deal_floor")
+    # against the deal's floor, as many decimals as keep the score on its side of it (charter 3.1.5)
+    shown = sided(result["score"], floor["floor"], "floor", 1) if floor else num(result["score"], 1)
+    headline = f"{shown} of 100" if result["score"] is not None else result["score_reason"]
     disputed = f" ({num(result['under_dispute_points'], 1)} points under dispute)" \
         if result.get("under_dispute_points") else ""
     typer.echo(f"score {headline}{disputed}, tier {result['tier']} ({result['tier_name']}){shown}{mark}")
-    floor = result.get("deal_floor")
     if floor:
-        typer.echo(f"against the deal's floor of {num(floor['floor'], 0)} at tier {floor['tier']}: {floor['verdict']}"
+        typer.echo(f"against the deal's floor of {plain_number(floor['floor'])} at tier {floor['tier']}: "
+                   f"{floor['verdict']}"
                    + (f" ({floor['reason']})" if floor.get("reason") else ""))
     typer.echo(f"rubric {result['rubric']['id']} {result['rubric']['version']}; targets: {result['targets']}")
     rows = [{"line": line["id"], "points": num(line["points"], 0), "earned": num(line["earned"], 2),

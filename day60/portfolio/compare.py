@@ -99,6 +99,8 @@ def _banner(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
 def _line(a: dict[str, Any], b: dict[str, Any], name: str | None = None) -> dict[str, Any]:
     unit = next((u for line in (a, b) for part in ("figure", "target")
                  if (u := (line.get(part) or {}).get("unit"))), "")
+    if any("reports" in (line.get("figure") or {}) for line in (a, b)):
+        unit = "percent"  # timeliness: the share of reports delivered on time, a rate (3.1.6)
     target = (b.get("target") or {}).get("target")
     old_value, new_value = _value(a), _value(b)
     out = _figure(name or a["id"], unit, old_value, new_value, _n(a), _n(b), target)
@@ -193,12 +195,20 @@ def _value(line: dict[str, Any]) -> float | None:
         return None
     fig = line.get("figure") or {}
     value = fig.get("mean", fig.get("value"))
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    if fig.get("reports"):  # reports on time, as a share of the reports judged: a rate
+        return 100 * float(value) / fig["reports"]
+    return float(value)
 
 
 def _n(line: dict[str, Any]) -> int | None:
+    """The sample a line's figure rests on: its observations, its reports or rollbacks, or, for
+    completeness, the required elements judged over every period (the figure's denominator)."""
     fig = line.get("figure") or {}
     n = fig.get("count", fig.get("reports", fig.get("rollbacks")))
+    if n is None and fig.get("periods") and all(isinstance(p.get("required"), int) for p in fig["periods"]):
+        n = sum(p["required"] for p in fig["periods"])
     return n if isinstance(n, int) and not isinstance(n, bool) else None
 
 

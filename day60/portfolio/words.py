@@ -47,16 +47,17 @@ def rollback_points(row: dict[str, Any], kind: str) -> str:
 
 
 def rollback_figure(row: dict[str, Any], kind: str) -> str:
-    """One kind's rollback time in words with its own count: 'mean 26 minutes, max 26 (1 of 1
-    production rollback timed)', or 'none in the window'."""
+    """One kind's rollback time in words with its own count: 'mean 26.00 minutes, max 26.00 minutes
+    (1 production rollback, 1 timed)', or 'none in the window'."""
     count = row.get(f"{kind}_rollbacks") or 0
     if not count:
         return f"no {KIND_NOUN[kind][:-1]} in the window"
     timed = row.get(f"{kind}_rollback_timed") or 0
     if not timed:
         return f"{counted(count, kind)}, none reached serving and the smoke pass in the window"
-    return (f"mean {num(row[f'{kind}_rollback_minutes_mean'], 0, 'minutes')}, "
-            f"max {num(row[f'{kind}_rollback_minutes_max'], 0, 'minutes')} ({counted(count, kind)}, {timed} timed)")
+    # minutes to two decimals, the precision of the clock's seconds (3.1.5): 13.5 minutes never reads 14
+    return (f"mean {num(row[f'{kind}_rollback_minutes_mean'], 2, 'minutes')}, "
+            f"max {num(row[f'{kind}_rollback_minutes_max'], 2, 'minutes')} ({counted(count, kind)}, {timed} timed)")
 
 
 def key_figures(row: dict[str, Any]) -> str:

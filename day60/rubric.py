@@ -252,7 +252,7 @@ def _score_line(line: Line, figures: Figures, tier_id: str, tier: Tier, deal: di
         return _result(line, NOT_EXERCISED, 0.0, f"tier {tier_id} ({tier.name}) does not exercise the {line.section}")
     scorer = {"drift": _drift_line, "incident": _incident_line, "rollback": _rollback_line,
               "report": _report_line}[line.section]
-    return scorer(line, figures, tier, deal)
+    return scorer(line, figures, tier, deal, tier_id)
 
 
 def _curve_result(line: Line, observations: list[dict[str, Any]], target: dict[str, Any],
@@ -281,11 +281,11 @@ def _injection_notes(figures: Figures) -> str:
     return f"; {'; '.join(notes)}" if notes else ""
 
 
-def _drift_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) -> dict[str, Any]:
+def _drift_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any], tier_id: str = "") -> dict[str, Any]:
     from day60.metrics import NOT_DETECTED, NOT_EVIDENCED
 
-    table = figures.tables["drift"]
-    table = table[table["source"].isin(tier.sources)]
+    every = figures.tables["drift"]
+    table = every[every["source"].isin(tier.sources)]
     summary = figures.summary["drift"]
     pending = table[table["status"].isin(["sealed", "open"])]
     if len(pending):
@@ -295,10 +295,20 @@ def _drift_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) 
     apart = {k: int((table["status"] == k).sum()) for k in ("outside the window", "stopped", "announced", "told",
                                                              "excluded", "no onset")}
     if scored.empty:
+        from day60.display import plural
+
         sources = " or ".join(tier.sources)
-        return _result(line, NOT_EXERCISED, 0.0, f"no {sources} drift observation with its onset in the window (an "
-                                                  "injection without safety sign-off is never run, charter 4.5.1)"
-                       + _apart_text(apart) + _injection_notes(figures))
+        reason = f"no {sources} drift observation with its onset in the window"
+        if "exercise" in tier.sources:  # a tier that injects: say why an injection may be missing
+            reason += " (an injection without safety sign-off is never run, charter 4.5.1)"
+        if line.figure == "false_alerts":  # a monitor is not judged on its false alerts alone
+            count = summary["false_alerts"]
+            counted = "their count not evidenced" if count is None else \
+                f"{count} false {plural(count, 'alerts').split()[1]} in the window, counted"
+            reason += f", so the monitor's false alerts are not judged alone ({counted})"
+        reason += _other_sources(every[every["status"].isin(["notified", NOT_DETECTED, NOT_EVIDENCED])], tier,
+                                 tier_id, "drift", "drifts", "injected by the exercise")
+        return _result(line, NOT_EXERCISED, 0.0, reason + _apart_text(apart) + _injection_notes(figures))
     evidence = [s for seqs in scored["seqs"] for s in seqs]
     band = _band(line, deal)
     if line.figure == "false_alerts":
@@ -337,19 +347,21 @@ def _drift_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) 
     return result
 
 
-def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) -> dict[str, Any]:
+def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any], tier_id: str = "") -> dict[str, Any]:
     import pandas as pd
 
-    table = figures.tables["incidents"]
-    if not table.empty:
-        table = table[table["source"].isin(tier.sources)]
-    judged = table[table["status"].isin(["restored", "unconfirmed", "open", "unclassified", "not detected",
-                                         "not evidenced"])] if not table.empty else table
+    every = figures.tables["incidents"]
+    judging = ["restored", "unconfirmed", "open", "unclassified", "not detected", "not evidenced"]
+    table = every[every["source"].isin(tier.sources)] if not every.empty else every
+    judged = table[table["status"].isin(judging)] if not table.empty else table
     apart = {k: int((table["status"] == k).sum()) for k in ("withdrawn", "excluded", "outside the window")} \
         if not table.empty else {}
     if judged.empty:
-        return _result(line, NOT_EXERCISED, 0.0, "no incident in the journal had its clock start in the window"
-                       + _apart_text(apart) + _injection_notes(figures))
+        others = _other_sources(every[every["status"].isin(judging)] if not every.empty else every, tier, tier_id,
+                                "incident", "incidents", "raised by the exercise")
+        reason = f"no {' or '.join(tier.sources)} incident was judged in the window{others}" if others else \
+            "no incident in the journal had its clock start in the window"
+        return _result(line, NOT_EXERCISED, 0.0, reason + _apart_text(apart) + _injection_notes(figures))
     evidence = [int(s) for s in judged["first_seq"]]
     obs = []
     if line.by_severity:
@@ -411,6 +423,20 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
     return result
 
 
+def _other_sources(rows: Any, tier: Tier, tier_id: str, noun: str, nouns: str, how: str) -> str:
+    """'; 1 incident raised by the exercise is not scored at tier T2 (...)': the items a tier leaves
+    out by their source, so that a line not exercised never reads as if nothing happened."""
+    if rows.empty:
+        return ""
+    mine = rows[~rows["source"].isin(tier.sources)]
+    n = len(mine)
+    if not n:
+        return ""
+    scores = "the supplier's records only" if tier.sources == ["organic"] else " and ".join(tier.sources)
+    return (f"; {n} {noun if n == 1 else nouns} {how} {'is' if n == 1 else 'are'} not scored at tier {tier_id} "
+            f"({tier.name}), which scores {scores}")
+
+
 def _incident_notes(row: Any) -> list[str]:
     """What a reader must know beside one incident's restore figure (why it is a range is said
     beside the range)."""
@@ -446,7 +472,7 @@ def _apart_text(apart: dict[str, int]) -> str:
     return f"; counted apart: {', '.join(parts)}" if parts else ""
 
 
-def _rollback_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) -> dict[str, Any]:
+def _rollback_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any], tier_id: str = "") -> dict[str, Any]:
     import pandas as pd
 
     table = figures.tables["rollbacks"]
@@ -455,9 +481,12 @@ def _rollback_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
     excluded = int(((table["kind"] == tier.rollback_kind) & (table["status"] == "excluded")).sum())
     apart = _apart_text({"outside the window": outside, "excluded": excluded})
     if mine.empty:
+        other = table[(table["kind"] != tier.rollback_kind) & (table["status"] == "in the window")]
+        kinds = "; ".join(f"{n} {kind} rollback(s) in the window, not scored at tier {tier_id}"
+                          for kind, n in other["kind"].value_counts().sort_index().items())
         return _result(line, NOT_EXERCISED, 0.0, f"no {tier.rollback_kind} rollback in the window (rehearsals and "
-                                                 "production are never mixed)" + apart
-                       + _injection_notes(figures))
+                                                 "production are never mixed)" + (f"; {kinds}" if kinds else "")
+                       + apart + _injection_notes(figures))
     evidence = [s for seqs in mine["seqs"] for s in seqs]
     if line.how == "yes-no":
         missing = [r.id for r in mine.itertuples() if not r.smoke_restored]
@@ -480,7 +509,7 @@ def _rollback_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
     return result
 
 
-def _report_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any]) -> dict[str, Any]:
+def _report_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any], tier_id: str = "") -> dict[str, Any]:
     """Every report received in the window is judged. Completeness earns the line's points times
     the mean of the periods' completeness; timeliness the share of reports on time (3.21.6)."""
     rep = figures.summary["report"]

@@ -11,7 +11,7 @@ import pytest
 from day60 import assess, metrics
 from day60 import journal as jr
 from day60.resources import data_dir
-from tests.builders import make_journal
+from tests.builders import SIGN_OFF, make_journal
 
 SOW = data_dir("clauses") / "examples" / "synthetic-sow.toml"
 ORGANIC = {"source": "organic"}
@@ -449,3 +449,36 @@ def test_the_portfolio_prints_a_rollback_to_the_precision_its_clock_gives(tmp_pa
         ("rollback.smoke-pass", "R1", "2026-03-04T10:18:30", SMOKE), CLOSE], tier="T2")
     out = run("portfolio", path).stdout
     assert "13.50 minutes" in out and "14 minutes" not in out
+
+
+# ----- 10. a reason must be true (3.1.8: not run, with the reason) -------------------------------------
+
+
+def test_reasons_say_what_the_journal_shows(tmp_path):
+    """T2 (records and rehearsal: drift and incidents from the supplier's records only). The
+    journal holds one false alert (Wed 4 Mar) and no drift; and an incident I1 the exercise raised
+    under sign-off, detected Tue 3 Mar 10:00 and restored 11:00. The drift lines are not exercised
+    (no organic drift in the window), but no injection was ever refused a sign-off: the reason
+    must not cite the safety rule (before: "an injection without safety sign-off is never run,
+    charter 4.5.1" on the false-alert line of a records-only tier). The incident lines are not
+    exercised because T2 does not score an incident the exercise raised, not because no clock
+    started (before: "no incident in the journal had its clock start in the window", false: I1's
+    did)."""
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("drift.false-alert", "A1", "2026-03-04T10:00"),
+        ("safety.agreed", "I1", "2026-03-02T09:10", SIGN_OFF),
+        ("incident.raised", "I1", "2026-03-03T09:30"),
+        ("incident.detected", "I1", "2026-03-03T10:00", {"severity": 2}),
+        ("incident.restored", "I1", "2026-03-03T11:00", {"check": "probe"}),
+        CLOSE], tier="T2")
+    done = scored(path)
+    alerts = line(done, "false-alerts")
+    assert alerts["status"] == "not exercised"
+    assert "safety" not in alerts["reason"] and "4.5.1" not in alerts["reason"]
+    assert alerts["reason"] == ("no organic drift observation with its onset in the window, so the monitor's false "
+                                "alerts are not judged alone (1 false alert in the window, counted)")
+    restore = line(done, "restore")
+    assert restore["status"] == "not exercised"
+    assert restore["reason"] == ("no organic incident was judged in the window; 1 incident raised by the exercise "
+                                 "is not scored at tier T2 (Records and rehearsal), which scores the supplier's "
+                                 "records only")

@@ -186,8 +186,8 @@ def _emit_score(result: dict[str, Any], fmt: str) -> None:
         typer.echo(f"PROVISIONAL: {'; '.join(result['provisional'])}")
     floor = result.get("deal_floor")
     # against the deal's floor, as many decimals as keep the score on its side of it (charter 3.1.5)
-    shown = sided(result["score"], floor["floor"], "floor", 1) if floor else num(result["score"], 1)
-    headline = f"{shown} of 100" if result["score"] is not None else result["score_reason"]
+    figure = sided(result["score"], floor["floor"], "floor", 1) if floor else num(result["score"], 1)
+    headline = f"{figure} of 100" if result["score"] is not None else result["score_reason"]
     disputed = f" ({num(result['under_dispute_points'], 1)} points under dispute)" \
         if result.get("under_dispute_points") else ""
     typer.echo(f"score {headline}{disputed}, tier {result['tier']} ({result['tier_name']}){shown}{mark}")

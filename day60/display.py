@@ -209,7 +209,8 @@ def line_figure(line: dict[str, Any]) -> str:
         return f"n={fig['count']}: " + "; ".join(parts) + tail
     if "periods" in fig and "reports" not in fig:
         parts = [f"{p['period']}: {p['passing']} of {p['required']} pass ({p['not_applicable']} n/a)"
-                 for p in fig["periods"]]
+                 if p.get("delivered", True) else f"{p['period']}: not received by the close, 0 of {p['required']} "
+                                                  "pass (every element absent)" for p in fig["periods"]]
         return f"{'; '.join(parts)}; mean {fig['value']:.1f}%"
     if "reports" in fig:
         parts = [f"{p['period']} delivered {p['delivered']}, due {p['due']}: " + ("on time" if p["on_time"] else "late")

@@ -3,7 +3,8 @@ rollback time (3.20) and report completeness (3.21).
 
 Every figure is kept unrounded and travels with its count and exclusions. A figure with
 nothing behind it is ``None`` with a ``reason``; it is never zero and never estimated.
-Medians and percentiles use the nearest-rank method.
+Percentiles use the nearest-rank method; a median of an even count is the midpoint of the two
+middle values (``stats.median``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from day60.clock import BusinessCalendar, to_utc_us
 from day60.journal import Journal, effective
 from day60.kinds import ENDING_COLUMNS, FIRST_KINDS  # noqa: F401 (ENDING_COLUMNS: named here too)
 from day60.resources import report_elements
-from day60.stats import nearest_rank
+from day60.stats import MEDIAN_RULE
+from day60.stats import median as middle
 
 US_PER_HOUR = 3_600_000_000
 US_PER_MIN = 60_000_000
@@ -45,7 +47,7 @@ def describe(values: Any, reason: str, median: bool = False) -> dict[str, Any]:
         return {**out, **dict.fromkeys(keys), "reason": reason}
     out.update(sum=float(arr.sum()), mean=float(arr.mean()), max=float(arr.max()))
     if median:
-        out["median"] = nearest_rank(arr, 50)
+        out["median"] = middle(arr)
     return out
 
 
@@ -269,7 +271,7 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
                                "notice": None, **dict.fromkeys(DRIFT_DURATIONS), "gap_hours": None,
                                "gap_business_hours": None, "detection_status": None,
                                "detection_hours_at_most": None, "detection_business_hours_at_most": None,
-                               "out_of_order": None, "seqs": seqs,
+                               "out_of_order": None, "started_before_window": False, "seqs": seqs,
                                "source": onset.data.get("source", "exercise") if onset else None,
                                "held": bool(onset and (onset.revealed or onset.sealed)),
                                "injected_class": onset.data.get("affected_class") if onset else None, "set_aside": []}
@@ -316,9 +318,17 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
         if ident in stopped:
             row.update(status="stopped", reason=f"stopped by its stop condition: {stopped[ident]}")
             continue
-        if not w0 <= o <= w1:
-            row.update(status="outside the window", reason="the onset is outside the exercise window")
+        # The window takes a drift by when it ended, as it takes an incident (3.19.2): one notified
+        # in the window counts whole, one still un-notified at the close is judged, whenever its
+        # onset; one notified before the window opened, or whose onset is after the close, is apart.
+        if o > w1:
+            row.update(status="outside the window", reason="the onset is after the exercise window closed")
             continue
+        if o < w0 and notice is not None and to_utc_us(notice.at) < w0:
+            row.update(status="outside the window", reason="its onset and its written notice both came before the "
+                                                           "window opened")
+            continue
+        row["started_before_window"] = o < w0
         if notice is not None and detected is not None and to_utc_us(detected.at) > to_utc_us(notice.at):
             # A detection dated after the written notice is out of order: the notice names the class
             # and its evidence, so the drift was found by then. The detection is not disclosed.
@@ -359,7 +369,8 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
     table = pd.DataFrame(rows, columns=["id", "status", "reason", "source", "held", "injected_class", "onset",
                                         "detected", "notice", *DRIFT_DURATIONS, "gap_hours", "gap_business_hours",
                                         "detection_status", "detection_hours_at_most",
-                                        "detection_business_hours_at_most", "out_of_order", "set_aside", "seqs"])
+                                        "detection_business_hours_at_most", "out_of_order", "started_before_window",
+                                        "set_aside", "seqs"])
     scored = table[table["status"].isin(["notified", NOT_DETECTED, NOT_EVIDENCED])]
     notified = scored[scored["status"] == "notified"]
     population = len(scored)
@@ -407,6 +418,13 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
         "no_onset": int(counts.get("no onset", 0)),
         "not_evidenced": int(counts.get(NOT_EVIDENCED, 0)),
         "out_of_order": int(table["out_of_order"].notna().sum()),
+        "started_before_window": int(scored["started_before_window"].astype(bool).sum()),
+        "rules": {"population": "every drift notified in the window, whenever its onset (its whole lead time), and "
+                                "every drift not notified by the close; one notified before the window opened, or "
+                                "whose onset is after the close, is counted apart (the window takes drifts as it "
+                                "takes incidents, by when they ended)",
+                  "detection": "a written notice proves detection no later than itself: an undisclosed detection, "
+                               "or one dated after the notice, is at most the notice's lead time"},
         "summary": summary,
         "false_alerts": len(false_alerts),
         "false_alert_seqs": false_alerts,
@@ -692,6 +710,7 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
     inc["open_waits"] = open_waits
     inc["restore_evidence"] = _restore_evidence(inc, stand_in.to_numpy(), early.to_numpy())
     inc["out_of_order"] = out_of_order
+    inc["detection_stand_in"] = stand_in.to_numpy()  # its detection instant is a ticket's opening
     judged = inc["status"].isin(JUDGED)
     waited = ((inc["communicated"] - inc["start"]) / US_PER_HOUR).where(judged)
     inc["first_communication_hours_at_least"] = waited
@@ -728,7 +747,10 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
                                   "started no later than the communication: the start moves there and the row is "
                                   "flagged, the figures being at least what it gives",
                   "reopens": "a re-opened incident's clock runs on to its last restore; the time between a restore "
-                             "and the re-open counts"},
+                             "and the re-open counts",
+                  "median": "the median of an even count is the midpoint of the two middle values (the charter "
+                            "fixes nearest rank for percentiles only; its lower value would favour the supplier, its "
+                            "upper the partner)"},
     }
     table = inc.reset_index().rename(columns={"index": "id"})
     for col in ("start", "restored", "first_restore", "communicated"):
@@ -788,6 +810,7 @@ def _severity_block(mine: pd.DataFrame, reason: str, restored_status: str = "res
                     else "no incident of this severity was judged in the window")
     return {
         "count": hours["count"], "mean_hours": hours["mean"], "median_hours": hours.get("median"),
+        "median_rule": MEDIAN_RULE,
         "max_hours": hours["max"], "sum_hours": hours["sum"],
         "mean_business_hours": bus["mean"], "median_business_hours": bus.get("median"),
         "max_business_hours": bus["max"],

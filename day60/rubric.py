@@ -380,7 +380,7 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
                 if value is None and row.restored_in_window else None
             notes = []
             if bound is not None:  # restored, but known only as a range: scored on what the journal proves
-                notes.append(f"not evidenced: {_range_words(*bound, band.unit)} ({row.restore_evidence})")
+                notes.append(f"not evidenced: {_range_words(*bound, band.unit)} ({_range_why(row)})")
             elif value is None:
                 notes.append({"not detected": "never detected or notified by the close",
                               "unconfirmed": "the ticket was closed, but no monitoring check confirmed a restore "
@@ -409,9 +409,7 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
             bound = _bounds(row, line.figure) if value is None else None
             note = missing if value is None else None
             if bound is not None:  # its clock's start is only an upper bound: the wait is at least this
-                why = "out of order: " + row.out_of_order if isinstance(row.out_of_order, str) else \
-                    "the clock starts at a ticket's opening, not at detection or notice (3.19.3)"
-                note = f"not evidenced: {_range_words(*bound, 'hours')} ({why})"
+                note = f"not evidenced: {_range_words(*bound, 'hours')} ({_range_why(row, waits=False)})"
             obs.append({"id": row.id, "value": value, "share": slide(value if bound is None else bound[1],
                                                                        band["target"], line.slide_end, line.cutoff),
                         **({"at_least": bound[0], "at_most": bound[1]} if bound else {}), "note": note})
@@ -458,6 +456,19 @@ def _bounds(row: Any, figure: str) -> tuple[float, float | None] | None:
         return None
     high = getattr(row, f"{figure}_at_most", None)
     return float(low), None if high is None or pd.isna(high) else float(high)
+
+
+def _range_why(row: Any, waits: bool = True) -> str:
+    """Why an incident's figure is a range, in a few words (the row's ``restore_evidence`` and
+    ``out_of_order`` say it in full)."""
+    why = []
+    if getattr(row, "detection_stand_in", False):
+        why.append("its detection time is a ticket's opening, never the clock's start (3.19.3)")
+    if isinstance(getattr(row, "out_of_order", None), str):
+        why.append("out of order: the first communication is dated before the recorded clock start")
+    if waits and getattr(row, "open_waits", 0):
+        why.append(f"{row.open_waits} wait(s) or change window(s) with no recorded end")
+    return "; ".join(why)
 
 
 def _range_words(low: float, high: float | None, unit: str) -> str:
@@ -524,7 +535,7 @@ def _report_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any],
         if rep["reason"]:
             return _result(line, "not run", 0.0, rep["reason"].removeprefix("not run: "), None, None, evidence)
         figure = {"value": value, "periods": [{k: p[k] for k in ("period", "passing", "required", "not_applicable",
-                                                                  "completeness_percent", "failing")}
+                                                                  "completeness_percent", "failing", "delivered")}
                                               for p in periods], "unit": "percent"}
         return _result(line, "scored", line.points * value / 100, apart.lstrip("; ") or None, figure,
                        {"target": target, "unit": "percent", "source": source}, evidence)

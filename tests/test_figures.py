@@ -117,12 +117,14 @@ def test_a_raised_incident_never_detected_is_counted_and_earns_nothing(tmp_path)
 
 
 def test_the_window_is_enforced_at_both_ends(tmp_path):
-    """D1 organic onset Sun 1 Mar, before the window: outside, counted apart. D2 onset Thu 12 Mar
-    10:00, notice Mon 16 Mar, after the close: not detected within the window, never scored.
-    I1 reported Fri 27 Feb and restored Sat 28 Feb: outside. R1 criterion Sun 1 Mar: outside."""
+    """D1 organic onset Sun 1 Mar and notice the same afternoon, both before the window: outside,
+    counted apart (a drift notified in the window counts whole whenever its onset, as an incident
+    restored in it does: issue 38). D2 onset Thu 12 Mar 10:00, notice Mon 16 Mar, after the close:
+    not detected within the window, never scored. I1 reported Fri 27 Feb and restored Sat 28 Feb:
+    outside. R1 criterion Sun 1 Mar: outside."""
     path = make_journal(tmp_path / "j.jsonl", [
         ("drift.onset", "D1", "2026-03-01T10:00", {"source": "organic"}),
-        ("drift.notice", "D1", "2026-03-02T10:00", NOTE),
+        ("drift.notice", "D1", "2026-03-01T15:00", NOTE),
         ("drift.onset", "D2", "2026-03-12T10:00", {"source": "organic"}),
         ("drift.detected", "D2", "2026-03-16T09:00"),
         ("drift.notice", "D2", "2026-03-16T10:00", NOTE),

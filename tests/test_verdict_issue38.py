@@ -482,3 +482,54 @@ def test_reasons_say_what_the_journal_shows(tmp_path):
     assert restore["reason"] == ("no organic incident was judged in the window; 1 incident raised by the exercise "
                                  "is not scored at tier T2 (Records and rehearsal), which scores the supplier's "
                                  "records only")
+
+
+# ----- where the charter is silent: readings that favour neither party (docs/figures.md) ---------------
+
+
+def test_the_median_of_two_restores_is_their_midpoint(tmp_path):
+    """Two severity 2 incidents restored in the window, in 2 h and 6 h. The charter asks for the
+    median beside the mean (3.19.1) and fixes nearest rank only for percentiles of latency and time
+    to first token (3.8.1, 3.13.2). Nearest rank gives the lower of two, 2 h, the reading most
+    favourable to the supplier; the upper, 6 h, the most favourable to the partner; the midpoint,
+    (2 + 6) / 2 = 4 h, favours neither, and is the median the word means. With three (2, 6 and
+    7 h) the middle one, 6 h, is the median either way."""
+    events = [("incident.detected", "I1", "2026-03-03T10:00", {"severity": 2, **ORGANIC}),
+              ("incident.restored", "I1", "2026-03-03T12:00", {"check": "probe"}),
+              ("incident.detected", "I2", "2026-03-04T10:00", {"severity": 2, **ORGANIC}),
+              ("incident.restored", "I2", "2026-03-04T16:00", {"check": "probe"})]
+    sev2 = scored(make_journal(tmp_path / "a.jsonl", [*events, CLOSE])).figures.summary["incidents"]["by_severity"]
+    assert (sev2["2"]["median_hours"], sev2["2"]["median_rule"]) == (4.0, "midpoint of the two middle values")
+    third = [("incident.detected", "I3", "2026-03-05T10:00", {"severity": 2, **ORGANIC}),
+             ("incident.restored", "I3", "2026-03-05T17:00", {"check": "probe"})]
+    sev2 = scored(make_journal(tmp_path / "b.jsonl", [*events, *third, CLOSE])).figures.summary["incidents"][
+        "by_severity"]
+    assert sev2["2"]["median_hours"] == 6.0
+
+
+def test_a_drift_whose_onset_precedes_the_window_is_judged_as_an_incident_that_did(tmp_path):
+    """T2, window Mon 2 Mar 09:00 to Fri 13 Mar 17:30. An incident whose clock started before the
+    window and was restored in it counts whole (3.19.2); a drift was left out whenever its onset
+    fell before the window, however late its notice came (before: "outside the window"). One rule
+    for both: what ended in the window counts whole, what was still running at the close is
+    judged, what ended before the window opened is apart. D1: onset Fri 27 Feb 09:00, notice Tue 3
+    Mar 10:00: 8.5 (Fri) + 8.5 (Mon) + 1 (Tue) = 18 bh, notified in the window, counted whole.
+    D2: onset Fri 27 Feb 09:00, never notified: not detected within the window, judged (0 on the
+    notice line). D3: onset Wed 25 Feb, notified Thu 26 Feb: ended before the window: apart.
+    Notice line: D1 18 bh within 24 (1), D2 nothing: 15 x 1/2 = 7.5."""
+    onset = {**ORGANIC, "affected_class": "scanned invoices"}
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("drift.onset", "D1", "2026-02-27T09:00", onset),
+        ("drift.notice", "D1", "2026-03-03T10:00", NOTE),
+        ("drift.onset", "D2", "2026-02-27T09:00", onset),
+        ("drift.onset", "D3", "2026-02-25T09:00", onset),
+        ("drift.notice", "D3", "2026-02-26T09:00", NOTE),
+        CLOSE], tier="T2")
+    done = scored(path)
+    table = rows(done.figures.tables["drift"])
+    assert {k: r["status"] for k, r in table.items()} == {"D1": "notified", "D2": "not detected within the window",
+                                                         "D3": "outside the window"}
+    assert table["D1"]["notice_business_hours"] == 18 and table["D1"]["started_before_window"]
+    drift = done.figures.summary["drift"]
+    assert (drift["population"], drift["started_before_window"], drift["outside_window"]) == (2, 2, 1)
+    assert line(done, "drift-notice")["earned"] == pytest.approx(7.5)

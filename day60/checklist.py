@@ -124,13 +124,22 @@ def open_pauses(events: list[dict[str, Any]], ident: str) -> dict[str, Effective
     return out
 
 
-def status(events: list[dict[str, Any]], seals_hidden: bool = False) -> dict[str, list[str]]:
+def status(events: list[dict[str, Any]], seals_hidden: bool = False, header: dict[str, Any] | None = None,
+           now: dt.datetime | None = None) -> dict[str, list[str]]:
     """Open items by area, as short sentences, for the head of the live screen. ``seals_hidden``:
     the events are a view without the sealed onsets (a page other than the runner's), so a
-    signed-off injection is not said to be "not started"."""
+    signed-off injection is not said to be "not started".
+
+    What the figures will not count as recorded is said while it can still be put right:
+    milestones out of order (a first communication before the incident's clock started, a drift
+    detected after its written notice), a wait or change window still open at a restore (an end
+    nobody recorded is not evidence), and, given the ``header``, a monthly report whose due date
+    has passed (by ``now``) inside the window with no report received."""
     eff = effective(events)
     out: dict[str, list[str]] = {"injections": [], "drift": [], "incidents": [], "rollbacks": []}
     for ident, evs in _by_id(eff).items():
+        out["drift"] += _drift_order(ident, evs)
+        out["incidents"] += _incident_order(ident, evs)
         ks = {e.kind for e in evs}
         if "safety.agreed" in ks and not ({"drift.onset", "incident.raised", "rollback.criterion-met",
                                            "injection.not-run", "injection.stopped"} & ks):
@@ -145,9 +154,53 @@ def status(events: list[dict[str, Any]], seals_hidden: bool = False) -> dict[str
                      if pause in _open_in(evs)]
             what = "not restored" if state == "live" else "ticket closed with no confirmed restore"
             out["incidents"].append(f"{ident}: {what}" + (f" ({', '.join(waits)} open)" if waits else ""))
+        if state == "restored":
+            for pause, label in (("wait", "wait on the partner"), ("change-window", "change window")):
+                if pause in _open_in(evs):
+                    out["incidents"].append(f"{ident}: restored with a {label} never ended: record when it ended "
+                                            "(an end nobody recorded is not evidence, and leaves the restore a range)")
         if "rollback.criterion-met" in ks and "rollback.smoke-pass" not in ks:
             out["rollbacks"].append(f"{ident}: no smoke pass yet")
+    if header is not None:
+        out["reports"] = _overdue_reports(eff, header, now)
     return out
+
+
+def _incident_order(ident: str, evs: list[Effective]) -> list[str]:
+    """A first communication dated before the incident's clock started, said as out of order."""
+    starts = [e.at for e in evs if e.kind in STARTS_CLOCK and e.at is not None]
+    told = [e.at for e in evs if e.kind == "incident.communicated" and e.at is not None]
+    if starts and told and min(told) < min(starts):
+        return [f"{ident}: first communication ({min(told).isoformat()}) dated before its clock started "
+                f"({min(starts).isoformat()}): out of order, correct whichever instant is wrong"]
+    return []
+
+
+def _drift_order(ident: str, evs: list[Effective]) -> list[str]:
+    """A detection dated after the drift's first written notice, said as out of order."""
+    found = [e.at for e in evs if e.kind == "drift.detected" and e.at is not None]
+    notices = [e.at for e in evs if e.kind == "drift.notice" and e.at is not None]
+    if found and notices and min(found) > min(notices):
+        return [f"{ident}: detection ({min(found).isoformat()}) dated after its written notice "
+                f"({min(notices).isoformat()}): out of order, correct whichever instant is wrong"]
+    return []
+
+
+def _overdue_reports(eff: list[Effective], header: dict[str, Any], now: dt.datetime | None) -> list[str]:
+    """Reports due inside the window whose due date has wholly passed by ``now`` (or the window's
+    end, if sooner) with none received: at the close each is judged, every element absent."""
+    from day60.clock import BusinessCalendar
+    from day60.due import due_within, report_due
+
+    if header.get("records") == "supplier-reported":
+        return []
+    cal = BusinessCalendar.from_dict(header["calendar"])
+    start = dt.datetime.fromisoformat(header["window"]["start"])
+    end = dt.datetime.fromisoformat(header["window"]["end"])
+    now = now or dt.datetime.now(dt.UTC)
+    received = {e.id for e in eff if e.kind == "report.received"}
+    return [f"{p}: report due {report_due(cal, p).isoformat()}, not received (at the close it is judged: every "
+            "element absent, not delivered)" for p in due_within(cal, start, min(end, now)) if p not in received]
 
 
 def _open_in(evs: list[Effective]) -> set[str]:

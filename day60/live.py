@@ -208,7 +208,7 @@ def run_checklist(path: Path, echo: Callable[[str], None], held: Path | None = N
 
 
 def _show_status(j: journal.Journal, echo: Callable[[str], None], held: Path | None) -> None:
-    status = checklist.status(j.events)
+    status = checklist.status(j.events, header=j.header)
     sealed = checklist.sealed_onsets(j.events)
     echo(f"\n{j.header['partner']} / {j.header['supplier']} ({j.header['tier']}): {len(j.events)} events recorded"
          + (f"; {len(sealed)} onset(s) sealed" + (f" in {held}" if held else "") if sealed else ""))
@@ -440,7 +440,7 @@ def _correct(path: Path, j: journal.Journal, tz: ZoneInfo, echo: Callable[[str],
 def _close(path: Path, j: journal.Journal, tz: ZoneInfo, held: Path | None, echo: Callable[[str], None]) -> int:
     """Record the close after showing what is still open (and, with sealed onsets, whether the held
     file is at hand to reveal them); the reveal is offered next, by the loop."""
-    status = checklist.status(j.events)
+    status = checklist.status(j.events, header=j.header)
     still = [f"{area}: {item}" for area, items in status.items() for item in items]
     sealed = checklist.sealed_onsets(j.events)
     echo("before the close:")

@@ -1026,33 +1026,21 @@ def _report(events, cal: BusinessCalendar, added: list[str], seen: dict[str, pd.
     }, pd.concat(tables, ignore_index=True)
 
 
-def _month_bounds(period: str) -> tuple[dt.date, dt.date]:
-    year, month = (int(x) for x in period.split("-"))
-    first = dt.date(year, month, 1)
-    return first, dt.date(year + (month == 12), month % 12 + 1, 1) - dt.timedelta(days=1)
-
-
 def report_due(cal: BusinessCalendar, period: str) -> dt.date:
     """The day a period's report is due: the fifth business day of the following month (3.21.6)."""
-    return cal.business_day_after(_month_bounds(period)[1], 5)
+    from day60.due import report_due as due
+
+    return due(cal, period)
 
 
 def _due_in_window(cal: BusinessCalendar, w0: int, w1: int) -> list[str]:
-    """The periods whose report falls due within the window: the whole of the due date (a local
-    calendar day, delivery on it being on time) lies between the window's start and its end."""
-    start = dt.datetime.fromtimestamp(w0 / 1e6, dt.UTC).astimezone(cal.tz).date()
-    end = dt.datetime.fromtimestamp(w1 / 1e6, dt.UTC).astimezone(cal.tz).date()
-    out = []
-    year, month = (start.year - (start.month == 1), (start.month - 2) % 12 + 1)
-    while dt.date(year, month, 1) <= end:
-        period = f"{year:04d}-{month:02d}"
-        due = report_due(cal, period)
-        day_start = to_utc_us(dt.datetime.combine(due, dt.time(0), tzinfo=cal.tz))
-        day_end = to_utc_us(dt.datetime.combine(due + dt.timedelta(days=1), dt.time(0), tzinfo=cal.tz))
-        if w0 <= day_start and day_end <= w1:
-            out.append(period)
-        year, month = (year + (month == 12), month % 12 + 1)
-    return out
+    """The periods whose report falls due within the window (``due.due_within``)."""
+    from day60.due import due_within
+
+    def instant(us: int) -> dt.datetime:
+        return dt.datetime.fromtimestamp(us // 1_000_000, dt.UTC).replace(microsecond=us % 1_000_000)
+
+    return due_within(cal, instant(w0), instant(w1))
 
 
 def _missing_report(period: str, cal: BusinessCalendar, added: list[str]) -> tuple[dict[str, Any], pd.DataFrame]:

@@ -533,3 +533,32 @@ def test_a_drift_whose_onset_precedes_the_window_is_judged_as_an_incident_that_d
     drift = done.figures.summary["drift"]
     assert (drift["population"], drift["started_before_window"], drift["outside_window"]) == (2, 2, 1)
     assert line(done, "drift-notice")["earned"] == pytest.approx(7.5)
+
+
+def test_the_live_checklist_flags_what_the_figures_will_not_count(tmp_path):
+    """The screen of 'live' and 'serve' says, while it can still be put right: I1's first
+    communication (10:05) is dated before its detection (14:00), out of order; I2 was restored with
+    its wait on the partner never ended; D1 was detected (12:00) after its written notice (11:00);
+    and February's report, due Fri 6 Mar, has not been received by Mon 9 Mar."""
+    import datetime as dt
+
+    from day60 import checklist
+
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("incident.detected", "I1", "2026-03-04T14:00", {"severity": 2, **ORGANIC}),
+        ("incident.communicated", "I1", "2026-03-04T10:05"),
+        ("incident.detected", "I2", "2026-03-05T10:00", {"severity": 2, **ORGANIC}),
+        ("incident.wait-start", "I2", "2026-03-05T11:00"),
+        ("incident.restored", "I2", "2026-03-05T12:00", {"check": "probe"}),
+        ("drift.onset", "D1", "2026-03-03T09:00", {**ORGANIC, "affected_class": "scanned invoices"}),
+        ("drift.notice", "D1", "2026-03-03T11:00", NOTE),
+        ("drift.detected", "D1", "2026-03-03T12:00")], tier="T2")
+    j = jr.read(path)
+    shown = checklist.status(j.events, header=j.header, now=dt.datetime(2026, 3, 9, 12, tzinfo=dt.UTC))
+    assert any(x.startswith("I1: first communication") and "out of order" in x for x in shown["incidents"])
+    assert any(x.startswith("I2: restored with a wait on the partner never ended") for x in shown["incidents"])
+    assert any(x.startswith("D1: detection") and "out of order" in x for x in shown["drift"])
+    assert shown["reports"] == ["2026-02: report due 2026-03-06, not received (at the close it is judged: every "
+                                "element absent, not delivered)"]
+    early = checklist.status(j.events, header=j.header, now=dt.datetime(2026, 3, 6, 12, tzinfo=dt.UTC))
+    assert early["reports"] == []  # the due date has not yet passed

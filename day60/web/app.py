@@ -251,7 +251,7 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int, 
         correctable = [e for e in reversed(shown) if e["kind"] not in skip and e["at"] is not None
                        and (who.runner or e["by"] == who.by)][:12]
         closed = any(e["kind"] == "exercise.close" for e in shown)  # a close is never sealed
-        return {"status": checklist.status(shown, seals_hidden=not who.runner),
+        return {"status": checklist.status(shown, seals_hidden=not who.runner, header=room.header),
                 "steps": steps_for(who, is_local, shown), "closed": closed,
                 "correctable": correctable, "problem": room.problem, "head": head,
                 "can_reveal": who.runner and is_local and room.held is not None and closed,

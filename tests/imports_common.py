@@ -87,8 +87,8 @@ def check_scenario(run, journal: Path, fmt: str, ids: dict[str, str], notice_onl
     for key, hours in expect.items():
         ident = f"{fmt}:{ids[key]}"
         assert t.loc[ident, "status"] == "restored", (key, t.loc[ident, "status"])
-        assert t.loc[ident, "restore_hours"] == pytest.approx(hours, abs=1e-9), key
-        assert t.loc[ident, "restore_business_hours"] == pytest.approx(hours, abs=1e-9), key
+        assert t.loc[ident, "restore_hours_at_least"] == pytest.approx(hours, abs=1e-9), key
+        assert t.loc[ident, "restore_business_hours_at_least"] == pytest.approx(hours, abs=1e-9), key
     assert t.loc[f"{fmt}:{ids['A']}", "status"] == "withdrawn"
     assert t.loc[f"{fmt}:{ids['K']}", "status"] == "excluded"
     assert t.loc[f"{fmt}:{ids['F']}", "change_window_hours"] == pytest.approx(1.0)
@@ -99,9 +99,12 @@ def check_scenario(run, journal: Path, fmt: str, ids: dict[str, str], notice_onl
     assert c_kinds.count("incident.reopened") == 1
     s = figures_json(run, journal)
     by = s["by_severity"]
-    assert (by["1"]["count"], by["1"]["sum_hours"], by["1"]["max_hours"]) == (2, pytest.approx(5.5), 3.0)
-    assert (by["2"]["count"], by["2"]["sum_hours"], by["2"]["max_hours"]) == (2, pytest.approx(3.5), 2.0)
-    assert (by["3"]["count"], by["3"]["sum_hours"], by["3"]["max_hours"]) == (2, pytest.approx(4.0), 2.0)
+    # A ticket's opening standing in for its detection is never the clock's start (3.19.3): such a
+    # ticket's restore is a lower bound, in no mean or maximum, counted as not evidenced (issue 38).
+    for sev, (total, most) in {"1": (5.5, 3.0), "2": (3.5, 2.0), "3": (4.0, 2.0)}.items():
+        assert by[sev]["count"] + by[sev]["not_evidenced"] == 2, sev
+        mine = t[(t["severity"] == int(sev)) & (t["status"] == "restored")]["restore_hours_at_least"]
+        assert (mine.sum(), mine.max()) == (pytest.approx(total), pytest.approx(most)), sev
     assert by["3"]["change_window_hours"] == pytest.approx(1.0)
     assert by["3"]["waiting_on_partner_hours"] == pytest.approx(1.0)
     assert (s["withdrawn"], s["excluded"]) == (1, 1)

@@ -58,11 +58,14 @@ def from_journal(journal: Any, figures: Any = None, only: set[str] | None = None
         from day60 import metrics
 
         figures = metrics.compute(journal)
-    names = ["id", "status", "restore_hours", "restore_business_hours", "waiting_on_partner_hours",
+    names = ["id", "status", "restore_hours_at_least", "restore_business_hours_at_least",
+             "waiting_on_partner_hours",
              "change_window_hours", "start", "restored"]
     t = vendor.merge(figures.tables["incidents"][names], on="id", how="left").reset_index(drop=True)
     wall, bus = t["vendor_wall_ms"].to_numpy() / 3_600_000, t["vendor_business_ms"].to_numpy() / 3_600_000
-    ours, ours_bus = t["restore_hours"].to_numpy(dtype=float), t["restore_business_hours"].to_numpy(dtype=float)
+    # the clock as the journal records it (a range's shortest reading), as the import reconciles it
+    ours = t["restore_hours_at_least"].to_numpy(dtype=float)
+    ours_bus = t["restore_business_hours_at_least"].to_numpy(dtype=float)
     d_wall, d_bus = ours - wall, ours_bus - bus
     tol = AGREE_SECONDS / 3600
     has = ~np.isnan(ours) & (~np.isnan(wall) | ~np.isnan(bus))

@@ -50,12 +50,12 @@ def test_servicenow_sample(run, journal):
     assert "opened_at" in out["unreadable"][0]["reason"]
     t = restore_table(journal)
     # INC0010001: opened 10:00, restored 14:00 (4 h); On Hold Awaiting Caller 11:00-12:00 is a wait: 3 h.
-    assert t.loc["servicenow:INC0010001", "restore_hours"] == pytest.approx(3.0, abs=1e-9)
+    assert t.loc["servicenow:INC0010001", "restore_hours_at_least"] == pytest.approx(3.0, abs=1e-9)
     assert t.loc["servicenow:INC0010001", "waiting_on_partner_hours"] == pytest.approx(1.0, abs=1e-9)
     # INC0010002: 09:30-16:30 (7 h); Awaiting Vendor 10:00-11:00 is the supplier's own time (kept);
     # Awaiting Change 13:00-14:30 is a change window: 7 - 1.5 = 5.5 h, all inside 09:00-17:30.
-    assert t.loc["servicenow:INC0010002", "restore_hours"] == pytest.approx(5.5, abs=1e-9)
-    assert t.loc["servicenow:INC0010002", "restore_business_hours"] == pytest.approx(5.5, abs=1e-9)
+    assert t.loc["servicenow:INC0010002", "restore_hours_at_least"] == pytest.approx(5.5, abs=1e-9)
+    assert t.loc["servicenow:INC0010002", "restore_business_hours_at_least"] == pytest.approx(5.5, abs=1e-9)
     assert t.loc["servicenow:INC0010002", "change_window_hours"] == pytest.approx(1.5, abs=1e-9)
     # INC0010003 resolved with no check column value; INC0010004 closed without resolved_at.
     assert t.loc["servicenow:INC0010003", "status"] == "unconfirmed"
@@ -104,7 +104,7 @@ def test_servicenow_display_mode_reads_the_stated_zone(run, tmp_path):
     assert out["imported"] == ["INC1"]
     event = next(e for e in jr.read(j).events if e["kind"] == "incident.detected")
     assert dt.datetime.fromisoformat(event["at"]) == dt.datetime(2026, 7, 6, 13, tzinfo=UTC)
-    assert restore_table(j).loc["servicenow:INC1", "restore_hours"] == pytest.approx(1.5)
+    assert restore_table(j).loc["servicenow:INC1", "restore_hours_at_least"] == pytest.approx(1.5)
 
 
 def _map(tmp_path, text, name="map.toml"):
@@ -123,9 +123,9 @@ def test_jira_sample(run, journal):
     assert "2026-03-29T00:30:00+00:00" in bad["reason"] and "2026-03-29T02:30:00+01:00" in bad["reason"]
     t = restore_table(journal)
     # SUP-1: 09:15-13:15 (4 h), Waiting for customer 10:15-11:45 (1.5 h): 2.5 h.
-    assert t.loc["jira:SUP-1", "restore_hours"] == pytest.approx(2.5, abs=1e-9)
+    assert t.loc["jira:SUP-1", "restore_hours_at_least"] == pytest.approx(2.5, abs=1e-9)
     # SUP-3: 10:00-11:30 (1.5 h); Pending 10:30-11:00 is the supplier's time, not excluded: 1.5 h.
-    assert t.loc["jira:SUP-3", "restore_hours"] == pytest.approx(1.5, abs=1e-9)
+    assert t.loc["jira:SUP-3", "restore_hours_at_least"] == pytest.approx(1.5, abs=1e-9)
     assert t.loc["jira:SUP-2", "status"] == "unconfirmed"  # Closed at 16:00 with no resolution
     rows = {r["ticket"]: r for r in out["reconcile"]["tickets"]}
     # The map says the SLA runs 24x7, so its elapsedTime is set beside our calendar hours.
@@ -142,7 +142,7 @@ def test_zendesk_sample(run, journal):
                    EX / "zendesk-ticket_metric_events.json", "--map", EX / "zendesk-map.toml")
     t = restore_table(journal)
     # 101: 09:00-15:00 (6 h); pending 10:00-11:00 is a wait (1 h); on-hold 12:00-13:00 is kept: 5 h.
-    assert t.loc["zendesk:101", "restore_hours"] == pytest.approx(5.0, abs=1e-9)
+    assert t.loc["zendesk:101", "restore_hours_at_least"] == pytest.approx(5.0, abs=1e-9)
     assert t.loc["zendesk:101", "waiting_on_partner_hours"] == pytest.approx(1.0, abs=1e-9)
     assert t.loc["zendesk:102", "status"] == "unconfirmed"  # solved, no check in the custom field
     assert t.loc["zendesk:103", "status"] == "open"
@@ -157,10 +157,10 @@ def test_pagerduty_sample(run, journal):
     out = imported(run, journal, "pagerduty", EX / "pagerduty-log_entries.json", EX / "pagerduty-incidents.json",
                    "--map", EX / "pagerduty-map.toml")
     t = restore_table(journal)
-    assert t.loc["pagerduty:PSYN001", "restore_hours"] == pytest.approx(1.5, abs=1e-9)  # 09:30 to 11:00
+    assert t.loc["pagerduty:PSYN001", "restore_hours_at_least"] == pytest.approx(1.5, abs=1e-9)  # 09:30 to 11:00
     # Offsets are honoured: 14:00-05:00 is 19:00 UTC, after business hours; resolved 20:30 UTC.
-    assert t.loc["pagerduty:PSYN003", "restore_hours"] == pytest.approx(1.5, abs=1e-9)
-    assert t.loc["pagerduty:PSYN003", "restore_business_hours"] == 0.0
+    assert t.loc["pagerduty:PSYN003", "restore_hours_at_least"] == pytest.approx(1.5, abs=1e-9)
+    assert t.loc["pagerduty:PSYN003", "restore_business_hours_at_least"] == 0.0
     assert t.loc["pagerduty:PSYN002", "status"] == "unconfirmed"  # resolved by a person
     assert t.loc["pagerduty:PSYN001", "severity"] == 1
     assert out["reconcile"]["compared"] == 0 and "no vendor durations" in out["reconcile"]["reason"]
@@ -171,7 +171,7 @@ def test_csv_sample(run, journal):
     t = restore_table(journal)
     # T-1: the client reported at 09:40, before detection at 10:00, so the clock starts at 09:40;
     # restored 12:40 (3 h); a wait 10:30-11:15 and a change freeze 11:00-11:30 overlap: merged 10:30-11:30, 1 h.
-    assert t.loc["csv:T-1", "restore_hours"] == pytest.approx(2.0, abs=1e-9)
+    assert t.loc["csv:T-1", "restore_hours_at_least"] == pytest.approx(2.0, abs=1e-9)
     # T-2 was restored before it was detected: refused by the journal's rules, listed, not imported.
     assert [u["ref"] for u in out["unreadable"]] == ["T-2"]
     assert "before the incident's clock started" in out["unreadable"][0]["reason"]
@@ -187,8 +187,8 @@ def test_imported_figure_is_the_metrics_figure(run, journal):
     for row in out["reconcile"]["tickets"]:
         if row["ours_hours"] is not None:
             ident = f"servicenow:{row['ticket']}"
-            assert row["ours_hours"] == t.loc[ident, "restore_hours"]
-            assert row["ours_business_hours"] == t.loc[ident, "restore_business_hours"]
+            assert row["ours_hours"] == t.loc[ident, "restore_hours_at_least"]
+            assert row["ours_business_hours"] == t.loc[ident, "restore_business_hours_at_least"]
 
 
 # ----- idempotence --------------------------------------------------------------------------
@@ -238,7 +238,7 @@ def test_later_export_adds_only_new_events_and_lists_conflicts(run, journal, tmp
     assert [c["ticket"] for c in out["conflicts"]] == ["B"]  # its detection moved: a person decides
     monkeypatch.undo()
     t = restore_table(journal)
-    assert t.loc["csv:A", "restore_hours"] == pytest.approx(2.0)
+    assert t.loc["csv:A", "restore_hours_at_least"] == pytest.approx(2.0)
     assert t.loc["csv:B", "start"] == dt.datetime(2026, 3, 2, 11, tzinfo=UTC)
 
 

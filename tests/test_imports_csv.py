@@ -105,7 +105,7 @@ def test_every_clock_fact(run, tmp_path):
     out = imported(run, j, *args)
     assert out["unreadable"] == [] and len(out["imported"]) == 9 and out["read"] == 9
     check_scenario(run, j, "csv", IDS)
-    assert per_ticket(j).loc["csv:T-H", "restore_hours"] == pytest.approx(2.5)
+    assert per_ticket(j).loc["csv:T-H", "restore_hours_at_least"] == pytest.approx(2.5)
     assert per_ticket(j).loc["csv:T-H", "waiting_on_partner_hours"] == pytest.approx(0.5)
     s4 = figures_json(run, j)["by_severity"]["4"]
     assert (s4["count"], s4["sum_hours"], s4["withdrawn"], s4["excluded"]) == (1, pytest.approx(2.5), 1, 1)

@@ -61,7 +61,7 @@ def test_bom_and_crlf(run, tmp_path):
     sheet.write_bytes(b"\xef\xbb\xbf" + SHEET.replace("\n", "\r\n").encode())
     out = imported(run, j, "csv", sheet, "--map", write(tmp_path, "map.toml", MAP))
     assert out["imported"] == ["A"]
-    assert per_ticket(j).loc["csv:A", "restore_hours"] == pytest.approx(1.0)
+    assert per_ticket(j).loc["csv:A", "restore_hours_at_least"] == pytest.approx(1.0)
 
 
 def test_bom_and_crlf_on_the_duckdb_path(run, tmp_path):
@@ -72,7 +72,7 @@ def test_bom_and_crlf_on_the_duckdb_path(run, tmp_path):
     m = write(tmp_path, "map.toml", '[columns]\ncheck = "u_check"\n')
     out = imported(run, j, "servicenow", inc, "--mode", "raw", "--severity-map", "1=1", "--map", m)
     assert out["imported"] == ["INC1"]
-    assert per_ticket(j).loc["servicenow:INC1", "restore_hours"] == pytest.approx(1.0)
+    assert per_ticket(j).loc["servicenow:INC1", "restore_hours_at_least"] == pytest.approx(1.0)
 
 
 def test_a_huge_field_is_refused(run, tmp_path):

@@ -166,7 +166,7 @@ def test_on_hold_without_the_tag_is_the_suppliers_time(run, tmp_path, export):
     out = imported(run, j, "zendesk", *export, "--map", write(tmp_path, "map.toml", MAP))
     from tests.imports_common import per_ticket
 
-    assert per_ticket(j).loc["zendesk:206", "restore_hours"] == pytest.approx(3.0)
+    assert per_ticket(j).loc["zendesk:206", "restore_hours_at_least"] == pytest.approx(3.0)
     assert [x["ticket"] for x in out["findings"]["kept_pauses"]] == ["206"]
 
 

@@ -128,7 +128,10 @@ def reconcile(journal: Any, figures: Any = None, only: set[str] | list[str] | No
         return np.where(stamps.isna().to_numpy(), 0, values)[at]
 
     wall, bus = v["wall_ms"] / 3_600_000, v["business_ms"] / 3_600_000
-    ours, ours_bus = take("restore_hours"), take("restore_business_hours")
+    # The clock as the journal records it: where our figure is only a range (a stand-in start, a
+    # pause with no recorded end), its shortest reading, measured from the same instants the
+    # vendor's clock was; the rows say why the two clocks differ.
+    ours, ours_bus = take("restore_hours_at_least"), take("restore_business_hours_at_least")
     d_wall, d_bus = ours - wall, ours_bus - bus
     tol = AGREE_SECONDS / 3600
     with np.errstate(invalid="ignore"):

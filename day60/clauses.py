@@ -903,8 +903,11 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
         # A report due within the window and never received is a breach, never a gap (3.21.6, 3.21.8).
         never = [f"{p['period']} not received by the close (due {p['due']})" for p in rep["periods"]
                  if not p["delivered"]]
-        out["report-timeliness"] = {"value": max(days) if days else None, "n": len(rep["periods"]),
-                                    "breach": "; ".join(never) or None}
+        extra = _due_by_the_deal(journal, deal, cal, {p["period"] for p in rep["periods"]}, closed)
+        out["report-timeliness"] = {"value": max(days) if days else None, "n": len(rep["periods"]) + len(extra),
+                                    "breach": "; ".join(never + extra) or None}
+    elif extra := _due_by_the_deal(journal, deal, None, set(), closed):
+        out["report-timeliness"] = {"value": None, "n": len(extra), "breach": "; ".join(extra)}
     elif rep.get("overdue_so_far"):
         out["report-timeliness"] = {"value": None, "n": None, "reason": "; ".join(
             f"{p} not received so far" for p in rep["overdue_so_far"]) + "; the exercise has not been closed"}
@@ -918,6 +921,25 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
                           "tier_not_demonstrated": None if check["met"] or score is None
                           else "; ".join(check["problems"])}
     return out
+
+
+def _due_by_the_deal(journal: Any, deal: Deal, cal: Any, judged: set[str], closed: bool) -> list[str]:
+    """Reports the deal makes due earlier than the charter's fifth business day, due (the whole day)
+    within the window, and not received by the close: each breaks the timeliness clause, though the
+    charter's own due date may lie past the window (so the figures do not judge it)."""
+    nth = deal.parameters.get("report_due_business_day")
+    if not closed or not isinstance(nth, int) or nth >= 5 or journal.header.get("records") == "supplier-reported":
+        return []
+    from day60.clock import BusinessCalendar
+    from day60.due import due_within, report_due
+
+    cal = cal or (BusinessCalendar.from_dict(deal.calendar) if deal.calendar else journal.calendar())
+    window = journal.header["window"]
+    received = {e["id"] for e in journal.events if e["kind"] == "report.received"}
+    return [f"{p} not received by the close (due {report_due(cal, p, nth).isoformat()}, the deal's business day "
+            f"{nth})" for p in due_within(cal, dt.datetime.fromisoformat(window["start"]),
+                                          dt.datetime.fromisoformat(window["end"]), nth)
+            if p not in received and p not in judged]
 
 
 def _restore_ranges(table: Any, severity: int, business: bool) -> list[dict[str, Any]]:

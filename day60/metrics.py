@@ -647,7 +647,12 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
     ended_before = (restored_now & (inc["restored"] < w0)) | (~restored_now & (first["closed_at"] < w0))
     upheld = upheld or {}
     by_dispute = inc.index.isin(list(upheld))
-    conditions = [first["incident.withdrawn"].notna(), first["incident.excluded"].notna() | by_dispute,
+    # "Withdrawn as not reproducible" (3.19.5) after a monitoring check confirmed a restore (3.19.4)
+    # contradicts the check, which shows there was a fault to restore: the withdrawal is set aside
+    # and named, the incident judged, rather than a measured breach dropping out of every figure.
+    withdrawn, first_restore = first["incident.withdrawn"], first["incident.restored"]
+    late_withdrawal = (withdrawn.notna() & first_restore.notna() & (withdrawn >= first_restore)).to_numpy()
+    conditions = [withdrawn.notna() & ~late_withdrawal, first["incident.excluded"].notna() | by_dispute,
                   inc["start"].isna(),
                   inc["start"] > w1, in_window, ended_before, first["closed_at"].notna() & ~restored_now,
                   inc["start"] < w0]
@@ -662,6 +667,13 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
                "the ticket was closed, but no monitoring check confirmed a restore (3.19.4)",
                "its clock started before the window opened and it was not restored by the close"]
     inc["reason"] = _select(conditions, reasons, "not restored by the close")
+    if late_withdrawal.any():
+        inc.loc[late_withdrawal, "reason"] = [
+            "; ".join(filter(None, [why, f"its withdrawal as not reproducible ({_iso(w)}) came after a monitoring "
+                                         f"check had confirmed its restore ({_iso(r)}), so it is set aside (3.19.4, "
+                                         "3.19.5)"]))
+            for why, w, r in zip(inc.loc[late_withdrawal, "reason"], withdrawn[late_withdrawal],
+                                 first_restore[late_withdrawal], strict=True)]
     # the dispute's reason, where the dispute is what excluded it (not a withdrawal or the contract's exclusion)
     granted = by_dispute & (inc["status"] == "excluded").to_numpy() & first["incident.excluded"].isna().to_numpy()
     if granted.any():

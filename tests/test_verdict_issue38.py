@@ -562,3 +562,107 @@ def test_the_live_checklist_flags_what_the_figures_will_not_count(tmp_path):
                                 "element absent, not delivered)"]
     early = checklist.status(j.events, header=j.header, now=dt.datetime(2026, 3, 6, 12, tzinfo=dt.UTC))
     assert early["reports"] == []  # the due date has not yet passed
+
+
+# ----- further cases: the charter read again as the supplier's lawyer would ----------------------------
+
+
+def test_a_detection_dated_after_its_notice_is_out_of_order_and_bounded_by_the_notice(tmp_path):
+    """D1 (organic, T2): onset Tue 3 Mar 09:00, written notice 11:00 (2 bh), and a detection logged
+    at 12:00, after the notice that reports it. A notice proves detection no later than itself
+    (3.18.1), so the detection instant is out of order: flagged, set aside, and the detection lead
+    time read as at most the notice's 2 bh (full marks, within 8). Before: detection 3 bh and a
+    negative gap of -1 h between detection and notice, silently."""
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("drift.onset", "D1", "2026-03-03T09:00", {**ORGANIC, "affected_class": "scanned invoices"}),
+        ("drift.notice", "D1", "2026-03-03T11:00", NOTE),
+        ("drift.detected", "D1", "2026-03-03T12:00"),
+        CLOSE], tier="T2")
+    done = scored(path)
+    row = rows(done.figures.tables["drift"])["D1"]
+    assert row["out_of_order"].startswith("the detection (2026-03-03T12:00:00+00:00, seq")
+    assert (row["detection_business_hours"], row["detection_business_hours_at_most"], row["gap_hours"]) == \
+        (None, 2.0, None)
+    assert done.figures.summary["drift"]["out_of_order"] == 1
+    assert line(done, "drift-detection")["earned"] == 10
+
+
+def test_a_withdrawal_after_a_confirmed_restore_does_not_take_a_breach_out(tmp_path, run):
+    """I1, severity 1: detected Tue 3 Mar 08:00, restored 18:00 with a monitoring check (10 h), then
+    withdrawn on Wed 4 Mar as not reproducible. The check shows there was a fault to restore
+    (3.19.4), so the withdrawal (3.19.5) is set aside and named. Restore: 10 h against 4 h (slide
+    end 8, cut-off 24): 0.6 x 25 = 15; comply restore-sev1: 10 h, not met (before: "withdrawn",
+    the line not exercised and the clause not run: a 10 h breach gone)."""
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("incident.detected", "I1", "2026-03-03T08:00", {"severity": 1, **ORGANIC}),
+        ("incident.restored", "I1", "2026-03-03T18:00", {"check": "probe"}),
+        ("incident.withdrawn", "I1", "2026-03-04T10:00", {"reason": "not reproducible"}),
+        CLOSE])
+    done = scored(path)
+    row = rows(done.figures.tables["incidents"])["I1"]
+    assert (row["status"], row["restore_hours"]) == ("restored", 10.0)
+    assert "set aside" in row["reason"]
+    assert line(done, "restore")["earned"] == pytest.approx(15)
+    r, checks = comply_rows(run, path)
+    assert (checks["restore-sev1"]["status"], checks["restore-sev1"]["value"], r.exit_code) == ("not met", 10.0, 1)
+
+
+def test_a_report_received_before_the_window_for_a_month_due_inside_it_is_judged(tmp_path):
+    """February's report is due Fri 6 Mar, a day the window (2 to 13 Mar) holds whole, so it is
+    judged wherever its receipt falls. It was received on Fri 27 Feb, before the window opened and
+    before its month ended: judged (before: counted apart as received outside the window, so a
+    period the window owes a verdict had none), its elements cannot cover the month (3.21.3): 0 of
+    10, delivered on time; and it is not missing."""
+    events = [*report("2026-02", "2026-02-27T10:00"), CLOSE]
+    path = make_journal(tmp_path / "j.jsonl", events, tier="T1")
+    rep = scored(path).figures.summary["report"]
+    [period] = rep["periods"]
+    assert (period["period"], period["completeness_percent"], period["on_time"]) == ("2026-02", 0, True)
+    assert rep["outside_window"] == [] and rep["missing"] == []
+
+
+def test_a_deal_that_makes_the_report_due_earlier_breaks_its_clause_when_none_comes(tmp_path, run):
+    """A deal may set an earlier due day than the charter's fifth (report_due_business_day = 3).
+    Window Mon 2 Mar 09:00 to Thu 5 Mar 17:30: February's report falls due under the deal on Wed 4
+    Mar (the 3rd business day), wholly inside the window, and never comes. The charter's own due
+    date, Fri 6 Mar, is after the close, so the figures judge nothing missing; the deal's clause is
+    broken all the same: report-timeliness not met (before: not run)."""
+    path = make_journal(tmp_path / "j.jsonl", [("exercise.close", "exercise", "2026-03-05T17:30")], tier="T3",
+                        window=("2026-03-02T09:00", "2026-03-05T17:30"))
+    deal = tmp_path / "deal.toml"
+    deal.write_text(SOW.read_text().replace("[parameters]\n", "[parameters]\nreport_due_business_day = 3\n"))
+    r = run("comply", path, "--sow", deal, "--format", "json", "--parties-differ")
+    checks = {x["check"]: x for x in json.loads(r.stdout)["checks"]}
+    assert checks["report-timeliness"]["status"] == "not met" and r.exit_code == 1
+    assert checks["report-timeliness"]["reason"] == ("2026-02 not received by the close (due 2026-03-04, the deal's "
+                                                     "business day 3)")
+
+
+def test_a_drift_found_only_after_the_report_went_out_may_be_reported_as_none(tmp_path):
+    """The boundary of the "not applicable" rule, read for the supplier: February's report,
+    received Thu 5 Mar, says drifts "none". D1 began on Fri 27 Feb but was first detected on Mon 9
+    Mar, after the report went out: the supplier could not report what it did not know (3.18.7 asks
+    for the times of drifts it detected and notified), so "none" stands: 10 of 10."""
+    onset = {**ORGANIC, "affected_class": "scanned invoices"}
+    events = [("drift.onset", "D1", "2026-02-27T09:00", onset),
+              ("drift.detected", "D1", "2026-03-09T10:00"),
+              ("drift.notice", "D1", "2026-03-09T12:00", NOTE),
+              *report("2026-02", "2026-03-05T10:00", {"drift-timestamps": NA}), CLOSE]
+    [period] = scored(make_journal(tmp_path / "j.jsonl", events, tier="T2")).figures.summary["report"]["periods"]
+    assert (period["completeness_percent"], period["not_applicable"]) == (100, 1)
+
+
+def test_compare_counts_restores_known_only_as_a_range_beside_the_mean(tmp_path, run):
+    """Old: I1 (severity 2) 2 h, measured. New: I1 2 h, and I2 (severity 2) whose clock starts at a
+    ticket's opening: at least 3 h, in no mean. The mean is 2 h on both sides, but the new side's
+    sample says one more restore is known only as a range, never dropped unsaid (3.1.2)."""
+    i1 = [("incident.detected", "I1", "2026-03-03T10:00", {"severity": 2, **ORGANIC}),
+          ("incident.restored", "I1", "2026-03-03T12:00", {"check": "probe"})]
+    i2 = [("incident.detected", "I2", "2026-03-04T10:00", {"severity": 2, **ORGANIC, "clock_start": "ticket-opened"}),
+          ("incident.restored", "I2", "2026-03-04T13:00", {"check": "probe"})]
+    old = make_journal(tmp_path / "old.jsonl", [*i1, CLOSE], tier="T2")
+    new = make_journal(tmp_path / "new.jsonl", [*i1, *i2, CLOSE], tier="T2")
+    result = json.loads(run("compare", old, new, "--format", "json").stdout)
+    row = next(f for f in result["figures"] if f["figure"] == "restore, severity 2 (mean)")
+    assert (row["old"], row["new"], row["n_new"], row["new_ranged"]) == (2.0, 2.0, 1, 1)
+    assert "new n=1 (+1 known only as a range, in no mean)" in run("compare", old, new).stdout

@@ -125,10 +125,12 @@ def change(figure: dict[str, Any]) -> str:
 
 def sample(figure: dict[str, Any]) -> str:
     """Both sample sizes in words: 'old n=3, new n=2'; a side with none says so."""
-    def side(n: int | None) -> str:
-        return "no sample" if n is None else f"n={n:,}"
+    def side(n: int | None, ranged: int | None) -> str:
+        text = "no sample" if n is None else f"n={n:,}"
+        return text + (f" (+{ranged} known only as a range, in no mean)" if ranged else "")
 
-    return f"old {side(figure['n_old'])}, new {side(figure['n_new'])}"
+    return (f"old {side(figure['n_old'], figure.get('old_ranged'))}, "
+            f"new {side(figure['n_new'], figure.get('new_ranged'))}")
 
 
 def points(figure: dict[str, Any]) -> str:

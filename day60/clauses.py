@@ -730,8 +730,9 @@ def _ranged(row: dict[str, Any], figure: dict[str, Any], comparator: str, thresh
                    display=f"{'at most' if ceiling else 'at least'} {_display(unit_type, worst, currency)}",
                    reason="met however the unrecorded instants fall: " + "; ".join(span(r) for r in ranges))
         return row
-    row.update(value=exact, n=figure.get("n"), status="not run", display="not evidenced",
-               reason="not evidenced: " + "; ".join(f"{span(r)} ({r['why']})" for r in ranges)
+    word = figure.get("undecided") or "not evidenced"
+    row.update(value=exact, n=figure.get("n"), status="not run", display=word,
+               reason=f"{word}: " + "; ".join(f"{span(r)} ({r['why']})" for r in ranges)
                + f": the range lies on both sides of {threshold:g}, so the clause is neither met nor broken")
     return row
 
@@ -917,9 +918,15 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
         out["day60-score"] = {"value": None, "n": 1, "reason": f"the score ({score:.1f} so far) is PROVISIONAL: "
                                                              f"{'; '.join(done.result['provisional'])}"}
         return out
-    out["day60-score"] = {"value": score, "n": 1, "reason": done.result.get("score_reason"),
+    low, high = disputed_span(done.result) if score is not None else (score, score)
+    out["day60-score"] = {"value": score if low == high else None, "n": 1, "reason": done.result.get("score_reason"),
+                          "undecided": "under dispute",
                           "tier_not_demonstrated": None if check["met"] or score is None
-                          else "; ".join(check["problems"])}
+                          else "; ".join(check["problems"]),
+                          # lines under dispute: met or not met only where every resolution agrees
+                          "ranges": [{"id": "the score", "at_least": low, "at_most": high,
+                                      "why": "lines under dispute: " + ", ".join(done.result["under_dispute_lines"])}]
+                          if low != high else None}
     return out
 
 
@@ -990,9 +997,24 @@ def floor_verdict(result: dict[str, Any], deal: Deal) -> dict[str, Any] | None:
                 "reason": f"the exercise ran at tier {result['tier']}, the deal's is {tier}"}
     if not result["tier_check"]["met"]:
         return {**out, "verdict": "tier not demonstrated", "reason": "; ".join(result["tier_check"]["problems"])}
+    low, high = disputed_span(result)
+    if low != high and (low < floor <= high):
+        # the rest stands (8.4.3), but the verdict turns on the lines under dispute: it waits for them
+        return {**out, "verdict": "under dispute",
+                "reason": f"the score is {result['score']!r}, from {low!r} to {high!r} as the disputes of "
+                          f"{', '.join(result['under_dispute_lines'])} are resolved: the floor lies between"}
     met = result["score"] >= floor
     return {**out, "verdict": "met" if met else "not met",
             "reason": None if met else f"{result['score']!r} is below the floor (judged unrounded)"}
+
+
+def disputed_span(result: dict[str, Any]) -> tuple[float, float]:
+    """The least and the most a score can come to once its lines under dispute are resolved: each
+    disputed line from nothing to its full points (an upheld dispute's remedy can raise a line, a
+    rejected one leaves it, an exclusion can take its item out). Equal ends where none is disputed."""
+    disputed = [ln for ln in result["lines"] if ln["status"] == "under dispute"]
+    earned = sum(ln["earned"] for ln in disputed)
+    return result["score"] - earned, result["score"] - earned + sum(ln["points"] for ln in disputed)
 
 
 def delivery_business_day(cal: Any, period: str, delivered: dt.date) -> int:

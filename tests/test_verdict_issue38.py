@@ -666,3 +666,33 @@ def test_compare_counts_restores_known_only_as_a_range_beside_the_mean(tmp_path,
     row = next(f for f in result["figures"] if f["figure"] == "restore, severity 2 (mean)")
     assert (row["old"], row["new"], row["n_new"], row["new_ranged"]) == (2.0, 2.0, 1, 1)
     assert "new n=1 (+1 known only as a range, in no mean)" in run("compare", old, new).stdout
+
+
+def test_a_floor_met_only_by_points_under_dispute_waits_for_the_dispute(tmp_path, run):
+    """T1: February's report on time (5 of 5) with every element passing (the ten, and the deal's
+    sla-credits: 11 of 11, 10 points): 15 of 100.
+    The partner disputes the timeliness line (say, the delivery time), still open: the line keeps
+    its 5 points and reads under dispute, the rest stands (8.4.3). Against a T1 floor of 12 the
+    verdict turns on the dispute: without the line the score is 10, with it 15, so the floor
+    lies between: "under dispute", in score --sow and in comply (before: met). Against a floor of
+    9, met however the dispute ends (10 at the least)."""
+    import datetime as dt
+
+    credits = ("report.element", "sla-credits", "2026-03-04T10:00", {**PASS, "period": "2026-02"})
+    path = make_journal(tmp_path / "j.jsonl", [*report("2026-02", "2026-03-04T10:00"), credits, CLOSE], tier="T1",
+                        report_elements=["sla-credits"])
+    jr.append(path, "dispute", "dispute-report-timeliness", dt.datetime(2026, 3, 14, 9, tzinfo=dt.UTC),
+              {"line": "report-timeliness", "reason": "delivered later than logged", "raised_by": "P",
+               "organisation": "Test partner"})
+    deal = _deal(tmp_path, day60_tier="T1", day60_score_floor=12)
+    shown = json.loads(run("score", path, "--sow", deal, "--parties-differ", "--format", "json").stdout)
+    assert (shown["score"], shown["under_dispute_points"]) == (15, 5)
+    assert shown["deal_floor"]["verdict"] == "under dispute"
+    r = run("comply", path, "--sow", deal, "--format", "json", "--parties-differ")
+    row = next(x for x in json.loads(r.stdout)["checks"] if x["check"] == "day60-score")
+    assert row["status"] == "not run" and row["reason"].startswith("under dispute: the score between 10.00 and 15.00")
+    deal = _deal(tmp_path, day60_tier="T1", day60_score_floor=9)
+    shown = json.loads(run("score", path, "--sow", deal, "--parties-differ", "--format", "json").stdout)
+    assert shown["deal_floor"]["verdict"] == "met"
+    r = run("comply", path, "--sow", deal, "--format", "json", "--parties-differ")
+    assert next(x for x in json.loads(r.stdout)["checks"] if x["check"] == "day60-score")["status"] == "met"

@@ -32,12 +32,14 @@ class Assessed:
 
 
 def score_journal(journal: jr.Journal, published: rubric.Rubric | None = None,
-                  deal_parameters: dict[str, Any] | None = None, deal_elements: list[str] | None = None) -> Assessed:
+                  deal_parameters: dict[str, Any] | None = None, deal_elements: list[str] | None = None,
+                  calendar: Any = None) -> Assessed:
     """An auditor's exercise: its figures and its score against the rubric at its own tier, with
     targets from the deal's parameters where it sets them and the monthly report elements the
-    deal adds in every period's denominator."""
+    deal adds in every period's denominator (``calendar``: business time on that calendar, not the
+    journal's)."""
     published = published or rubric.load()
-    figures = metrics.compute(journal, report_elements=deal_elements)
+    figures = metrics.compute(journal, report_elements=deal_elements, calendar=calendar)
     result = rubric.score(figures, journal.header, published, rubric.targets(published, deal_parameters))
     return Assessed(journal, figures, result)
 

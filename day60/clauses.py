@@ -817,7 +817,10 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
     """The Day-60 figures a journal can supply, keyed by check figure id."""
     from day60 import assess
 
-    done = assess.score_journal(journal, deal_parameters=deal.parameters, deal_elements=list(deal.report_elements))
+    # A Business Hour is the deal's (its calendar defines the term): where the deal's calendar is not
+    # the journal's, business time is counted on the deal's for its clauses.
+    done = assess.score_journal(journal, deal_parameters=deal.parameters, deal_elements=list(deal.report_elements),
+                                calendar=deal_calendar(deal, journal))
     s = done.figures.summary
     out: dict[str, Any] = {}
     closed = s["window"]["closed"]
@@ -928,6 +931,24 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
                                       "why": "lines under dispute: " + ", ".join(done.result["under_dispute_lines"])}]
                           if low != high else None}
     return out
+
+
+def deal_calendar(deal: Deal, journal: Any) -> Any:
+    """The deal's business calendar where it names one that is not the journal's own, else None (the
+    journal's stands). Compared as written, the holiday dates a journal resolved for its window
+    aside."""
+    if deal.calendar is None:
+        return None
+
+    def plain(table: dict[str, Any]) -> dict[str, Any]:
+        holidays = {k: v for k, v in (table.get("holidays") or {}).items() if k != "resolved"}
+        return {**table, "holidays": holidays} if holidays else {k: v for k, v in table.items() if k != "holidays"}
+
+    if plain(deal.calendar) == plain(journal.header["calendar"]):
+        return None
+    from day60.clock import BusinessCalendar
+
+    return BusinessCalendar.from_dict(deal.calendar)
 
 
 def _due_by_the_deal(journal: Any, deal: Deal, cal: Any, judged: set[str], closed: bool) -> list[str]:

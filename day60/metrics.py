@@ -68,7 +68,7 @@ def describe_population(values: Any, population: int, reason: str, median: bool 
 
 
 def compute(journal: Journal, report_elements: list[str] | None = None,
-            unknown: dict[str, str] | None = None) -> Figures:
+            unknown: dict[str, str] | None = None, calendar: BusinessCalendar | None = None) -> Figures:
     """All four figure groups from a journal (corrections and reveals applied), each clipped to
     the exercise window: what began outside it is counted apart, what came after it never counts.
 
@@ -76,8 +76,10 @@ def compute(journal: Journal, report_elements: list[str] | None = None,
     every period's denominator beside those the journal's header names. ``unknown``: drift and
     incident ids whose deciding record was not seen (a self-assessment's "don't know": a notice
     sent at a time nobody recorded, an incident closed at an unknown time), each with what is
-    missing: such a drift or incident reads "not evidenced", never "not detected" or "open"."""
-    cal = journal.calendar()
+    missing: such a drift or incident reads "not evidenced", never "not detected" or "open".
+    ``calendar``: business time counted on this calendar instead of the journal's (``comply`` judges
+    a deal's business-hour clauses on the deal's own calendar)."""
+    cal = calendar or journal.calendar()
     events = effective(journal.events, skip="incident.")
     window = journal.header["window"]
     w0 = to_utc_us(dt.datetime.fromisoformat(window["start"]))

@@ -696,3 +696,23 @@ def test_a_floor_met_only_by_points_under_dispute_waits_for_the_dispute(tmp_path
     assert shown["deal_floor"]["verdict"] == "met"
     r = run("comply", path, "--sow", deal, "--format", "json", "--parties-differ")
     assert next(x for x in json.loads(r.stdout)["checks"] if x["check"] == "day60-score")["status"] == "met"
+
+
+def test_comply_counts_business_hours_on_the_deals_calendar(tmp_path, run):
+    """The deal defines its Business Hours on its own calendar; here, round the clock (24x7). The
+    journal's calendar is the UK office's. D1 (organic): onset Fri 6 Mar 17:00, written notice Mon
+    9 Mar 10:00. On the office calendar: 0.5 (Fri 17:00-17:30) + 1 (Mon 09:00-10:00) = 1.5 business
+    hours, within the deal's 24; on the deal's: 65 hours (Fri 17:00 to Mon 10:00), well past 24.
+    The clause is the deal's: not met, 65.00 (before: met on the journal's 1.5)."""
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("drift.onset", "D1", "2026-03-06T17:00", {**ORGANIC, "affected_class": "scanned invoices"}),
+        ("drift.notice", "D1", "2026-03-09T10:00", NOTE), CLOSE])
+    text = SOW.read_text()
+    start = text.index("[calendar]")
+    end = text.index("# The documents")
+    deal = tmp_path / "deal.toml"
+    deal.write_text(text[:start] + '[calendar]\ntimezone = "Europe/London"\nhours = "24x7"\n\n' + text[end:])
+    r = run("comply", path, "--sow", deal, "--format", "json", "--parties-differ")
+    row = next(x for x in json.loads(r.stdout)["checks"] if x["check"] == "drift-notice")
+    assert (row["status"], row["value"]) == ("not met", 65.0) and r.exit_code == 1
+    assert "comply judges business hours" in r.stderr

@@ -317,8 +317,8 @@ def _warn_calendar(deal: Any, j: Any) -> None:
         return {**table, "holidays": holidays} if holidays else {k: v for k, v in table.items() if k != "holidays"}
 
     if deal is not None and deal.calendar is not None and plain(deal.calendar) != plain(j.header["calendar"]):
-        typer.echo("note: the deal's business calendar differs from the journal's; figures use the journal's, "
-                   "comply judges report delivery days on the deal's", err=True)
+        typer.echo("note: the deal's business calendar differs from the journal's; the score's figures use the "
+                   "journal's, comply judges business hours and report delivery days on the deal's", err=True)
 
 
 def _warn_partial(j: Any) -> None:

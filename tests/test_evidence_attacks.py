@@ -252,7 +252,7 @@ def test_a_score_made_under_another_rubric_is_quoted_as_unchecked(made, tmp_path
     assert r.exit_code == 0, r.output
     new = json.loads(out.read_text())
     assert new["supersedes"]["computed_again"] is False
-    assert "another rubric (day60 1.1.1, SHA-256 0000000000000000...)" in new["supersedes"]["not_checked"]
+    assert "another rubric (day60 1.2.0, SHA-256 0000000000000000...)" in new["supersedes"]["not_checked"]
     assert "as it stood" not in json.dumps(new["changelog"]["because"])
     from pypdf import PdfReader
 

@@ -68,7 +68,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
     times = Times(settings)
     for p in paths:
         used = list(cols.values())
-        header, rows = csv_rows(p, "EXPORT", used=used, free=[cols[k] for k in TEXT if k in cols])
+        header, rows = csv_rows(p, "EXPORT", used=used, free=[cols[k] for k in TEXT if k in cols], how=settings.files)
         require_columns(header, used, p, "EXPORT", "the map")
         first: dict[str, tuple[str, dict[str, str], Ticket | None, str | None]] = {}
         order: list[str] = []

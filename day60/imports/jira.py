@@ -140,12 +140,13 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
     for p in issues:
         from day60.imports.records import csv_header
 
-        header = csv_header(p, "EXPORT")
+        header = csv_header(p, "EXPORT", how=settings.files)
         cols = _columns(settings, header)
         used = ["Issue key", "Created", "Resolved", "Status", sev] + [c for c in cols.values() if c] + \
             [c for c in ("Issue id", "Issue Type", "Resolution") if c in header]
         many = [c for k, c in cols.items() if k in ("notes", "change_link") and c]
-        header, rows = csv_rows(p, "EXPORT", used=used, many=many, free=[cols.get("check") or "\0"])
+        header, rows = csv_rows(p, "EXPORT", used=used, many=many, free=[cols.get("check") or "\0"],
+                                how=settings.files)
         require_columns(header, ["Issue key", "Created", "Resolved", "Status", sev] +
                         [c for k, c in cols.items() if c and k in settings.columns], p, "EXPORT", "a Jira CSV export")
         tickets, changes = [], {}

@@ -402,6 +402,13 @@ def test_an_unknown_file_key_in_the_map_is_refused(run, tmp_path):
     assert "--map file.quote" in line and "[file] takes: delimiter, encoding, sheet" in line
 
 
+def test_a_statement_about_tables_is_refused_for_a_json_format(run, tmp_path):
+    """Zendesk's exports are JSON: an encoding stated for them is read by nothing, so refused."""
+    tickets = write(tmp_path, "tickets.json", json.dumps({"tickets": []}))
+    line = refused(run, new_journal(tmp_path), "zendesk", tickets, "--severity-map", "high=2", "--encoding", "cp1252")
+    assert "--encoding" in line and "the zendesk format reads JSON" in line
+
+
 def test_a_header_whose_delimiter_cannot_be_told_is_refused(run, tmp_path):
     """``Ticket;Opened,local`` holds one ``;`` and one ``,``: which separates cannot be told."""
     sheet = write(tmp_path, "s.csv", "Ticket;Opened,local\nA;2026-03-02 10:00\n")

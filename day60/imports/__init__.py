@@ -90,6 +90,10 @@ def run_import(fmt: str, exports: list[Path], journal: Path, config: Settings,
         raise InputError("--severity-map", "is required: a vendor's P1 is not assumed to be the deal's Severity 1",
                          "say which is which, e.g. --severity-map '1 - Critical=1,2 - High=2,3 - Moderate=3,"
                          "4 - Low=4,5 - Planning=skip' (or a [severity] table in --map)")
+    stated = [f"--{k}" for k in ("encoding", "delimiter", "sheet") if getattr(config.files, k) is not None]
+    if stated and fmt in ("zendesk", "pagerduty"):
+        raise InputError(stated[0], f"applies to CSV and XLSX exports, and the {fmt} format reads JSON",
+                         "leave it out (and the map's [file])")
     if len({p.resolve() for p in exports}) != len(exports):
         raise InputError("EXPORT", "the same file is given twice", "name each export once")
     if any(p.resolve() == journal.resolve() for p in exports):

@@ -26,6 +26,11 @@ def import_(
                              help="ServiceNow: raw (UTC database values) or display (the user's zone)."),
     date_format: str = typer.Option(None, "--date-format", metavar="STRPTIME",
                                     help="How the export writes times that are not ISO 8601."),
+    encoding: str = typer.Option(None, "--encoding", metavar="CODEC",
+                                 help="The CSV's encoding (e.g. cp1252, utf-16), where the one found is not it."),
+    delimiter: str = typer.Option(None, "--delimiter", metavar=", ; tab |",
+                                  help="The CSV's delimiter, where the header line does not tell it."),
+    sheet: str = typer.Option(None, "--sheet", metavar="NAME", help="An XLSX workbook's sheet (default: the first)."),
     csv_out: Path = typer.Option(None, "--csv", help="Write the per-ticket reconciliation with the vendor's "
                                                      "own durations, and the reasons they differ, as CSV."),
     list_formats: bool = typer.Option(False, "--list-formats", help="List the formats and what each reads."),
@@ -35,7 +40,8 @@ def import_(
 
     Every readable ticket becomes incident events; unreadable rows are listed and counted,
     never dropped; re-importing the same export adds nothing. A repeated ticket id or a broken
-    quote refuses the whole import, nothing written.
+    quote refuses the whole import, nothing written. CSV is read in the encoding and delimiter
+    found (said in the output) or stated; XLSX from its first sheet or --sheet.
 
     Example: day60 import servicenow incident.csv sys_audit.csv --journal deal.jsonl --mode raw
     --severity-map '1=1,2=2,3=3,4=4,5=skip'
@@ -58,7 +64,7 @@ def import_(
         raise InputError("--mode", f"applies to servicenow exports only, not {fmt[:20]}", "drop --mode")
     inputs = [("EXPORT", p) for p in exports] + [("--journal", journal), ("--map", map_path)]
     files.check_outputs({"--csv": csv_out}, inputs)
-    config = imports.settings(map_path, severity_map, zone, mode, date_format)
+    config = imports.settings(map_path, severity_map, zone, mode, date_format, encoding, delimiter, sheet)
     from day60.cli import progress
 
     with progress.bar("importing tickets", unit="records read") as shown:  # on stderr, at a terminal only
@@ -114,6 +120,15 @@ def _listed(title: str, items: list[dict[str, Any]], line: Any) -> None:
         typer.echo(f"  ... and {len(items) - SHOWN} more (all of them with --format json)")
 
 
+def _read_as(exports: list[dict[str, Any]]) -> None:
+    """What each table export was read as: encoding and delimiter, or the workbook's sheet."""
+    from day60.imports.tabular import Layout
+
+    for f in exports:
+        if "read_as" in f:
+            typer.echo(f"read {f['file']} as {Layout(**f['read_as']).describe()}")
+
+
 def _print_result(r: dict[str, Any], shown: list[dict[str, Any]]) -> None:
     from day60.display import num
 
@@ -122,6 +137,7 @@ def _print_result(r: dict[str, Any], shown: list[dict[str, Any]]) -> None:
                f"{len(r['skipped'])} left out by the severity map, {len(r['conflicts'])} in conflict, "
                f"{len(r['unreadable'])} row(s) unreadable")
     typer.echo(f"{r['events']} event(s) appended to {r['journal']} (head {r['head']['seq']}:{r['head']['hash']})")
+    _read_as(r["exports"])
     _listed("unreadable rows, not imported", r["unreadable"],
             lambda u: f"{u['where']}{' (' + u['ref'] + ')' if u['ref'] else ''}: {u['reason']}")
     _listed("in conflict with the journal, not imported", r["conflicts"],

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from day60.errors import InputError
+from day60.imports.locales import LocalisedTimes
 from day60.imports.records import (
     PAUSE_KINDS,
     Pause,
@@ -65,10 +66,10 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
     if ("pause_start" in cols) != ("pause_end" in cols):
         raise InputError("--map columns", "name a pause start without an end, or an end without a start",
                          "map both pause_start and pause_end")
-    times = Times(settings)
+    times = LocalisedTimes(settings)
     for p in paths:
         used = list(cols.values())
-        header, rows = csv_rows(p, "EXPORT", used=used, free=[cols[k] for k in TEXT if k in cols])
+        header, rows = csv_rows(p, "EXPORT", used=used, free=[cols[k] for k in TEXT if k in cols], how=settings.files)
         require_columns(header, used, p, "EXPORT", "the map")
         first: dict[str, tuple[str, dict[str, str], Ticket | None, str | None]] = {}
         order: list[str] = []

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from day60.errors import InputError
+from day60.imports.locales import LocalisedTimes, jira_header
 from day60.imports.records import (
     Pause,
     RowProblem,
@@ -111,7 +112,7 @@ def _request_of(doc: dict[str, Any], p: Path) -> str:
 
 def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ticket | Unreadable]:
     check_columns(settings, KEYS, "jira")
-    csv_times = Times(Settings(settings.zone, settings.date_format or DATE_FORMAT), how="state the exporting "
+    csv_times = LocalisedTimes(Settings(settings.zone, settings.date_format or DATE_FORMAT), how="state the exporting "
                       "user's time zone with --zone (Jira writes CSV times in it, without an offset)")
     api_times = Times(settings)
     history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]] = {}
@@ -140,12 +141,13 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
     for p in issues:
         from day60.imports.records import csv_header
 
-        header = csv_header(p, "EXPORT")
+        header = csv_header(p, "EXPORT", how=settings.files, rename=jira_header)
         cols = _columns(settings, header)
         used = ["Issue key", "Created", "Resolved", "Status", sev] + [c for c in cols.values() if c] + \
             [c for c in ("Issue id", "Issue Type", "Resolution") if c in header]
         many = [c for k, c in cols.items() if k in ("notes", "change_link") and c]
-        header, rows = csv_rows(p, "EXPORT", used=used, many=many, free=[cols.get("check") or "\0"])
+        header, rows = csv_rows(p, "EXPORT", used=used, many=many, free=[cols.get("check") or "\0"],
+                                how=settings.files, rename=jira_header)
         require_columns(header, ["Issue key", "Created", "Resolved", "Status", sev] +
                         [c for k, c in cols.items() if c and k in settings.columns], p, "EXPORT", "a Jira CSV export")
         tickets, changes = [], {}

@@ -123,7 +123,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
                                                                        "read")
     files: dict[str, list[tuple[Path, list[str]]]] = {t: [] for t in TABLES}
     for p in paths:
-        header = csv_header(p, "EXPORT")
+        header = csv_header(p, "EXPORT", how=settings.files)
         files[kind_of(header, p)].append((p, header))
     if not files["incident"]:
         raise InputError("EXPORT", "no incident export was given", "give the incident table's CSV export")
@@ -155,9 +155,9 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
             raise InputError("EXPORT", f"{p} lacks the sys_id column that joins it to the other tables",
                              "export the incident table with its sys_id column")
     py_times = Times(Settings(settings.zone, fmt), utc=settings.mode == "raw")
-    changes = _changes(files["change_request"], py_times, notes)
+    changes = _changes(files["change_request"], py_times, notes, settings)
     slas = _slas(files["task_sla"], py_times, settings)
-    held = Held()
+    held = Held(settings.files)
     import duckdb
 
     with tempfile.TemporaryDirectory(prefix="day60-import-") as spill:
@@ -170,7 +170,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
                                       times, settings, held, changes, slas)
         except duckdb.Error as exc:
             for p in paths:  # a quote opened and not closed: name its row, as the Python reader finds it
-                for _ in csv_rows(p, "EXPORT")[1]:
+                for _ in csv_rows(p, "EXPORT", how=settings.files)[1]:
                     pass
             raise InputError("EXPORT", f"the export cannot be read ({str(exc).splitlines()[0][:160]})",
                              "export it again as UTF-8 CSV") from None
@@ -193,8 +193,11 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _csv(path: str, rejects: str) -> str:
-    return (f"read_csv({_lit(path)}, all_varchar=true, header=true, delim=',', quote='\"', escape='\"', "
+def _csv(held: Held, p: Path, rejects: str) -> str:
+    """DuckDB's reader of an export: the file this process holds (or its UTF-8 copy), in its delimiter."""
+    path = held.path(p, "EXPORT")
+    return (f"read_csv({_lit(path)}, all_varchar=true, header=true, delim={_lit(held.delimiters[path])}, "
+            f"quote='\"', escape='\"', "
             f"store_rejects=true, rejects_table={_lit(rejects)}, rejects_scan={_lit(rejects + '_scan')})")
 
 
@@ -202,7 +205,9 @@ def _rejects(con: duckdb.DuckDBPyConnection, table: str, p: Path) -> Iterator[Un
     """Rows DuckDB could not read. A quote opened and not closed swallows the rows after it, so
     it stops the import, naming the line; other rejects are listed and counted."""
     rows = con.execute(f"SELECT line, error_type, error_message FROM {table} ORDER BY line").fetchall()
-    quoting = [line for line, kind, _ in rows if str(kind) in ("UNQUOTED VALUE", "INVALID UNICODE")]
+    # DuckDB 1.x says INVALID UNICODE, 2.x INVALID ENCODING: a byte past what the encoding was found from
+    quoting = [line for line, kind, _ in rows if str(kind) in ("UNQUOTED VALUE", "INVALID UNICODE",
+                                                               "INVALID ENCODING")]
     if quoting:
         raise InputError("EXPORT", f"{p}: line {quoting[0]} has a quote opened and not closed (or bytes that are "
                                    "not UTF-8), so the rows after it cannot be told apart",
@@ -225,7 +230,7 @@ def _history_sql(audits: list[tuple[Path, list[str]]], fmt: str, held: Held) -> 
         clean = "trim(replace(replace(coalesce({}, ''), chr(30), ' '), chr(31), ' '))"
         parts.append(f"SELECT trim(documentkey) AS k, epoch_us(try_strptime(trim(sys_created_on), {_lit(fmt)})) AS us, "
                      f"fieldname AS f, {clean.format('oldvalue')} AS o, {clean.format('newvalue')} AS n "
-                     f"FROM {_csv(held.path(p, 'EXPORT'), f'rej_audit_{n}')} WHERE {table}fieldname IN "
+                     f"FROM {_csv(held, p, f'rej_audit_{n}')} WHERE {table}fieldname IN "
                      "('state', 'hold_reason')")
     return " UNION ALL ".join(parts)
 
@@ -254,7 +259,7 @@ def _notes_table(con: duckdb.DuckDBPyConnection, journals: list[tuple[Path, list
         parts.append(f"SELECT trim(element_id) AS k, coalesce(trim(sys_created_on), '') AS raw, "
                      f"epoch_us(try_strptime(trim(sys_created_on), {_lit(fmt)})) AS us, "
                      "replace(replace(coalesce(value, ''), chr(30), ' '), chr(31), ' ') AS v "
-                     f"FROM {_csv(held.path(p, 'EXPORT'), f'rej_notes_{n}')} WHERE {table}element IN "
+                     f"FROM {_csv(held, p, f'rej_notes_{n}')} WHERE {table}element IN "
                      "('work_notes', 'comments')")
     con.execute(f"CREATE TEMP TABLE notes AS {' UNION ALL '.join(parts)}")
     for n, (p, _header) in enumerate(journals):
@@ -281,7 +286,7 @@ def _incidents(con: duckdb.DuckDBPyConnection, p: Path, header: list[str], audit
                   "chr(30) ORDER BY us) AS t FROM notes GROUP BY k) nt ON nt.k = trim(i.sys_id) ")
         select.append("nt.t")
         names.append("\0notes")
-    cur = con.execute(f"SELECT {', '.join(select)} FROM {_csv(held.path(p, 'EXPORT'), 'rej_incident')} i {joins}")
+    cur = con.execute(f"SELECT {', '.join(select)} FROM {_csv(held, p, 'rej_incident')} i {joins}")
     pauses_of = {**PAUSES, **settings.pauses}
     while rows := cur.fetchmany(20_000):
         for values in rows:
@@ -463,14 +468,14 @@ def _pause(start, end, reason: str, pauses_of: dict[str, str]) -> Pause:
 # ----- change requests and SLA records (read in Python: a few rows per incident) ------------
 
 
-def _changes(files: list[tuple[Path, list[str]]], times: Times, notes: list[str]) \
+def _changes(files: list[tuple[Path, list[str]]], times: Times, notes: list[str], settings: Settings) \
         -> dict[str, list[tuple[str, Pause | None]]]:
     """Each change request under its sys_id and its number: its planned window as an agreed
     change window, or None when it was not approved or has no window."""
     out: dict[str, list[tuple[str, Pause | None]]] = {}
     for p, header in files:
         used = ["number", "start_date", "end_date"] + [c for c in ("sys_id", "state", "approval") if c in header]
-        _, rows = csv_rows(p, "EXPORT", used=used)
+        _, rows = csv_rows(p, "EXPORT", used=used, how=settings.files)
         for n, row in rows:
             if "\0problem" in row:
                 notes.append(f"{p.name} row {n} was not read: " + row["\0problem"])
@@ -524,7 +529,7 @@ def _slas(files: list[tuple[Path, list[str]]], times: Times, settings: Settings)
                   "pause_duration", "business_pause_duration", "schedule"]
         require_columns(header, ["task", "sla", "stage", "start_time", "end_time", "duration"], p, "EXPORT",
                         "a task_sla export")
-        _, rows = csv_rows(p, "EXPORT", used=[c for c in wanted if c in header])
+        _, rows = csv_rows(p, "EXPORT", used=[c for c in wanted if c in header], how=settings.files)
         for n, row in rows:
             if "\0problem" in row:
                 continue

@@ -241,7 +241,7 @@ SELECT unhex(sha256(line)) AS h, CAST(strlen(line) AS INTEGER) AS bytes, TRY_CAS
        CASE WHEN incident THEN at_us END AS at_us,
        CASE WHEN incident THEN TRY_CAST(j.data.severity AS UTINYINT) END AS severity,
        CASE WHEN incident THEN TRY_CAST(j.data.source AS SOURCE) END AS source,
-       CASE WHEN incident THEN j.data.clock_start IS NOT NULL END AS stand_in,
+       CASE WHEN incident THEN j.data.clock_start IS NOT NULL OR j.data."instant" IS NOT NULL END AS stand_in,
        CASE WHEN incident THEN coalesce({' AND '.join(checks)}, false) END AS ok,
        CASE WHEN incident AND NOT ({plain}) THEN list_filter([{', '.join(texts)}], lambda x: x IS NOT NULL) END
          AS texts,
@@ -274,6 +274,7 @@ class Incidents:
             SELECT g.id, {columns}, e.end_kind, CAST(e.final_restore AS DOUBLE) AS final_restore,
                    coalesce(e.reopens, 0) AS reopens,
                    CAST(CASE WHEN e.closed_seq > coalesce(e.ro_seq, -1) THEN e.closed_at END AS DOUBLE) AS closed_at,
+                   coalesce(e.closed_seq > coalesce(e.ro_seq, -1) AND e.closed_stand_in, false) AS closed_untimed,
                    g.stand_in
             FROM grouped g LEFT JOIN (
               SELECT id,
@@ -283,6 +284,7 @@ class Incidents:
                 arg_max(at_us, seq) FILTER (WHERE kind = 'incident.restored') AS final_restore,
                 count(*) FILTER (WHERE kind = 'incident.reopened') AS reopens,
                 arg_max(at_us, seq) FILTER (WHERE kind = 'incident.ticket-closed') AS closed_at,
+                arg_max(stand_in, seq) FILTER (WHERE kind = 'incident.ticket-closed') AS closed_stand_in,
                 max(seq) FILTER (WHERE kind = 'incident.ticket-closed') AS closed_seq
               FROM incidents WHERE at_us <= {int(until)}
                 AND kind IN ('incident.restored', 'incident.reopened', 'incident.ticket-closed')
@@ -290,6 +292,7 @@ class Incidents:
             ORDER BY g.pos""")
         frame["reopens"] = frame["reopens"].astype(np.int64)
         frame["stand_in"] = frame["stand_in"].astype(bool)
+        frame["closed_untimed"] = frame["closed_untimed"].astype(bool)
         return frame.set_index("id").rename_axis(None)
 
     def written(self, prefix: str) -> list[tuple[str, str, int, int]]:
@@ -828,17 +831,18 @@ class Appended:
         for kind, when, data in events:
             self.kind.append(kinds[kind])
             at.append((when - epoch) // us)  # an aware instant (every import time is) to epoch microseconds
-            if data and ("severity" in data or "source" in data or "clock_start" in data or "vendor_measure" in data):
+            if data and ("severity" in data or "source" in data or "clock_start" in data or "instant" in data
+                         or "vendor_measure" in data):
                 self._mark(len(at) - 1, data, vendor_from, vendor_to)
 
     def _mark(self, event: int, data: dict[str, Any], vendor_from: dt.datetime | None,
               vendor_to: dt.datetime | None) -> None:
-        if "severity" in data or "source" in data or "clock_start" in data:
+        if "severity" in data or "source" in data or "clock_start" in data or "instant" in data:
             severity, source = data.get("severity"), data.get("source")
             self.m_event.append(event)
             self.m_severity.append(-1 if severity is None else severity)
             self.m_source.append(0 if source is None else 1 if source == "organic" else 2)
-            self.m_stand_in.append(data.get("clock_start") is not None)
+            self.m_stand_in.append(data.get("clock_start") is not None or data.get("instant") is not None)
         if "vendor_measure" not in data:
             return
         self.v_event.append(event)
@@ -970,7 +974,7 @@ def _reference_frames(events: list[dict[str, Any]], fixes: dict[int, str]) -> tu
             continue
         d = e["data"]
         rows.append((e["seq"], e["kind"], e["id"], us(fixes.get(e["seq"], e["at"])), us(e["at"]), d.get("severity"),
-                     d.get("source"), d.get("clock_start") is not None))
+                     d.get("source"), d.get("clock_start") is not None or d.get("instant") is not None))
         if "vendor_measure" in d:
             clocks.append((e["seq"], e["id"], d["vendor_measure"], d.get("vendor_wall_ms"), d.get("vendor_business_ms"),
                            d.get("vendor_paused_ms"), us(d.get("vendor_from")), off(d.get("vendor_from")),

@@ -132,6 +132,11 @@ class IncidentRestored(_VendorClock):
 class TicketClosed(_VendorClock):
     state: Text = Field(description="The ticket's state in the supplier's records, e.g. Resolved or Closed.")
     resolved: bool = Field(description="true: the ticket records a resolution; false: it was closed without one.")
+    instant: Literal["not-evidenced"] | None = Field(
+        None, description="not-evidenced: the supplier's records say the ticket is closed but hold no time for it; "
+                          "the line's instant then stands in for that time, the earliest the closure can have been "
+                          "(its clock start or its last re-open), and the figures read the incident 'not evidenced', "
+                          "never open, unconfirmed or restored.")
 
 
 class Reasoned(_Data):

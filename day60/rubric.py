@@ -342,6 +342,15 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
                        + _apart_text(apart) + _injection_notes(figures))
     evidence = [int(s) for s in judged["first_seq"]]
     obs = []
+    blind = judged[judged["status"] == "not evidenced"]
+    if line.by_severity and len(blind):
+        # An incident whose end the records do not show is "don't know", never "not restored": the
+        # line cannot be measured, earns nothing, and says what to ask the supplier for.
+        why = "; ".join(dict.fromkeys(str(r).removeprefix("not evidenced: ") for r in blind["reason"]))
+        return _result(line, "not evidenced", 0.0,
+                       f"{len(blind)} of {len(judged)} incident(s) it judges read not evidenced ({why}); ask the "
+                       "supplier for their resolution times and the monitoring checks that confirmed each restore"
+                       + _apart_text(apart), None, None, evidence)
     if line.by_severity:
         targets = {}
         for row in judged.itertuples():

@@ -88,13 +88,17 @@ def _write_reconcile(path: Path, rows: Any) -> None:
                "vendor_business_hours", "difference_business_hours", "agree", "reopens", "clock_start",
                "vendor_measure", "reasons", "note"]
 
+    def cell(row: dict[str, Any], k: str) -> str:
+        if k == "reasons":
+            return csv_cell("; ".join(row[k]))
+        return "" if row.get(k) is None else csv_cell(row[k])
+
     def chunks() -> Any:
         buf = io.StringIO()
         writer = csv.DictWriter(buf, columns, extrasaction="ignore", lineterminator="\n")
         writer.writeheader()
         for n, row in enumerate(rows, start=1):
-            writer.writerow({k: csv_cell("; ".join(row[k])) if k == "reasons" else "" if row.get(k) is None
-                             else csv_cell(row[k]) for k in columns})
+            writer.writerow({k: cell(row, k) for k in columns})
             if n % 10_000 == 0:
                 yield buf.getvalue()
                 buf.seek(0)
@@ -119,16 +123,27 @@ def _print_result(r: dict[str, Any], shown: list[dict[str, Any]]) -> None:
 
     typer.echo(f"{r['format']} export: {r['read']} record(s) read; {len(r['imported'])} ticket(s) imported, "
                f"{len(r['extended'])} with new events added, {len(r['unchanged'])} already in the journal, "
-               f"{len(r['skipped'])} left out by the severity map, {len(r['conflicts'])} in conflict, "
-               f"{len(r['unreadable'])} row(s) unreadable")
+               f"{len(r['skipped'])} left out, {len(r['conflicts'])} in conflict, "
+               f"{len(r['unreadable'])} row(s) unreadable, {len(r['unmatched'])} record group(s) for tickets the "
+               "export does not hold")
     typer.echo(f"{r['events']} event(s) appended to {r['journal']} (head {r['head']['seq']}:{r['head']['hash']})")
+    typer.echo("every record of every file, in one bucket (read = imported + skipped + unreadable + unmatched + in "
+               "conflict):")
+    print_table([{"file": b["file"], "read": b["read"], "imported": b["imported"], "skipped": b["skipped"],
+                  "unreadable": b["unreadable"], "unmatched": b["unmatched"], "in conflict": b["conflicts"]}
+                 for b in r["files"]])
+    for b in r["files"]:
+        for why, n in list(b["skipped_reasons"].items())[:SHOWN]:
+            typer.echo(f"  {b['file']}: {n} skipped: {why}")
     _listed("unreadable rows, not imported", r["unreadable"],
             lambda u: f"{u['where']}{' (' + u['ref'] + ')' if u['ref'] else ''}: {u['reason']}")
     _listed("in conflict with the journal, not imported", r["conflicts"],
             lambda c: f"{c['ticket']} ({c['where']}): {c['reason']}; correct the journal with 'day60 correct', "
                       "or import into a new journal")
-    _listed("left out by the severity map (not incidents under the deal)", r["skipped"],
-            lambda s: f"{s['ticket']} (severity {s['severity']!r})")
+    _listed("left out, counted apart and never scored (deleted, merged, not an incident, or the severity map's "
+            "skip)", r["skipped"], lambda s: f"{s['ticket']} ({s['where']}): {s['reason']}")
+    _listed("records for tickets the export does not hold (unmatched)", r["unmatched"],
+            lambda u: f"{u['ticket']}: {u['records']} {u['what']} in {u['file']}")
     f = r["findings"]
     _listed("withdrawn (raised and withdrawn as not reproducible): counted apart, in no figure (charter 3.19.5)",
             f["withdrawn"], lambda x: f"{x['ticket']}: {x['reason']}")
@@ -138,6 +153,9 @@ def _print_result(r: dict[str, Any], shown: list[dict[str, Any]]) -> None:
             f["resolved_unconfirmed"], lambda x: f"{x['ticket']} ({x['state']}) at {x['at']}")
     _listed("closed without a resolution", f["closed_unresolved"],
             lambda x: f"{x['ticket']} ({x['state']}) at {x['at']}")
+    _listed("closed, time not evidenced: the records say it is over but hold no time for it, so its restore reads "
+            "not evidenced (never open)", f["closed_untimed"],
+            lambda x: f"{x['ticket']} ({x['state']}), not before {x['not_before']}")
     _listed("neither restored nor closed in the export", f["open"], lambda x: f"{x['ticket']} ({x['state']})")
     _listed("re-opened: the clock runs to the last confirmed restore (charter 3.19.4)", f["reopened"],
             lambda x: f"{x['ticket']}: {x['reopens']} re-open(s) in the records"

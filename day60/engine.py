@@ -64,7 +64,8 @@ INCIDENT_KINDS = tuple(k for k in DATA_MODELS if k.startswith("incident."))
 # typed in the table ``vendor_clocks`` (an instant as epoch microseconds and its offset in seconds),
 # one row per event that holds one, so no line is kept whole and no JSON is parsed twice.
 VENDOR_COLUMNS = ("measure", "wall_ms", "business_ms", "paused_ms", "from_us", "from_off", "to_us", "to_off",
-                  "schedule")
+                  "schedule", "elapsed_ms", "waits_ms")
+_VENDOR_MS = ("vendor_wall_ms", "vendor_business_ms", "vendor_paused_ms", "vendor_elapsed_ms", "vendor_waits_ms")
 
 
 # DuckDB's share of memory (or 40% of this machine's, if less); past it, it spills to a private
@@ -193,7 +194,8 @@ _VENDOR_STRUCT = (
     "{'measure': j.data.vendor_measure, 'wall_ms': j.data.vendor_wall_ms, 'business_ms': j.data.vendor_business_ms, "
     "'paused_ms': j.data.vendor_paused_ms, 'from_us': epoch_us(TRY_CAST(j.data.vendor_from AS TIMESTAMPTZ)), "
     f"'from_off': {_offset('j.data.vendor_from')}, 'to_us': epoch_us(TRY_CAST(j.data.vendor_to AS TIMESTAMPTZ)), "
-    f"'to_off': {_offset('j.data.vendor_to')}, 'schedule': j.data.vendor_schedule}}")
+    f"'to_off': {_offset('j.data.vendor_to')}, 'schedule': j.data.vendor_schedule, "
+    "'elapsed_ms': j.data.vendor_elapsed_ms, 'waits_ms': j.data.vendor_waits_ms}")
 
 
 def _scan_sql(path: Path, own_hashes: bool = False, keep_lines: bool = False) -> str:
@@ -815,7 +817,7 @@ class Appended:
         # the events whose data says a severity, a source or a stand-in clock start: few, one a ticket
         self.m_event, self.m_severity, self.m_source, self.m_stand_in = array("q"), array("b"), array("b"), array("b")
         self.v_event, self.v_measure, self.v_schedule = array("q"), array("i"), array("i")
-        self.v_ms = (array("q"), array("q"), array("q"))
+        self.v_ms = tuple(array("q") for _ in _VENDOR_MS)
         self.v_from, self.v_from_off, self.v_to, self.v_to_off = array("q"), array("i"), array("q"), array("i")
         self._texts: dict[str, int] = {}
 
@@ -848,7 +850,7 @@ class Appended:
         self.v_event.append(event)
         self.v_measure.append(self._text(data["vendor_measure"]))
         self.v_schedule.append(self._text(data.get("vendor_schedule")))
-        for column, name in zip(self.v_ms, ("vendor_wall_ms", "vendor_business_ms", "vendor_paused_ms"), strict=True):
+        for column, name in zip(self.v_ms, _VENDOR_MS, strict=True):
             value = data.get(name)
             column.append(self._NONE if value is None else value)
         for us, off, when in ((self.v_from, self.v_from_off, vendor_from), (self.v_to, self.v_to_off, vendor_to)):
@@ -891,7 +893,8 @@ class Appended:
         vendor = pd.DataFrame({
             "seq": seq[at], "id": ids[ticket[at]], "measure": texts[ints(self.v_measure)],
             "wall_ms": nullable(self.v_ms[0]), "business_ms": nullable(self.v_ms[1]),
-            "paused_ms": nullable(self.v_ms[2]), "from_us": nullable(self.v_from),
+            "paused_ms": nullable(self.v_ms[2]), "elapsed_ms": nullable(self.v_ms[3]),
+            "waits_ms": nullable(self.v_ms[4]), "from_us": nullable(self.v_from),
             "from_off": ints(self.v_from_off), "to_us": nullable(self.v_to), "to_off": ints(self.v_to_off),
             "schedule": texts[ints(self.v_schedule)]})
         return events, vendor
@@ -908,7 +911,7 @@ CREATE TEMP TABLE incidents (seq BIGINT, kind KIND, id VARCHAR, at_us BIGINT, wr
                              source SOURCE, stand_in BOOLEAN);
 CREATE TEMP TABLE vendor_clocks (seq BIGINT, id VARCHAR, measure VARCHAR, wall_ms UBIGINT, business_ms UBIGINT,
                                  paused_ms UBIGINT, from_us BIGINT, from_off INTEGER, to_us BIGINT, to_off INTEGER,
-                                 schedule VARCHAR);
+                                 schedule VARCHAR, elapsed_ms UBIGINT, waits_ms UBIGINT);
 """
 
 
@@ -978,7 +981,8 @@ def _reference_frames(events: list[dict[str, Any]], fixes: dict[int, str]) -> tu
         if "vendor_measure" in d:
             clocks.append((e["seq"], e["id"], d["vendor_measure"], d.get("vendor_wall_ms"), d.get("vendor_business_ms"),
                            d.get("vendor_paused_ms"), us(d.get("vendor_from")), off(d.get("vendor_from")),
-                           us(d.get("vendor_to")), off(d.get("vendor_to")), d.get("vendor_schedule")))
+                           us(d.get("vendor_to")), off(d.get("vendor_to")), d.get("vendor_schedule"),
+                           d.get("vendor_elapsed_ms"), d.get("vendor_waits_ms")))
     frame = pd.DataFrame(rows, columns=["seq", "kind", "id", "at_us", "written_us", "severity", "source", "stand_in"])
     for col in ("seq", "at_us", "written_us"):
         frame[col] = frame[col].astype(np.int64)
@@ -987,6 +991,6 @@ def _reference_frames(events: list[dict[str, Any]], fixes: dict[int, str]) -> tu
     vendor = pd.DataFrame(clocks, columns=["seq", "id", *VENDOR_COLUMNS])
     for col in ("seq", "from_off", "to_off"):
         vendor[col] = vendor[col].astype(np.int64)
-    for col in ("wall_ms", "business_ms", "paused_ms", "from_us", "to_us"):
+    for col in ("wall_ms", "business_ms", "paused_ms", "from_us", "to_us", "elapsed_ms", "waits_ms"):
         vendor[col] = vendor[col].astype("Int64")
     return frame, vendor

@@ -33,9 +33,10 @@ def import_(
 ) -> None:
     """Append a supplier's ticket export to a journal as organic incidents.
 
-    Every readable ticket becomes incident events; unreadable rows are listed and counted,
-    never dropped; re-importing the same export adds nothing. A repeated ticket id or a broken
-    quote refuses the whole import, nothing written.
+    Every readable ticket becomes incident events; every record of every file lands in one
+    counted bucket (imported, skipped, unreadable, unmatched, in conflict), never dropped;
+    re-importing the same export adds nothing. A repeated ticket id, a broken quote, or an
+    export in which no ticket can be imported refuses the whole import (exit 2), nothing written.
 
     Example: day60 import servicenow incident.csv sys_audit.csv --journal deal.jsonl --mode raw
     --severity-map '1=1,2=2,3=3,4=4,5=skip'
@@ -86,11 +87,13 @@ def _write_reconcile(path: Path, rows: Any) -> None:
 
     columns = ["ticket", "ours_hours", "vendor_hours", "difference_hours", "ours_business_hours",
                "vendor_business_hours", "difference_business_hours", "agree", "reopens", "clock_start",
-               "vendor_measure", "reasons", "note"]
+               "vendor_measure", "reasons", "note", "beside"]
 
     def cell(row: dict[str, Any], k: str) -> str:
         if k == "reasons":
             return csv_cell("; ".join(row[k]))
+        if k == "beside":
+            return csv_cell(beside_text(row[k]))
         return "" if row.get(k) is None else csv_cell(row[k])
 
     def chunks() -> Any:
@@ -106,6 +109,16 @@ def _write_reconcile(path: Path, rows: Any) -> None:
         yield buf.getvalue()
 
     write_atomic(path, chunks(), "--csv")
+
+
+def beside_text(entries: list[dict[str, Any]]) -> str:
+    """The vendor's further figures beside ours, in one cell: "waiting on you: theirs 24.00 h, ours
+    1.00 h (reasons)"."""
+    def hours(value: float | None) -> str:
+        return "no figure of ours" if value is None else f"{value:.2f} h"
+
+    return "; ".join(f"{e['figure']}: theirs {e['vendor_hours']:.2f} h, ours {hours(e['ours_hours'])}"
+                     + (f" ({'; '.join(e['reasons'])})" if e["reasons"] else "") for e in entries)
 
 
 def _listed(title: str, items: list[dict[str, Any]], line: Any) -> None:
@@ -201,7 +214,8 @@ def _print_result(r: dict[str, Any], shown: list[dict[str, Any]]) -> None:
                   "theirs": hours(t["vendor_hours"], "h", "-"),
                   "ours (business)": hours(t["ours_business_hours"], "bh", "-"),
                   "theirs (business)": hours(t["vendor_business_hours"], "bh", "-"),
-                  "why": "; ".join(t["reasons"]) or t["note"] or ""} for t in rows[:SHOWN]])
+                  "why": "; ".join(filter(None, ["; ".join(t["reasons"]) or t["note"] or "",
+                                                 beside_text(t["beside"])]))} for t in rows[:SHOWN]])
     listed = rec["differ"] + rec["not_compared"]
     if listed > SHOWN:
         typer.echo(f"... and {listed - SHOWN} more (all of them with --csv or --format json)")

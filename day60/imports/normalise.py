@@ -234,7 +234,8 @@ def vendor_data(t: Ticket) -> dict[str, Any]:
             "vendor_business_ms": ms(v.business_hours), "vendor_paused_ms": ms(v.paused_hours),
             "vendor_from": v.start.isoformat() if v.start else None,
             "vendor_to": v.end.isoformat() if v.end else None,
-            "vendor_schedule": clean(v.schedule, 120) if v.schedule else None}
+            "vendor_schedule": clean(v.schedule, 120) if v.schedule else None,
+            "vendor_elapsed_ms": ms(v.elapsed_hours), "vendor_waits_ms": ms(v.waits_hours)}
     return {k: value for k, value in data.items() if value is not None}
 
 

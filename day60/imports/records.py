@@ -56,6 +56,8 @@ class VendorClock:
     end: dt.datetime | None = None  # when it stopped
     paused_hours: float | None = None  # calendar time its clock stood still between the two
     schedule: str | None = None  # the vendor's business schedule, where its records name it
+    elapsed_hours: float | None = None  # its own figure for the whole span, not paused, beside a paused main one
+    waits_hours: float | None = None  # its own total of time waiting on the partner
 
 
 @dataclass

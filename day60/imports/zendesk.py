@@ -236,15 +236,44 @@ def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, 
     for at, ev in audits:
         if ev.get("type") in ("Comment", "VoiceComment") and isinstance(ev.get("body"), str):
             t.note_stream.append((at, ev["body"]))
-    full = metric.get("full_resolution_time_in_minutes")
-    if isinstance(full, dict) and t.resolved is not None:
-        wall = number(_text(full.get("calendar")), "full_resolution_time_in_minutes.calendar", 1 / 60)
-        business = number(_text(full.get("business")), "full_resolution_time_in_minutes.business", 1 / 60)
-        if wall is not None or business is not None:
-            t.vendor = VendorClock("Zendesk full_resolution_time_in_minutes {calendar, business} (created_at to the "
-                                   "latest solve, not paused)", wall, business, t.opened, t.resolved,
-                                   0.0 if wall is not None else None)
+    if t.resolved is not None:
+        t.vendor = _vendor(t, metric)
     return t
+
+
+def _minutes(metric: dict[str, Any], name: str) -> tuple[float | None, float | None]:
+    """One of ticket_metrics' durations, {calendar, business} in minutes (nulls until reached), in hours."""
+    value = metric.get(name)
+    if value is None:
+        return None, None
+    if not isinstance(value, dict):
+        raise RowProblem(f"{name} is a {type(value).__name__}, not {{calendar, business}}")
+    return (number(_text(value.get("calendar")), f"{name}.calendar", 1 / 60),
+            number(_text(value.get("business")), f"{name}.business", 1 / 60))
+
+
+def _vendor(t: Ticket, metric: dict[str, Any]) -> VendorClock | None:
+    """Zendesk's own figures for a solved ticket, from ticket_metrics. requester_wait_time is the
+    time the requester waited (new, open and on-hold: from created_at to the latest solve, less the
+    time pending and the time it stood solved before a re-open): its closest figure to the
+    charter's, set beside ours. full_resolution_time (created_at to the latest solve, not paused)
+    is its span, so the time it left out is full less requester wait; agent_wait_time (the time
+    pending, waiting on the requester) is set beside our waits on you. With no requester wait,
+    full_resolution_time is the figure, as its span."""
+    full, full_bus = _minutes(metric, "full_resolution_time_in_minutes")
+    asked, asked_bus = _minutes(metric, "requester_wait_time_in_minutes")
+    waited, _ = _minutes(metric, "agent_wait_time_in_minutes")
+    if asked is not None or asked_bus is not None:
+        left_out = None if full is None or asked is None else max(0.0, full - asked)
+        return VendorClock("Zendesk requester_wait_time_in_minutes {calendar, business} (created_at to the latest "
+                           "solve, less pending and any time solved before a re-open; full_resolution_time its "
+                           "span, agent_wait_time its time pending)", asked, asked_bus, t.opened, t.resolved,
+                           left_out, elapsed_hours=full, waits_hours=waited)
+    if full is not None or full_bus is not None:
+        return VendorClock("Zendesk full_resolution_time_in_minutes {calendar, business} (created_at to the latest "
+                           "solve, not paused)", full, full_bus, t.opened, t.resolved,
+                           0.0 if full is not None else None, waits_hours=waited)
+    return None
 
 
 def _reopens(events: list[tuple[dt.datetime, str, str]]) -> list[dt.datetime]:

@@ -687,7 +687,10 @@ def _incident_table(con: Any, events: list[dict[str, Any]]) -> None:
         con.execute("""
             CREATE TEMP TABLE incidents AS
             SELECT l.seq, l.kind, l.id, coalesce(f.fixed, l.at_us) AS at_us, l.at_us AS written_us, l.severity,
-                   l.source, l.stand_in
+                   l.source,
+                   -- a closure whose time was not evidenced has one once a person corrects its instant
+                   CASE WHEN f.fixed IS NOT NULL AND l.kind = 'incident.ticket-closed' THEN false ELSE l.stand_in END
+                     AS stand_in
             FROM lines l LEFT JOIN fixes f ON f.target = l.seq
             WHERE l.kind IS NOT NULL""").fetchall()
         con.execute("CREATE TEMP TABLE vendor_clocks AS SELECT seq, id, vendor.* FROM lines "
@@ -977,7 +980,8 @@ def _reference_frames(events: list[dict[str, Any]], fixes: dict[int, str]) -> tu
             continue
         d = e["data"]
         rows.append((e["seq"], e["kind"], e["id"], us(fixes.get(e["seq"], e["at"])), us(e["at"]), d.get("severity"),
-                     d.get("source"), d.get("clock_start") is not None or d.get("instant") is not None))
+                     d.get("source"), d.get("clock_start") is not None
+                     or (d.get("instant") is not None and e["seq"] not in fixes)))
         if "vendor_measure" in d:
             clocks.append((e["seq"], e["id"], d["vendor_measure"], d.get("vendor_wall_ms"), d.get("vendor_business_ms"),
                            d.get("vendor_paused_ms"), us(d.get("vendor_from")), off(d.get("vendor_from")),

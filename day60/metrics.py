@@ -469,12 +469,14 @@ _PAUSES = {"incident.wait-start": ("wait", 0), "incident.wait-end": ("wait", 1),
 
 
 def _incident_events(events: list[dict[str, Any]]) -> pd.DataFrame:
-    """Incident events as a table (seq, kind, id, at in epoch microseconds, severity, source and
-    the detection's clock-start marker), with corrections applied. Built in bulk: an exercise from
-    records may hold many thousands."""
+    """Incident events as a table (seq, kind, id, at in epoch microseconds, severity, source, the
+    detection's clock-start marker and a closure's not-evidenced instant), with corrections applied.
+    Built in bulk: an exercise from records may hold many thousands."""
     fixes = {e["data"]["target"]: e["data"]["at"] for e in events if e["kind"] == "correction"}
+    # A closure whose time was not evidenced has one once a person corrects its instant (with a reason).
     rows = [(e["seq"], e["kind"], e["id"], fixes.get(e["seq"], e["at"]), e["data"].get("severity"),
-             e["data"].get("source"), e["data"].get("clock_start"), e["data"].get("instant"))
+             e["data"].get("source"), e["data"].get("clock_start"),
+             None if e["seq"] in fixes else e["data"].get("instant"))
             for e in events if e["kind"].startswith("incident.")]
     ev = pd.DataFrame(rows, columns=["seq", "kind", "id", "at", "severity", "source", "clock_start", "instant"])
     stamps = pd.to_datetime(ev["at"], utc=True, format="ISO8601")

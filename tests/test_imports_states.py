@@ -354,3 +354,27 @@ def test_score_and_self_assessment_read_the_restore_not_evidenced(run, tmp_path,
     assert r.exit_code == 0, r.output
     restore = {line["id"]: line for line in json.loads(r.stdout)["lines"]}["restore"]
     assert restore["status"] == "not evidenced" and "not evidenced" in restore["reason"]
+
+
+def test_a_corrected_untimed_closure_has_its_time(run, tmp_path, journal, monkeypatch):
+    """A person who learns when SUP-103 was closed logs it with `day60 correct` (with the reason):
+    the closure then has a time, 01/Aug/24 10:30 BST (09:30 UTC), and SUP-103 reads as any
+    ticket closed with no monitoring check: unconfirmed, no longer not evidenced. Both readers
+    agree (the engine's fast path and journal.read)."""
+    from day60 import metrics, reading
+
+    imported(run, journal, "jira", _jira_without("", tmp_path / "jira.csv"),
+             "--map", write(tmp_path, "map.toml", JIRA_MAP))
+    monkeypatch.setattr(reading, "ENGINE_FROM_BYTES", 0)
+    assert reading.read(journal).incidents is not None
+    assert metrics.compute(reading.read(journal)).tables["incidents"].set_index("id").loc[
+        "jira:SUP-103", "status"] == "not evidenced"
+    seq = next(e["seq"] for e in jr.read(journal).events
+               if e["id"] == "jira:SUP-103" and e["kind"] == "incident.ticket-closed")
+    r = run("correct", journal, "--seq", seq, "--at", "2024-08-01T09:30:00+00:00",
+            "--reason", "SYNTHETIC the supplier's closure mail, sent 10:30 BST")
+    assert r.exit_code == 0, r.output
+    assert per_ticket(journal).loc["jira:SUP-103", "status"] == "unconfirmed"
+    fast = reading.read(journal)
+    assert fast.incidents is not None
+    assert metrics.compute(fast).tables["incidents"].set_index("id").loc["jira:SUP-103", "status"] == "unconfirmed"

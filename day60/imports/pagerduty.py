@@ -144,7 +144,8 @@ def _ticket(ref: str, items: list[tuple[Any, str, dict[str, Any], str, str]], in
     trigger = next((x for x in items if x[1] == "trigger_log_entry"), None)
     resolves = [x for x in items if x[1] == "resolve_log_entry"]
     status = str((incident or {}).get("status") or "").strip()
-    standing = rules.status(status) if incident is not None else ("resolved" if resolves else "open")
+    # Its own record's status decides; a record that states none (or no record) leaves it to the log.
+    standing = rules.status(status) if status else ("resolved" if resolves else "open")
     t = Ticket(ref, where, _severity(incident, sev), None, state=status or ("resolved" if resolves else "open"),
                ack_known=bool(items))
     reason = (incident or {}).get("resolve_reason")
@@ -193,8 +194,8 @@ def _ticket(ref: str, items: list[tuple[Any, str, dict[str, Any], str, str]], in
                        "restore")
     if standing != "open":
         t.ended(f"status {status or 'resolved'}", standing == "resolved")
-    if incident is not None and resolves and standing == "open":
-        t.notes.append(f"its log has a resolve_log_entry, yet its own record's status is {status or 'not stated'}")
+    if status and resolves and standing == "open":
+        t.notes.append(f"its log has a resolve_log_entry, yet its own record's status is {status}")
     for at, kind, e, _where, _key in items:
         if kind == "annotate_log_entry":
             channel = e.get("channel") if isinstance(e.get("channel"), dict) else {}

@@ -142,7 +142,7 @@ def test_jira_changelog_of_an_issue_the_csv_lacks_is_listed_unmatched(run, tmp_p
     export = _jira_without(None, tmp_path / "jira.csv", drop_keys=("SUP-102",))
     out = imported(run, journal, "jira", export, DATA / "jira" / "search_v2_changelog_page1.json",
                    "--map", write(tmp_path, "map.toml", JIRA_MAP))
-    assert out["unmatched"] == [{"ticket": "SUP-102", "records": 1, "what": "changelog issue(s)",
+    assert out["unmatched"] == [{"ticket": "SUP-102", "records": 1, "what": "changelog",
                                  "file": "search_v2_changelog_page1.json"}]
     changelog = next(f for f in out["files"] if f["file"] == "search_v2_changelog_page1.json")
     assert (changelog["read"], changelog["imported"], changelog["unmatched"]) == (2, 1, 1)
@@ -212,7 +212,7 @@ def test_servicenow_history_under_incident_state_and_records_of_no_incident(run,
                      ("incident.ticket-closed", "2024-03-06T11:45:30+00:00")]
     audit = next(f for f in out["files"] if f["file"] == "sys_audit_incident_raw.csv")
     assert (audit["read"], audit["imported"], audit["skipped"], audit["unmatched"]) == (12, 7, 4, 1)
-    assert out["unmatched"] == [{"ticket": "a1f3c0de4f2311109c0a1b2c3d4e5f99", "records": 1, "what": "sys_audit rows",
+    assert out["unmatched"] == [{"ticket": "a1f3c0de4f2311109c0a1b2c3d4e5f99", "records": 1, "what": "sys_audit",
                                  "file": "sys_audit_incident_raw.csv"}]
 
 
@@ -322,7 +322,7 @@ def test_pagerduty_incident_resolved_in_its_own_record(run, tmp_path, journal):
     t = per_ticket(journal)
     assert (t.loc["pagerduty:Q1AAAAAAAAAAA1", "status"], t.loc["pagerduty:Q1AAAAAAAAAAA2", "status"]) == \
         ("unconfirmed", "unclassified")
-    assert out["unmatched"] == [{"ticket": "Q1AAAAAAAAAA90", "records": 2, "what": "log entries",
+    assert out["unmatched"] == [{"ticket": "Q1AAAAAAAAAA90", "records": 2, "what": "log_entries",
                                  "file": "log_entries.json"}]
     log_book = next(f for f in out["files"] if f["file"] == "log_entries.json")
     assert (log_book["read"], log_book["imported"], log_book["skipped"], log_book["unmatched"]) == (6, 3, 1, 2)

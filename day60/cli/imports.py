@@ -66,7 +66,8 @@ def import_(
         done = imports.run_import(fmt, list(exports), journal, config, progress.import_callback(shown))
     result = done.as_dict()
     result["provenance"] = _provenance({f["file"]: f["sha256"] for f in result["exports"]},
-                                       journal_head=f"{result['head']['seq']}:{result['head']['hash']}")
+                                       journal_head=f"{result['head']['seq']}:{result['head']['hash']}",
+                                       state_rules=result["states"])  # which states.yaml read the states
     if csv_out:
         _write_reconcile(csv_out, done.reconciliation.rows())
     if out_format == "json":
@@ -115,7 +116,7 @@ def beside_text(entries: list[dict[str, Any]]) -> str:
     """The vendor's further figures beside ours, in one cell: "waiting on you: theirs 24.00 h, ours
     1.00 h (reasons)"."""
     def hours(value: float | None) -> str:
-        return "no figure of ours" if value is None else f"{value:.2f} h"
+        return "none" if value is None else f"{value:.2f} h"
 
     return "; ".join(f"{e['figure']}: theirs {e['vendor_hours']:.2f} h, ours {hours(e['ours_hours'])}"
                      + (f" ({'; '.join(e['reasons'])})" if e["reasons"] else "") for e in entries)
@@ -156,7 +157,7 @@ def _print_result(r: dict[str, Any], shown: list[dict[str, Any]]) -> None:
     _listed("left out, counted apart and never scored (deleted, merged, not an incident, or the severity map's "
             "skip)", r["skipped"], lambda s: f"{s['ticket']} ({s['where']}): {s['reason']}")
     _listed("records for tickets the export does not hold (unmatched)", r["unmatched"],
-            lambda u: f"{u['ticket']}: {u['records']} {u['what']} in {u['file']}")
+            lambda u: f"{u['ticket']}: {u['records']} record(s) of {u['what']} in {u['file']}")
     f = r["findings"]
     _listed("withdrawn (raised and withdrawn as not reproducible): counted apart, in no figure (charter 3.19.5)",
             f["withdrawn"], lambda x: f"{x['ticket']}: {x['reason']}")

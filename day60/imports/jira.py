@@ -207,9 +207,9 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
             yield t
     for ref, files in held.items():  # changelogs of issues the CSV does not hold
         for other, count in files.items():
-            yield Unmatched(other, ref if isinstance(ref, str) else f"issue id {ref[1]}", count, "changelog issue(s)")
+            yield Unmatched(other, ref if isinstance(ref, str) else f"issue id {ref[1]}", count, "changelog")
     for ref, other in sla_from.items():
-        yield Unmatched(other, ref, 1, "SLA answer")
+        yield Unmatched(other, ref, 1, "SLA")
 
 
 def _take(held: dict[Any, dict[str, int]], sla_from: dict[str, str], ref: str, row: dict[str, Any]) -> dict[str, int]:

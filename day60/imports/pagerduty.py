@@ -117,7 +117,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
             for x in items:
                 counts[x[4]] = counts.get(x[4], 0) + 1
             for other, n in counts.items():
-                yield Unmatched(other, ref, n, "log entries")
+                yield Unmatched(other, ref, n, "log_entries")
         return
     for ref, items in by_incident.items():  # no incidents export: the log entries are the incidents
         items.sort(key=lambda x: x[0])

@@ -125,7 +125,7 @@ class Unmatched:
     file: str
     ref: str
     records: int
-    what: str  # what the records are, e.g. "sys_audit rows"
+    what: str  # the vendor's name for what the records are, e.g. "sys_audit"
 
 
 @dataclass

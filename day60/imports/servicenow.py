@@ -207,7 +207,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
 def _unmatched(con: duckdb.DuckDBPyConnection, run: _Run, audited: bool, noted: bool) -> Iterator[Unmatched]:
     """History and notes for sys_ids no incident row holds, and SLA records for tasks no incident
     row is; change requests no incident names are counted apart."""
-    for table, what, used in (("audit_n", "sys_audit rows", audited), ("notes_n", "sys_journal_field rows", noted)):
+    for table, what, used in (("audit_n", "sys_audit", audited), ("notes_n", "sys_journal_field", noted)):
         if not used:
             continue
         for key, src, n in con.execute(f"SELECT k, src, n FROM {table} ORDER BY k, src").fetchall():
@@ -216,7 +216,7 @@ def _unmatched(con: duckdb.DuckDBPyConnection, run: _Run, audited: bool, noted: 
     for task, records in run.slas.items():
         for r in records:
             if id(r) not in run.taken:
-                yield Unmatched(r["\0file"], task or "(no task)", 1, "task_sla rows")
+                yield Unmatched(r["\0file"], task or "(no task)", 1, "task_sla")
     for number_, entries in run.changes.items():
         for entry in entries:
             if entry[3] not in run.taken and entry[0] == number_:  # listed under its number and its sys_id: once

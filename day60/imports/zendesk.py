@@ -151,10 +151,12 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                 continue
             t.file, t.attached = key, attached
             yield t
+    kinds = {key: "ticket_audits" if kind == "audits" else kind
+             for kind, found in docs.items() for _n, key, _i in found}
     for ticket, files in held.items():  # metrics, events and audits of tickets the tickets export lacks
         for other, n in files.items():
             if n:
-                yield Unmatched(other, ticket, n, "records (ticket_metrics, metric events or audits)")
+                yield Unmatched(other, ticket, n, kinds[other])
 
 
 def _field(item: dict[str, Any], key: str) -> Any:

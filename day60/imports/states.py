@@ -17,12 +17,10 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from day60.errors import InputError
 
-RULES_FILE = Path(__file__).resolve().parent / "states.yaml"
 DELETED, MERGED, NOT_INCIDENT = "deleted", "merged", "not an incident"  # counted apart, as the import lists them
 
 
@@ -64,16 +62,16 @@ class Rules:
 
 @lru_cache(maxsize=1)
 def _shipped() -> tuple[dict[str, Any], str]:
-    from day60.resources import shipped_yaml
+    from day60.resources import import_rules, shipped_yaml
 
-    raw = RULES_FILE.read_bytes()
+    raw = import_rules().read_bytes()
     return shipped_yaml(raw), hashlib.sha256(raw).hexdigest()
 
 
 def shipped_source() -> dict[str, Any]:
     """The rules file as provenance: its name, version and SHA-256."""
     doc, sha = _shipped()
-    return {"file": f"day60/imports/{RULES_FILE.name}", "version": doc["version"], "sha256": sha}
+    return {"file": "day60/imports/states.yaml", "version": doc["version"], "sha256": sha}
 
 
 def rules(vendor: str, extra: dict[str, list[str]] | None = None) -> Rules:

@@ -123,6 +123,13 @@ class _VendorClock(_Data):
     vendor_from: Instant | None = Field(None, description="When the vendor's clock started.")
     vendor_to: Instant | None = Field(None, description="When the vendor's clock stopped.")
     vendor_schedule: Text | None = Field(None, description="The vendor's business schedule, where named.")
+    vendor_elapsed_ms: int | None = Field(None, ge=0, le=10**13,
+                                          description="The vendor's own figure for its clock's whole span, start to "
+                                                      "stop, not paused, in ms (Zendesk full_resolution_time), where "
+                                                      "its main figure is a paused one.")
+    vendor_waits_ms: int | None = Field(None, ge=0, le=10**13,
+                                        description="The vendor's own total of time waiting on the partner, in ms "
+                                                    "(Zendesk agent_wait_time: the time pending).")
 
 
 class IncidentRestored(_VendorClock):
@@ -132,6 +139,11 @@ class IncidentRestored(_VendorClock):
 class TicketClosed(_VendorClock):
     state: Text = Field(description="The ticket's state in the supplier's records, e.g. Resolved or Closed.")
     resolved: bool = Field(description="true: the ticket records a resolution; false: it was closed without one.")
+    instant: Literal["not-evidenced"] | None = Field(
+        None, description="not-evidenced: the supplier's records say the ticket is closed but hold no time for it; "
+                          "the line's instant then stands in for that time, the earliest the closure can have been "
+                          "(its clock start or its last re-open), and the figures read the incident 'not evidenced', "
+                          "never open, unconfirmed or restored.")
 
 
 class Reasoned(_Data):

@@ -212,6 +212,9 @@ DRIFT_DURATIONS = ("detection_hours", "detection_business_hours", "notice_hours"
 NOT_DETECTED = "not detected within the window"
 NOT_DISCLOSED = "not evidenced: no detection time disclosed"
 NOT_EVIDENCED = "not evidenced"
+# An imported ticket its supplier's records show closed, with no time for the closure (3.19.4).
+CLOSED_UNTIMED = ("the supplier's records show the ticket closed but hold no time for it, so when it ended, and "
+                  "whether a monitoring check confirmed a restore, cannot be told (3.19.4)")
 DRIFT_BUCKETS = ("notified", NOT_DETECTED, "sealed", "open", "outside the window", "stopped", "announced", "told",
                  "excluded", "no onset", NOT_EVIDENCED)
 
@@ -466,14 +469,16 @@ _PAUSES = {"incident.wait-start": ("wait", 0), "incident.wait-end": ("wait", 1),
 
 
 def _incident_events(events: list[dict[str, Any]]) -> pd.DataFrame:
-    """Incident events as a table (seq, kind, id, at in epoch microseconds, severity, source and
-    the detection's clock-start marker), with corrections applied. Built in bulk: an exercise from
-    records may hold many thousands."""
+    """Incident events as a table (seq, kind, id, at in epoch microseconds, severity, source, the
+    detection's clock-start marker and a closure's not-evidenced instant), with corrections applied.
+    Built in bulk: an exercise from records may hold many thousands."""
     fixes = {e["data"]["target"]: e["data"]["at"] for e in events if e["kind"] == "correction"}
+    # A closure whose time was not evidenced has one once a person corrects its instant (with a reason).
     rows = [(e["seq"], e["kind"], e["id"], fixes.get(e["seq"], e["at"]), e["data"].get("severity"),
-             e["data"].get("source"), e["data"].get("clock_start"))
+             e["data"].get("source"), e["data"].get("clock_start"),
+             None if e["seq"] in fixes else e["data"].get("instant"))
             for e in events if e["kind"].startswith("incident.")]
-    ev = pd.DataFrame(rows, columns=["seq", "kind", "id", "at", "severity", "source", "clock_start"])
+    ev = pd.DataFrame(rows, columns=["seq", "kind", "id", "at", "severity", "source", "clock_start", "instant"])
     stamps = pd.to_datetime(ev["at"], utc=True, format="ISO8601")
     ev["at"] = stamps.dt.as_unit("us").astype(np.int64) if len(ev) else pd.Series(dtype=np.int64)
     return ev
@@ -521,12 +526,14 @@ class IncidentFrame:
         ro = upto[upto["kind"].isin(["incident.restored", "incident.reopened"])].groupby("id")[["kind", "seq"]].last()
         restores = upto[upto["kind"] == "incident.restored"].groupby("id")["at"].last()
         reopens = upto[upto["kind"] == "incident.reopened"].groupby("id").size()
-        closed = upto[upto["kind"] == "incident.ticket-closed"].groupby("id")[["at", "seq"]].last()
+        closings = upto[upto["kind"] == "incident.ticket-closed"].assign(untimed=lambda c: c["instant"].notna())
+        closed = closings.groupby("id")[["at", "seq", "untimed"]].last()
         out["end_kind"] = ro["kind"].reindex(out.index).str.removeprefix("incident.")
         out["final_restore"] = restores.reindex(out.index).astype(float)
         out["reopens"] = reopens.reindex(out.index, fill_value=0).astype(np.int64)
         after = closed["seq"].reindex(out.index) > ro["seq"].reindex(out.index).fillna(-1)
         out["closed_at"] = closed["at"].reindex(out.index).astype(float).where(after)
+        out["closed_untimed"] = (closed["untimed"].reindex(out.index, fill_value=False).astype(bool) & after)
         marked = ev[(ev["kind"] == "incident.detected") & ev["clock_start"].notna()]["id"].unique()
         out["stand_in"] = out.index.isin(marked)
         return out
@@ -564,7 +571,9 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
     re-opened in it, is outside the window; one raised but neither detected nor notified by the
     close is "not detected"; one not restored by the close is open, whenever its clock started.
     One whose ticket was resolved or closed in the window with no monitoring check confirming a
-    restore is "unconfirmed": judged, never counted as restored. One with no severity by the
+    restore is "unconfirmed": judged, never counted as restored. One whose ticket the records
+    show closed at no time they hold (``instant: "not-evidenced"`` on the closure) is "not
+    evidenced": judged, never open, never unconfirmed. One with no severity by the
     close is "unclassified": counted, never dropped. Withdrawn and excluded
     incidents enter no figure, first communication included.
     """
@@ -587,21 +596,25 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
     # Ended before the window opened (restored, or its ticket closed, and not re-opened by the
     # window's end): counted apart. One still standing unrestored through the window is judged
     # whenever its clock started, or keeping it open past the close would take it out of every figure.
-    ended_before = (restored_now & (inc["restored"] < w0)) | (~restored_now & (first["closed_at"] < w0))
+    # Closed at a time its records do not hold (the closure's instant a stand-in): whether that was
+    # before the window, in it or after it cannot be told, nor any restore: "not evidenced".
+    untimed = first["closed_untimed"].astype(bool) & ~restored_now
+    ended_before = (restored_now & (inc["restored"] < w0)) | (~restored_now & ~untimed & (first["closed_at"] < w0))
     upheld = upheld or {}
     by_dispute = inc.index.isin(list(upheld))
     conditions = [first["incident.withdrawn"].notna(), first["incident.excluded"].notna() | by_dispute,
                   inc["start"].isna(),
-                  inc["start"] > w1, in_window, ended_before, first["closed_at"].notna() & ~restored_now,
+                  inc["start"] > w1, in_window, ended_before, untimed, first["closed_at"].notna() & ~restored_now,
                   inc["start"] < w0]
     buckets = ["withdrawn", "excluded", "not detected", "outside the window", "restored", "outside the window",
-               "unconfirmed", "open"]
+               NOT_EVIDENCED, "unconfirmed", "open"]
     inc["status"] = _select(conditions, buckets, "open")
     reasons = ["withdrawn: enters no figure (3.19.5)", "excluded under the contract: enters no figure (3.19.5)",
                "raised by the exercise but neither detected nor notified by the close",
                "its clock started after the window closed",
                None,
                "restored (or its ticket closed) before the window opened, and not re-opened in it",
+               f"{NOT_EVIDENCED}: {CLOSED_UNTIMED}",
                "the ticket was closed, but no monitoring check confirmed a restore (3.19.4)",
                "its clock started before the window opened and it was not restored by the close"]
     inc["reason"] = _select(conditions, reasons, "not restored by the close")
@@ -711,6 +724,7 @@ def _severity_block(mine: pd.DataFrame, reason: str, restored_status: str = "res
         "excluded": int(status.get("excluded", 0)),
         "open": int(status.get("open", 0)),
         "unconfirmed": int(status.get("unconfirmed", 0)),
+        "not_evidenced": int(status.get(NOT_EVIDENCED, 0)),
         "outside_window": int(status.get("outside the window", 0)),
         "not_detected": int(status.get("not detected", 0)),
         "reason": hours.get("reason"),

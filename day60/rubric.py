@@ -369,6 +369,17 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
                         "share": slide(value, target, band.slide_end, band.cutoff), "note": note})
         result = _curve_result(line, obs, {"by_severity": targets}, evidence)
         result["figure"]["mean"] = result["figure"]["max"] = None  # mixed units: see each observation
+        blind = judged[judged["status"] == "not evidenced"]
+        if len(blind):
+            # An incident whose end the records do not show is "don't know", never "not restored":
+            # the line cannot be measured and earns nothing; it keeps its observations and says
+            # what to ask the supplier for.
+            why = "; ".join(dict.fromkeys(str(r).removeprefix("not evidenced: ") for r in blind["reason"]))
+            result.update(status="not evidenced", earned=0.0)
+            result["reason"] = (f"{len(blind)} of {len(judged)} incident(s) it judges read not evidenced ({why}); ask "
+                                "the supplier for their resolution times and the monitoring checks that confirmed "
+                                "each restore" + _apart_text(apart))
+            return result
     else:
         band = _band(line, deal)
         records = figures.summary.get("records") == "supplier-reported"

@@ -29,9 +29,12 @@ def imported(run, journal: Path, *args) -> dict:
     r = run("import", *args, "--journal", journal, "--format", "json")
     assert r.exit_code == 0, r.stderr
     out = json.loads(r.stdout)
-    # Nothing vanishes: every record read lands in exactly one list.
+    # Nothing vanishes: every item read lands in exactly one list, and every record of every file
+    # in exactly one bucket.
     assert out["read"] == sum(len(out[k]) for k in ("imported", "extended", "unchanged", "skipped", "conflicts",
-                                                     "unreadable"))
+                                                     "unreadable", "unmatched"))
+    for f in out["files"]:
+        assert f["read"] == sum(f[k] for k in ("imported", "skipped", "unreadable", "unmatched", "conflicts")), f
     return out
 
 

@@ -242,8 +242,9 @@ def test_json_values_of_the_wrong_type_are_listed_not_internal_faults(run, tmp_p
     out = imported(run, j, "pagerduty", pd, "--severity-map", "P1=1")
     assert out["imported"] == ["P1"] and "is a int, not a date and time" in out["unreadable"][0]["reason"]
     assert per_ticket(j).loc["pagerduty:P1", "restore_hours"] == pytest.approx(2.0)
-    zd = write(tmp_path, "tickets.json", json.dumps({"tickets": [
-        {"id": 7, "created_at": "2026-03-02T09:00:00Z", "priority": "urgent", "custom_fields": True}]}))
+    zd = write(tmp_path, "tickets.json", json.dumps({"tickets": [  # 8 is sound: an import that lands nothing is refused
+        {"id": 7, "created_at": "2026-03-02T09:00:00Z", "priority": "urgent", "custom_fields": True},
+        {"id": 8, "created_at": "2026-03-02T09:00:00Z", "priority": "urgent"}]}))
     zmap = write(tmp_path, "zd.toml", '[columns]\ncheck = "custom_field:1"\n')
     out = imported(run, j, "zendesk", zd, "--severity-map", "urgent=1", "--map", zmap)
     assert out["unreadable"][0]["reason"] == "custom_fields is a bool, not a list"

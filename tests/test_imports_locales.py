@@ -35,11 +35,12 @@ def test_jira_csv_in_spanish(run, tmp_path):
     assert got["jira:MSA-7"][0][:2] == ("incident.detected", "2024-07-18T09:10:00+02:00")
     assert got["jira:MSA-9"][0][:2] == ("incident.detected", "2024-12-01T12:00:00+01:00")
     from day60.imports import jira, records
+    from day60.imports.books import Books
     from day60.imports.tabular import FileOptions
 
     settings = records.Settings(records.zone("Europe/Madrid", "--zone"), severity={"Medium": "3"},
                                 files=FileOptions())
-    ticket = next(t for t in jira.read([export], settings, []) if t.ref == "MSA-7")
+    ticket = next(t for t in jira.read([export], settings, [], Books([export])) if t.ref == "MSA-7")
     assert ticket.note_stream[0][0] == dt.datetime(2024, 7, 18, 10, 52, tzinfo=records.zone("Europe/Madrid", "z"))
 
 

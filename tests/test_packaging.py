@@ -57,6 +57,7 @@ def test_wheel_carries_data_folders(tmp_path):
         in_repo = [p for p in (ROOT / folder).rglob("*") if p.is_file()]
         assert len(shipped) == len(in_repo), folder
     assert "day60/examples/uk-office.toml" in names
+    assert "day60/imports/states.yaml" in names  # the import's state rules (resources.import_rules)
 
 
 @needs_git

@@ -111,6 +111,7 @@ def _print_metrics(s: dict[str, Any]) -> None:
     i = s["incidents"]
     typer.echo(f"\nTIME TO RESTORE (charter 3.19): {i['population']} incident(s): {i['restored']} restored, "
                f"{i['unconfirmed']} closed with no monitoring check confirming a restore, "
+               f"{i['not_evidenced']} not evidenced (closed at a time the records do not show), "
                f"{i['open']} open at the close, "
                f"{i['unclassified']} without a severity, {i['not_detected']} raised "
                f"but never detected; counted apart: {i['withdrawn']} withdrawn, {i['excluded']} excluded, "
@@ -123,8 +124,9 @@ def _print_metrics(s: dict[str, Any]) -> None:
                   "change windows": num(b["change_window_hours"], unit="h"),
                   "first comms mean": num(b["first_communication_mean_hours"], unit="h")
                   + f" (n={b['first_communication_count']})",
-                  "withdrawn/excluded/open/unconfirmed": f"{b['withdrawn']}/{b['excluded']}/{b['open']}/"
-                                                         f"{b.get('unconfirmed', 0)}"}
+                  "withdrawn/excluded/open/unconfirmed/not evidenced":
+                      f"{b['withdrawn']}/{b['excluded']}/{b['open']}/{b.get('unconfirmed', 0)}/"
+                      f"{b.get('not_evidenced', 0)}"}
                  for sev, b in rows])
     r = s["rollbacks"]
     typer.echo("\nROLLBACK (charter 3.20): production and rehearsals never mixed; "

@@ -5,7 +5,9 @@ can be streamed; ``notes`` reads the deal's note conventions; ``normalise`` turn
 into journal events through one path; ``reconcile`` sets our figure beside the vendor's own
 from the journal. The BPO states what the export cannot say for itself: the zone of times
 written without an offset, the ServiceNow export mode, which vendor priority is which deal
-severity, and which vendor values mean withdrawn or excluded.
+severity, and which vendor values mean withdrawn or excluded. Which states mean closed, deleted,
+merged or not an incident is data (``states.yaml``, read by ``states``), to which the map adds;
+``books`` counts every record of every file into one bucket.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 from day60.errors import InputError
 from day60.imports import csvmap, jira, normalise, pagerduty, servicenow, zendesk
+from day60.imports.books import Books
 from day60.imports.records import (
     FORMAT_NAMES,
     Settings,
@@ -62,7 +65,8 @@ def settings(map_path: Path | None, severity_map: str | None, zone_name: str | N
                     parse_outcomes(doc.get("outcomes", {})), compile_patterns(doc.get("notes", {})),
                     {str(k): str(v) for k, v in doc.get("sla", {}).items()},
                     [v.strip() for v in doc.get("changes", {}).get("agreed", [])],
-                    [v.strip() for v in doc.get("integrations", {}).get("names", [])], files)
+                    [v.strip() for v in doc.get("integrations", {}).get("names", [])], files,
+                    {k: [v.strip() for v in values] for k, values in doc.get("states", {}).items()})
 
 
 def sha256_file(path: Path) -> str:
@@ -101,8 +105,9 @@ def run_import(fmt: str, exports: list[Path], journal: Path, config: Settings,
     files = [{"file": p.name, "sha256": sha256_file(p)} for p in exports]
     by = f"day60 import {fmt} (export sha256 {', '.join(f['sha256'] for f in files)})"
     notes: list[str] = []
-    items = module.read(exports, config, notes)
-    result = normalise.run(fmt, journal, items, config, files, by, progress)
+    books = Books(exports)
+    items = module.read(exports, config, notes, books)
+    result = normalise.run(fmt, journal, items, config, files, by, progress, books)
     for p, f in zip(exports, files, strict=True):  # what each table was read as: encoding, delimiter, sheet
         if str(p) in config.files.found:
             f["read_as"] = config.files.found[str(p)].as_dict()

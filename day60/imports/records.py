@@ -55,6 +55,8 @@ class VendorClock:
     end: dt.datetime | None = None  # when it stopped
     paused_hours: float | None = None  # calendar time its clock stood still between the two
     schedule: str | None = None  # the vendor's business schedule, where its records name it
+    elapsed_hours: float | None = None  # its own figure for the whole span, not paused, beside a paused main one
+    waits_hours: float | None = None  # its own total of time waiting on the partner
 
 
 @dataclass
@@ -86,6 +88,18 @@ class Ticket:
     vendor: VendorClock | None = None
     note_stream: list[tuple[dt.datetime | None, str]] = field(default_factory=list)  # notes, work notes
     notes: list[str] = field(default_factory=list)  # what the import says about the ticket
+    # The records say it is over but hold no time for it: (the vendor's words, resolved or not).
+    untimed: tuple[str, bool] | None = None
+    # Counted apart, never imported: (deleted | merged | not an incident, the vendor's words).
+    apart: tuple[str, str] | None = None
+    file: str = ""  # the export file its record came from (a key of the import's Books)
+    attached: dict[str, int] = field(default_factory=dict)  # records of other files read into it, per file
+
+    def ended(self, words: str, resolved: bool) -> None:
+        """The vendor's records say the ticket is over (resolved, or closed without a resolution):
+        where they give no time for its end, it is over at a time not evidenced, never open."""
+        if self.resolved is None and self.closed is None:
+            self.untimed = (words, resolved)
 
     def note_time(self) -> dt.datetime | None:
         """The latest instant the ticket's own records give (for a withdrawal with no time of its own)."""
@@ -98,6 +112,19 @@ class Unreadable:
     where: str
     ref: str | None
     reason: str
+    file: str = ""  # the export file (a key of the import's Books); "" for a record the format cannot place
+    rows: int = 1  # records of that file it stands for (DuckDB's several rows of one ticket with a bad time)
+
+
+@dataclass
+class Unmatched:
+    """Records of a file that completes the tickets (a history, metrics, log entries, SLA records)
+    for a ticket the main export does not hold: counted and listed with the ticket's id."""
+
+    file: str
+    ref: str
+    records: int
+    what: str  # the vendor's name for what the records are, e.g. "sys_audit"
 
 
 @dataclass
@@ -116,6 +143,7 @@ class Settings:
     agreed_changes: list[str] = field(default_factory=list)  # change statuses that mean agreed
     integrations: list[str] = field(default_factory=list)  # resolved_by values that are integrations
     files: FileOptions = field(default_factory=FileOptions)  # encoding, delimiter, sheet; what each file was read as
+    states: dict[str, list[str]] = field(default_factory=dict)  # [states]: words the map adds to states.yaml
 
     def column(self, key: str, default: str | None = None) -> str | None:
         return self.columns.get(key, default)
@@ -190,16 +218,18 @@ def check_severity_map(table: dict[str, Any], field_name: str) -> dict[str, str]
     return {str(k): str(v) for k, v in table.items()}
 
 
+STATE_WORDS = ("resolved", "closed", "deleted", "merged", "not_incident")  # [states]: what the map adds to states.yaml
 _SECTIONS: dict[str, tuple[str, ...] | None] = {
     "times": ("timezone", "format"), "columns": None, "pauses": None, "severity": None, "outcomes": None,
     "notes": None, "sla": ("name", "calendar"), "changes": ("agreed",), "integrations": ("names",),
-    "file": ("encoding", "delimiter", "sheet")}
-_LISTS = {("changes", "agreed"), ("integrations", "names")}
+    "file": ("encoding", "delimiter", "sheet"),
+    "states": STATE_WORDS}
+_LISTS = {("changes", "agreed"), ("integrations", "names"), *(("states", k) for k in STATE_WORDS)}
 
 
 def load_map(path: Path) -> dict[str, Any]:
     """The --map TOML file: [times], [columns], [pauses], [severity], [outcomes], [notes], [sla],
-    [changes], [integrations], [file]; every key checked."""
+    [changes], [integrations], [states], [file]; every key checked."""
     from day60.files import read_toml
 
     doc, _ = read_toml(path, "--map", "a column map (see 'day60 examples', import-*)")

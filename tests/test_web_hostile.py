@@ -23,6 +23,7 @@ import pytest
 
 from day60 import journal as jr
 from tests.builders import SIGN_OFF
+from tests.shots import screenshot
 from tests.test_web import (
     NOW,
     SHOTS,
@@ -422,8 +423,7 @@ def test_queued_presses_that_need_confirming_are_asked_one_at_a_time(browser, tm
             if ident == "Q-1":
                 time.sleep(3)  # longer than the queue's own retry: it must still wait
                 assert page.input_value("#result form.confirm input[name=id]") == "Q-1"
-                SHOTS.mkdir(parents=True, exist_ok=True)
-                page.screenshot(path=str(SHOTS / "queued-confirm.png"))
+                screenshot(page, SHOTS / "queued-confirm.png")
             page.click("#result form.confirm button[type=submit]")
             page.wait_for_function(f"() => document.getElementById('timeline').innerText.includes('{ident}')")
         events = jr.read(path).events
@@ -461,8 +461,7 @@ def test_a_long_word_never_pushes_the_page_wider_than_the_window(browser, tmp_pa
                 .find(r => r.innerText.includes('LONG-1')); return row && row.cells[4]
                 && row.cells[4].getBoundingClientRect().right; }""", timeout=20000).json_value()
             assert right <= width  # the author's column is on the page, not cut off past its edge
-            SHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SHOTS / f"long-word-{width}.png"))
+            screenshot(page, SHOTS / f"long-word-{width}.png")
             context.close()
     finally:
         server.stop()

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from day60 import journal as jr
+from tests.shots import screenshot
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "tests" / "output" / "web"
@@ -130,10 +131,8 @@ def server(tmp_path_factory):
 
 def shot(page, name: str) -> None:
     """The page from its top, at most 2400 pixels of it (the module's journal grows long)."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
     height = min(2400, page.evaluate("() => document.documentElement.scrollHeight"))
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True, clip={"x": 0, "y": 0, "width": 1280,
-                                                                          "height": height})
+    screenshot(page, SHOTS / f"{name}.png", full_page=True, clip={"x": 0, "y": 0, "width": 1280, "height": height})
 
 
 def open_page(browser, server: Server, name: str, role: str = "observer", token: str | None = None):

@@ -11,7 +11,6 @@ trusted. Servers are real, on 127.0.0.1, started by the tests; the browser is De
 
 import datetime as dt
 import http.client
-import itertools
 import json
 import os
 import socket
@@ -23,6 +22,7 @@ import pytest
 
 from day60 import journal as jr
 from tests.builders import SIGN_OFF
+from tests.shots import screenshot
 from tests.test_web import (
     NOW,
     SHOTS,
@@ -155,37 +155,54 @@ def test_no_refusal_tells_a_participant_that_a_sealed_onset_exists(served):
 def test_the_event_stream_keeps_its_beat_when_a_sealed_onset_is_written(served, monkeypatch):
     """An observer's stream received its keepalive 15 s after the last wake of the server, and the
     runner's seal woke it: the next keepalive came exactly 15 s after the seal, so the observer
-    could read the injection instant off its own stream. The beat is now fixed (shortened to
-    0.5 s here): every comment comes 0.5 s after the one before, seal or no seal, and the seal
-    sends no event at all."""
-    monkeypatch.setattr("day60.web.app.KEEPALIVE_SECONDS", 0.5)
+    could read the injection instant off its own stream. The beat is now fixed (shortened to 1 s
+    here): the comments after the seal keep the beat of those before it, and the seal sends no
+    event at all. The runner seals half way between two beats, where a beat restarted by the seal
+    would fall half a beat off the old one. A busy machine delivers a comment late, never early,
+    so the beat is read from the earliest comment on each side of the seal."""
+    beat = 1.0
+    monkeypatch.setattr("day60.web.app.KEEPALIVE_SECONDS", beat)
     runner, _ = runner_and_supplier(served)
     watcher = join(served, "Obs Timer", "observer")
     assert post(served, runner, kind="safety.agreed", id="D1", at=(NOW - dt.timedelta(hours=1)).isoformat(),
                 data=SIGN_OFF)[0] == 201
-    conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
+    conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=60)
     conn.request("GET", "/api/stream", headers={"Authorization": f"Bearer {watcher}"})
     response = conn.getresponse()
     seen: list[tuple[float, str]] = []
-    start = time.monotonic()
+    beats: list[float] = []
+    third_beat = threading.Event()
+    sealing: dict[str, float] = {}
 
     def seal() -> None:
-        time.sleep(1.2)  # between two beats
+        third_beat.wait(60)
+        time.sleep(beat / 2)  # half way to the next beat
+        sealing["sent"] = time.monotonic()
         assert post(served, runner, kind="drift.onset", id="D1", seal=True, data={"affected_class": "x"})[0] == 201
+        sealing["answered"] = time.monotonic()
 
     sealer = threading.Thread(target=seal)
     sealer.start()
-    while time.monotonic() - start < 3.3:
-        line = response.fp.readline().decode().strip()
+    while len([t for t in beats if t > sealing.get("answered", float("inf"))]) < 4:
+        raw = response.fp.readline()
+        assert raw, "the stream closed"
+        line = raw.decode().strip()
         if line and not line.isalnum():  # the chunk sizes of the transfer encoding are not the stream's
-            seen.append((time.monotonic() - start, line))
+            seen.append((time.monotonic(), line))
+            if line == ": still here":
+                beats.append(seen[-1][0])
+                if len(beats) == 3:
+                    third_beat.set()
     sealer.join()
     conn.close()
-    beats = [t for t, line in seen if line == ": still here"]
     assert [line for _, line in seen if line.startswith(("event:", "data:"))] == ["event: head", "data: 1"]
-    assert len(beats) >= 5
-    gaps = [b - a for a, b in itertools.pairwise(beats)]
-    assert all(0.4 <= g <= 0.6 for g in gaps), gaps
+    # Where each comment falls on a beat that started with the first: late by the machine's delay alone.
+    offsets = [t - beats[0] - k * beat for k, t in enumerate(beats)]
+    before = [o for o, t in zip(offsets, beats, strict=True) if t < sealing["sent"]]
+    after = [o for o, t in zip(offsets, beats, strict=True) if t > sealing["answered"]]
+    shown = f"beats at {[round(t - beats[0], 2) for t in beats]} s, the seal sent at {sealing['sent'] - beats[0]:.2f} s"
+    assert len(before) >= 3 and len(after) == 4, shown
+    assert abs(min(after) - min(before)) < beat / 4, shown
 
 
 def test_a_body_that_trickles_in_is_refused_not_stamped_when_it_began(served, monkeypatch):
@@ -422,8 +439,7 @@ def test_queued_presses_that_need_confirming_are_asked_one_at_a_time(browser, tm
             if ident == "Q-1":
                 time.sleep(3)  # longer than the queue's own retry: it must still wait
                 assert page.input_value("#result form.confirm input[name=id]") == "Q-1"
-                SHOTS.mkdir(parents=True, exist_ok=True)
-                page.screenshot(path=str(SHOTS / "queued-confirm.png"))
+                screenshot(page, SHOTS / "queued-confirm.png")
             page.click("#result form.confirm button[type=submit]")
             page.wait_for_function(f"() => document.getElementById('timeline').innerText.includes('{ident}')")
         events = jr.read(path).events
@@ -461,8 +477,7 @@ def test_a_long_word_never_pushes_the_page_wider_than_the_window(browser, tmp_pa
                 .find(r => r.innerText.includes('LONG-1')); return row && row.cells[4]
                 && row.cells[4].getBoundingClientRect().right; }""", timeout=20000).json_value()
             assert right <= width  # the author's column is on the page, not cut off past its edge
-            SHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SHOTS / f"long-word-{width}.png"))
+            screenshot(page, SHOTS / f"long-word-{width}.png")
             context.close()
     finally:
         server.stop()

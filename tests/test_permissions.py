@@ -309,6 +309,22 @@ def test_an_import_writes_only_what_the_table_gives_the_toolkit(tmp_path):
                   actor=Actor("runner"))
 
 
+def test_a_pending_claim_never_blocks_the_auditors_own_record(tmp_path):
+    """I1 is raised at 10:00; the supplier claims its detection at 13:00, late, which would leave
+    a 1-hour clock to a restore at 14:00. Its claim took the incident's one detection, so the
+    runner's record of the detection it saw at 10:05 was refused. A claim takes no slot: the
+    runner's line is written, the claim is rejected, and the clock runs 10:05 to 14:00, 3.92 h."""
+    path = journal(tmp_path, [("safety.agreed", "I1", "2026-02-27T10:00", SIGN_OFF),
+                              ("incident.raised", "I1", "2026-03-03T10:00")])
+    claim = jr.append(path, "incident.detected", "I1", t("2026-03-03T13:00"), {"severity": 2}, actor=SUPPLIER)
+    jr.append(path, "incident.detected", "I1", t("2026-03-03T10:05"), {"severity": 2}, actor=Actor("runner"))
+    jr.append(path, "incident.restored", "I1", t("2026-03-03T14:00"), {"check": "probe"}, actor=Actor("runner"))
+    jr.append(path, "reject", "I1", t("2026-03-03T15:00"), {"target": claim["seq"], "reason": "alert at 10:05"},
+              actor=Actor("runner"))
+    assert incidents(path)["I1"]["restore_hours"] == pytest.approx(3 + 55 / 60)
+    assert jr.verify(path).ok
+
+
 def test_the_engine_leaves_a_journal_with_supplier_incident_claims_to_the_reference_reader(tmp_path):
     """The engine's fast path groups incident lines in SQL, where claims are not judged: a journal
     holding one is read by journal.read, and the figures are the reference's (a pending claim of a

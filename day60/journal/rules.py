@@ -282,7 +282,9 @@ class State:
             self.raised[ident] = at
             self.known_incidents.add(ident)
         elif kind in CLOCK_KINDS:
-            if kind == "incident.detected":
+            # A claim of the measured party takes no slot: a pending claim (perhaps a late one, to
+            # shorten its clock) must not stop an auditor recording the detection it saw.
+            if kind == "incident.detected" and not ev.claim:
                 if ident in self.detected:
                     refuse("id", f"incident {ident} is already detected", "use a new id or 'day60 correct'")
                 self.detected.add(ident)

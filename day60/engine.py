@@ -244,6 +244,7 @@ SELECT unhex(sha256(line)) AS h, CAST(strlen(line) AS INTEGER) AS bytes, TRY_CAS
        CASE WHEN incident THEN TRY_CAST(j.data.severity AS UTINYINT) END AS severity,
        CASE WHEN incident THEN TRY_CAST(j.data.source AS SOURCE) END AS source,
        CASE WHEN incident THEN j.data.clock_start IS NOT NULL OR j.data."instant" IS NOT NULL END AS stand_in,
+       CASE WHEN incident THEN regexp_matches(j.by, '{_claimant_pattern()}') END AS claimed,
        CASE WHEN incident THEN coalesce({' AND '.join(checks)}, false) END AS ok,
        CASE WHEN incident AND NOT ({plain}) THEN list_filter([{', '.join(texts)}], lambda x: x IS NOT NULL) END
          AS texts,
@@ -252,6 +253,17 @@ SELECT unhex(sha256(line)) AS h, CAST(strlen(line) AS INTEGER) AS bytes, TRY_CAS
 FROM (SELECT line, j, coalesce({incident}, false) AS incident, epoch_us(TRY_CAST(j.at AS TIMESTAMPTZ)) AS at_us
       FROM (SELECT line, TRY(json_transform(line, '{shape}')) AS j FROM {source}))
 """
+
+
+def _claimant_pattern() -> str:
+    """A regular expression (RE2, in SQL quotes) for a ``by`` that names a role whose lines may be
+    claims: an incident line of such a role is read by ``journal.read``, where claims are judged."""
+    from day60.permissions import ALIASES, table
+
+    roles = set(table().claimants())
+    names = sorted(roles | {alias for alias, role in ALIASES.items() if role in roles})
+    assert all(n.replace(" ", "").isalpha() for n in names)  # role names are words: nothing to escape
+    return r"\((" + "|".join(names) + r")\)\s*$"
 
 
 # ----- reading --------------------------------------------------------------------------------
@@ -573,11 +585,12 @@ def _check(con: Any, path: Path, header: dict[str, Any], facts: _FileFacts, ever
     closes = [e["seq"] for e in others if e["kind"] == "exercise.close"]
     gated, after_close = con.execute(f"""
         SELECT count(*) FILTER (WHERE kind = 'incident.raised' OR (kind IN ('incident.detected',
-                                'incident.partner-notice') AND coalesce(source, 'exercise') = 'exercise')),
+                                'incident.partner-notice') AND coalesce(source, 'exercise') = 'exercise') OR claimed),
                count(*) FILTER (WHERE seq > {closes[0] if closes else events})
         FROM lines WHERE kind IS NOT NULL""").fetchall()[0]
     if gated or after_close:
-        raise Declined("an exercise incident goes through the safety gate, or incidents follow the close")
+        raise Declined("an exercise incident goes through the safety gate, a claim of the measured party is "
+                       "judged, or incidents follow the close")
     targets = _targets(path, facts.size, others, con)
     excluded = sorted({x for e in others if e["kind"] == "resolve" for x in e["data"].get("exclude") or []})
     firsts = dict(con.execute("SELECT id, min(seq) FROM lines WHERE kind IS NOT NULL AND id IN (SELECT unnest(?)) "

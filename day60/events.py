@@ -76,6 +76,11 @@ class DriftOnset(_Data):
                                    description="Sealed onsets only: salted SHA-256 of the held instant.")
 
 
+class DriftDetected(_Data):
+    affected_class: Text | None = Field(None, description="The input class the detection names; the supplier's own "
+                                                          "claim of a detection must name it.")
+
+
 class DriftNotice(_Data):
     affected_class: Text = Field(description="The input class the supplier names as affected.")
     evidence: Text = Field(description="The evidence the notice cites.")
@@ -191,6 +196,11 @@ class Resolve(_Data):
                                           "is recorded, the dispute stays visible).")
 
 
+class Judgement(_Data):
+    target: int = Field(ge=1, description="seq of the measured party's claim being accepted or rejected.")
+    reason: Text = Field(description="What the claim was checked against, or why it does not stand.")
+
+
 class NoticeSent(_Data):
     to: Text = Field(description="Who received the pre-publication notice.")
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="SHA-256 of the notice file sent.")
@@ -221,7 +231,7 @@ DATA_MODELS: dict[str, type[_Data]] = {
     "injection.stopped": Reasoned,
     "injection.not-run": Reasoned,
     "drift.onset": DriftOnset,
-    "drift.detected": Empty,
+    "drift.detected": DriftDetected,
     "drift.notice": DriftNotice,
     "drift.false-alert": Empty,
     "drift.announced": DriftExclusion,
@@ -253,6 +263,8 @@ DATA_MODELS: dict[str, type[_Data]] = {
     "reveal": Reveal,
     "dispute": Dispute,
     "resolve": Resolve,
+    "accept": Judgement,
+    "reject": Judgement,
     "notice.sent": NoticeSent,
     "timestamp.token": TimestampToken,
 }

@@ -101,7 +101,7 @@ def test_a_disputed_line_reads_under_dispute_and_the_rest_stands(report, run, tm
     path = tmp_path / "ex.jsonl"
     path.write_bytes(report["journal"].read_bytes())
     before = json.loads(run("score", path, "--format", "json").stdout)
-    r = run("dispute", path, "--line", "restore", "--by", "R. Supplier", "--organisation", "Example AI Operations",
+    r = run("dispute", path, "--line", "restore", "--as", "supplier", "--by", "R. Supplier",
             "--reason", "INC-2 was a partner test")
     assert r.exit_code == 0, r.output
     during = json.loads(run("score", path, "--format", "json").stdout)
@@ -143,8 +143,8 @@ def test_a_dispute_from_the_runners_own_organisation_is_a_self_dispute(run, tmp_
                example("uk-office.toml"), "--window-start", "2026-03-02T09:00", "--window-end", "2026-03-13T17:30",
                "--runner", "A. Auditor", "--runner-org", "Audit Co", "--conflict-statement",
                "No commercial tie to either party").exit_code == 0
-    run("dispute", path, "--line", "drift-notice", "--by", "B. Colleague", "--organisation", "audit co",
-        "--reason", "timing")
+    run("dispute", path, "--line", "drift-notice", "--as", "auditor", "--by", "B. Colleague", "--organisation",
+        "audit co", "--reason", "timing")
     score = json.loads(run("score", path, "--format", "json").stdout)
     assert score["disputes"][0]["self_dispute"] is True
     assert score["runner"] == {"name": "A. Auditor", "organisation": "Audit Co",
@@ -161,7 +161,7 @@ def test_a_rescore_names_the_score_it_supersedes_and_never_overwrites_it(report,
     original = first.read_bytes()
     r = run("score", path, "--out", first)
     assert r.exit_code == 2 and "never silently replaced" in r.stderr and first.read_bytes() == original
-    run("dispute", path, "--line", "drift-notice", "--by", "x", "--organisation", "Supplier",
+    run("dispute", path, "--line", "drift-notice", "--as", "supplier", "--by", "x",
         "--reason", "DRIFT-2 was never injected")
     seq = json.loads(run("score", path, "--format", "json").stdout)["disputes"][0]["seq"]
     assert run("resolve", path, "--dispute", str(seq), "--outcome", "upheld", "--exclude", "DRIFT-2",

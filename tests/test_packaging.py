@@ -52,7 +52,7 @@ def installed_source(wheel: Path, site: Path) -> dict:
 def test_wheel_carries_data_folders(tmp_path):
     wheel = build(ROOT, tmp_path)
     names = zipfile.ZipFile(wheel).namelist()
-    for folder in ("rubric", "clauses", "selfassess", "templates"):
+    for folder in ("rubric", "clauses", "selfassess", "templates", "roles"):
         shipped = [n for n in names if n.startswith(f"day60/_data/{folder}/")]
         in_repo = [p for p in (ROOT / folder).rglob("*") if p.is_file()]
         assert len(shipped) == len(in_repo), folder

@@ -376,7 +376,7 @@ def test_an_upheld_exclusion_rescores_the_line_and_keeps_the_dispute(tmp_path, r
         ("incident.detected", "I2", "2026-03-04T10:00", {"severity": 2, **ORGANIC}),
         CLOSE])
     assert line(scored(path), "restore")["earned"] == pytest.approx(12.5)
-    run("dispute", path, "--line", "restore", "--by", "R. Supplier", "--organisation", "Supplier",
+    run("dispute", path, "--line", "restore", "--as", "supplier", "--by", "R. Supplier",
         "--reason", "I2 was a partner test")
     seq = figures(path).summary["disputes"][0]["seq"]
     assert run("resolve", path, "--dispute", seq, "--outcome", "upheld", "--exclude", "I2",

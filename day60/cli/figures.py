@@ -78,6 +78,15 @@ def metrics(
         _footer(trace)
 
 
+def _false_claims(d: dict[str, Any]) -> str:
+    """The supplier's own claims among the false alerts (wrong, early, repeated, rejected: charter
+    3.18.4), and those still waiting for an auditor's acceptance, which move no figure yet."""
+    fc = d.get("false_claims") or {}
+    parts = [f"{len(fc[k])} {k.replace('_', ' ')}" for k in ("no_drift", "early", "wrong_class", "repeated",
+                                                                "rejected") if fc.get(k)]
+    return f" (of them the supplier's own claims: {', '.join(parts)})" if parts else ""
+
+
 def _print_metrics(s: dict[str, Any]) -> None:
     from day60.display import merge_missing, num, percent, stat
 
@@ -89,7 +98,14 @@ def _print_metrics(s: dict[str, Any]) -> None:
                f"{d['notified']} notified, {d['not_detected']} not detected within the window; counted apart: "
                f"{d['sealed']} sealed, {d['open']} open, {d['outside_window']} outside the window, {d['stopped']} "
                f"stopped, {d['excluded']['announced']} announced, {d['excluded']['told']} told; "
-               f"false alerts {d['false_alerts']}")
+               f"false alerts {d['false_alerts']}{_false_claims(d)}")
+    c = s.get("claims") or {}
+    if c.get("listed"):
+        pending = [x["seq"] for x in c["listed"] if x["status"] == "pending"]
+        typer.echo(f"CLAIMS OF THE SUPPLIER (roles/permissions-v1.yaml): {c['accepted']} accepted, {c['rejected']} "
+                   f"rejected, {c['pending']} awaiting an auditor's acceptance, which count in no figure yet"
+                   + (f" (seq {', '.join(map(str, pending[:10]))}{', ...' if len(pending) > 10 else ''}; "
+                      "'day60 accept')" if pending else ""))
     def lead(o: dict[str, Any], key: str, unit: str) -> str:
         # A scored drift with no time has the charter's words, not "not run": it was not detected.
         if o[key] is None and o["status"] in ("notified", "not detected within the window"):

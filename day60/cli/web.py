@@ -16,8 +16,9 @@ def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default: this machine only)."),
     port: int = typer.Option(8060, "--port", help="Port to listen on (0: any free port, printed)."),
     token: str = typer.Option(None, "--token", envvar="DAY60_SERVE_TOKEN", show_envvar=True,
-                              help="The join token (default: a random one, printed). Prefer the environment "
-                                   "variable: a command line is visible to every user of this machine."),
+                              help="What every role's join token is derived from (default: the server's own "
+                                   "secret beside the journal). Prefer the environment variable: a command line "
+                                   "is visible to every user of this machine."),
     tsa: str = typer.Option(None, "--tsa", metavar="URL",
                             help="An RFC 3161 timestamp authority: the server stamps the journal's head at the "
                                  "close (or after every event, with --stamp every), in the background."),
@@ -27,8 +28,9 @@ def serve(
     tsa_root: list[Path] = typer.Option([], "--tsa-root", metavar="CERT",
                                         help="A root certificate you trust for the TSA. Repeatable."),
 ) -> None:
-    """Serve one journal as a web checklist: every participant joins with a name, a role and the
-    token, and stamps lines by the server's clock; new lines reach every page within a second.
+    """Serve one journal as a web checklist: every participant joins with a name and the join token
+    of its role (one a role, printed here), and stamps lines by the server's clock, as the access
+    list (roles/permissions-v1.yaml) lets that role; new lines reach every page within a second.
 
     Only the runner's page, on this machine, seals and reveals (it joins with the runner token,
     printed here). Refuses a journal that does not verify. Stop with Ctrl-C: every line a page
@@ -36,7 +38,6 @@ def serve(
 
     Example: day60 serve ex.jsonl --held runner-held.json
     """
-    import secrets
     import socket
     import sys
 
@@ -75,15 +76,20 @@ def serve(
     import uvicorn
 
     from day60.web import create_app
+    from day60.web.room import ROLES
 
-    token = token or secrets.token_urlsafe(12)
     asgi = create_app(journal, held, token, host, bound, tsa, stamp_when, roots)
+    keys = asgi.app.state.keys
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"serving {journal} at http://{shown}:{bound}/")
-    typer.echo(f"join token: {token}")
-    typer.echo(f"runner token (the runner's page, on this machine only): {asgi.app.state.keys.runner_token}")
+    typer.echo(f"runner token (the runner's page, on this machine only): {keys.runner_token}")
+    typer.echo("join tokens, one a role (give each only to the people who act in that role; the role a page "
+               "acts as is its token's):")
+    for role in ROLES:
+        if role != "runner":
+            typer.echo(f"  {role}: {keys.join_token(role)}")
     if host not in ("127.0.0.1", "::1", "localhost"):
-        typer.echo(f"note: listening on {host}: anyone who can reach it and has the join token can join", err=True)
+        typer.echo(f"note: listening on {host}: anyone who can reach it and has a join token can join", err=True)
     if held is None:
         typer.echo("note: no --held: this server cannot seal or reveal onsets", err=True)
     if tsa is not None:

@@ -16,7 +16,7 @@ Run: python benchmarks/suite_time.py [--only full|quick] [--json OUT]
 The quick lane leaves out the tests ``tests/slow.txt`` names. To renew that list from a measured
 run: ``pytest --durations=0 > durations.log`` then
 ``python benchmarks/suite_time.py --slow-from durations.log`` (every test function one of whose
-cases took 0.5 s or more there, setup included; the browser and docs-example modules whole).
+cases took 0.25 s or more there, setup included; the browser and docs-example modules whole).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SLOW_LIST = ROOT / "tests" / "slow.txt"
-SLOW_SECONDS = 0.5
+SLOW_SECONDS = 0.25
 ALWAYS_SLOW = ["tests/test_docs_examples.py", "tests/test_screen.py", "tests/test_web.py", "tests/test_web_crowd.py",
                "tests/test_web_hostile.py", "tests/test_web_retry.py"]  # a browser or a fresh venv each
 LANES = {"full": ([], 300.0), "quick": (["-m", "not slow"], 60.0)}

@@ -383,6 +383,8 @@ def test_a_rescore_can_name_the_score_report_pdf_it_supersedes(report, run, tmp_
     new = json.loads(pdfs.attachments(pdfs.reader(second.read_bytes(), second))["score.json"])
     assert new["supersedes"]["sha256"] == hashlib.sha256(embedded).hexdigest()
     assert run("verify-report", second).exit_code == 0
+    again = run("score", path, "--pdf", second)  # the next free name after score-2.pdf is score-3.pdf
+    assert again.exit_code == 2 and f"--pdf {tmp_path / 'score-3.pdf'} --supersede {second}" in again.stderr
     (tmp_path / "not-a-score.pdf").write_bytes(b"%PDF-1.7 nothing here")
     bad = run("score", path, "--pdf", tmp_path / "x.pdf", "--supersede", tmp_path / "not-a-score.pdf")
     assert bad.exit_code == 2 and "--supersede: " in bad.stderr and "cannot read a score" in bad.stderr

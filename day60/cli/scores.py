@@ -104,8 +104,11 @@ def score(
 
 def _fresh(target: Path) -> str:
     """A name beside ``target`` that does not exist yet (score.pdf gives score-2.pdf), for advice."""
+    import re
+
+    stem = re.sub(r"-[0-9]+$", "", target.stem)  # score-2.pdf gives score-3.pdf, not score-2-2.pdf
     n = 2
-    while (candidate := target.with_name(f"{target.stem}-{n}{target.suffix}")).exists() and n < 1000:
+    while (candidate := target.with_name(f"{stem}-{n}{target.suffix}")).exists() and n < 1000:
         n += 1
     return str(candidate)
 

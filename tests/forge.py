@@ -179,3 +179,85 @@ LOOP = (b"%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n"
         b"trailer << /Root 1 0 R /Size 3 >>\n%%EOF\n")
 WRONG_TYPES = (b"%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 5 /Names [1 2 3] >> endobj\n"
                b"trailer << /Root 1 0 R /Size 2 >>\n%%EOF\n")
+
+
+# ----- hostile files: small to send, costly to read if nothing bounds the reader ------------------
+
+
+def many_pages(raw: bytes, count: int) -> bytes:
+    """The report with its page tree listing ``count`` pages more, each a small page dictionary that
+    draws the second page's own content stream: a few bytes a page, the whole of that page's text
+    to read for each."""
+    writer = _writer(raw, False)
+    source = writer.pages[1]
+    pages = writer._root_object["/Pages"]
+    kids = pages["/Kids"]
+    for _ in range(count):
+        page = DictionaryObject({NameObject("/Type"): NameObject("/Page"),
+                                 NameObject("/Parent"): pages.indirect_reference,
+                                 NameObject("/MediaBox"): source["/MediaBox"],
+                                 NameObject("/Resources"): source.raw_get("/Resources"),
+                                 NameObject("/Contents"): source.raw_get("/Contents")})
+        kids.append(writer._add_object(page))
+    pages[NameObject("/Count")] = NumberObject(len(kids))
+    return _out(writer)
+
+
+def _raw_stream(writer: PdfWriter, encoded: bytes, extra: dict | None = None):
+    """A stream object holding ``encoded`` exactly as given, marked FlateDecode (pypdf does not
+    compress it again)."""
+    from pypdf.generic import EncodedStreamObject
+
+    stream = EncodedStreamObject()
+    stream._data = encoded
+    stream[NameObject("/Filter")] = NameObject("/FlateDecode")
+    for key, value in (extra or {}).items():
+        stream[NameObject(key)] = value
+    return stream
+
+
+def deflate_zeros(size: int) -> bytes:
+    """``size`` spaces, Flate-compressed as hard as zlib can (about 1,000 to 1): a bomb."""
+    import zlib
+
+    engine = zlib.compressobj(9)
+    piece = b" " * (1 << 20)
+    out = [engine.compress(piece) for _ in range(size // len(piece))]
+    return b"".join(out) + engine.flush()
+
+
+def bomb_attachments(raw: bytes, size: int, extra: int = 0) -> bytes:
+    """Every embedded file's body made a Flate bomb of ``size`` decoded bytes (its declared size and
+    checksum left as they were), and ``extra`` more embedded files of the same kind."""
+    writer = _writer(raw, False)
+    root = writer._root_object
+    bomb = deflate_zeros(size)
+    for ref in root["/AF"]:
+        spec = ref.get_object()
+        stream = spec["/EF"]["/F"].get_object()
+        stream._data = bomb
+        for key in ("/DecodeParms", "/DL"):
+            stream.pop(NameObject(key), None)
+    names = root["/Names"]["/EmbeddedFiles"]["/Names"]
+    for i in range(extra):
+        ef = writer._add_object(_raw_stream(writer, bomb, {"/Type": NameObject("/EmbeddedFile")}))
+        spec = writer._add_object(DictionaryObject({
+            NameObject("/Type"): NameObject("/Filespec"), NameObject("/F"): TextStringObject(f"extra-{i}.json"),
+            NameObject("/EF"): DictionaryObject({NameObject("/F"): ef})}))
+        names.append(TextStringObject(f"extra-{i}.json"))
+        names.append(spec)
+    return _out(writer)
+
+
+def bomb_content(raw: bytes, page_index: int, size: int) -> bytes:
+    """One page's content replaced by a Flate bomb of ``size`` bytes of drawing operators that
+    print nothing (a save and restore of the graphics state, over and over)."""
+    import zlib
+
+    writer = _writer(raw, False)
+    engine = zlib.compressobj(9)
+    piece = b"q Q " * (1 << 18)
+    encoded = b"".join(engine.compress(piece) for _ in range(size // len(piece))) + engine.flush()
+    page = writer.pages[page_index]
+    page[NameObject("/Contents")] = writer._add_object(_raw_stream(writer, encoded))
+    return _out(writer)

@@ -261,3 +261,25 @@ def bomb_content(raw: bytes, page_index: int, size: int) -> bytes:
     page = writer.pages[page_index]
     page[NameObject("/Contents")] = writer._add_object(_raw_stream(writer, encoded))
     return _out(writer)
+
+
+def form_calls(raw: bytes, page_index: int, calls: int, shows: int) -> bytes:
+    """A form XObject that shows one glyph ``shows`` times, invoked ``calls`` times more by the page
+    (about 7 bytes a call): a reader of the page's text parses the whole form at every call."""
+    writer = _writer(raw, False)
+    page = writer.pages[page_index]
+    resources = page["/Resources"].get_object()
+    font = next(iter(resources["/Font"]))
+    form = DecodedStreamObject()
+    form.set_data(f"BT {font} 10 Tf 10 10 Td ".encode() + b"<0001> Tj " * shows + b"ET")
+    form.update({NameObject("/Type"): NameObject("/XObject"), NameObject("/Subtype"): NameObject("/Form"),
+                 NameObject("/BBox"): ArrayObject([FloatObject(0)] * 4), NameObject("/Resources"): resources})
+    xobjects = resources.get("/XObject")
+    if xobjects is None:
+        resources[NameObject("/XObject")] = DictionaryObject()
+        xobjects = resources["/XObject"]
+    xobjects.get_object()[NameObject("/Forged")] = writer._add_object(form)
+    content = DecodedStreamObject()
+    content.set_data(page.get_contents().get_data() + b"\n" + b"/Forged Do\n" * calls)
+    page[NameObject("/Contents")] = writer._add_object(content)
+    return _out(writer)

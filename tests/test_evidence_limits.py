@@ -131,6 +131,18 @@ def test_a_bomb_in_a_pages_content_is_refused_before_its_text_is_read(made, tmp_
     assert cpu < 60
 
 
+def test_a_form_invoked_thousands_of_times_is_not_read_as_text(made, tmp_path):
+    """A 100 KB form of ten thousand glyphs, invoked 2,000 times by page 2 (14 KB of content): a
+    reader parses the form at every call (about 0.12 s of CPU each, minutes in all). The page's
+    drawing is counted with each form as often as it is invoked, and the page is named without
+    its words being read."""
+    path = tmp_path / "forms.pdf"
+    path.write_bytes(forge.form_calls(made["score"].read_bytes(), 1, 2000, 10_000))
+    r, cpu, _peak = _measured(path)
+    _one_line(r, 1, "page 2 draws more than", "the forms they invoke, as often as invoked", "its words are not read")
+    assert cpu < 30
+
+
 def test_too_many_attachments_are_refused(made, tmp_path):
     path = tmp_path / "many.pdf"
     path.write_bytes(forge.bomb_attachments(made["score"].read_bytes(), 1000, extra=20))

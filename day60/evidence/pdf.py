@@ -314,22 +314,46 @@ def page_words(pdf: Any) -> list[list[str]]:
     return [words(page.extract_text() or "") for page in pdf.pages]
 
 
-def content_size(page: Any) -> int:
-    """The decoded bytes of a page's content streams, each counted as often as the page lists it."""
+def drawn_size(page: Any, cap: int) -> int:
+    """The bytes of drawing operators reading a page's text would go through: its content streams
+    and, for every form XObject they invoke (``/Name Do``), that form's own, as often as it is
+    invoked (forms inside forms too, at most 16 deep), each invocation counted as at least 64
+    bytes; counting stops once past ``cap``. A small file can invoke one large form thousands of
+    times, which a reader parses anew each time."""
+    decoded: dict[int, bytes] = {}
+
+    def body(ref: Any, what: str) -> bytes:
+        key = getattr(ref, "idnum", None) or id(ref)
+        if key not in decoded:
+            decoded[key] = stream_data(ref.get_object(), what)
+        return decoded[key]
+
     contents = page.get("/Contents")
-    if contents is None:
-        return 0
-    contents = contents.get_object()
-    parts = list(contents) if isinstance(contents, list) else [contents]
+    parts = [] if contents is None else contents.get_object()
+    parts = list(parts) if isinstance(parts, list) else [contents]
     if len(parts) > MAX_OBJECTS:
         raise Bounded(f"a page lists {len(parts):,} content streams")
-    sizes: dict[int, int] = {}
+    stack = [(body(ref, "a page's content"), page.get("/Resources"), 0) for ref in parts]
     total = 0
-    for ref in parts:
-        key = getattr(ref, "idnum", id(ref))
-        if key not in sizes:
-            sizes[key] = len(stream_data(ref.get_object(), "a page's content"))
-        total += sizes[key]
+    while stack:
+        data, resources, depth = stack.pop()
+        total += max(len(data), 64)
+        if total > cap:
+            return total
+        if depth > 16:
+            raise ValueError("its forms invoke one another more than 16 deep")
+        resources = resources.get_object() if resources is not None else None
+        xobjects = resources.get("/XObject") if resources is not None else None
+        xobjects = xobjects.get_object() if xobjects is not None else {}
+        for name in re.findall(rb"/([^\s/\[\]<>(){}%]+)\s+Do\b", data):
+            ref = xobjects.get("/" + name.decode("latin-1"))
+            form = ref.get_object() if ref is not None else None
+            if form is not None and form.get("/Subtype") == "/Form":
+                stack.append((body(ref, "a form on a page"), form.get("/Resources") or resources, depth + 1))
+            else:
+                total += 64
+            if total > cap:
+                return total
     return total
 
 

@@ -506,10 +506,12 @@ def _compare(raw: bytes, path: str | Path, pdf: Any, document: docs.Document, ma
         changed = [n for n, (mine, theirs) in enumerate(zip(pdfs.page_digests(pdf), pdfs.page_digests(fresh),
                                                              strict=True)) if mine != theirs]
         for n in changed:
-            mine, theirs = pdfs.content_size(pdf.pages[n]), pdfs.content_size(fresh.pages[n])
+            theirs = pdfs.drawn_size(fresh.pages[n], pdfs.MAX_STREAM)
+            mine = pdfs.drawn_size(pdf.pages[n], 4 * theirs + pdfs.MIB)
             if mine > 4 * theirs + pdfs.MIB:
-                return [f"page {n + 1} draws {mine:,} bytes of content where the embedded data renders {theirs:,}; "
-                        "its words are not read"]
+                return [f"page {n + 1} draws more than {4 * theirs + pdfs.MIB:,} bytes of content (its content "
+                        f"streams and the forms they invoke, as often as invoked) where the embedded data renders "
+                        f"{theirs:,}; its words are not read"]
         for n in changed:  # the words first: a changed font shared by every page changes every drawing
             text = pdfs.first_text_difference([pdfs.words(pdf.pages[n].extract_text() or "")],
                                               [pdfs.words(fresh.pages[n].extract_text() or "")])

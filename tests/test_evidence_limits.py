@@ -90,6 +90,25 @@ def test_a_page_tree_past_the_page_limit_is_refused_unread(made, tmp_path, monke
     assert cpu < 5  # refused before anything is rendered
 
 
+def test_a_file_past_the_object_limit_is_refused_unread(made, monkeypatch):
+    from day60.evidence import pdf as pdfs
+
+    monkeypatch.setattr(pdfs, "MAX_FILE_OBJECTS", 20)
+    r, cpu, _peak = _measured(made["score"])
+    _one_line(r, 2, "is refused unread: it holds", "objects, more than the 20 a report may")
+    assert cpu < 5
+
+
+def test_the_decoded_bytes_of_a_file_share_one_budget(made, monkeypatch):
+    """Each stream within its own cap, but all of them together past the file's budget."""
+    from day60.evidence import pdf as pdfs
+
+    monkeypatch.setattr(pdfs, "DECODE_FLOOR", 1000)
+    monkeypatch.setattr(pdfs, "DECODE_RATIO", 0)
+    r, _cpu, _peak = _measured(made["score"])
+    _one_line(r, 2, "is refused unread: its streams decode to more than 1,000 bytes in all")
+
+
 def test_a_page_tree_listing_one_page_many_times_is_damage(made, tmp_path):
     """One page object listed 900 times in /Kids: a few kilobytes that pypdf expands into 900 pages
     to read (and a node listed inside itself, into as many as it is asked for)."""

@@ -87,9 +87,9 @@ def _get(port, path="/"):
 
 def test_connections_that_never_finish_their_headers_are_closed(server):
     """Twenty clients each send half a request and then one header byte a second, and four send
-    nothing at all. Each is closed within REQUEST_TIMEOUT of its first byte (plus a margin for a
-    busy machine); the first round's server held them for as long as they kept sending. Meanwhile
-    and afterwards, an ordinary request is answered."""
+    nothing at all. Each slow one is closed within REQUEST_TIMEOUT of its first byte, each silent
+    one within SILENT_TIMEOUT (plus a margin for a busy machine); the first round's server held
+    them for as long as they kept sending. Afterwards an ordinary request is answered."""
     slow = [_connect(server) for _ in range(20)]
     silent = [_connect(server) for _ in range(4)]
     for sock in slow:
@@ -109,12 +109,30 @@ def test_connections_that_never_finish_their_headers_are_closed(server):
     try:
         assert not open_, f"{len(open_)} of {len(slow)} slow connections still open after {give_up:g} s"
         assert max(closed_after.values()) < web.REQUEST_TIMEOUT + 10
+        while not all(_closed(sock) for sock in silent) and time.monotonic() - started < web.SILENT_TIMEOUT + 10:
+            time.sleep(1)
         assert all(_closed(sock) for sock in silent), "a connection that sent nothing is still open"
         assert _get(server).startswith(b"HTTP/1.1 ")
     finally:
         for sock in slow + silent:
             sock.close()
     print(f"slow connections closed after {min(closed_after.values()):.1f} to {max(closed_after.values()):.1f} s")
+
+
+def test_a_connection_opened_ahead_of_its_request_gets_the_whole_deadline(server):
+    """Browsers open connections ahead of the requests they will carry. One that sits silent for
+    longer than REQUEST_TIMEOUT and then sends a request in two pieces (its line and headers, then
+    its body a second later) is answered: the request's deadline runs from its own first byte,
+    not from the connection's opening (the first version of this bound closed such a connection
+    in the middle of a press)."""
+    with socket.create_connection(("127.0.0.1", server), timeout=web.SILENT_TIMEOUT + 15) as sock:
+        time.sleep(web.REQUEST_TIMEOUT + 2)
+        sock.sendall(b"POST /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\n"
+                     b"Content-Length: 5\r\nConnection: close\r\n\r\n")
+        time.sleep(1)
+        sock.sendall(b"hello")
+        reply = sock.recv(65536)
+    assert reply.startswith(b"HTTP/1.1 "), reply[:80]
 
 
 def test_an_idle_kept_alive_connection_is_closed(server):

@@ -39,7 +39,9 @@ def _rebuilt(tmp_path, journal_bytes=None, result_edit=None):
     path = tmp_path / "exercise.jsonl"
     j = demo.build_journal(path)
     published = load()
-    trace = provenance({"journal": j.sha256, "rubric": published.sha256}, "day60 test")
+    # the provenance day60 score writes (verify-report holds every field of it to that)
+    trace = provenance({"journal": j.sha256, "rubric": published.sha256}, "day60 score exercise.jsonl --pdf report.pdf",
+                       rubric=f"{published.id} {published.version}")
     done = documents.score_result(j, published, None, trace)
     scored = path.read_bytes() if journal_bytes is None else journal_bytes(path.read_bytes())
     document = documents.score_document(done, scored, published.raw, None, None, "Day-60 exercise score")

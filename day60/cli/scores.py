@@ -62,7 +62,7 @@ def score(
         if target is not None and os.path.lexists(target) and os.path.isfile(target) \
                 and not any(src is not None and os.path.exists(src) and os.path.samefile(target, src)
                             for _n, src in inputs) \
-                and files.protected(target) in (None, files.PUBLISHED):
+                and files.protected(target) in (None, files.PUBLISHED, files.REPORT):
             raise InputError(field, f"{target} already exists: a score is never silently replaced",
                              f"write to a new file, naming the score it replaces: {field} {_fresh(target)} "
                              f"--supersede {target}")

@@ -97,8 +97,88 @@ def serve(
                    + ("after every event" if stamp_when == "every" else "at the close and after"), err=True)
     sys.stdout.flush()
     config = uvicorn.Config(asgi, log_level="warning", proxy_headers=False, server_header=False, access_log=False,
-                            timeout_graceful_shutdown=2, lifespan="on")
+                            timeout_graceful_shutdown=2, lifespan="on", **server_limits())
     uvicorn.Server(config).run(sockets=[sock])
+
+
+# What one client may hold of the server, needing no token to try: a connection that never finishes
+# its request (a slowloris), an idle kept-alive connection, many connections, huge headers.
+REQUEST_TIMEOUT = 10.0  # seconds from a request's first byte to its last (line, headers and body)
+SILENT_TIMEOUT = 20.0  # seconds a new connection may send nothing (a browser opens some ahead of use)
+KEEP_ALIVE = 5  # seconds an idle connection is kept open between requests (uvicorn's timeout_keep_alive)
+MAX_CONNECTIONS = 64  # beyond this many open connections and tasks a request is answered 503 (limit_concurrency)
+HARD_CONNECTIONS = 2 * MAX_CONNECTIONS  # beyond this many a new connection is closed before anything is read
+MAX_HEADER_BYTES = 16 * 1024  # a request line and headers larger than this are refused (h11's limit)
+
+
+def server_limits() -> dict[str, object]:
+    """uvicorn's own limits, and its h11 protocol with a request-read deadline, which uvicorn does
+    not have (its keep-alive timer starts only after a first response, so a connection that sends
+    half a request line and then a byte a minute is held for ever): REQUEST_TIMEOUT from a
+    request's first byte to its last, and SILENT_TIMEOUT for a new connection that sends nothing
+    (longer, since browsers open connections ahead of the requests they will carry)."""
+    return {"http": _bounded_protocol(), "timeout_keep_alive": KEEP_ALIVE, "limit_concurrency": MAX_CONNECTIONS,
+            "h11_max_incomplete_event_size": MAX_HEADER_BYTES}
+
+
+def _bounded_protocol() -> type:
+    import asyncio
+
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    reading = (h11.IDLE, h11.SEND_BODY)  # the client's side of a request still arriving
+
+    class Bounded(H11Protocol):  # type: ignore[misc]
+        """uvicorn's h11 protocol, each request read within REQUEST_TIMEOUT of its first byte."""
+
+        deadline: asyncio.TimerHandle | None = None
+        started = False  # whether the request being read has sent its first byte
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            if len(self.connections) > HARD_CONNECTIONS:
+                transport.close()
+                return
+            self._arm(SILENT_TIMEOUT)
+
+        def data_received(self, data: bytes) -> None:
+            if not self.started and self.conn.their_state is h11.IDLE:
+                # the first byte of a request (on a new connection, or the next on a kept-alive
+                # one): it has REQUEST_TIMEOUT from now, however long the connection sat silent
+                self.started = True
+                self._arm(REQUEST_TIMEOUT)
+            super().data_received(data)
+            self._settle()
+
+        def handle_events(self) -> None:
+            super().handle_events()
+            self._settle()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def _arm(self, seconds: float) -> None:
+            self._disarm()
+            self.deadline = self.loop.call_later(seconds, self._expire)
+
+        def _disarm(self) -> None:
+            if self.deadline is not None:
+                self.deadline.cancel()
+                self.deadline = None
+
+        def _settle(self) -> None:
+            if self.conn.their_state not in reading:
+                self._disarm()
+                self.started = False
+
+        def _expire(self) -> None:
+            self.deadline = None
+            if self.conn.their_state in reading and not self.transport.is_closing():
+                self.transport.close()
+
+    return Bounded
 
 
 def _check_held(held: Path, journal: Path) -> None:

@@ -24,7 +24,8 @@ from day60.cli.base import (
 
 @clauses_app.command("list")
 def clauses_list(fmt: str = typer.Option("table", "--format", help=FORMAT_HELP)) -> None:
-    """Every clause with its charter section and typed parameters.
+    """Every clause with its charter section and typed parameters, then the commercial modules a
+    deal may add (under [modules] include).
 
     Example: day60 clauses list --format json
     """
@@ -32,23 +33,28 @@ def clauses_list(fmt: str = typer.Option("table", "--format", help=FORMAT_HELP))
 
     _check_format(fmt)
     lib = clauses.load_library()
-    rows = [{"id": c.id, "title": c.title, "section": c.section,
+    rows = [{"id": c.id, "kind": "measure", "title": c.title, "section": c.section,
              "parameters": [{"id": p.id, "type": p.type, "unit": p.unit, "min": p.min, "max": p.max,
                              "description": p.description} for p in c.parameters]}
             for c in lib.clauses.values()]
+    rows += [{"id": m.id, "kind": "module" if not m.always else "module (always)", "title": m.title, "section": None,
+              "summary": m.summary,
+              "parameters": [{"id": p.id, "type": p.type, "unit": p.unit, "min": p.min, "max": p.max,
+                              "description": p.description, **({"choices": p.choices} if p.choices else {})}
+                             for p in m.parameters]} for m in lib.parts.values()]
     if fmt == "json":
         print_json(rows)
         return
-    typer.echo(f"clause library {lib.id} {lib.version}: {len(rows)} clauses")
+    typer.echo(f"clause library {lib.id} {lib.version}: {len(lib.clauses)} clauses, {len(lib.parts)} modules")
     duties = {c.id for c in lib.clauses.values() if all(k.comparator == "report" for k in c.checks)}
-    print_table([{"id": r["id"], "section": r["section"], "title": r["title"],
+    print_table([{"id": r["id"], "section": r["section"] or r["kind"], "title": r["title"],
                   "parameters": ", ".join(p["id"] for p in r["parameters"])
                   or ("none (a reporting duty with no threshold)" if r["id"] in duties else "none")} for r in rows])
 
 
 @clauses_app.command("show")
-def clauses_show(clause_id: str = typer.Argument(..., help="A clause id from 'day60 clauses list'.")) -> None:
-    """A clause's text with its parameters as named blanks, and its definitions.
+def clauses_show(clause_id: str = typer.Argument(..., help="A clause or module id from 'day60 clauses list'.")) -> None:
+    """A clause's or module's text with its parameters as named blanks, and its definitions.
 
     Example: day60 clauses show drift-lead-time
     """
@@ -56,24 +62,34 @@ def clauses_show(clause_id: str = typer.Argument(..., help="A clause id from 'da
     from day60.errors import InputError
 
     lib = clauses.load_library()
-    if clause_id not in lib.clauses:
-        raise InputError("ID", f"{clause_id!r} is not a clause", "see 'day60 clauses list'")
-    c = lib.clauses[clause_id]
-    typer.echo(f"{c.title} (charter {c.section}; library {lib.id} {lib.version})\n")
+    if clause_id not in lib.clauses and clause_id not in lib.parts:
+        raise InputError("ID", f"{clause_id!r} is not a clause or module", "see 'day60 clauses list'")
+    c = lib.clauses.get(clause_id) or lib.parts[clause_id]
+    where = f"charter {c.section}; " if isinstance(c, clauses.Clause) else "commercial module; "
+    typer.echo(f"{c.title} ({where}library {lib.id} {lib.version}; numbered as in a schedule holding every clause "
+               "and module)\n")
     typer.echo(clauses.clause_text(lib, c, clauses.blanks(c), {}))
     typer.echo("")
-    for key, value in c.definitions.model_dump().items():
-        typer.echo(f"{key}: {value}")
+    if isinstance(c, clauses.Module):
+        for term in c.terms:
+            typer.echo(f"defines {term}")
+    else:
+        for key, value in c.definitions.model_dump().items():
+            typer.echo(f"{key}: {value}")
     typer.echo("\nparameters:" + ("" if c.parameters else " none"))
     for p in c.parameters:
         bounds = ", ".join(f"{k} {v:g}" for k, v in (("at least", p.min), ("at most", p.max)) if v is not None)
         fixed = f"; {p.fixed_note}" if p.fixed is not None else ""
-        typer.echo(f"  {p.id} ({p.unit}{'; ' + bounds if bounds else ''}{fixed}): {p.description}")
+        choices = f"; one of {', '.join(p.choices)}" if p.choices else ""
+        typer.echo(f"  {p.id} ({p.unit}{'; ' + bounds if bounds else ''}{fixed}{choices}): {p.description}")
+    if isinstance(c, clauses.Module):
+        return
     typer.echo("checks:")
     for check in c.checks:
         typer.echo(f"  {check.figure}: " + (f"reported, in {clauses.TYPES[check.unit]}, with no threshold (a reporting "
                                             "duty)" if check.comparator == "report"
-                                            else f"{check.comparator} {check.parameter}"))
+                                            else f"{check.comparator} {check.parameter}")
+                   + f"; measured by the {check.measured_by}, each {clauses.PERIODS[check.period]}")
     if c.requires:
         typer.echo(f"stands or falls with: {', '.join(c.requires)}")
 
@@ -120,7 +136,7 @@ def clauses_export(
         raw, pages = documents.pdf_bytes(document)
         body = documents.finish(raw, signer, tsa)
     if docx:
-        render.docx(s, docx, language=clauses.language_tag(deal), written_at=document.written_at)
+        render.docx(s, docx, language=s["language"], written_at=document.written_at)
         typer.echo(f"wrote {docx}", err=True)
     if md:
         files.write_atomic(md, render.html("schedule.md.j2", {"s": s}), "--md")
@@ -164,8 +180,8 @@ def comply(
             print_json(listed)
         else:
             # A reported-only check (false-containment) has no deal parameter: "-", never "None".
-            print_table([{**c, "parameter": "-" if c["parameter"] is None else c["parameter"],
-                          "threshold": "" if c["threshold"] is None else c["threshold"]} for c in listed])
+            print_table([{**{k: "" if v is None else v for k, v in c.items()},
+                          "parameter": "-" if c["parameter"] is None else c["parameter"]} for c in listed])
         return
     if sow is None:
         raise InputError("--sow", "is missing", "name the deal file the figures are checked against")

@@ -150,6 +150,42 @@ def clauses_export(
         typer.echo(f"wrote {pdf} ({pages} pages{done_with})", err=True)
 
 
+@clauses_app.command("diff")
+def clauses_diff(
+    docx: Path = typer.Argument(..., metavar="DOCX", help="A Word schedule exported with --docx, as edited."),
+    sow: Path = typer.Option(..., "--sow", help="The deal file (TOML) to compare it with."),
+    fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
+) -> None:
+    """How an edited Word schedule differs from a deal file: values changed (expected: the deal
+    file's; found: the copy's property, with the deal-file line that carries it back), values shown
+    other than their property (expected: the property; found: the text), wording changed,
+    paragraphs gone or added. Exit 0 when the copy says what the deal file does, 1 when it differs.
+
+    Example: day60 clauses diff --sow synthetic-sow.toml schedule-edited.docx
+    """
+    from day60 import clauses, wordread
+
+    _check_format(fmt)
+    lib = clauses.load_library()
+    deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=True)
+    copy = wordread.read(docx)
+    found = wordread.compare(lib, deal, clauses.schedule(lib, deal, draft=True), copy)
+    if fmt == "json":
+        print_json(found)
+    else:
+        for note in found["notes"]:
+            typer.echo(f"note: {note}")
+        diffs = found["differences"]
+        typer.echo(f"{docx.name} against {sow.name}: " + (f"{len(diffs)} difference(s)" if diffs else
+                                                            "no difference: the copy says what the deal file does"))
+        print_table([{"difference": d["kind"], "what": d["name"] or "", "where": d["where"],
+                      "expected": "" if d["expected"] is None else d["expected"],
+                      "found": "" if d["found"] is None else d["found"], "to bring it back": d["bring_back"]}
+                     for d in diffs])
+    if found["differences"]:
+        raise typer.Exit(1)
+
+
 @app.command()
 def comply(
     journal: Path = typer.Argument(None, help="An exercise journal supplying the Day-60 figures."),

@@ -199,10 +199,17 @@ def comply(
                                              "says so."),
     pdf: Path = typer.Option(None, "--pdf", help="Also write the compliance table as a PDF, with its provenance."),
     html: Path = typer.Option(None, "--html", help="Also write the same compliance table as HTML, for a browser."),
+    charges: float = typer.Option(None, "--charges", metavar="AMOUNT",
+                                  help="The period's Monthly Charges, in the deal's currency: Service Credits "
+                                       "are then given as money (else as a share of the charges)."),
 ) -> None:
     """Check measured figures against the deal's clauses: met, not met, not run, or reported. Exit 1 if any is not met.
 
-    Example: day60 comply --sow deal.toml --figures measured.json
+    With the deal's commercial modules it also works out what follows: Service Credits, Critical
+    Failures and whether the termination right arises, relief, and the Hypercare Period, saying
+    what it cannot work out from the figures given.
+
+    Example: day60 comply --sow deal.toml --figures measured.json --charges 85000
     """
     from day60 import clauses
     from day60.errors import InputError
@@ -226,10 +233,14 @@ def comply(
     files.check_outputs({"--pdf": pdf, "--html": html}, [("--sow", sow), ("--figures", figures), ("JOURNAL", journal)])
     if (journal is None) == (figures is None):
         raise InputError("--figures", "give exactly one of a JOURNAL or --figures", "pass one source of figures")
+    if charges is not None and not (0 <= charges <= 1e15):  # also refuses nan and inf
+        raise InputError("--charges", f"is {charges!r}, not a sum of money from 0", "give the month's charges")
     deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=True)
     scope, mismatch = None, None
+    period: dict = {}
     if figures:
         measured, source = clauses.load_figures(figures), str(figures)
+        period = dict(measured.get("period") or {})
     else:
         from day60 import reading
         from day60.cli import progress
@@ -244,7 +255,15 @@ def comply(
             step("computing the figures")
             measured, source = clauses.journal_figures(j, deal), str(journal)
         scope = {"tier": j.header["tier"], "records": j.header.get("records", "auditor-held")}
+        # The period is the month the exercise window ends in (credits use the At-Risk Amount of the month a
+        # Measurement Period ends in).
+        period = {"month": str((j.header.get("window") or {}).get("end", ""))[:7] or None}
     rows = clauses.comply(lib, deal, measured, source, scope)
+    if charges is not None:
+        period["charges"] = charges
+    from day60 import commercial
+
+    after = commercial.consequences(lib, deal, rows, measured, period) if len(deal.modules) > 1 else None
     trace = _provenance({"deal": Path(sow), "figures": Path(figures) if figures else None,
                          "journal": j.sha256 if journal else None}, clause_library=f"{lib.id} {lib.version}")
     synthetic = bool(deal.deal.get("synthetic")) or bool(journal and j.header.get("synthetic"))
@@ -254,6 +273,7 @@ def comply(
     if fmt == "json":
         print_json({"checks": [{k: r[k] for k in ("clause", "check", "status", "value", "display", "threshold", "n",
                                                   "reason")} for r in rows], "provenance": trace, **parties,
+                    **({"consequences": after} if after else {}),
                     **({"synthetic": "SYNTHETIC: invented data, not a result"} if synthetic else {})})
     else:
         if synthetic:
@@ -271,6 +291,8 @@ def comply(
                       "n": r["n"] if r["n"] is not None else "",
                       "threshold": threshold_words(r),
                       "reason": r["reason"] or ""} for r in rows])
+        if after:
+            _print_consequences(after, str(deal.deal.get("currency", "")))
         _footer(trace)
     if pdf is not None or html is not None:
         from day60 import render
@@ -282,8 +304,74 @@ def comply(
         page = render.html("comply.html.j2", {
             "deal": deal.deal, "rows": [{**r, "threshold_words": words(r)} for r in rows], "counts": counts,
             "source": source, "synthetic": synthetic, "parties_differ": mismatch, "provenance": trace,
-            "library": f"{lib.id} {lib.version}"})
+            "library": f"{lib.id} {lib.version}",
+            "consequences": commercial_lines(after, str(deal.deal.get("currency", ""))) if after else None,
+            "consequence_titles": consequence_titles(after) if after else None})
         write_page(page, pdf, html)
     if any(r["status"] == "not met" for r in rows):
         raise typer.Exit(1)
 
+
+
+def commercial_lines(after: dict, currency: str) -> dict[str, list[str]]:
+    """What follows from the verdicts, as the lines a table footer and the PDF print: the credits,
+    the Critical Failures and termination, relief, the Hypercare Period, and what is not computed."""
+    from day60.commercial import money
+
+    out: dict[str, list[str]] = {"credits": [], "critical": [], "relief": [], "cannot": list(after["cannot"])}
+    credits = after.get("credits")
+    if credits:
+        for line in credits["lines"]:
+            if line["percent_of_at_risk"]:
+                out["credits"].append(f"{line['check']}: {line['band']}, weight {line['weight_percent']:g} x share "
+                                      f"{line['share_percent']:g} percent = {line['percent_of_at_risk']:g} percent of "
+                                      "the At-Risk Amount" + (f" ({line['note']})" if line["note"] else ""))
+            elif line["note"] and line["status"] == "not met":
+                out["credits"].append(f"{line['check']}: no credit, {line['note']}")
+        for d in credits["deemed"]:
+            out["credits"].append(f"{d['check']}: {d['count']} Deemed Severity 2 Incident(s) x {d['each_percent']:g} "
+                                  f"percent = {d['percent_of_at_risk']:g} percent of the At-Risk Amount"
+                                  + (f" ({d['note']})" if d["note"] else ""))
+        total = (f"total {credits['percent_of_at_risk']:g} percent of the At-Risk Amount"
+                 + (f" (capped from {credits['uncapped_percent_of_at_risk']:g})" if credits["capped"] else "")
+                 + f", {credits['percent_of_charges']:g} percent of the Monthly Charges")
+        if credits["amount"] is not None:
+            total += (f": {money(currency, credits['amount'])} of an At-Risk Amount of "
+                      f"{money(currency, credits['at_risk_amount'])}")
+        out["credits"].append(total)
+    critical = after.get("critical_failures")
+    if critical:
+        for f in critical["found"]:
+            out["critical"].append(f"{f['check']}: {f['kind']} ({f['detail']})")
+        if critical["note"]:
+            out["critical"].append(critical["note"])
+        term = critical["termination"]
+        out["critical"].append(f"{critical['counted']} Critical Failure(s) counted this period; termination right: "
+                               + {True: "arises", False: "does not arise", None: "cannot tell"}[term["arises"]]
+                               + f" ({term['why']})")
+    for r in after["relief"]:
+        out["relief"].append(f"{r['check']}: {'applied' if r['applied'] else 'claimed, not applied'}: {r['why']}")
+    if after.get("hypercare"):
+        h = after["hypercare"]
+        out["relief"].append(f"period {h['month']}: " + ("before" if h["before_credit_start"] else "on or after")
+                             + f" the Credit Start Date {h['credit_start']}")
+    return out
+
+
+def consequence_titles(after: dict) -> dict[str, str]:
+    """The heading of each part of what follows, naming the clause that says so."""
+    n = after["clauses"]
+    where = {k: f" (clause {n[m]})" if n.get(m) else "" for k, m in (("credits", "service-credits"),
+                                                                    ("critical", "critical-failures"),
+                                                                    ("relief", "relief"))}
+    return {"credits": f"Service Credits{where['credits']}", "critical": f"Critical Failures{where['critical']}",
+            "relief": f"Relief and hypercare{where['relief']}", "cannot": "Not computed"}
+
+
+def _print_consequences(after: dict, currency: str) -> None:
+    lines = commercial_lines(after, currency)
+    for key, title in consequence_titles(after).items():
+        if lines[key]:
+            typer.echo(f"\n{title}:")
+            for line in lines[key]:
+                typer.echo(f"  - {line}")

@@ -355,7 +355,7 @@ def test_the_lawyers_journey_from_half_a_deal_to_a_signable_schedule(run, tmp_pa
         assert r.exit_code == 0, r.output
     doc = Document(tmp_path / "final.docx")
     numbered = [p.text for p in doc.paragraphs if p.style.name == "Heading 2"]
-    assert numbered == ["Containment", "Time to restore service", "Monthly report completeness and timeliness",
+    assert numbered == ["Containment", "Time to restore service", "Monthly Report completeness and timeliness",
                         "Reviewer minutes per exception", "How the Service Levels are judged"]  # Word numbers them
     # every paragraph's words, the shown results of its fields (values, cross-references) included
     from day60 import wordread

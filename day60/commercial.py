@@ -102,9 +102,9 @@ def consequences(lib: Library, deal: Deal, rows: list[dict[str, Any]], figures: 
     out: dict[str, Any] = {"relief": list(relief.values()), "hypercare": hypercare, "credits": None,
                            "critical_failures": None, "cannot": cannot,
                            "clauses": {m: clause_number(deal, m) for m in deal.modules}}
-    if deal.has("critical-failures"):
+    if deal.has("critical-failures") and _filled(lib, deal, "critical-failures", cannot):
         out["critical_failures"] = _critical(lib, deal, rows, figures, relief, period, early, cannot)
-    if deal.has("service-credits"):
+    if deal.has("service-credits") and _filled(lib, deal, "service-credits", cannot):
         out["credits"] = _credits(lib, deal, rows, by_check, figures, relief, period, early, out, cannot, currency)
     unjudged = [c for c, lv in levels.items() if "credit_weight" in lv and c in by_check
                 and by_check[c]["status"] == "not run" and by_check[c]["value"] is None
@@ -115,6 +115,14 @@ def consequences(lib: Library, deal: Deal, rows: list[dict[str, Any]], figures: 
                       f"{clause_number(deal, 'service-levels')}.2 counts each as missed, which comply cannot see, "
                       "so it credits nothing for them")
     return out
+
+
+def _filled(lib: Library, deal: Deal, module: str, cannot: list[str]) -> bool:
+    """Whether a draft deal fills the values a module's arithmetic needs (a choice's wording aside)."""
+    missing = [p.id for p in lib.parts[module].parameters if p.type != "choice" and p.id not in deal.parameters]
+    if missing:
+        cannot.append(f"{lib.parts[module].title}: the deal leaves {', '.join(missing)} unfilled")
+    return not missing
 
 
 def _relief(lib: Library, deal: Deal, rows: list[dict[str, Any]], figures: dict[str, Any],

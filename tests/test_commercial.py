@@ -237,3 +237,19 @@ def test_a_deals_commercial_tables_are_checked(run, tmp_path, edit, words):
     r = run("clauses", "export", "--sow", path, "--md", tmp_path / "s.md")
     assert r.exit_code == 2 and words in r.stderr and r.stderr.count("\n") == 1, r.stderr
     assert not (tmp_path / "s.md").exists()
+
+
+def test_a_draft_deal_missing_a_modules_values_says_so_instead_of_guessing(run, tmp_path):
+    """comply reads a deal as a draft: with at_risk_percent unfilled there is no At-Risk Amount to
+    share, so no credits are worked out, and the output says which value is missing (exit as the
+    verdicts say, no traceback)."""
+    deal = tmp_path / "draft.toml"
+    deal.write_text("\n".join(line for line in SOW.read_text().splitlines() if not line.startswith("at_risk_percent")))
+    figures = tmp_path / "f.json"
+    figures.write_text(json.dumps({"containment": {"value": 40.0, "n": 800}}))
+    r = run("comply", "--sow", deal, "--figures", figures, "--format", "json")
+    assert r.exit_code == 1 and "Traceback" not in r.output
+    after = json.loads(r.stdout)["consequences"]
+    assert after["credits"] is None and "Service Credits: the deal leaves at_risk_percent unfilled" in after["cannot"]
+    assert after["critical_failures"]["found"] == [{"check": "containment", "kind": "beyond its Critical Level",
+                                                   "detail": "40.0 is below the Critical Level of 45"}]

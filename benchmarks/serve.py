@@ -43,10 +43,13 @@ def main() -> None:
         proc = subprocess.Popen([sys.executable, "-m", "day60", "serve", str(path), "--port", "0", "--token",
                                  "bench-token-1"], env=ENV, stdout=subprocess.PIPE, text=True)
         port = int(proc.stdout.readline().rsplit(":", 1)[1].strip("/\n"))
+        # the banner: the runner token, then one join token a role ("  ROLE: TOKEN")
+        banner = [proc.stdout.readline() for _ in range(8)]
+        tokens = dict(line.strip().rsplit(": ", 1) for line in banner[2:])
         time.sleep(2)
-        try:
-            keys = [call(port, "POST", "/api/join", {"token": "bench-token-1", "name": f"C{i}",
-                                                     "role": "observer"})[1]["key"] for i in range(9)]
+        try:  # second auditors: a role the access list lets record false alerts
+            keys = [call(port, "POST", "/api/join", {"token": tokens["auditor"], "name": f"C{i}",
+                                                     "role": "auditor"})[1]["key"] for i in range(9)]
             latencies: list[float] = []
             lock = threading.Lock()
 

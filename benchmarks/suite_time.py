@@ -16,7 +16,7 @@ Run: python benchmarks/suite_time.py [--only full|quick] [--json OUT]
 The quick lane leaves out the tests ``tests/slow.txt`` names. To renew that list from a measured
 run: ``pytest --durations=0 > durations.log`` then
 ``python benchmarks/suite_time.py --slow-from durations.log`` (every test function one of whose
-cases took 0.5 s or more there, setup included; the browser and docs-example modules whole).
+cases took 0.25 s or more there, setup included; the browser and docs-example modules whole).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SLOW_LIST = ROOT / "tests" / "slow.txt"
-SLOW_SECONDS = 0.5
+SLOW_SECONDS = 0.25
 ALWAYS_SLOW = ["tests/test_docs_examples.py", "tests/test_screen.py", "tests/test_web.py", "tests/test_web_crowd.py",
                "tests/test_web_hostile.py", "tests/test_web_retry.py"]  # a browser or a fresh venv each
 LANES = {"full": ([], 300.0), "quick": (["-m", "not slow"], 60.0)}
@@ -48,8 +48,9 @@ def run_lane(args: list[str]) -> dict[str, object]:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     tail = [line for line in done.stdout.splitlines() if line.strip()][-1:] or ["(no output)"]
+    failed = [line.split()[1] for line in done.stdout.splitlines() if line.startswith(("FAILED ", "ERROR "))]
     return {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "load_before": round(load, 2),
-            "exit": done.returncode, "outcome": tail[0].strip("= ")}
+            "exit": done.returncode, "outcome": tail[0].strip("= "), "failed": failed}
 
 
 def slow_from(log: Path) -> list[str]:
@@ -89,6 +90,8 @@ def main() -> None:
         print(f"{name:5}  wall {got['wall_s']:7.1f} s  cpu {got['cpu_s']:7.1f} s  target {target:5.0f} s  "
               f"ratio {got['ratio']:.2f}  load before {got['load_before']:.2f}  exit {got['exit']}  "
               f"{got['outcome']}", flush=True)
+        for name in got["failed"]:
+            print(f"       failed: {name}", flush=True)
     if ns.json:
         ns.json.write_text(json.dumps(results, indent=2) + "\n")
 

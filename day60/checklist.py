@@ -57,13 +57,23 @@ class Ask:
     attest: bool = False  # a yes/no that has no default: it is answered, never assumed
 
 
-def fields_for(kind: str, preset: dict[str, Any] | None = None) -> list[Ask]:
-    """The data fields a person supplies for ``kind``, from its model, less those the step fixes."""
+def fields_for(kind: str, preset: dict[str, Any] | None = None, claim: bool = False) -> list[Ask]:
+    """The data fields a person supplies for ``kind``, from its model, less those the step fixes.
+    ``claim``: the person records a claim of the measured party, which names what the access list
+    requires of it (a detection names its class), asked as required."""
+    from day60.permissions import table
+
     out = []
     preset = preset or {}
+    claimed = table().claim_fields.get(kind, ()) if claim else ()
     for name, info in DATA_MODELS[kind].model_fields.items():
+        if name in claimed and name not in preset:
+            out.append(Ask(name, "text", help=info.description or "", required=True))
+            continue
         if name in _AUTOMATIC or name in preset or (not info.is_required() and name not in _ALWAYS_ASKED):
             continue
+        if kind == "drift.detected" and name == "affected_class":
+            continue  # asked of a claim only: an auditor's record of a detection need not name it
         annotation, required, text = info.annotation, info.is_required(), info.description or ""
         inner = [a for a in typing.get_args(annotation) if a is not type(None)]
         if typing.get_origin(annotation) is not typing.Literal and len(inner) == 1:
@@ -321,6 +331,26 @@ def _follow_ups(ident: str, evs: list[Effective]) -> list[Step]:
     return out + last
 
 
+def claims_to_judge(events: list[dict[str, Any]]) -> list[Step]:
+    """An accept and a reject step for every claim of the measured party not yet judged, the
+    latest first (roles/permissions-v1.yaml: a claim counts once an auditor accepts it)."""
+    from day60.permissions import claim_status, judgements
+
+    judged = judgements(events)
+    out: list[Step] = []
+    for e in reversed(events):
+        if claim_status(e, judged) != "pending":
+            continue
+        named = e["data"].get("affected_class")
+        what = f"seq {e['seq']}: {e['kind']} {e['id']}" + (f" ({named})" if named else "") + \
+            (f" of seq {e['data']['target']}" if e["kind"] == "correction" else "") + \
+            f" by {e['by']}, at {e['data'].get('at') if e['kind'] == 'correction' else e['at']}"
+        for kind in ("accept", "reject"):
+            out.append(Step(f"{kind} {what}", kind, e["id"], group="claims to accept or reject",
+                            preset=(("target", e["seq"]),)))
+    return out
+
+
 def _last_end(evs: list[Effective]) -> str | None:
     ends = [e for e in evs if e.kind in _ENDS_INCIDENT]
     return max(ends, key=lambda e: e.seq).kind if ends else None
@@ -350,7 +380,7 @@ def reports_received(events: list[dict[str, Any]]) -> list[str]:
 
 # Lines whose instant is when they were written, not a moment of the exercise: they come after it
 # as often as not (a dispute, a correction, a reveal after the close), so no window warning.
-WRITTEN_AFTER = ("correction", "reveal", "dispute", "resolve", "notice.sent", "timestamp.token")
+WRITTEN_AFTER = ("correction", "reveal", "dispute", "resolve", "notice.sent", "timestamp.token", "accept", "reject")
 
 
 def _exactly(value: dt.datetime) -> str:

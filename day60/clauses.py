@@ -16,7 +16,6 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from jinja2.sandbox import SandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -28,11 +27,19 @@ TYPES = {
     "percent": "percent", "ratio": "ratio (0 to 1)", "seconds": "seconds", "minutes": "minutes",
     "hours": "hours", "business_hours": "Business Hours", "days": "calendar days",
     "business_days": "Business Days", "ordinal_business_day": "Business Day of the month", "count": "times",
-    "money": "money in the deal's currency", "percentage_points": "percentage points", "points": "points",
-    "tier": "tier T1 to T5",
+    "money": "money, in the schedule's currency", "percentage_points": "percentage points", "points": "points",
+    "tier": "tier T1 to T5", "months": "months", "number": "a whole number", "ordinal_day": "day after go-live",
+    "date": "date", "choice": "choice", "text": "text",
 }
 TIERS = ("T1", "T2", "T3", "T4", "T5")
 DEAL_KEYS = {"provider", "partner", "agreement", "schedule", "effective_date", "currency"}
+# Optional [deal] settings: the paper, the SYNTHETIC mark, and the names the Agreement itself gives
+# the two parties (the schedule then uses those names, never a second pair of its own).
+DEAL_OPTIONS = {"synthetic", "paper", "provider_term", "partner_term"}
+# How long each kind of Measurement Period is, as the Service Level Table says it.
+PERIODS = {"month": "calendar month", "quarter": "calendar quarter", "exercise": "each Day-60 Exercise",
+           "once": "once, ninety days after acceptance"}
+WHOLE = ("count", "ordinal_business_day", "business_days", "days", "months", "number", "ordinal_day")
 
 
 class Parameter(BaseModel):
@@ -43,24 +50,43 @@ class Parameter(BaseModel):
     max: float | None = None
     fixed: float | None = None  # a value the charter fixes: in force when the deal is silent
     fixed_note: str | None = None  # how far, if at all, a deal may tighten it
+    choices: dict[str, str] | None = None  # a choice parameter's values, each with what it means
+    needs: str | None = None  # a clause this parameter only matters with (required only when included)
     description: str
 
     @property
     def unit(self) -> str:
         return TYPES[self.type]
 
+    @model_validator(mode="after")
+    def _choices(self) -> Parameter:
+        if (self.type == "choice") != bool(self.choices):
+            raise ValueError("a choice parameter lists its choices, and only a choice parameter does")
+        return self
+
 
 class Check(BaseModel):
     """One figure a clause judges. ``floor`` and ``ceiling`` are promises against a deal
     parameter; ``trigger`` is a reporting duty whose parameter starts a remedy; ``report`` is a
     reporting duty with no threshold at all (false containment, charter 3.10.7): it names the
-    figure's ``unit`` instead of a parameter, and is reported, never met or not met."""
+    figure's ``unit`` instead of a parameter, and is reported, never met or not met.
+
+    Every check says what it is measured from (``source``, a Jinja template that may ask
+    ``has(id)``) and by whom; ``period`` is its Measurement Period, ``volume`` the unit a Minimum
+    Volume counts (none: no Minimum Volume may be set), and ``deemed`` whether some events under
+    it are Deemed Severity 2 Incidents."""
 
     model_config = ConfigDict(extra="forbid")
     figure: str
     comparator: Literal["floor", "ceiling", "trigger", "report"]
     parameter: str | None = None
     unit: Literal[tuple(TYPES)] | None = None  # type: ignore[valid-type]
+    label: str | None = None
+    period: Literal[tuple(PERIODS)] = "month"  # type: ignore[valid-type]
+    volume: str | None = None
+    deemed: bool = False
+    source: str
+    measured_by: Literal["Provider", "Partner", "Auditor"]
 
     @model_validator(mode="after")
     def _shape(self) -> Check:
@@ -79,7 +105,19 @@ class Definitions(BaseModel):
     exclusions: str
 
 
+class Paragraph(BaseModel):
+    """One numbered paragraph of a clause or module: its id (others cite it as ``part.id``) and
+    its text, a Jinja template; a paragraph that renders empty is left out."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,24}$")
+    text: str
+
+
 class Clause(BaseModel):
+    """A measure: its definitions, parameters and checks, and its wording, either ``text`` (its
+    paragraphs separated by blank lines, cited by number) or ``paragraphs`` with ids."""
+
     model_config = ConfigDict(extra="forbid")
     id: str
     title: str
@@ -89,7 +127,34 @@ class Clause(BaseModel):
     checks: list[Check]
     requires: list[str] = []
     documents: list[str] = []
-    text: str
+    text: str | None = None
+    paragraphs: list[Paragraph] = []
+
+    @model_validator(mode="after")
+    def _wording(self) -> Clause:
+        if (self.text is None) == (not self.paragraphs):
+            raise ValueError("a clause has either text or paragraphs, not both and not neither")
+        if self.text is not None:
+            self.paragraphs = [Paragraph(id=str(k), text=t.strip())
+                               for k, t in enumerate(re.split(r"\n\s*\n", self.text.strip()), start=1)]
+        return self
+
+
+class Module(BaseModel):
+    """A commercial module (clauses/modules/): terms it defines, material it relies on, typed
+    parameters and numbered paragraphs. ``always`` modules are in every schedule; the rest are in
+    a schedule whose deal lists them under [modules] include."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    title: str
+    summary: str
+    always: bool = False
+    terms: dict[str, str] = {}
+    documents: list[str] = []
+    parameters: list[Parameter] = []
+    paragraphs: list[Paragraph]
+    volume_sensitive: list[str] = []  # Service Levels (check ids) a volume above forecast can excuse
 
 
 class DocumentSpec(BaseModel):
@@ -104,44 +169,121 @@ class Library(BaseModel):
     version: str
     effective: Any
     charter: str
+    language: str
     order: list[str]
+    modules: list[str]
     catch_all: str
+    agreement_terms: list[str] = []
     definitions: dict[str, str]
     documents: dict[str, DocumentSpec]
     precedence: str
     clauses: dict[str, Clause] = {}
+    parts: dict[str, Module] = {}  # the modules, by id, in the library's order
 
     def parameter(self, pid: str) -> Parameter | None:
-        for clause in self.clauses.values():
-            for p in clause.parameters:
+        for part in (*self.clauses.values(), *self.parts.values()):
+            for p in part.parameters:
                 if p.id == pid:
                     return p
         return None
 
+    def owner(self, pid: str) -> str | None:
+        """The clause or module that defines parameter ``pid``."""
+        for part in (*self.clauses.values(), *self.parts.values()):
+            if any(p.id == pid for p in part.parameters):
+                return part.id
+        return None
+
+    def check(self, figure: str) -> tuple[Clause, Check] | None:
+        """The clause and check that judge ``figure`` (a check id such as ``restore-sev1``)."""
+        for clause in self.clauses.values():
+            for check in clause.checks:
+                if check.figure == figure:
+                    return clause, check
+        return None
+
+
+# What a template may cite: ref('id'), has('id'), p.name and v.name.
+_CITES = re.compile(r"""\b(ref|has)\(\s*['"]([^'"]+)['"]\s*\)""")
+_VALUES = re.compile(r"\b[pv]\.([a-z0-9_]+)")
+
 
 def load_library(folder: Path | None = None) -> Library:
-    """Read ``library.yaml`` and every clause file it orders; checks ids and references."""
-    parse = yaml.safe_load if folder else shipped_yaml  # the shipped library is read by libyaml, quickly
+    """Read ``library.yaml``, every clause file it orders and every module in ``modules/``; checks
+    ids, and that every reference a template makes (a clause, module or paragraph it cites, a
+    parameter it fills) names something that exists."""
+    def untrusted(text: str) -> Any:
+        from day60.files import loads_yaml
+
+        return loads_yaml(text, "clauses", "a clause file", str(folder))
+
+    parse = untrusted if folder else shipped_yaml  # the shipped library is read by libyaml, quickly
     folder = folder or data_dir("clauses")
     lib = Library.model_validate(parse((folder / "library.yaml").read_text(encoding="utf-8")))
-    for cid in lib.order:
-        try:
-            clause = Clause.model_validate(parse((folder / f"{cid}.yaml").read_text(encoding="utf-8")))
-        except ValidationError as exc:
-            field, msg = pydantic_problem(exc)
-            raise InputError(f"clauses/{cid}.yaml", f"{field}: {msg}", "fix the clause file") from exc
-        if clause.id != cid:
-            raise InputError(f"clauses/{cid}.yaml", f"declares id {clause.id!r}", "make the id match the file name")
-        lib.clauses[cid] = clause
-    ids = [p.id for c in lib.clauses.values() for p in c.parameters]
+    for kind, ids, model, where in (("clause", lib.order, Clause, ""), ("module", lib.modules, Module, "modules/")):
+        for cid in ids:
+            try:
+                part = model.model_validate(parse((folder / f"{where}{cid}.yaml").read_text(encoding="utf-8")))
+            except ValidationError as exc:
+                field, msg = pydantic_problem(exc)
+                raise InputError(f"clauses/{where}{cid}.yaml", f"{field}: {msg}", f"fix the {kind} file") from exc
+            if part.id != cid:
+                raise InputError(f"clauses/{where}{cid}.yaml", f"declares id {part.id!r}",
+                                 "make the id match the file name")
+            (lib.clauses if kind == "clause" else lib.parts)[cid] = part  # type: ignore[index]
+    _check_library(lib)
+    return lib
+
+
+def _check_library(lib: Library) -> None:
+    """Every cross-reference in the library resolves: parameter ids are unique, checks name their
+    clause's parameters, ``ref``/``has`` name a clause, module or paragraph, ``p.x``/``v.x`` name a
+    parameter, documents and volume-sensitive checks exist, and every paragraph's bookmark is unique."""
+    parts: dict[str, Clause | Module] = {**lib.clauses, **lib.parts}
+    ids = [p.id for part in parts.values() for p in part.parameters]
     if len(ids) != len(set(ids)):
-        raise InputError("clauses", "a parameter id is used by two clauses", "make parameter ids unique")
+        raise InputError("clauses", "a parameter id is used by two clauses or modules", "make parameter ids unique")
     for clause in lib.clauses.values():
         for check in clause.checks:
             if check.parameter is not None and check.parameter not in {p.id for p in clause.parameters}:
                 raise InputError(f"clauses/{clause.id}.yaml", f"check {check.figure} names parameter "
                                  f"{check.parameter}, which the clause does not define", "define it or fix the check")
-    return lib
+    known = set(parts) | {f"{pid}.{para.id}" for pid, part in parts.items() for para in part.paragraphs}
+    figures = {k.figure for c in lib.clauses.values() for k in c.checks}
+    texts: list[tuple[str, str]] = [("library.yaml", t) for t in (*lib.definitions.values(), lib.precedence)]
+    for pid, part in parts.items():
+        where = f"clauses/{'' if pid in lib.clauses else 'modules/'}{pid}.yaml"
+        texts += [(where, para.text) for para in part.paragraphs]
+        texts += [(where, t) for t in getattr(part, "terms", {}).values()]
+        texts += [(where, k.source) for k in getattr(part, "checks", [])]
+        for did in part.documents:
+            if did not in lib.documents:
+                raise InputError(where, f"names material {did!r}, which library.yaml does not list", "add it there")
+        for p in part.parameters:
+            if p.needs is not None and p.needs not in parts:
+                raise InputError(where, f"parameter {p.id} needs {p.needs!r}, which is no clause or module",
+                                 "fix needs")
+        for figure in getattr(part, "volume_sensitive", []):
+            if figure not in figures:
+                raise InputError(where, f"volume_sensitive names {figure!r}, which is no check", "fix the list")
+    params = set(ids)
+    for where, text in texts:
+        for what, target in _CITES.findall(text):
+            if target not in known:
+                raise InputError(where, f"{what}({target!r}) names no clause, module or paragraph",
+                                 "cite an id that exists (a paragraph as clause.paragraph)")
+        for name in _VALUES.findall(text):
+            if name not in params:
+                raise InputError(where, f"fills p.{name}, which no clause or module defines", "fix the name")
+    names = [bookmark_name(k) for k in known]
+    if len(names) != len(set(names)):
+        raise InputError("clauses", "two clauses or paragraphs share a Word bookmark name", "shorten or rename the ids")
+
+
+def bookmark_name(target: str) -> str:
+    """A Word bookmark name for a clause or paragraph id: letters, digits and underscores, at most
+    40, a letter first (Word's rules)."""
+    return ("clause_" + re.sub(r"[^A-Za-z0-9]", "_", target))[:40]
 
 
 # Parameters a deal may still carry from an earlier library, and why they went.
@@ -162,6 +304,22 @@ class Deal(BaseModel):
     raw: bytes = Field(b"", exclude=True, repr=False)  # the file's bytes, embedded in reports
     documents: dict[str, str] = {}  # document id -> the deal's reference to it
     report_elements: dict[str, str] = {}  # elements the deal adds to the Monthly Report: id -> what
+    modules: list[str] = []  # the commercial modules in the schedule, in the library's order (always ones too)
+    service_levels: dict[str, dict[str, Any]] = {}  # check id -> critical, minimum_volume, credit_weight
+
+    def has(self, part: str) -> bool:
+        """Whether the schedule holds clause or module ``part``."""
+        return part in self.include or part in self.modules
+
+    def term(self, role: str) -> str:
+        """What the schedule calls the party in ``role`` (provider or partner): the Agreement's own name."""
+        return str(self.deal.get(f"{role}_term") or role.capitalize())
+
+
+# Unicode private-use characters the schedule keeps for its own marks (cross-references, values
+# linked in the Word file, bookmarks): no deal may hold them.
+MARKS = "\ue000-\ue007"
+SERVICE_LEVEL_KEYS = {"critical", "minimum_volume", "credit_weight"}
 
 
 def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = frozenset(),
@@ -172,9 +330,9 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
     """
     data, raw = read_toml(path, "--sow", "a deal TOML file")
     problems: list[str] = []
-    if any(ch in raw.decode("utf-8", "replace") for ch in (REF_OPEN, REF_TEXT, REF_CLOSE)):
-        problems.append("the file holds Unicode private-use characters U+E000 to U+E002, which the schedule keeps "
-                        "for its own cross-references: remove them")
+    if re.search(f"[{MARKS}]", raw.decode("utf-8", "replace")):
+        problems.append("the file holds Unicode private-use characters U+E000 to U+E007, which the schedule keeps "
+                        "for its own cross-references and linked values: remove them")
     deal = data.get("deal")
     if not isinstance(deal, dict):
         raise InputError("--sow", "has no [deal] table", "add [deal] with provider, partner, agreement, schedule, "
@@ -183,7 +341,7 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
         problems.append(f"deal.{key} is missing")
     if "paper" in deal and deal["paper"] not in ("A4", "Letter"):
         problems.append(f"deal.paper {str(deal['paper'])[:20]!r} is not A4 or Letter")
-    for key in sorted(set(deal) - DEAL_KEYS - {"synthetic", "paper"}):
+    for key in sorted(set(deal) - DEAL_KEYS - DEAL_OPTIONS):
         hint = " (the business calendar is a [calendar] table of its own)" if key == "calendar" else ""
         problems.append(f"deal.{key} is not a deal setting{hint}")
     if "currency" in deal and not re.fullmatch(r"[A-Z]{3}", str(deal["currency"])):
@@ -198,9 +356,11 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
             problems.append(f"deal.{key} is {str(deal[key])[:40]!r}, not text")
     if not isinstance(deal.get("synthetic", False), bool):
         problems.append("deal.synthetic is not true or false")
-    for key in sorted(set(data) - {"deal", "clauses", "parameters", "calendar", "documents", "report"}):
-        problems.append(f"{key} is not a table of a deal file (use [deal], [calendar], [clauses], [parameters], "
-                        "[documents], [report])")
+    problems += _term_problems(lib, deal)
+    for key in sorted(set(data) - {"deal", "clauses", "modules", "parameters", "calendar", "documents", "report",
+                                   "service_levels"}):
+        problems.append(f"{key} is not a table of a deal file (use [deal], [calendar], [clauses], [modules], "
+                        "[parameters], [service_levels], [documents], [report])")
     calendar = _deal_calendar(data.get("calendar"), Path(path).parent, problems)
     documents = data.get("documents", {})
     if not isinstance(documents, dict) or not all(isinstance(v, str) for v in documents.values()):
@@ -222,6 +382,17 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
     for cid in include:
         if cid not in lib.clauses:
             problems.append(f"clauses.include names unknown clause {cid[:60]!r}")
+    section = data.get("modules", {})
+    chosen = section.get("include", []) if isinstance(section, dict) and not set(section) - {"include"} else None
+    if not isinstance(chosen, list) or not all(isinstance(m, str) for m in chosen):
+        problems.append("modules is not a table holding include, a list of module ids (e.g. include = "
+                        "[\"service-credits\"])")
+        chosen = []
+    for mid in chosen:
+        if mid not in lib.parts:
+            problems.append(f"modules.include names unknown module {mid[:60]!r} (modules: {', '.join(lib.modules)})")
+    modules = [m for m in lib.modules if lib.parts[m].always or m in chosen]
+    parts = [lib.clauses[c] for c in include if c in lib.clauses] + [lib.parts[m] for m in modules]
     params = data.get("parameters", {})
     if not isinstance(params, dict):
         problems.append("parameters is not a table (write [parameters] with one id = value a line)")
@@ -239,17 +410,20 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
             problem += f" ({spec.fixed_note})"
         if problem:
             problems.append(f"parameters.{pid} {problem}")
-    for cid in include:  # values the charter fixes stand unless the deal tightens them
-        for spec in lib.clauses[cid].parameters if cid in lib.clauses else []:
+    for part in parts:  # values the charter fixes stand unless the deal tightens them
+        for spec in part.parameters:
             if spec.fixed is not None and spec.id not in params:
                 params = {**params, spec.id: spec.fixed}
     tier = tier_facts(params.get("day60_tier")) if "day60-exercise" in include else None
-    missing = [p.id for cid in include if cid in lib.clauses for p in lib.clauses[cid].parameters
-               if p.id not in params and not (p.id == "day60_notice_business_days" and tier and tier["unannounced"])]
+    missing = [p.id for part in parts for p in part.parameters
+               if p.id not in params and not (p.id == "day60_notice_business_days" and tier and tier["unannounced"])
+               and (p.needs is None or p.needs in include or p.needs in modules)]
     if tier is not None:
         problems += _tier_problems(tier, params)
-    missing += sorted({d for cid in include if cid in lib.clauses for d in lib.clauses[cid].documents}
-                      - set(documents))
+    problems += _module_problems(lib, include, modules, params)
+    levels = data.get("service_levels", {})
+    problems += _service_level_problems(lib, include, modules, params, levels)
+    missing += sorted({d for part in parts for d in part.documents} - set(documents))
     if calendar is None:
         missing.append("calendar")
     if missing and not draft:
@@ -258,7 +432,124 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
         raise InputError("--sow", f"{len(problems)} problem(s): " + "; ".join(problems),
                          "fix the deal file (see 'day60 clauses list')")
     return Deal(deal=deal, parameters=params, include=include, sha256=hashlib.sha256(raw).hexdigest(),
-                path=str(path), calendar=calendar, documents=documents, report_elements=added, raw=raw)
+                path=str(path), calendar=calendar, documents=documents, report_elements=added, raw=raw,
+                modules=modules, service_levels={k: v for k, v in levels.items() if (lib.check(k) or (None,))[0]
+                                                 is not None and lib.check(k)[0].id in include}  # type: ignore[index]
+                if isinstance(levels, dict) else {})
+
+
+def _term_problems(lib: Library, deal: dict[str, Any]) -> list[str]:
+    """The names the Agreement gives the parties, where it gives others than Provider and Partner:
+    a capitalised name, not one of this schedule's other defined terms, and not both the same."""
+    problems = []
+    taken = {t.casefold() for t in (*lib.definitions, *(t for m in lib.parts.values() for t in m.terms),
+                                    *(d.term for d in lib.documents.values()))} - {"provider", "partner"}
+    names = []
+    for role in ("provider", "partner"):
+        name = deal.get(f"{role}_term")
+        if name is None:
+            names.append(role.capitalize())
+            continue
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Z][A-Za-z]*( [A-Z][A-Za-z]*){0,2}", name) \
+                or len(name) > 30:
+            problems.append(f"deal.{role}_term {str(name)[:40]!r} is not a capitalised name of up to three words "
+                            "(such as \"Supplier\")")
+            continue
+        if name.casefold() in taken:
+            problems.append(f"deal.{role}_term {name!r} is already a defined term of this schedule: the two would "
+                            "collide")
+        names.append(name)
+    if len(names) == 2 and names[0].casefold() == names[1].casefold():
+        problems.append("deal.provider_term and deal.partner_term are the same name")
+    return problems
+
+
+def _module_problems(lib: Library, include: list[str], modules: list[str], params: dict[str, Any]) -> list[str]:
+    """Values that are each in bounds but do not fit together."""
+    problems = []
+
+    def num(pid: str) -> float | None:
+        v = params.get(pid)
+        return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+    pairs = (("credit_missed_share_percent", "credit_critical_share_percent",
+              "a figure beyond its Critical Level must not be credited less than a smaller miss"),
+             ("repeat_miss_count", "repeat_miss_months", "there cannot be more misses than months"),
+             ("day60_opens_day", "day60_closes_day", "the exercise cannot close before it opens"))
+    for low, high, why in pairs:
+        a, b = num(low), num(high)
+        if a is not None and b is not None and a > b:
+            problems.append(f"parameters.{low} ({a:g}) is more than parameters.{high} ({b:g}): {why}")
+    if params.get("credits_remedy") == "sole-except-critical" and "service-credits" in modules \
+            and "critical-failures" not in modules:
+        problems.append("parameters.credits_remedy is sole-except-critical, which needs the critical-failures module "
+                        "(add it to modules.include, or choose sole or not-sole)")
+    return problems
+
+
+def _service_level_problems(lib: Library, include: list[str], modules: list[str], params: dict[str, Any],
+                            levels: Any) -> list[str]:
+    """The deal's [service_levels] table: check id = { critical, minimum_volume, credit_weight }.
+    A Critical Level lies beyond the target, in the target's unit and bounds, and needs a module
+    that gives it a consequence; a Minimum Volume is a whole count of the unit the check names; a
+    Credit Weight is a percent and needs the service-credits module."""
+    if not isinstance(levels, dict):
+        return ["service_levels is not a table of check id = { critical = ..., minimum_volume = ..., "
+                "credit_weight = ... }"]
+    problems = []
+    for figure, entry in levels.items():
+        where = f"service_levels.{str(figure)[:40]}"
+        found = lib.check(figure)
+        if found is None:
+            problems.append(f"{where} names no check (see 'day60 comply --list-checks')")
+            continue
+        clause, check = found
+        if clause.id not in include:  # as with its parameters, kept for when the clause comes back
+            continue
+        if check.comparator not in ("floor", "ceiling"):
+            problems.append(f"{where} is a reporting duty, not a Service Level: it takes no critical level, "
+                            "minimum volume or credit weight")
+            continue
+        if not isinstance(entry, dict) or not entry:
+            problems.append(f"{where} is not a table such as {{ critical = 90, minimum_volume = 200 }}")
+            continue
+        for key in sorted(set(entry) - SERVICE_LEVEL_KEYS):
+            problems.append(f"{where}.{str(key)[:40]} is not a service level setting (critical, minimum_volume, "
+                            "credit_weight)")
+        spec = next(p for p in clause.parameters if p.id == check.parameter)
+        if "critical" in entry:
+            value, target = entry["critical"], params.get(spec.id)
+            # A value the charter fixes (100 percent completeness) bounds the target, not the
+            # Critical Level beyond it: that is bounded by its unit alone.
+            bounds = spec if spec.fixed is None else spec.model_copy(update={
+                "min": 0 if spec.type == "percent" else None, "max": 100 if spec.type == "percent" else None})
+            problem = "takes no Critical Level (a tier)" if spec.type == "tier" else _check_value(bounds, value)
+            if problem:
+                problems.append(f"{where}.critical {problem}")
+            elif isinstance(target, int | float) and not isinstance(target, bool) and (
+                    value >= target if check.comparator == "floor" else value <= target):
+                word = "below" if check.comparator == "floor" else "above"
+                problems.append(f"{where}.critical {value:g} is not {word} the target {target:g}: a Critical Level "
+                                f"lies beyond the target ({word} a {check.comparator})")
+            if not {"service-credits", "critical-failures"} & set(modules):
+                problems.append(f"{where}.critical has no consequence without the service-credits or "
+                                "critical-failures module (add one to modules.include)")
+        if "minimum_volume" in entry:
+            value = entry["minimum_volume"]
+            if check.volume is None:
+                problems.append(f"{where}.minimum_volume: this Service Level is not a rate over a volume, so it "
+                                "takes no Minimum Volume")
+            elif isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10**9:
+                problems.append(f"{where}.minimum_volume {str(value)[:40]!r} is not a whole count of "
+                                f"{check.volume} from 1")
+        if "credit_weight" in entry:
+            value = entry["credit_weight"]
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 100:
+                problems.append(f"{where}.credit_weight {str(value)[:40]!r} is not a percent of the At-Risk Amount "
+                                "above 0 and at most 100")
+            if "service-credits" not in modules:
+                problems.append(f"{where}.credit_weight needs the service-credits module (add it to modules.include)")
+    return problems
 
 
 def _tier_problems(tier: dict[str, Any], params: dict[str, Any]) -> list[str]:
@@ -305,9 +596,25 @@ def _check_value(spec: Parameter, value: Any) -> str | None:
     if spec.type == "tier":
         return None if isinstance(value, str) and value in TIERS else \
             f"is {str(value)[:40]!r}, not one of {', '.join(TIERS)}"
+    if spec.type == "choice":
+        choices = spec.choices or {}
+        return None if isinstance(value, str) and value in choices else \
+            f"is {str(value)[:40]!r}, not one of {', '.join(choices)}"
+    if spec.type == "date":
+        if isinstance(value, dt.datetime) or not isinstance(value, dt.date | str):
+            return f"is {str(value)[:40]!r}, not a date (YYYY-MM-DD)"
+        try:
+            dt.date.fromisoformat(value) if isinstance(value, str) else value
+        except ValueError:
+            return f"is {value[:40]!r}, not a date (YYYY-MM-DD)"
+        return None
+    if spec.type == "text":
+        if not isinstance(value, str) or not value.strip() or len(value) > 200 or re.search(r"[\n\r\t]", value):
+            return f"is {str(value)[:40]!r}, not one line of text of up to 200 characters"
+        return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return f"is {str(value)[:40]!r}, not a number of {spec.unit}"
-    if spec.type in ("count", "ordinal_business_day", "business_days", "days") and value != int(value):
+    if spec.type in WHOLE and value != int(value):
         return f"is {value!r}, not a whole number of {spec.unit}"
     if spec.min is not None and value < spec.min:
         return f"is {value:g}, below the least allowed {spec.min:g} {spec.unit}"
@@ -316,10 +623,19 @@ def _check_value(spec: Parameter, value: Any) -> str | None:
     return None
 
 
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
 def show_value(spec: Parameter, value: Any, currency: str = "") -> str:
     """A parameter value as it reads in a clause (rounded for display only)."""
-    if spec.type == "tier":
+    if spec.type in ("tier", "text"):
         return str(value)
+    if spec.type == "choice":
+        return (spec.choices or {}).get(value, str(value))
+    if spec.type == "date":
+        day = value if isinstance(value, dt.date) else dt.date.fromisoformat(str(value))
+        return f"{day.day} {day:%B %Y}"
     if spec.type == "percent":
         return f"{value:g} percent"
     if spec.type == "money":
@@ -327,10 +643,12 @@ def show_value(spec: Parameter, value: Any, currency: str = "") -> str:
     if spec.type == "count":
         n = int(value)
         return {1: "once", 2: "twice"}.get(n, f"{n} times")
+    if spec.type == "number":
+        return str(int(value))
     if spec.type == "ordinal_business_day":
-        n = int(value)
-        suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-        return f"{n}{suffix} Business Day"
+        return f"{_ordinal(int(value))} Business Day"
+    if spec.type == "ordinal_day":
+        return f"{_ordinal(int(value))} day"
     if spec.type == "ratio":
         return f"{value:g}"
     unit = spec.unit
@@ -339,61 +657,91 @@ def show_value(spec: Parameter, value: Any, currency: str = "") -> str:
     return f"{value:g} {unit}"
 
 
+def read_value(spec: Parameter, shown: str) -> Any:
+    """The deal value a displayed parameter stands for (``show_value`` read back), or None where
+    ``shown`` is not a value of ``spec``'s kind: what ``clauses diff`` turns an edit into."""
+    text = " ".join(shown.split())
+    if spec.type == "tier":
+        found = re.search(r"\bT[1-5]\b", text)
+        return found.group() if found else None
+    if spec.type == "text":
+        return text or None
+    if spec.type == "choice":
+        for key, label in (spec.choices or {}).items():
+            if text.casefold() in (key.casefold(), label.casefold()):
+                return key
+        return None
+    if spec.type == "date":
+        try:
+            return dt.datetime.strptime(text, "%d %B %Y").date()
+        except ValueError:
+            try:
+                return dt.date.fromisoformat(text)
+            except ValueError:
+                return None
+    if spec.type == "count":
+        words = {"once": 1, "twice": 2}
+        if text.casefold() in words:
+            return words[text.casefold()]
+    found = re.search(r"-?\d+(?:[.,]\d+)*(?:\.\d+)?", text)
+    if found is None:
+        return None
+    number = float(found.group().replace(",", ""))
+    return int(number) if spec.type in WHOLE or (number.is_integer() and spec.type != "ratio") else number
+
+
 # ----- the schedule --------------------------------------------------------------------------
 
 
-# A cross-reference as the Word export keeps it live: REF_OPEN id REF_TEXT "clause 3" REF_CLOSE.
-# Every other export prints only the words (``plain``); the characters are Unicode private-use ones,
-# which no clause or deal text may hold.
+# Marks the Word export turns into live fields; every other export prints only the words (``plain``).
+# A cross-reference: REF_OPEN target REF_TEXT "clause 3" REF_CLOSE (a REF field to the target's
+# bookmark). A value from the deal: VAL_OPEN name VAL_TEXT "95 percent" VAL_CLOSE (a DOCPROPERTY
+# field showing the document property ``name``, so a value edited once changes everywhere it is
+# shown). The characters are Unicode private-use ones, which no clause or deal text may hold.
 REF_OPEN, REF_TEXT, REF_CLOSE = "\ue000", "\ue001", "\ue002"
-_REF_MARK = re.compile(f"{REF_OPEN}([^{REF_TEXT}]*){REF_TEXT}([^{REF_CLOSE}]*){REF_CLOSE}")
+VAL_OPEN, VAL_TEXT, VAL_CLOSE = "\ue005", "\ue006", "\ue007"
+_MARK = re.compile(f"([{REF_OPEN}{VAL_OPEN}])([^{REF_TEXT}{VAL_TEXT}]*)[{REF_TEXT}{VAL_TEXT}]"
+                   f"([^{REF_CLOSE}{VAL_CLOSE}]*)[{REF_CLOSE}{VAL_CLOSE}]")
 
 
 def plain(text: str) -> str:
-    """Text with its marked cross-references as the words they print."""
-    return _REF_MARK.sub(lambda m: m.group(2), text)
+    """Text with its marks as the words they print."""
+    return _MARK.sub(lambda m: m.group(3), text)
 
 
-def ref_parts(text: str) -> list[tuple[str | None, str]]:
-    """Marked text as (clause id or None, words) pieces, in order: what the Word export turns into
-    plain runs and REF fields."""
-    out: list[tuple[str | None, str]] = []
+def ref_parts(text: str) -> list[tuple[str | None, str | None, str]]:
+    """Marked text as (kind, target, words) pieces in order, kind "ref" (a cross-reference to a
+    clause or paragraph), "value" (a value from the deal, by document property name) or None
+    (plain words): what the Word export turns into runs and fields."""
+    out: list[tuple[str | None, str | None, str]] = []
     at = 0
-    for m in _REF_MARK.finditer(text):
+    for m in _MARK.finditer(text):
         if m.start() > at:
-            out.append((None, text[at:m.start()]))
-        out.append((m.group(1), m.group(2)))
+            out.append((None, None, text[at:m.start()]))
+        out.append(("ref" if m.group(1) == REF_OPEN else "value", m.group(2), m.group(3)))
         at = m.end()
     if at < len(text):
-        out.append((None, text[at:]))
+        out.append((None, None, text[at:]))
     return out
 
 
-def _ref(lib: Library, numbers: dict[str, int], marked: bool = False) -> Any:
-    def ref(cid: str) -> str:
-        if cid in numbers:
-            words = f"clause {numbers[cid]}"
-            return f"{REF_OPEN}{cid}{REF_TEXT}{words}{REF_CLOSE}" if marked else words
-        return f"the {lib.clauses[cid].title.lower()} clause (not part of this schedule)"
-
-    return ref
+def _value_mark(name: str, words: str) -> str:
+    return f"{VAL_OPEN}{name}{VAL_TEXT}{words}{VAL_CLOSE}"
 
 
-def clause_text(lib: Library, clause: Clause, values: dict[str, str], numbers: dict[str, int],
-                rubric_name: str = "[rubric: id, version and SHA-256]", tier: dict[str, Any] | None = None,
-                marked: bool = False) -> str:
-    """Render a clause's text template with display values and cross-references; ``tier`` is the
-    rubric's description of the deal's Day-60 tier (None while it is not chosen). ``marked``
-    keeps each cross-reference marked for the Word export (see ``ref_parts``)."""
-    return _clause_template(clause.text).render(p=values, ref=_ref(lib, numbers, marked), rubric=rubric_name,
-                                                tier=tier).strip()
+def _ref_mark(target: str, words: str) -> str:
+    return f"{REF_OPEN}{target}{REF_TEXT}{words}{REF_CLOSE}"
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=512)
 def _clause_template(text: str) -> Any:
-    """A clause text compiled once per process (a schedule renders each clause twice, the Word
-    export and the demo again), in a sandbox."""
+    """A clause text compiled once per process (a schedule renders each paragraph twice, plain and
+    marked for Word, and the demo again), in a sandbox."""
     return SandboxedEnvironment(autoescape=False, keep_trailing_newline=False).from_string(text)
+
+
+def _render(text: str, ctx: dict[str, Any]) -> str:
+    return " ".join(_clause_template(text).render(**ctx).split())
 
 
 def tier_facts(tier_id: Any, published: Any = None) -> dict[str, Any] | None:
@@ -408,19 +756,94 @@ def tier_facts(tier_id: Any, published: Any = None) -> dict[str, Any] | None:
     return {"id": tier_id, **tier.model_dump(), "max_points": points}
 
 
-def definitions(lib: Library, numbers: dict[str, int], calendar: bool, marked: bool = False) -> dict[str, str]:
-    """The schedule's definitions, each rendered for this deal: none cites a clause it left out."""
-    env = SandboxedEnvironment(autoescape=False)
-    return {term: env.from_string(text).render(included=set(numbers), ref=_ref(lib, numbers, marked),
-                                               calendar=calendar)
-            for term, text in lib.definitions.items()}
+def blanks(part: Clause | Module) -> dict[str, str]:
+    return {p.id: f"[{p.id}: {p.unit}]" for p in part.parameters}
 
 
-def blanks(clause: Clause) -> dict[str, str]:
-    return {p.id: f"[{p.id}: {p.unit}]" for p in clause.parameters}
+class _Numbers:
+    """Where everything in one schedule is: clause numbers (measures first, then modules) and the
+    number of each paragraph kept ("3.2", or None where its clause has a single paragraph)."""
+
+    def __init__(self, lib: Library, parts: list[str]) -> None:
+        self.lib = lib
+        self.clause = {pid: n for n, pid in enumerate(parts, start=1)}
+        self.paragraph: dict[str, str | None] = {}
+
+    def ref(self, marked: bool) -> Any:
+        def ref(target: str) -> str:
+            part, _, para = target.partition(".")
+            if part not in self.clause:
+                if part in self.lib.clauses and not para:
+                    return f"the {self.lib.clauses[part].title.lower()} clause (not part of this schedule)"
+                raise ValueError(f"the schedule cites {target}, which it does not hold")
+            if para and target not in self.paragraph:
+                raise ValueError(f"the schedule cites paragraph {target}, which this deal's schedule leaves out")
+            number = self.paragraph.get(target) if para else None
+            words = str(number or self.clause[part])
+            return "clause " + (_ref_mark(target if number else part, words) if marked else words)
+
+        return ref
 
 
-def _calendar_rows(table: dict[str, Any] | None) -> list[tuple[str, str]]:
+def _parties(text: str, deal: Deal) -> str:
+    """Library text with the parties under the names the Agreement gives them."""
+    names = {"Provider": deal.term("provider"), "Partner": deal.term("partner")}
+    if names == {"Provider": "Provider", "Partner": "Partner"}:
+        return text
+    return re.sub(r"\b(Provider|Partner)\b", lambda m: names[m.group(1)], text)
+
+
+def _context(lib: Library, deal: Deal, numbers: _Numbers, values: dict[str, str], tier: Any, rubric_name: str,
+             marked: bool) -> dict[str, Any]:
+    ref = numbers.ref(marked)
+    volume = [f"the {c.title.lower()} Service Level ({ref(c.id)})" for m in deal.modules
+              for figure in lib.parts[m].volume_sensitive
+              for c, _ in [lib.check(figure) or (None, None)] if c is not None and c.id in deal.include]
+    return {"p": values, "v": {p: deal.parameters.get(p) for p in values}, "ref": ref, "has": deal.has,
+            "tier": tier, "rubric": rubric_name, "included": set(deal.include) | set(deal.modules),
+            "calendar": deal.calendar is not None,
+            "volume_levels": " and ".join(volume) if volume else "no Service Level of this schedule"}
+
+
+def _values(parts: list[Clause | Module], deal: Deal, tier: Any, marked: bool) -> tuple[dict[str, str], list[str]]:
+    """Each parameter of the schedule's clauses and modules as it reads (a named blank where the
+    deal has none, marked for Word where ``marked``), and those left unfilled."""
+    currency = str(deal.deal.get("currency", ""))
+    values, unfilled = {}, []
+    for part in parts:
+        for p in part.parameters:
+            if p.needs is not None and not deal.has(p.needs):
+                continue
+            if p.id in deal.parameters:
+                shown = _parties(show_value(p, deal.parameters[p.id], currency), deal)
+            elif p.id == "day60_notice_business_days" and tier and tier["unannounced"]:
+                shown = f"not used: tier {tier['id']} is unannounced"
+            else:
+                shown = f"[{p.id}: {p.unit}]"
+                unfilled.append(p.id)
+            values[p.id] = _value_mark(p.id, shown) if marked else shown
+    return values, unfilled
+
+
+def clause_text(lib: Library, clause: Clause | Module, values: dict[str, str], numbers: dict[str, int],
+                rubric_name: str = "[rubric: id, version and SHA-256]", tier: dict[str, Any] | None = None) -> str:
+    """A clause's or module's wording on its own (``clauses show``): its paragraphs with ``values``
+    filled in, numbered as in a schedule holding every clause and module of the library."""
+    deal = Deal(deal={}, parameters={}, include=list(lib.order), sha256="", path="", modules=list(lib.modules))
+    where = _Numbers(lib, [*lib.order, *lib.modules])
+    every = {p.id: f"[{p.id}: {p.unit}]" for part in (*lib.clauses.values(), *lib.parts.values())
+             for p in part.parameters}
+    ctx = _context(lib, deal, where, {**every, **values}, tier, rubric_name, marked=False)
+    for part in (*lib.clauses.values(), *lib.parts.values()):
+        kept = [para for para in part.paragraphs if _render(para.text, {**ctx, "ref": lambda target: "clause ?"})]
+        for k, para in enumerate(kept, start=1):
+            where.paragraph[f"{part.id}.{para.id}"] = f"{where.clause[part.id]}.{k}" if len(kept) > 1 else None
+    return "\n\n".join(f"{where.paragraph[f'{clause.id}.{para.id}'] or ''} {_render(para.text, ctx)}".strip()
+                       for para in clause.paragraphs if f"{clause.id}.{para.id}" in where.paragraph)
+
+
+def _calendar_rows(table: dict[str, Any] | None, holidays: list[dict[str, str]] | None = None
+                   ) -> list[tuple[str, str]]:
     """The deal's calendar as the schedule prints it: timezone, hours per weekday, holidays, closures."""
     if table is None:
         return []
@@ -436,70 +859,212 @@ def _calendar_rows(table: dict[str, Any] | None) -> list[tuple[str, str]]:
             spans = [spans] if isinstance(spans, str) else spans
             rows.append((day.capitalize(), ", ".join(spans) or "closed"))
     h = table.get("holidays")
-    rows.append(("Public holidays", f"{h['country']}{' / ' + h['subdivision'] if h.get('subdivision') else ''}, "
-                                    "as the holidays package lists them (observed days included)" if h else "none"))
+    if h and holidays:
+        place = f"{h['country']}{' / ' + h['subdivision'] if h.get('subdivision') else ''}"
+        years = f"{holidays[0]['date'][:4]} to {holidays[-1]['date'][:4]}"
+        rows.append(("Public holidays", f"the {len(holidays)} dates for {place} listed in the public holidays annex "
+                                        f"({years}); for a later year, the public holidays officially declared for "
+                                        f"{place}, recorded in writing by the parties before that year begins"))
+    else:
+        rows.append(("Public holidays", "none"))
     rows.append(("Closures", ", ".join(str(c) for c in table.get("closures", [])) or "none"))
     return rows
 
 
+def _holidays(deal: Deal) -> list[dict[str, str]]:
+    """The public holidays the schedule lists, fixed as dates: the deal's own resolved dates where
+    its calendar holds them, else the holidays package's for the effective date's year and the two
+    after it (a later release of the package cannot move a date the parties signed)."""
+    if deal.calendar is None or not (deal.calendar.get("holidays") or {}).get("country"):
+        return []
+    from day60.clock import BusinessCalendar
+
+    cal = BusinessCalendar.from_dict(deal.calendar)
+    fixed = (deal.calendar.get("holidays") or {}).get("resolved")
+    if not fixed:
+        effective = deal.deal.get("effective_date")
+        year = effective.year if isinstance(effective, dt.date) else dt.date.today().year
+        fixed = cal.with_resolved_holidays(dt.date(year, 1, 1), dt.date(year + 2, 12, 31))["holidays"]["resolved"]
+    return [{"date": day, "weekday": f"{dt.date.fromisoformat(day):%A}", "name": name}
+            for day, name in sorted(fixed.get("dates", {}).items())]
+
+
+def _target_words(check: Check, spec: Parameter, shown: str) -> str:
+    if spec.type == "ordinal_business_day":
+        return f"by the {shown}"
+    return f"{'at least' if check.comparator == 'floor' else 'at most'} {shown}"
+
+
+def _service_level_rows(lib: Library, deal: Deal, numbers: _Numbers, values: dict[str, dict[str, str]],
+                        ctx: dict[str, Any]) -> list[dict[str, Any]]:
+    """The Service Level Table: one row per floor or ceiling check of the schedule's measures,
+    with plain and marked (for Word) forms of every value the deal gives it."""
+    currency = str(deal.deal.get("currency", ""))
+    rows = []
+    for cid in deal.include:
+        clause = lib.clauses[cid]
+        for check in clause.checks:
+            if check.comparator not in ("floor", "ceiling"):
+                continue
+            spec = next(p for p in clause.parameters if p.id == check.parameter)
+            level = deal.service_levels.get(check.figure, {})
+            row: dict[str, Any] = {"clause": numbers.clause[cid],
+                                   "clause_marked": _ref_mark(cid, str(numbers.clause[cid])),
+                                   "check": check.figure, "measure": check.label or clause.title,
+                                   "comparator": check.comparator, "period": PERIODS[check.period],
+                                   "measured_by": _parties(deal.term(check.measured_by.lower())
+                                                           if check.measured_by != "Auditor" else "Auditor", deal),
+                                   "source": _parties(_render(check.source, ctx), deal),
+                                   "volume_unit": check.volume}
+            entries = {"target": (spec.id, values["plain"].get(spec.id, f"[{spec.id}: {spec.unit}]")),
+                       "critical": (f"{check.figure}.critical", show_value(spec, level["critical"], currency)
+                                    if "critical" in level else None),
+                       "minimum_volume": (f"{check.figure}.minimum_volume",
+                                          f"{level['minimum_volume']:,} {check.volume}"
+                                          if "minimum_volume" in level else None),
+                       "credit_weight": (f"{check.figure}.credit_weight", f"{level['credit_weight']:g} percent"
+                                         if "credit_weight" in level else None)}
+            for key, (name, shown) in entries.items():
+                if shown is None:
+                    row[key] = row[f"{key}_marked"] = "none"
+                    continue
+                mark = values["marked"].get(name) if key == "target" else _value_mark(name, shown)
+                if key == "target":
+                    row[key], row[f"{key}_marked"] = (_target_words(check, spec, shown),
+                                                      _target_words(check, spec, mark or shown))
+                elif key == "critical":
+                    word = "below" if check.comparator == "floor" else "above"
+                    row[key], row[f"{key}_marked"] = f"{word} {shown}", f"{word} {mark}"
+                else:
+                    row[key], row[f"{key}_marked"] = shown, mark
+                if key != "target":
+                    row.setdefault("linked", {})[name] = shown
+            rows.append(row)
+    return rows
+
+
+def _used(term: str, texts: list[str]) -> bool:
+    pattern = re.compile(rf"\b{re.escape(term)}(s|es)?\b")
+    return any(pattern.search(t) for t in texts)
+
+
 def schedule(lib: Library, deal: Deal, draft: bool = False) -> dict[str, Any]:
-    """The schedule as data: title block, definitions, numbered clauses, parameter table, footer."""
+    """The schedule as data: title block, definitions, numbered clauses (the measures, then the
+    commercial modules, each paragraph numbered where a clause has several), the Service Level
+    Table, the parameter table, the annexes and the provenance. Each text comes plain and, for the
+    Word export, ``marked`` (cross-references and deal values as marks ``ref_parts`` reads)."""
     from day60 import rubric
 
     published = rubric.load()
     rubric_name = f"{published.id} {published.version} (SHA-256 {published.sha256})"
-    numbers = {cid: i for i, cid in enumerate(deal.include, start=1)}
-    currency = str(deal.deal.get("currency", ""))
-    clauses, table, unfilled = [], [], []
+    parts: list[Clause | Module] = [lib.clauses[c] for c in deal.include] + [lib.parts[m] for m in deal.modules]
+    numbers = _Numbers(lib, [p.id for p in parts])
     tier = tier_facts(deal.parameters.get("day60_tier"), published)
-    for cid in deal.include:
-        clause = lib.clauses[cid]
-        values = blanks(clause)
-        for p in clause.parameters:
-            if p.id in deal.parameters:
-                values[p.id] = show_value(p, deal.parameters[p.id], currency)
-            elif p.id == "day60_notice_business_days" and tier and tier["unannounced"]:
-                values[p.id] = f"not used: tier {tier['id']} is unannounced"
-                table.append({"clause": numbers[cid], "id": p.id, "type": p.type, "unit": p.unit,
-                              "value": values[p.id], "filled": True, "description": p.description, "fixed": None})
-                continue
-            else:
-                unfilled.append(p.id)
-            table.append({"clause": numbers[cid], "id": p.id, "type": p.type, "unit": p.unit,
-                          "value": values[p.id], "filled": p.id in deal.parameters, "description": p.description,
-                          "fixed": p.fixed_note if p.fixed is not None else None})
-        clauses.append({"number": numbers[cid], "id": cid, "title": clause.title, "section": clause.section,
-                        "definitions": clause.definitions.model_dump(), "requires": clause.requires,
-                        "text": clause_text(lib, clause, values, numbers, rubric_name, tier),
-                        "marked": clause_text(lib, clause, values, numbers, rubric_name, tier, marked=True),
-                        "documents": [lib.documents[d].term for d in clause.documents]})
-    needed = sorted({d for cid in deal.include for d in lib.clauses[cid].documents})
-    documents = [{"term": lib.documents[d].term, "what": lib.documents[d].what, "reference": deal.documents.get(d),
-                  "clauses": [numbers[c] for c in deal.include if d in lib.clauses[c].documents]} for d in needed]
-    unfilled += [lib.documents[d].term for d in needed if d not in deal.documents]
+    shown, unfilled = _values(parts, deal, tier, marked=False)
+    marked_values, _ = _values(parts, deal, tier, marked=True)
+    ctx = {m: _context(lib, deal, numbers, v, tier, rubric_name, m) for m, v in ((False, shown), (True, marked_values))}
+    kept: dict[str, list[Paragraph]] = {}
+    for part in parts:  # which paragraphs say anything for this deal, and so how they are numbered
+        kept[part.id] = [para for para in part.paragraphs
+                         if _render(para.text, {**ctx[False], "ref": lambda target: "clause ?"})]
+        for k, para in enumerate(kept[part.id], start=1):
+            many = len(kept[part.id]) > 1
+            numbers.paragraph[f"{part.id}.{para.id}"] = f"{numbers.clause[part.id]}.{k}" if many else None
+    clauses_out, modules_out = [], []
+    for part in parts:
+        n = numbers.clause[part.id]
+        paragraphs = [{"id": f"{part.id}.{para.id}", "number": numbers.paragraph[f"{part.id}.{para.id}"],
+                       "text": _parties(_render(para.text, ctx[False]), deal),
+                       "marked": _parties(_render(para.text, ctx[True]), deal)} for para in kept[part.id]]
+        item = {"number": n, "id": part.id, "title": part.title, "paragraphs": paragraphs,
+                "text": "\n\n".join(q["text"] for q in paragraphs),
+                "marked": "\n\n".join(q["marked"] for q in paragraphs)}
+        if isinstance(part, Clause):
+            item.update(section=part.section, requires=part.requires,
+                        definitions={k: _parties(v, deal) for k, v in part.definitions.model_dump().items()},
+                        documents=[lib.documents[d].term for d in part.documents])
+            clauses_out.append(item)
+        else:
+            modules_out.append(item)
+    levels = _service_level_rows(lib, deal, numbers, {"plain": shown, "marked": marked_values}, ctx[False])
+    terms = {**lib.definitions, **{t: x for m in deal.modules for t, x in lib.parts[m].terms.items()}}
+    defined = {}
+    for term, text in terms.items():
+        meaning = _render(text, ctx[False])
+        if meaning:
+            defined[_parties(term, deal)] = (_parties(meaning, deal), _parties(_render(text, ctx[True]), deal))
+    body = [q["text"] for c in (*clauses_out, *modules_out) for q in c["paragraphs"]]
+    body += [v for c in clauses_out for v in c["definitions"].values()] + [_parties(lib.precedence, deal)]
+    body += [r["source"] for r in levels]
+    while True:  # a definition no other text uses is left out (its own text does not count)
+        kept = ("Agreement", deal.term("provider"), deal.term("partner"))
+        unused = [t for t in defined if t not in kept and not _used(
+            t, body + [m for u, (m, _) in defined.items() if u != t])]
+        if not unused:
+            break
+        for t in unused:
+            del defined[t]
+    body += [m for m, _ in defined.values()]
+    used_docs = [d for d in lib.documents if any(d in part.documents for part in parts)
+                 or _used(lib.documents[d].term, body)]
+    said = {c["id"]: c["text"] for c in (*clauses_out, *modules_out)}
+    documents = [{"term": lib.documents[d].term, "what": _parties(lib.documents[d].what, deal),
+                  "reference": deal.documents.get(d), "supplied": False,
+                  "clauses": [numbers.clause[p.id] for p in parts
+                              if d in p.documents or _used(lib.documents[d].term, [said[p.id]])]}
+                 for d in used_docs]
+    if deal.has("day60-exercise"):
+        documents.append({"term": "Day-60 Rubric", "supplied": True, "reference": rubric_name,
+                          "what": "the published rubric a Day-60 Exercise is scored against: its lines, their points "
+                                  "and how a figure earns them, and its tiers",
+                          "clauses": [numbers.clause["day60-exercise"]]})
+    for d in documents:
+        d["clauses_marked"] = ", ".join(_ref_mark(next(p.id for p in parts if numbers.clause[p.id] == n), str(n))
+                                        for n in d["clauses"])
+    unfilled += [lib.documents[d].term for d in used_docs if d not in deal.documents]
     if deal.calendar is None:
         unfilled.append("business calendar")
     if unfilled and not draft:
         raise InputError("--sow", f"unfilled: {', '.join(unfilled)}", "fill them or export with --draft")
+    table = []
+    for part in parts:
+        for p in part.parameters:
+            if p.id not in shown:
+                continue
+            table.append({"clause": numbers.clause[part.id],
+                          "clause_marked": _ref_mark(part.id, str(numbers.clause[part.id])),
+                          "id": p.id, "type": p.type, "unit": p.unit, "value": shown[p.id],
+                          "value_marked": marked_values[p.id], "filled": p.id not in unfilled,
+                          "description": _parties(p.description, deal),
+                          "fixed": p.fixed_note if p.fixed is not None else None})
     from day60.resources import report_elements
 
     elements = [{"id": e["id"], "what": e["what"], "source": f"charter {e.get('section', '')}".strip()}
-                for e in report_elements()] + [{"id": k, "what": v, "source": "this deal"}
+                for e in report_elements()] + [{"id": k, "what": v, "source": "this schedule"}
                                                for k, v in deal.report_elements.items()]
+    holidays = _holidays(deal)
+    linked = {p["id"]: p["value"] for p in table}
+    for row in levels:
+        linked.update(row.pop("linked", {}))
     return {"deal": {k: str(v) for k, v in deal.deal.items()},
-            "catch_all": lib.catch_all, "precedence": lib.precedence,
-            "definitions": definitions(lib, numbers, deal.calendar is not None),
-            "definitions_marked": definitions(lib, numbers, deal.calendar is not None, marked=True),
-            "paper": paper_size(deal),
-            "calendar": _calendar_rows(deal.calendar), "documents": documents,
-            "report_elements": elements if "report-completeness" in numbers else [],
-            "report_clause": numbers.get("report-completeness"),
-            "report_clause_marked": _ref(lib, numbers, marked=True)("report-completeness")
-            if "report-completeness" in numbers else "",
-            "clauses": clauses, "parameters": table, "unfilled": unfilled, "draft": draft,
-            "synthetic": bool(deal.deal.get("synthetic")),
+            "parties": [{"role": role, "term": deal.term(role), "name": str(deal.deal.get(role, ""))}
+                        for role in ("provider", "partner")],
+            "catch_all": lib.catch_all, "precedence": _parties(lib.precedence, deal),
+            "agreement_terms": [t for t in lib.agreement_terms if _used(t, body)],
+            "definitions": {t: m for t, (m, _) in sorted(defined.items(), key=lambda x: x[0].casefold())},
+            "definitions_marked": {t: m for t, (_, m) in sorted(defined.items(), key=lambda x: x[0].casefold())},
+            "paper": paper_size(deal), "language": lib.language,
+            "calendar": _calendar_rows(deal.calendar, holidays), "holidays": holidays, "documents": documents,
+            "report_elements": elements if "report-completeness" in numbers.clause else [],
+            "report_clause": numbers.clause.get("report-completeness"),
+            "report_clause_marked": numbers.ref(True)("report-completeness")
+            if "report-completeness" in numbers.clause else "",
+            "clauses": clauses_out, "modules": modules_out, "service_levels": levels,
+            "service_levels_clause": numbers.clause.get("service-levels"),
+            "credits": deal.has("service-credits"), "parameters": table, "linked": linked,
+            "unfilled": unfilled, "draft": draft, "synthetic": bool(deal.deal.get("synthetic")),
             "library": {"id": lib.id, "version": lib.version, "charter": lib.charter},
-            "sections": [c["section"] for c in clauses], "sow_sha256": deal.sha256}
+            "sections": [c["section"] for c in clauses_out], "sow_sha256": deal.sha256}
 
 
 # ----- compliance ----------------------------------------------------------------------------
@@ -507,11 +1072,6 @@ def schedule(lib: Library, deal: Deal, draft: bool = False) -> dict[str, Any]:
 
 # Where Letter paper is the norm (the rest of the world prints contracts on A4).
 LETTER_COUNTRIES = {"US", "CA", "MX", "PH", "CL", "CO", "VE", "PR", "GT", "CR", "PA", "DO", "SV", "HN", "NI"}
-
-
-# Where English is written its own way and Word's spelling checker knows that English by name.
-ENGLISHES = {"GB": "en-GB", "UK": "en-GB", "US": "en-US", "IE": "en-IE", "AU": "en-AU", "NZ": "en-NZ",
-             "CA": "en-CA", "ZA": "en-ZA", "IN": "en-IN", "SG": "en-SG", "PH": "en-PH"}
 
 
 def _country(deal: Deal) -> Any:
@@ -528,17 +1088,6 @@ def paper_size(deal: Deal) -> str:
     return "Letter" if _country(deal) in LETTER_COUNTRIES else "A4"
 
 
-def language_tag(deal: Deal) -> str:
-    """The English the Word schedule is spell-checked in, from the country of the deal's calendar
-    (its holidays): that country's own English where it has one (en-GB, en-US, en-IE, en-AU, ...),
-    else American English in the other Letter countries and British English everywhere else (and
-    with no calendar yet)."""
-    country = _country(deal)
-    if country in ENGLISHES:
-        return ENGLISHES[country]
-    return "en-US" if country in LETTER_COUNTRIES else "en-GB"
-
-
 def check_ids(lib: Library, deal: Deal | None = None) -> list[dict[str, Any]]:
     """Every check a figures file may name: its id, clause, unit, comparator and the deal's threshold."""
     out = []
@@ -547,11 +1096,15 @@ def check_ids(lib: Library, deal: Deal | None = None) -> list[dict[str, Any]]:
         for check in clause.checks:
             if check.comparator == "report":  # a reporting duty: no parameter, no threshold
                 out.append({"check": check.figure, "clause": cid, "unit": TYPES[check.unit], "comparator": "report",
-                            "parameter": None, "threshold": None})
+                            "parameter": None, "threshold": None, "period": check.period, "critical": None,
+                            "minimum_volume": None, "credit_weight": None})
                 continue
             spec = next(p for p in clause.parameters if p.id == check.parameter)
+            level = deal.service_levels.get(check.figure, {}) if deal else {}
             out.append({"check": check.figure, "clause": cid, "unit": spec.unit, "comparator": check.comparator,
-                        "parameter": spec.id, "threshold": deal.parameters.get(spec.id) if deal else None})
+                        "parameter": spec.id, "threshold": deal.parameters.get(spec.id) if deal else None,
+                        "period": check.period, "critical": level.get("critical"),
+                        "minimum_volume": level.get("minimum_volume"), "credit_weight": level.get("credit_weight")})
     return out
 
 
@@ -567,7 +1120,7 @@ def comply(lib: Library, deal: Deal, figures: dict[str, Any], source: str,
     import difflib
 
     known = {c["check"] for c in check_ids(lib)}
-    unknown = sorted(set(figures) - known)
+    unknown = sorted(set(figures) - known - {"period"})
     if unknown:
         close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
         hint = f"did you mean {close[0]}? " if close else ""
@@ -586,6 +1139,7 @@ def comply(lib: Library, deal: Deal, figures: dict[str, Any], source: str,
             rows.append(_check(lib, clause, check, deal, figures.get(check.figure), source))
     if scope:
         _scope(rows, deal, scope)
+    _minimum_volumes(lib, deal, rows)
     status = {}
     for row in rows:
         prior = status.get(row["clause"], "met")
@@ -605,6 +1159,19 @@ def comply(lib: Library, deal: Deal, figures: dict[str, Any], source: str,
         if row["status"] == "not run" and isinstance(row["reason"], str) and row["reason"].startswith("not run: "):
             row["reason"] = row["reason"][len("not run: "):]
     return rows
+
+
+def _minimum_volumes(lib: Library, deal: Deal, rows: list[dict[str, Any]]) -> None:
+    """A Service Level whose figure rests on fewer units than its Minimum Volume is not judged in
+    the period (the service-levels clause): met or not met becomes not run, with the reason."""
+    for row in rows:
+        least = deal.service_levels.get(row["check"], {}).get("minimum_volume")
+        if least is None or row["status"] not in ("met", "not met") or not isinstance(row["n"], int | float):
+            continue
+        if row["n"] < least:
+            unit = lib.check(row["check"])[1].volume  # type: ignore[index]
+            row.update(status="not run", reason=f"not judged: {row['n']:g} {unit} measured, fewer than the Minimum "
+                                                f"Volume of {least:,} (the figure is still reported)")
 
 
 def _scope(rows: list[dict[str, Any]], deal: Deal, scope: dict[str, Any]) -> None:
@@ -780,19 +1347,34 @@ def _display(unit_type: str, value: float, currency: str, line: tuple[float, str
     return f"{value:.{places(2)}f} {TYPES[unit_type]}"
 
 
+FIGURE_FIELDS = ("value", "n", "reason", "note", "months", "relief", "deemed", "disputed")
+# The Relief Events a figure may claim (the relief module), by the id a figures file names them with.
+RELIEF_EVENTS = {"partner-cause": "a Partner Cause", "force-majeure": "force majeure",
+                 "upstream-outage": "an Upstream Outage", "volume": "volumes above the Volume Forecast",
+                 "instructed-change": "a change the Partner instructed", "exercise": "an Exercise Event"}
+PERIOD_FIELDS = {"month": "YYYY-MM", "charges": "a sum of money", "volume": "a count", "forecast": "a count",
+                 "critical_failures_before": "a whole count"}
+
+
 def load_figures(path: str | Path) -> dict[str, Any]:
-    """A figures file: ``{"<check figure id>": {"value": number, "n": sample size}}``."""
+    """A figures file: ``{"<check figure id>": {"value": number, "n": sample size}}``, each figure
+    optionally with ``months`` (earlier Measurement Periods' figures, this one last), ``relief``
+    ({"event": ..., "agreed": true|false, "note": ...}), ``deemed`` (Deemed Severity 2 Incidents
+    under it) and ``disputed``; and optionally ``"period": {"month", "charges", "volume",
+    "forecast", "critical_failures_before"}`` for the commercial modules."""
     data = read_json(path, "--figures", "a JSON figures file")
     shape = 'is not {"<id>": {"value": number, "n": count}}'
     if not isinstance(data, dict):
         raise InputError("--figures", shape, "fix the file")
-    problems = []
+    problems = _period_problems(data.get("period")) if "period" in data else []
     for fid, fig in data.items():
+        if fid == "period":
+            continue
         if not isinstance(fig, dict):
             problems.append(f"{fid[:40]} is not an object")
             continue
-        for key in sorted(set(fig) - {"value", "n", "reason", "note", "months"}):
-            problems.append(f"{fid[:40]}.{key[:40]} is not a figure field (value, n, reason, note, months)")
+        for key in sorted(set(fig) - set(FIGURE_FIELDS)):
+            problems.append(f"{fid[:40]}.{key[:40]} is not a figure field ({', '.join(FIGURE_FIELDS)})")
         months = fig.get("months")
         if months is not None and (not isinstance(months, list) or not all(
                 isinstance(m, int | float) and not isinstance(m, bool) for m in months)):
@@ -801,16 +1383,48 @@ def load_figures(path: str | Path) -> dict[str, Any]:
             v = fig.get(key)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)):
                 problems.append(f"{fid[:40]}.{key} is {str(v)[:30]!r}, not a number")
-        n = fig.get("n")
-        if isinstance(n, float) or (isinstance(n, int) and not isinstance(n, bool) and n < 0):
-            problems.append(f"{fid[:40]}.n is {n!r}, not a whole count")
+        for key in ("n", "deemed"):
+            n = fig.get(key)
+            if isinstance(n, float) or (isinstance(n, int) and not isinstance(n, bool) and n < 0) or (
+                    key == "deemed" and n is not None and not isinstance(n, int)) or isinstance(n, bool):
+                problems.append(f"{fid[:40]}.{key} is {n!r}, not a whole count")
         for key in ("reason", "note"):
             if fig.get(key) is not None and not isinstance(fig[key], str):
                 problems.append(f"{fid[:40]}.{key} is not text")
+        if fig.get("disputed") is not None and not isinstance(fig["disputed"], bool | str):
+            problems.append(f"{fid[:40]}.disputed is not true, false or a note")
+        relief = fig.get("relief")
+        if relief is not None and (not isinstance(relief, dict) or relief.get("event") not in RELIEF_EVENTS
+                                   or not isinstance(relief.get("agreed", False), bool)
+                                   or set(relief) - {"event", "agreed", "note"}
+                                   or not isinstance(relief.get("note", ""), str)):
+            problems.append(f"{fid[:40]}.relief is not {{\"event\": one of {', '.join(RELIEF_EVENTS)}, "
+                            "\"agreed\": true or false, \"note\": text}")
     if problems:
         raise InputError("--figures", f"{len(problems)} problem(s): " + "; ".join(problems[:10]),
                          'write each figure as {"value": number, "n": count}')
     return data
+
+
+def _period_problems(period: Any) -> list[str]:
+    if not isinstance(period, dict):
+        return ['period is not {"month": "YYYY-MM", "charges": number, ...}']
+    problems = [f"period.{str(k)[:40]} is not a period field ({', '.join(PERIOD_FIELDS)})"
+                for k in sorted(set(period) - set(PERIOD_FIELDS))]
+    month = period.get("month")
+    if month is not None and not (isinstance(month, str) and re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", month)):
+        problems.append(f"period.month {str(month)[:20]!r} is not YYYY-MM")
+    for key in ("charges", "volume", "forecast", "critical_failures_before"):
+        v = period.get(key)
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v < 0 or v > 1e15:
+            problems.append(f"period.{key} is {repr(v)[:30]}, not {PERIOD_FIELDS[key]} from 0")
+        elif key == "critical_failures_before" and not isinstance(v, int):
+            problems.append(f"period.{key} is {v!r}, not a whole count")
+        elif key == "forecast" and v == 0:
+            problems.append("period.forecast is 0: a forecast volume must be above 0")
+    return problems
 
 
 def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
@@ -915,6 +1529,7 @@ def journal_figures(journal: Any, deal: Deal) -> dict[str, Any]:
     elif rep.get("overdue_so_far"):
         out["report-timeliness"] = {"value": None, "n": None, "reason": "; ".join(
             f"{p} not received so far" for p in rep["overdue_so_far"]) + "; the exercise has not been closed"}
+    _exercise_events(done.figures.tables, deal, out, closed)
     check = done.result["tier_check"]
     score = done.result["score"]
     if done.result["provisional"] and score is not None:  # it may still rise or fall: neither met nor not met
@@ -986,6 +1601,36 @@ def _restore_ranges(table: Any, severity: int, business: bool) -> list[dict[str,
     return [{"id": str(r["id"]), "at_least": float(r[f"{unit}_at_least"]),
              "at_most": None if pd.isna(r[f"{unit}_at_most"]) else float(r[f"{unit}_at_most"]),
              "why": r["restore_evidence"]} for _, r in mine.iterrows()]
+
+
+def _exercise_events(tables: dict[str, Any], deal: Deal, out: dict[str, Any], closed: bool) -> None:
+    """What the commercial modules need from a journal beside its figures: for each Day-60 figure,
+    how many of the events behind it the exercise created and how many arose of themselves
+    (``sources``: Exercise Events attract no Service Credit), and for drift notice the Deemed
+    Severity 2 Incidents (each drift notified late, or not at all by the close)."""
+    from day60.metrics import NOT_DETECTED
+
+    drift = tables["drift"]
+    scored = drift[drift["status"].isin(["notified", NOT_DETECTED])]
+    if "drift-notice" in out:
+        out["drift-notice"]["sources"] = {"exercise": int((scored["source"] == "exercise").sum()),
+                                          "organic": int((scored["source"] != "exercise").sum())}
+        ceiling = deal.parameters.get("drift_notice_business_hours")
+        if closed and isinstance(ceiling, int | float):
+            late = (scored["status"] == NOT_DETECTED) | (scored["notice_business_hours"] > ceiling)
+            out["drift-notice"]["deemed"] = int(late.sum())
+    incidents = tables["incidents"]
+    judged = incidents[incidents["status"].isin(["restored", "unconfirmed", "open", "unclassified"])]
+    for sev in ("1", "2", "3", "4"):
+        if f"restore-sev{sev}" not in out:
+            continue
+        mine = judged[(judged["severity"] == float(sev)) | ((judged["status"] == "unclassified") & (sev == "1"))]
+        out[f"restore-sev{sev}"]["sources"] = {"exercise": int((mine["source"] == "exercise").sum()),
+                                               "organic": int((mine["source"] != "exercise").sum())}
+    if "rollback" in out:
+        rollbacks = tables["rollbacks"]
+        production = int(((rollbacks["kind"] == "production") & (rollbacks["status"] == "in the window")).sum())
+        out["rollback"]["sources"] = {"unknown": production}
 
 
 def _plain_name(text: Any) -> str:

@@ -64,7 +64,8 @@ INCIDENT_KINDS = tuple(k for k in DATA_MODELS if k.startswith("incident."))
 # typed in the table ``vendor_clocks`` (an instant as epoch microseconds and its offset in seconds),
 # one row per event that holds one, so no line is kept whole and no JSON is parsed twice.
 VENDOR_COLUMNS = ("measure", "wall_ms", "business_ms", "paused_ms", "from_us", "from_off", "to_us", "to_off",
-                  "schedule")
+                  "schedule", "elapsed_ms", "waits_ms")
+_VENDOR_MS = ("vendor_wall_ms", "vendor_business_ms", "vendor_paused_ms", "vendor_elapsed_ms", "vendor_waits_ms")
 
 
 # DuckDB's share of memory (or 40% of this machine's, if less); past it, it spills to a private
@@ -193,7 +194,8 @@ _VENDOR_STRUCT = (
     "{'measure': j.data.vendor_measure, 'wall_ms': j.data.vendor_wall_ms, 'business_ms': j.data.vendor_business_ms, "
     "'paused_ms': j.data.vendor_paused_ms, 'from_us': epoch_us(TRY_CAST(j.data.vendor_from AS TIMESTAMPTZ)), "
     f"'from_off': {_offset('j.data.vendor_from')}, 'to_us': epoch_us(TRY_CAST(j.data.vendor_to AS TIMESTAMPTZ)), "
-    f"'to_off': {_offset('j.data.vendor_to')}, 'schedule': j.data.vendor_schedule}}")
+    f"'to_off': {_offset('j.data.vendor_to')}, 'schedule': j.data.vendor_schedule, "
+    "'elapsed_ms': j.data.vendor_elapsed_ms, 'waits_ms': j.data.vendor_waits_ms}")
 
 
 def _scan_sql(path: Path, own_hashes: bool = False, keep_lines: bool = False) -> str:
@@ -241,7 +243,8 @@ SELECT unhex(sha256(line)) AS h, CAST(strlen(line) AS INTEGER) AS bytes, TRY_CAS
        CASE WHEN incident THEN at_us END AS at_us,
        CASE WHEN incident THEN TRY_CAST(j.data.severity AS UTINYINT) END AS severity,
        CASE WHEN incident THEN TRY_CAST(j.data.source AS SOURCE) END AS source,
-       CASE WHEN incident THEN j.data.clock_start IS NOT NULL END AS stand_in,
+       CASE WHEN incident THEN j.data.clock_start IS NOT NULL OR j.data."instant" IS NOT NULL END AS stand_in,
+       CASE WHEN incident THEN regexp_matches(j.by, '{_claimant_pattern()}') END AS claimed,
        CASE WHEN incident THEN coalesce({' AND '.join(checks)}, false) END AS ok,
        CASE WHEN incident AND NOT ({plain}) THEN list_filter([{', '.join(texts)}], lambda x: x IS NOT NULL) END
          AS texts,
@@ -250,6 +253,17 @@ SELECT unhex(sha256(line)) AS h, CAST(strlen(line) AS INTEGER) AS bytes, TRY_CAS
 FROM (SELECT line, j, coalesce({incident}, false) AS incident, epoch_us(TRY_CAST(j.at AS TIMESTAMPTZ)) AS at_us
       FROM (SELECT line, TRY(json_transform(line, '{shape}')) AS j FROM {source}))
 """
+
+
+def _claimant_pattern() -> str:
+    """A regular expression (RE2, in SQL quotes) for a ``by`` that names a role whose lines may be
+    claims: an incident line of such a role is read by ``journal.read``, where claims are judged."""
+    from day60.permissions import ALIASES, table
+
+    roles = set(table().claimants())
+    names = sorted(roles | {alias for alias, role in ALIASES.items() if role in roles})
+    assert all(n.replace(" ", "").isalpha() for n in names)  # role names are words: nothing to escape
+    return r"\((" + "|".join(names) + r")\)\s*$"
 
 
 # ----- reading --------------------------------------------------------------------------------
@@ -274,6 +288,7 @@ class Incidents:
             SELECT g.id, {columns}, e.end_kind, CAST(e.final_restore AS DOUBLE) AS final_restore,
                    coalesce(e.reopens, 0) AS reopens,
                    CAST(CASE WHEN e.closed_seq > coalesce(e.ro_seq, -1) THEN e.closed_at END AS DOUBLE) AS closed_at,
+                   coalesce(e.closed_seq > coalesce(e.ro_seq, -1) AND e.closed_stand_in, false) AS closed_untimed,
                    g.stand_in
             FROM grouped g LEFT JOIN (
               SELECT id,
@@ -283,6 +298,7 @@ class Incidents:
                 arg_max(at_us, seq) FILTER (WHERE kind = 'incident.restored') AS final_restore,
                 count(*) FILTER (WHERE kind = 'incident.reopened') AS reopens,
                 arg_max(at_us, seq) FILTER (WHERE kind = 'incident.ticket-closed') AS closed_at,
+                arg_max(stand_in, seq) FILTER (WHERE kind = 'incident.ticket-closed') AS closed_stand_in,
                 max(seq) FILTER (WHERE kind = 'incident.ticket-closed') AS closed_seq
               FROM incidents WHERE at_us <= {int(until)}
                 AND kind IN ('incident.restored', 'incident.reopened', 'incident.ticket-closed')
@@ -290,6 +306,7 @@ class Incidents:
             ORDER BY g.pos""")
         frame["reopens"] = frame["reopens"].astype(np.int64)
         frame["stand_in"] = frame["stand_in"].astype(bool)
+        frame["closed_untimed"] = frame["closed_untimed"].astype(bool)
         return frame.set_index("id").rename_axis(None)
 
     def written(self, prefix: str) -> list[tuple[str, str, int, int]]:
@@ -569,11 +586,12 @@ def _check(con: Any, path: Path, header: dict[str, Any], facts: _FileFacts, ever
     closes = [e["seq"] for e in others if e["kind"] == "exercise.close"]
     gated, after_close = con.execute(f"""
         SELECT count(*) FILTER (WHERE kind = 'incident.raised' OR (kind IN ('incident.detected',
-                                'incident.partner-notice') AND coalesce(source, 'exercise') = 'exercise')),
+                                'incident.partner-notice') AND coalesce(source, 'exercise') = 'exercise') OR claimed),
                count(*) FILTER (WHERE seq > {closes[0] if closes else events})
         FROM lines WHERE kind IS NOT NULL""").fetchall()[0]
     if gated or after_close:
-        raise Declined("an exercise incident goes through the safety gate, or incidents follow the close")
+        raise Declined("an exercise incident goes through the safety gate, a claim of the measured party is "
+                       "judged, or incidents follow the close")
     targets = _targets(path, facts.size, others, con)
     excluded = sorted({x for e in others if e["kind"] == "resolve" for x in e["data"].get("exclude") or []})
     firsts = dict(con.execute("SELECT id, min(seq) FROM lines WHERE kind IS NOT NULL AND id IN (SELECT unnest(?)) "
@@ -683,7 +701,10 @@ def _incident_table(con: Any, events: list[dict[str, Any]]) -> None:
         con.execute("""
             CREATE TEMP TABLE incidents AS
             SELECT l.seq, l.kind, l.id, coalesce(f.fixed, l.at_us) AS at_us, l.at_us AS written_us, l.severity,
-                   l.source, l.stand_in
+                   l.source,
+                   -- a closure whose time was not evidenced has one once a person corrects its instant
+                   CASE WHEN f.fixed IS NOT NULL AND l.kind = 'incident.ticket-closed' THEN false ELSE l.stand_in END
+                     AS stand_in
             FROM lines l LEFT JOIN fixes f ON f.target = l.seq
             WHERE l.kind IS NOT NULL""").fetchall()
         con.execute("CREATE TEMP TABLE vendor_clocks AS SELECT seq, id, vendor.* FROM lines "
@@ -813,7 +834,7 @@ class Appended:
         # the events whose data says a severity, a source or a stand-in clock start: few, one a ticket
         self.m_event, self.m_severity, self.m_source, self.m_stand_in = array("q"), array("b"), array("b"), array("b")
         self.v_event, self.v_measure, self.v_schedule = array("q"), array("i"), array("i")
-        self.v_ms = (array("q"), array("q"), array("q"))
+        self.v_ms = tuple(array("q") for _ in _VENDOR_MS)
         self.v_from, self.v_from_off, self.v_to, self.v_to_off = array("q"), array("i"), array("q"), array("i")
         self._texts: dict[str, int] = {}
 
@@ -829,23 +850,24 @@ class Appended:
         for kind, when, data in events:
             self.kind.append(kinds[kind])
             at.append((when - epoch) // us)  # an aware instant (every import time is) to epoch microseconds
-            if data and ("severity" in data or "source" in data or "clock_start" in data or "vendor_measure" in data):
+            if data and ("severity" in data or "source" in data or "clock_start" in data or "instant" in data
+                         or "vendor_measure" in data):
                 self._mark(len(at) - 1, data, vendor_from, vendor_to)
 
     def _mark(self, event: int, data: dict[str, Any], vendor_from: dt.datetime | None,
               vendor_to: dt.datetime | None) -> None:
-        if "severity" in data or "source" in data or "clock_start" in data:
+        if "severity" in data or "source" in data or "clock_start" in data or "instant" in data:
             severity, source = data.get("severity"), data.get("source")
             self.m_event.append(event)
             self.m_severity.append(-1 if severity is None else severity)
             self.m_source.append(0 if source is None else 1 if source == "organic" else 2)
-            self.m_stand_in.append(data.get("clock_start") is not None)
+            self.m_stand_in.append(data.get("clock_start") is not None or data.get("instant") is not None)
         if "vendor_measure" not in data:
             return
         self.v_event.append(event)
         self.v_measure.append(self._text(data["vendor_measure"]))
         self.v_schedule.append(self._text(data.get("vendor_schedule")))
-        for column, name in zip(self.v_ms, ("vendor_wall_ms", "vendor_business_ms", "vendor_paused_ms"), strict=True):
+        for column, name in zip(self.v_ms, _VENDOR_MS, strict=True):
             value = data.get(name)
             column.append(self._NONE if value is None else value)
         for us, off, when in ((self.v_from, self.v_from_off, vendor_from), (self.v_to, self.v_to_off, vendor_to)):
@@ -888,7 +910,8 @@ class Appended:
         vendor = pd.DataFrame({
             "seq": seq[at], "id": ids[ticket[at]], "measure": texts[ints(self.v_measure)],
             "wall_ms": nullable(self.v_ms[0]), "business_ms": nullable(self.v_ms[1]),
-            "paused_ms": nullable(self.v_ms[2]), "from_us": nullable(self.v_from),
+            "paused_ms": nullable(self.v_ms[2]), "elapsed_ms": nullable(self.v_ms[3]),
+            "waits_ms": nullable(self.v_ms[4]), "from_us": nullable(self.v_from),
             "from_off": ints(self.v_from_off), "to_us": nullable(self.v_to), "to_off": ints(self.v_to_off),
             "schedule": texts[ints(self.v_schedule)]})
         return events, vendor
@@ -905,7 +928,7 @@ CREATE TEMP TABLE incidents (seq BIGINT, kind KIND, id VARCHAR, at_us BIGINT, wr
                              source SOURCE, stand_in BOOLEAN);
 CREATE TEMP TABLE vendor_clocks (seq BIGINT, id VARCHAR, measure VARCHAR, wall_ms UBIGINT, business_ms UBIGINT,
                                  paused_ms UBIGINT, from_us BIGINT, from_off INTEGER, to_us BIGINT, to_off INTEGER,
-                                 schedule VARCHAR);
+                                 schedule VARCHAR, elapsed_ms UBIGINT, waits_ms UBIGINT);
 """
 
 
@@ -971,11 +994,13 @@ def _reference_frames(events: list[dict[str, Any]], fixes: dict[int, str]) -> tu
             continue
         d = e["data"]
         rows.append((e["seq"], e["kind"], e["id"], us(fixes.get(e["seq"], e["at"])), us(e["at"]), d.get("severity"),
-                     d.get("source"), d.get("clock_start") is not None))
+                     d.get("source"), d.get("clock_start") is not None
+                     or (d.get("instant") is not None and e["seq"] not in fixes)))
         if "vendor_measure" in d:
             clocks.append((e["seq"], e["id"], d["vendor_measure"], d.get("vendor_wall_ms"), d.get("vendor_business_ms"),
                            d.get("vendor_paused_ms"), us(d.get("vendor_from")), off(d.get("vendor_from")),
-                           us(d.get("vendor_to")), off(d.get("vendor_to")), d.get("vendor_schedule")))
+                           us(d.get("vendor_to")), off(d.get("vendor_to")), d.get("vendor_schedule"),
+                           d.get("vendor_elapsed_ms"), d.get("vendor_waits_ms")))
     frame = pd.DataFrame(rows, columns=["seq", "kind", "id", "at_us", "written_us", "severity", "source", "stand_in"])
     for col in ("seq", "at_us", "written_us"):
         frame[col] = frame[col].astype(np.int64)
@@ -984,6 +1009,6 @@ def _reference_frames(events: list[dict[str, Any]], fixes: dict[int, str]) -> tu
     vendor = pd.DataFrame(clocks, columns=["seq", "id", *VENDOR_COLUMNS])
     for col in ("seq", "from_off", "to_off"):
         vendor[col] = vendor[col].astype(np.int64)
-    for col in ("wall_ms", "business_ms", "paused_ms", "from_us", "to_us"):
+    for col in ("wall_ms", "business_ms", "paused_ms", "from_us", "to_us", "elapsed_ms", "waits_ms"):
         vendor[col] = vendor[col].astype("Int64")
     return frame, vendor

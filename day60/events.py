@@ -76,6 +76,11 @@ class DriftOnset(_Data):
                                    description="Sealed onsets only: salted SHA-256 of the held instant.")
 
 
+class DriftDetected(_Data):
+    affected_class: Text | None = Field(None, description="The input class the detection names; the supplier's own "
+                                                          "claim of a detection must name it.")
+
+
 class DriftNotice(_Data):
     affected_class: Text = Field(description="The input class the supplier names as affected.")
     evidence: Text = Field(description="The evidence the notice cites.")
@@ -123,6 +128,13 @@ class _VendorClock(_Data):
     vendor_from: Instant | None = Field(None, description="When the vendor's clock started.")
     vendor_to: Instant | None = Field(None, description="When the vendor's clock stopped.")
     vendor_schedule: Text | None = Field(None, description="The vendor's business schedule, where named.")
+    vendor_elapsed_ms: int | None = Field(None, ge=0, le=10**13,
+                                          description="The vendor's own figure for its clock's whole span, start to "
+                                                      "stop, not paused, in ms (Zendesk full_resolution_time), where "
+                                                      "its main figure is a paused one.")
+    vendor_waits_ms: int | None = Field(None, ge=0, le=10**13,
+                                        description="The vendor's own total of time waiting on the partner, in ms "
+                                                    "(Zendesk agent_wait_time: the time pending).")
 
 
 class IncidentRestored(_VendorClock):
@@ -132,6 +144,11 @@ class IncidentRestored(_VendorClock):
 class TicketClosed(_VendorClock):
     state: Text = Field(description="The ticket's state in the supplier's records, e.g. Resolved or Closed.")
     resolved: bool = Field(description="true: the ticket records a resolution; false: it was closed without one.")
+    instant: Literal["not-evidenced"] | None = Field(
+        None, description="not-evidenced: the supplier's records say the ticket is closed but hold no time for it; "
+                          "the line's instant then stands in for that time, the earliest the closure can have been "
+                          "(its clock start or its last re-open), and the figures read the incident 'not evidenced', "
+                          "never open, unconfirmed or restored.")
 
 
 class Reasoned(_Data):
@@ -179,6 +196,11 @@ class Resolve(_Data):
                                           "is recorded, the dispute stays visible).")
 
 
+class Judgement(_Data):
+    target: int = Field(ge=1, description="seq of the measured party's claim being accepted or rejected.")
+    reason: Text = Field(description="What the claim was checked against, or why it does not stand.")
+
+
 class NoticeSent(_Data):
     to: Text = Field(description="Who received the pre-publication notice.")
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="SHA-256 of the notice file sent.")
@@ -209,7 +231,7 @@ DATA_MODELS: dict[str, type[_Data]] = {
     "injection.stopped": Reasoned,
     "injection.not-run": Reasoned,
     "drift.onset": DriftOnset,
-    "drift.detected": Empty,
+    "drift.detected": DriftDetected,
     "drift.notice": DriftNotice,
     "drift.false-alert": Empty,
     "drift.announced": DriftExclusion,
@@ -241,6 +263,8 @@ DATA_MODELS: dict[str, type[_Data]] = {
     "reveal": Reveal,
     "dispute": Dispute,
     "resolve": Resolve,
+    "accept": Judgement,
+    "reject": Judgement,
     "notice.sent": NoticeSent,
     "timestamp.token": TimestampToken,
 }

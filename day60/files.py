@@ -65,7 +65,15 @@ def read_bytes(path: str | Path, field: str, what: str, limit: int = MAX_INPUT_B
     fd = open_regular(path, field, what, limit)
     try:
         with os.fdopen(fd, "rb") as fh:
-            data = fh.read(limit + 1)
+            # read as the file grows, never by asking for ``limit`` bytes at once (one read of
+            # limit + 1 allocates that much before the first byte arrives: 512 MiB for a report)
+            size = os.fstat(fh.fileno()).st_size
+            data = fh.read(min(size, limit) + 1)
+            while len(data) <= limit:
+                more = fh.read(min(1 << 20, limit + 1 - len(data)))
+                if not more:
+                    break
+                data += more
     except OSError as exc:
         raise InputError(field, f"cannot read {path} ({_os_problem(exc)})", f"give the path of {what}") from exc
     if len(data) > limit:
@@ -163,6 +171,36 @@ def loads_json(text: str | bytes, field: str, what: str, source: str = "the file
     return check_values(value, field, source)
 
 
+def loads_yaml(text: str | bytes, field: str, what: str, source: str = "the file") -> Any:
+    """Parse YAML a person or a report supplies (never libyaml, which recurses in C): nesting past
+    MAX_DEPTH and aliases (``*name``, which can make nine lines into a billion values) are refused
+    by name before any value is built, and numbers are checked as JSON's are. Raises InputError, or
+    yaml.YAMLError for a syntax fault (the caller names the file it expected)."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        depth = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                raise InputError(field, f"{source} uses a YAML alias (*name), which {what} never needs",
+                                 "write the value out in full")
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise InputError(field, f"{source} is nested more than {MAX_DEPTH} levels deep",
+                                 f"flatten it; {what} never nests that far")
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+
+    try:
+        value = yaml.load(text, Loader=Loader)
+    except RecursionError as exc:
+        raise InputError(field, f"{source} is nested too deeply to read", f"fix it so it is {what}") from exc
+    return check_values(value, field, source)
+
+
 def read_json(path: str | Path, field: str, what: str) -> Any:
     """Parse a JSON file; ``what`` says what the file should be, e.g. "a dialogue file"."""
     return loads_json(read_bytes(path, field, what), field, what, str(path))
@@ -237,7 +275,7 @@ def protected(path: str | Path) -> str | None:
     if head.lstrip()[:5] == b"%PDF-":
         if _SIGNED.search(head) or _SIGNED.search(tail):
             return "a signed or timestamped PDF (its signature cannot be made again)"
-        return None
+        return _pdf_evidence(path, info.st_size)
     found = _PROTECTED.search(head)
     if found is not None:
         return _WHAT[found.group(1)]
@@ -247,6 +285,39 @@ def protected(path: str | Path) -> str | None:
 
 
 PUBLISHED = "a day60 score or notice of a journal (what was published, named by its SHA-256 later)"
+REPORT = ("a day60 report PDF (it carries the data 'day60 verify-report' checks it against; a re-score "
+          "supersedes it by name)")
+
+
+def _pdf_evidence(path: str | Path, size: int) -> str | None:
+    """What an unsigned PDF is, if it carries evidence: a day60 report (it embeds document.json),
+    or a letter whose embedded data names a journal's head and hash (a notice). Its attachments
+    are listed through the bounded reader (day60.evidence.pdf) and at most their first MiB read."""
+    from day60.evidence import pdf as pdfs
+
+    try:
+        with open(path, "rb") as fh, pdfs.quiet(), pdfs.bounded(size):
+            from pypdf import PdfReader
+
+            pdf = PdfReader(fh, strict=False)
+            names = pdfs.embedded_names(pdf)
+            if pdfs.REPORT_MANIFEST in names:
+                return REPORT
+            for count, entry in enumerate(pdf.attachment_list):
+                if count >= pdfs.MAX_ATTACHMENTS:
+                    break
+                stream = entry._embedded_file
+                raw = stream._data if isinstance(stream._data, bytes) else b""
+                body = pdfs.inflate(raw, 1 << 20, "an attachment", truncate=True) \
+                    if str(stream.get("/Filter")) == "/FlateDecode" else raw[: 1 << 20]
+                found = _PROTECTED.search(body)
+                if found is not None:
+                    return _WHAT[found.group(1)]
+                if all(p.search(body) for p in _PUBLISHED):
+                    return PUBLISHED
+    except Exception:  # a PDF the reader cannot take carries nothing it can recognise
+        return None
+    return None
 
 
 def check_output(field: str, path: str | Path, inputs: Iterable[tuple[str, str | Path | None]] = ()) -> Path:

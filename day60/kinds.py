@@ -29,8 +29,9 @@ FIRST_KINDS = ("incident.raised", "incident.detected", "incident.partner-notice"
 
 # How each incident stood at the window's end (events after it do not count): the kind of its
 # latest restore or re-open, the instant of its latest restore, its re-opens, and its latest
-# ticket closure when that came after the latest restore or re-open.
-ENDING_COLUMNS = ("end_kind", "final_restore", "reopens", "closed_at", "stand_in")
+# ticket closure when that came after the latest restore or re-open, and whether that closure's
+# time is not evidenced (its instant a stand-in, ``instant: "not-evidenced"``).
+ENDING_COLUMNS = ("end_kind", "final_restore", "reopens", "closed_at", "closed_untimed", "stand_in")
 
 # The kinds that begin an injection (charter 4.5.1): after one, the injection can only be stopped.
 INJECTIONS = ("drift.onset", "incident.raised", "rollback.criterion-met")

@@ -19,9 +19,11 @@ import questionary
 from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 from pydantic import TypeAdapter, ValidationError
 
-from day60 import checklist, journal, reading, timeparse
+from day60 import checklist, journal, permissions, reading, timeparse
 from day60.errors import InputError, pydantic_problem
 from day60.events import DATA_MODELS, Ident, Text
+
+RUNNER = permissions.Actor(permissions.RUNNER)  # whoever runs 'live' at the journal's machine is its runner
 
 REFRESH, CORRECT, QUIT = "refresh", "correct", "quit"
 CANCEL_HINT = "(Esc or Ctrl-C: back to the menu)"
@@ -171,8 +173,9 @@ def run_checklist(path: Path, echo: Callable[[str], None], held: Path | None = N
                     if revealed:
                         written += revealed
                         continue
-                if not _correctable(j.events):
+                if not _correctable(j.events) and not checklist.claims_to_judge(j.events):
                     break
+            steps = checklist.claims_to_judge(j.events) + steps  # judged at any time, the close included
             try:
                 picked = _ask(questionary.select(
                     "Next step", choices=_menu(steps, j), use_search_filter=True, use_jk_keys=False,
@@ -237,7 +240,7 @@ def _menu(steps: list[checklist.Step], j: journal.Journal) -> list[Any]:
 
 def _correctable(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Events a correction can name, the latest first: timed, not sealed, not themselves fixes."""
-    skip = {"correction", "reveal", "dispute", "resolve", "notice.sent"}
+    skip = {"correction", "reveal", "dispute", "resolve", "notice.sent", "accept", "reject"}
     return [e for e in reversed(events) if e["kind"] not in skip and e["at"] is not None]
 
 
@@ -361,7 +364,9 @@ def _record(path: Path, j: journal.Journal, step: checklist.Step, stamp: dt.date
     held_at = checklist.held_instants(_held(held), j.events)
     ends = _ask_pause_ends(j, ident, tz, held_at, echo) if step.kind == "incident.restored" else []
     label = "When did it happen" if step.kind != "safety.agreed" else "When was it signed"
-    when = _ask_when(label, tz, stamp, j, step.kind, ident, held_at, echo)
+    # a claim is accepted or rejected when the runner judges it: the keypress
+    when = stamp if step.kind in ("accept", "reject") else _ask_when(label, tz, stamp, j, step.kind, ident, held_at,
+                                                                        echo)
     data = _ask_fields(step, j)
     while True:
         try:
@@ -375,9 +380,9 @@ def _record(path: Path, j: journal.Journal, step: checklist.Step, stamp: dt.date
                 raise _Cancel from None
             when = _ask_when("When did it happen", tz, timeparse.now(), j, step.kind, ident, held_at, echo)
     for kind, at in ends:
-        event = journal.append(path, kind, ident, at, {})
+        event = journal.append(path, kind, ident, at, {}, actor=RUNNER)
         echo(f"recorded seq {event['seq']}: {kind} {ident} at {at.astimezone(tz).isoformat()}")
-    event = journal.append(path, step.kind, ident, when, data, seal=held if sealed else None)
+    event = journal.append(path, step.kind, ident, when, data, seal=held if sealed else None, actor=RUNNER)
     shown = when.astimezone(tz).isoformat() + ("" if event["at"] else f" (sealed: only {held} holds it)")
     echo(f"recorded seq {event['seq']}: {event['kind']} {event['id']} at {shown}")
     return len(ends) + 1
@@ -432,7 +437,7 @@ def _correct(path: Path, j: journal.Journal, tz: ZoneInfo, echo: Callable[[str],
     when = _ask_when("The right time", tz, timeparse.now(), j, target["kind"], target["id"], {}, echo)
     reason = _ask(questionary.text(f"Why was it wrong (shown in every report)? {CANCEL_HINT}",
                                    validate=_checker(TypeAdapter(Text).validate_python)))
-    event = journal.correct(path, seq, when, reason)
+    event = journal.correct(path, seq, when, reason, actor=RUNNER)
     echo(f"recorded seq {event['seq']}: correction of seq {seq} to {when.astimezone(tz).isoformat()}")
     return 1
 
@@ -455,7 +460,7 @@ def _close(path: Path, j: journal.Journal, tz: ZoneInfo, held: Path | None, echo
                                     "recorded", default=False)):
         raise _Cancel
     when = _ask_when("When does it close", tz, timeparse.now(), j, "exercise.close", "exercise", {}, echo)
-    event = journal.append(path, "exercise.close", "exercise", when, {})
+    event = journal.append(path, "exercise.close", "exercise", when, {}, actor=RUNNER)
     echo(f"recorded seq {event['seq']}: exercise.close at {when.astimezone(tz).isoformat()}")
     return 1
 

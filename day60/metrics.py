@@ -80,15 +80,20 @@ def compute(journal: Journal, report_elements: list[str] | None = None,
     ``calendar``: business time counted on this calendar instead of the journal's (``comply`` judges
     a deal's business-hour clauses on the deal's own calendar)."""
     cal = calendar or journal.calendar()
-    events = effective(journal.events, skip="incident.")
+    lines, claims = _claims(journal.events)  # lines: what the figures read; claims: the measured party's, judged
+    # every line but a correction that is a claim not accepted (it moves nothing), its effect applied
+    base = [e for e in journal.events if e["kind"] != "correction" or claims.get(e["seq"]) in (None, "accepted")]
+    everything = effective(base, skip="incident.")
+    events = [e for e in everything if claims.get(e.seq) in (None, "accepted")]
     window = journal.header["window"]
     w0 = to_utc_us(dt.datetime.fromisoformat(window["start"]))
     w1 = to_utc_us(dt.datetime.fromisoformat(window["end"]))
     closed = any(e.kind == "exercise.close" for e in events)
-    disputes = _disputes(journal.events, journal.header.get("runner_organisation"))
+    disputes = _disputes(journal.events, journal.header)
     upheld = _upheld(disputes)
-    drift, drift_table = _drift(events, cal, w0, w1, closed, upheld["drift"], unknown or {})
-    held = journal.incidents if journal.incidents is not None else IncidentFrame(journal.events)
+    drift, drift_table = _drift(events, cal, w0, w1, closed, upheld["drift"], unknown or {},
+                                [e for e in everything if e.seq in claims], claims)
+    held = journal.incidents if journal.incidents is not None else IncidentFrame(lines)
     incidents, incident_table = _incidents(held, cal, w0, w1, upheld["incident"], unknown or {})
     rollbacks, rollback_table = _rollbacks(events, w0, w1, upheld["rollback"])
     _remedies(disputes, {"drift": drift_table, "incident": incident_table, "rollback": rollback_table})
@@ -110,7 +115,8 @@ def compute(journal: Journal, report_elements: list[str] | None = None,
         "injections": {key: [{"id": e.id, "reason": e.data["reason"], "seq": e.seq} for e in events
                              if e.kind == kind]
                        for key, kind in (("stopped", "injection.stopped"), ("not_run", "injection.not-run"))},
-        "corrections": _corrections(journal.events, journal.incidents.targets if journal.incidents else {}),
+        "corrections": _corrections(base, journal.incidents.targets if journal.incidents else {}),
+        "claims": _claims_summary(journal.events, claims),
         "disputes": disputes,
         "holidays": _holiday_source(journal.header["calendar"]),
         "notices": [{"to": e["data"]["to"], "at": e["at"], "sha256": e["data"]["sha256"], "seq": e["seq"]}
@@ -118,6 +124,35 @@ def compute(journal: Journal, report_elements: list[str] | None = None,
     }
     return Figures(summary, dict(zip(TABLES, (drift_table, incident_table, rollback_table, report_table),
                                      strict=True)))
+
+
+def _claims(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[int, str]]:
+    """The lines the figures read (every line but a claim of the measured party not accepted), and
+    each claim's seq with its standing: "accepted", "pending" or "rejected" (roles/permissions-v1.yaml)."""
+    from day60 import permissions
+
+    lines = permissions.counted(events)
+    if lines is events:
+        return events, {}
+    judged = permissions.judgements(events)
+    claims = {e["seq"]: status for e in events if (status := permissions.claim_status(e, judged)) is not None}
+    return lines, claims
+
+
+def _claims_summary(events: list[dict[str, Any]], claims: dict[int, str]) -> dict[str, Any]:
+    """The measured party's claims by standing, each listed (a pending one moves no figure yet)."""
+    by_seq = {e["seq"]: e for e in events if e["seq"] in claims}
+    judged = {e["data"]["target"]: e for e in events if e["kind"] in ("accept", "reject")}
+    out: dict[str, Any] = {"accepted": 0, "pending": 0, "rejected": 0, "listed": []}
+    for seq, status in claims.items():
+        e = by_seq[seq]
+        out[status] += 1
+        verdict = judged.get(seq)
+        out["listed"].append({"seq": seq, "kind": e["kind"], "id": e["id"], "at": e["at"], "by": e["by"],
+                              "status": status, "judged_by": verdict["by"] if verdict else None,
+                              "judged_seq": verdict["seq"] if verdict else None,
+                              "reason": verdict["data"]["reason"] if verdict else None})
+    return out
 
 
 def _holiday_source(calendar: dict[str, Any]) -> dict[str, Any]:
@@ -135,16 +170,19 @@ def _holiday_source(calendar: dict[str, Any]) -> dict[str, Any]:
                       "holiday dates fixed in its header"}
 
 
-def _disputes(events: list[dict[str, Any]], runner_org: str | None) -> list[dict[str, Any]]:
-    """Every dispute and its outcome (8.4.1: nothing leaves the log); one raised by the runner's own
-    organisation is marked a self-dispute (8.4.2)."""
+def _disputes(events: list[dict[str, Any]], header: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every dispute and its outcome (8.4.1: nothing leaves the log); one raised by the runner or a
+    second auditor, or filed under the runner's own organisation, is marked a self-dispute (8.4.2)."""
+    from day60.permissions import RUNNER, organisation, role_of
+
+    ours = organisation(RUNNER, header).casefold()  # the runner's organisation, or the words that stand for it
     out: dict[int, dict[str, Any]] = {}
     for e in events:
         if e["kind"] == "dispute":
             d = e["data"]
+            own = role_of(e["by"]) in (RUNNER, "auditor") or d["organisation"].casefold() == ours
             out[e["seq"]] = {"seq": e["seq"], "line": d["line"], "reason": d["reason"], "raised_by": d["raised_by"],
-                             "organisation": d["organisation"], "raised_at": e["at"],
-                             "self_dispute": bool(runner_org) and d["organisation"].casefold() == runner_org.casefold(),
+                             "organisation": d["organisation"], "raised_at": e["at"], "self_dispute": own,
                              "outcome": None, "outcome_reason": None, "exclude": [], "corrections_since": []}
         elif e["kind"] == "resolve" and e["data"]["target"] in out:
             out[e["data"]["target"]].update(outcome=e["data"]["outcome"], outcome_reason=e["data"]["reason"],
@@ -217,6 +255,9 @@ DRIFT_DURATIONS = ("detection_hours", "detection_business_hours", "notice_hours"
 NOT_DETECTED = "not detected within the window"
 NOT_DISCLOSED = "not evidenced: no detection time disclosed"
 NOT_EVIDENCED = "not evidenced"
+# An imported ticket its supplier's records show closed, with no time for the closure (3.19.4).
+CLOSED_UNTIMED = ("the supplier's records show the ticket closed but hold no time for it, so when it ended, and "
+                  "whether a monitoring check confirmed a restore, cannot be told (3.19.4)")
 DRIFT_BUCKETS = ("notified", NOT_DETECTED, "sealed", "open", "outside the window", "stopped", "announced", "told",
                  "excluded", "no onset", NOT_EVIDENCED)
 
@@ -226,8 +267,15 @@ def _same_class(a: str | None, b: str | None) -> bool:
 
 
 def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
-           upheld: dict[str, str], unknown: dict[str, str] | None = None) -> tuple[dict, pd.DataFrame]:
+           upheld: dict[str, str], unknown: dict[str, str] | None = None, claim_events: list | None = None,
+           claims: dict[int, str] | None = None) -> tuple[dict, pd.DataFrame]:
     """One row per drift, in exactly one bucket (DRIFT_BUCKETS).
+
+    ``claim_events``: the measured party's own claims of a detection or a notice, whatever their
+    standing (``claims``: seq -> accepted, pending or rejected), judged by ``_judge_claims``: a
+    wrong, early, repeated or rejected claim is a false alert (3.18.4), an early or wrong-class
+    one leaves none of that drift's claims of its kind counting, and only the first good claim,
+    once accepted, can count.
 
     Scored ("notified" and "not detected within the window") are drifts whose onset lies in the
     window. A detection or notice counts only between the onset and the window's end; a notice
@@ -246,7 +294,15 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
     told: dict[str, list[Any]] = {}
     stopped: dict[str, str] = {}
     false_alerts, false_outside = [], []
+    claims = claims or {}
+    for e in claim_events or []:
+        if e.kind in ("drift.detected", "drift.notice"):
+            slot = by_id.setdefault(e.id, {"seqs": [], "detected": [], "notice": []})
+            slot["seqs"].append(e.seq)
+            slot.setdefault("claims", []).append(e)
     for e in events:
+        if e.seq in claims:
+            continue  # a claim counts only as _judge_claims finds it
         if e.kind == "drift.announced":
             announced.setdefault(e.id, []).append(e)
         elif e.kind == "drift.told":
@@ -264,6 +320,8 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
                 slot[e.kind.split(".")[1]].append(e)
     for ident in announced:  # a scheduled change announced with no onset is still an exclusion
         by_id.setdefault(ident, {"seqs": [], "detected": [], "notice": []})
+    false_claims: dict[str, list[int]] = {k: [] for k in FALSE_CLAIMS}
+    false_claims_outside: list[int] = []
     rows = []
     window_hours = (w1 - w0) / US_PER_HOUR
     for ident, slot in by_id.items():
@@ -276,12 +334,25 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
                                "out_of_order": None, "started_before_window": False, "seqs": seqs,
                                "source": onset.data.get("source", "exercise") if onset else None,
                                "held": bool(onset and (onset.revealed or onset.sealed)),
-                               "injected_class": onset.data.get("affected_class") if onset else None, "set_aside": []}
+                               "injected_class": onset.data.get("affected_class") if onset else None, "set_aside": [],
+                               "claims": []}
         rows.append(row)
+        verdicts = _judge_claims(slot.get("claims", []), onset, ident in announced, claims)
+        for c in slot.get("claims", []):
+            verdict, why = verdicts[c.seq]
+            row["claims"].append({"seq": c.seq, "kind": c.kind, "standing": claims[c.seq], "verdict": verdict,
+                                  "why": why})
+            if verdict in FALSE_CLAIMS:
+                (false_claims[verdict] if w0 <= to_utc_us(c.at) <= w1 else false_claims_outside).append(c.seq)
+            if verdict == "counts":
+                slot[c.kind.split(".")[1]].append(c)
+            else:
+                row["set_aside"].append(f"the supplier's claim of a {_CLAIMED[c.kind]} (seq {c.seq}) {why}")
         if onset is None:
-            if slot["detected"] or slot["notice"]:
+            if slot["detected"] or slot["notice"] or (slot.get("claims") and ident not in announced):
                 row.update(status="no onset", reason="a detection or notice was logged with no onset in the journal: "
-                                                     "it has no lead time and is listed, not scored")
+                                                     "it has no lead time and is listed, not scored"
+                           + ("; the supplier's claims of it are false alerts (3.18.4)" if slot.get("claims") else ""))
             else:
                 first = min(announced[ident], key=lambda e: to_utc_us(e.at))
                 row.update(status="announced", reason=f"announced by the partner at {first.at.isoformat()} with no "
@@ -372,7 +443,7 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
                                         "detected", "notice", *DRIFT_DURATIONS, "gap_hours", "gap_business_hours",
                                         "detection_status", "detection_hours_at_most",
                                         "detection_business_hours_at_most", "out_of_order", "started_before_window",
-                                        "set_aside", "seqs"])
+                                        "set_aside", "claims", "seqs"])
     scored = table[table["status"].isin(["notified", NOT_DETECTED, NOT_EVIDENCED])]
     notified = scored[scored["status"] == "notified"]
     population = len(scored)
@@ -428,10 +499,16 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
                   "detection": "a written notice proves detection no later than itself: an undisclosed detection, "
                                "or one dated after the notice, is at most the notice's lead time"},
         "summary": summary,
-        "false_alerts": len(false_alerts),
-        "false_alert_seqs": false_alerts,
-        "false_alerts_outside_window": len(false_outside),
-        "false_alert_outside_seqs": false_outside,
+        "false_alerts": len(false_alerts) + sum(map(len, false_claims.values())),
+        "false_alert_seqs": sorted(false_alerts + [s for seqs in false_claims.values() for s in seqs]),
+        "false_alerts_outside_window": len(false_outside) + len(false_claims_outside),
+        "false_alert_outside_seqs": sorted(false_outside + false_claims_outside),
+        "false_alerts_recorded": len(false_alerts),
+        "false_claims": {"count": sum(map(len, false_claims.values())), **{k.replace(" ", "_"): v
+                                                                         for k, v in false_claims.items()},
+                         "outside_window": false_claims_outside},
+        "claims_awaiting_acceptance": sorted(c["seq"] for r in rows for c in r["claims"]
+                                             if c["verdict"] == "awaiting acceptance"),
         "excluded": {"announced": int(counts.get("announced", 0)), "told": int(counts.get("told", 0)),
                      "by_dispute": int(counts.get("excluded", 0))},
         "exclusions_not_applied": [{"id": r["id"], "notes": [n for n in r["set_aside"]
@@ -476,6 +553,57 @@ def records(table: pd.DataFrame) -> list[dict[str, Any]]:
     return table.astype(object).where(table.notna(), None).to_dict("records")
 
 
+# The ways a claim of the measured party is a false alert (3.18.4), as the figures name them.
+FALSE_CLAIMS = ("no drift", "early", "wrong class", "repeated", "rejected")
+_CLAIMED = {"drift.detected": "detection", "drift.notice": "notice"}
+
+
+def _judge_claims(found: list, onset: Any, announced: bool, standing: dict[int, str]) -> dict[int, tuple[str, str]]:
+    """Each claim of the measured party on one drift id: seq -> (verdict, why in words).
+
+    Verdicts: "counts" (the first good claim of its kind, accepted), "awaiting acceptance" (the
+    same, not yet accepted), one of FALSE_CLAIMS, "void" (a good claim of a kind the supplier also
+    claimed early or naming another class: it guessed, so none of them counts), "sealed" (not
+    judged until the onset is revealed) and "announced" (a planned change with no onset, not judged).
+    Taken in the order of their instants (then seq), so a repeat is judged against the first."""
+    out: dict[int, tuple[str, str]] = {}
+    if onset is None:
+        for c in found:
+            out[c.seq] = ("announced", "is about a change the partner announced, with no onset: not judged") \
+                if announced else ("no drift", "names no drift of this journal: a false alert (3.18.4)")
+        return out
+    if onset.at is None:
+        for c in found:
+            out[c.seq] = ("sealed", "is judged once its onset is revealed")
+        return out
+    o, injected = to_utc_us(onset.at), onset.data.get("affected_class")
+    first: dict[str, int] = {}
+    guessed: dict[str, int] = {}
+    for c in sorted(found, key=lambda c: (to_utc_us(c.at), c.seq)):
+        named = c.data.get("affected_class")
+        if to_utc_us(c.at) < o:
+            out[c.seq] = ("early", f"came before the onset ({onset.at.isoformat()}): a false alert (3.18.4)")
+            guessed.setdefault(c.kind, c.seq)
+        elif injected and named and not _same_class(named, injected):
+            out[c.seq] = ("wrong class", f"names {named!r}, not the class the drift shifted: a false alert (3.18.4)")
+            guessed.setdefault(c.kind, c.seq)
+        elif standing.get(c.seq) == "rejected":
+            out[c.seq] = ("rejected", "was rejected by an auditor: a false alert (3.18.4)")
+        elif c.kind in first:
+            out[c.seq] = ("repeated", f"repeats the claim of seq {first[c.kind]}: a false alert (3.18.4)")
+        else:
+            first[c.kind] = c.seq
+            out[c.seq] = ("counts", "counts") if standing.get(c.seq) == "accepted" else \
+                ("awaiting acceptance", "awaits an auditor's acceptance, and counts in no figure until then")
+    for seq, (verdict, _) in list(out.items()):
+        kind = next(c.kind for c in found if c.seq == seq)
+        if verdict in ("counts", "awaiting acceptance") and kind in guessed:
+            out[seq] = ("void", f"counts for nothing: the supplier also claimed this drift's {_CLAIMED[kind]} "
+                                f"{'early' if out[guessed[kind]][0] == 'early' else 'in another class'} (seq "
+                                f"{guessed[kind]}), so it guessed (3.18.4)")
+    return out
+
+
 def _first_inside(candidates: list, o: int, w1: int, row: dict[str, Any], injected_class: str | None) -> Any:
     """The earliest detection or notice between the onset and the window's end; the rest are noted."""
     kept = None
@@ -505,14 +633,16 @@ _PAUSES = {"incident.wait-start": ("wait", 0), "incident.wait-end": ("wait", 1),
 
 
 def _incident_events(events: list[dict[str, Any]]) -> pd.DataFrame:
-    """Incident events as a table (seq, kind, id, at in epoch microseconds, severity, source and
-    the detection's clock-start marker), with corrections applied. Built in bulk: an exercise from
-    records may hold many thousands."""
+    """Incident events as a table (seq, kind, id, at in epoch microseconds, severity, source, the
+    detection's clock-start marker and a closure's not-evidenced instant), with corrections applied.
+    Built in bulk: an exercise from records may hold many thousands."""
     fixes = {e["data"]["target"]: e["data"]["at"] for e in events if e["kind"] == "correction"}
+    # A closure whose time was not evidenced has one once a person corrects its instant (with a reason).
     rows = [(e["seq"], e["kind"], e["id"], fixes.get(e["seq"], e["at"]), e["data"].get("severity"),
-             e["data"].get("source"), e["data"].get("clock_start"))
+             e["data"].get("source"), e["data"].get("clock_start"),
+             None if e["seq"] in fixes else e["data"].get("instant"))
             for e in events if e["kind"].startswith("incident.")]
-    ev = pd.DataFrame(rows, columns=["seq", "kind", "id", "at", "severity", "source", "clock_start"])
+    ev = pd.DataFrame(rows, columns=["seq", "kind", "id", "at", "severity", "source", "clock_start", "instant"])
     stamps = pd.to_datetime(ev["at"], utc=True, format="ISO8601")
     ev["at"] = stamps.dt.as_unit("us").astype(np.int64) if len(ev) else pd.Series(dtype=np.int64)
     return ev
@@ -560,12 +690,14 @@ class IncidentFrame:
         ro = upto[upto["kind"].isin(["incident.restored", "incident.reopened"])].groupby("id")[["kind", "seq"]].last()
         restores = upto[upto["kind"] == "incident.restored"].groupby("id")["at"].last()
         reopens = upto[upto["kind"] == "incident.reopened"].groupby("id").size()
-        closed = upto[upto["kind"] == "incident.ticket-closed"].groupby("id")[["at", "seq"]].last()
+        closings = upto[upto["kind"] == "incident.ticket-closed"].assign(untimed=lambda c: c["instant"].notna())
+        closed = closings.groupby("id")[["at", "seq", "untimed"]].last()
         out["end_kind"] = ro["kind"].reindex(out.index).str.removeprefix("incident.")
         out["final_restore"] = restores.reindex(out.index).astype(float)
         out["reopens"] = reopens.reindex(out.index, fill_value=0).astype(np.int64)
         after = closed["seq"].reindex(out.index) > ro["seq"].reindex(out.index).fillna(-1)
         out["closed_at"] = closed["at"].reindex(out.index).astype(float).where(after)
+        out["closed_untimed"] = (closed["untimed"].reindex(out.index, fill_value=False).astype(bool) & after)
         marked = ev[(ev["kind"] == "incident.detected") & ev["clock_start"].notna()]["id"].unique()
         out["stand_in"] = out.index.isin(marked)
         return out
@@ -604,7 +736,9 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
     re-opened in it, is outside the window; one raised but neither detected nor notified by the
     close is "not detected"; one not restored by the close is open, whenever its clock started.
     One whose ticket was resolved or closed in the window with no monitoring check confirming a
-    restore is "unconfirmed": judged, never counted as restored. One with no severity by the
+    restore is "unconfirmed": judged, never counted as restored. One whose ticket the records
+    show closed at no time they hold (``instant: "not-evidenced"`` on the closure) is "not
+    evidenced": judged, never open, never unconfirmed. One with no severity by the
     close is "unclassified": counted, never dropped. Withdrawn and excluded
     incidents enter no figure, first communication included.
     """
@@ -646,7 +780,10 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
     # Ended before the window opened (restored, or its ticket closed, and not re-opened by the
     # window's end): counted apart. One still standing unrestored through the window is judged
     # whenever its clock started, or keeping it open past the close would take it out of every figure.
-    ended_before = (restored_now & (inc["restored"] < w0)) | (~restored_now & (first["closed_at"] < w0))
+    # Closed at a time its records do not hold (the closure's instant a stand-in): whether that was
+    # before the window, in it or after it cannot be told, nor any restore: "not evidenced".
+    untimed = first["closed_untimed"].astype(bool) & ~restored_now
+    ended_before = (restored_now & (inc["restored"] < w0)) | (~restored_now & ~untimed & (first["closed_at"] < w0))
     upheld = upheld or {}
     by_dispute = inc.index.isin(list(upheld))
     # "Withdrawn as not reproducible" (3.19.5) after a monitoring check confirmed a restore (3.19.4)
@@ -656,16 +793,17 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
     late_withdrawal = (withdrawn.notna() & first_restore.notna() & (withdrawn >= first_restore)).to_numpy()
     conditions = [withdrawn.notna() & ~late_withdrawal, first["incident.excluded"].notna() | by_dispute,
                   inc["start"].isna(),
-                  inc["start"] > w1, in_window, ended_before, first["closed_at"].notna() & ~restored_now,
+                  inc["start"] > w1, in_window, ended_before, untimed, first["closed_at"].notna() & ~restored_now,
                   inc["start"] < w0]
     buckets = ["withdrawn", "excluded", "not detected", "outside the window", "restored", "outside the window",
-               "unconfirmed", "open"]
+               NOT_EVIDENCED, "unconfirmed", "open"]
     inc["status"] = _select(conditions, buckets, "open")
     reasons = ["withdrawn: enters no figure (3.19.5)", "excluded under the contract: enters no figure (3.19.5)",
                "raised by the exercise but neither detected nor notified by the close",
                "its clock started after the window closed",
                None,
                "restored (or its ticket closed) before the window opened, and not re-opened in it",
+               f"{NOT_EVIDENCED}: {CLOSED_UNTIMED}",
                "the ticket was closed, but no monitoring check confirmed a restore (3.19.4)",
                "its clock started before the window opened and it was not restored by the close"]
     inc["reason"] = _select(conditions, reasons, "not restored by the close")
@@ -839,11 +977,12 @@ def _severity_block(mine: pd.DataFrame, reason: str, restored_status: str = "res
         "reopened": int((done["reopens"] > 0).sum()), "reopens": int(done["reopens"].sum()),
         "clock_from_ticket_opening": int((judged["clock_basis"] == "ticket opened (stand-in)").sum()),
         # restored, but known only as a range: in no mean, median or maximum above, each listed here
-        "not_evidenced": len(ranged), "not_evidenced_ids": [str(x) for x in ranged.index],
+        "ranged": len(ranged), "ranged_ids": [str(x) for x in ranged.index],
         "withdrawn": int(status.get("withdrawn", 0)),
         "excluded": int(status.get("excluded", 0)),
         "open": int(status.get("open", 0)),
         "unconfirmed": int(status.get("unconfirmed", 0)),
+        "not_evidenced": int(status.get(NOT_EVIDENCED, 0)),
         "outside_window": int(status.get("outside the window", 0)),
         "not_detected": int(status.get("not detected", 0)),
         "reason": hours.get("reason"),

@@ -442,8 +442,8 @@ def compare_html(comparison: dict[str, Any], provenance: dict[str, Any]) -> str:
 def docx(schedule: dict[str, Any], out: str | Path, field: str = "--docx", *, language: str,
          written_at: str | None = None) -> None:
     """Write the clause schedule as an editable Word file from templates/schedule.docx (docxtpl).
-    Text is XML-escaped; clauses are numbered by Word's own list numbering. ``language`` is the
-    English Word spell-checks it in (``clauses.language_tag``); ``written_at`` the export's run time
+    Text is XML-escaped; clauses and their paragraphs are numbered by Word's own list numbering.
+    ``language`` is the English Word spell-checks it in (the clause library's); ``written_at`` the export's run time
     (ISO 8601 with its offset, as the PDF's manifest records it; default now)."""
     import datetime as dt
     import io
@@ -454,11 +454,9 @@ def docx(schedule: dict[str, Any], out: str | Path, field: str = "--docx", *, la
     from day60.wordfile import finish
 
     template = DocxTemplate(data_dir("templates") / "schedule.docx")
+    # Parameter names go in as they are, with no invisible break points (a search for one must find
+    # it): the template's parameter column is wide enough for the longest name the library has.
     shown = display.visible_all(schedule)
-    # Word breaks a word too long for its cell anywhere ("report_completeness_percen" / "t"); a
-    # zero-width space after each underscore lets a parameter's name wrap only there, as the PDF does.
-    shown = {**shown, "parameters": [{**q, "id": str(q["id"]).replace("_", "_\u200b")}
-                                     for q in shown.get("parameters", [])]}
     banner = "DRAFT" if schedule["draft"] else ("SYNTHETIC" if schedule["synthetic"] else "")
     template.render({"s": shown, "toolkit_version": __version__, "banner": banner}, autoescape=True)
     when = dt.datetime.fromisoformat(written_at) if written_at else dt.datetime.now(dt.UTC)

@@ -18,6 +18,13 @@ def data_dir(name: str) -> Path:
     raise FileNotFoundError(f"shipped data folder {name!r} is missing from this installation")
 
 
+def import_rules() -> Path:
+    """The state rules of ``day60 import`` (``day60/imports/states.yaml``): which vendor states mean
+    a ticket is over, deleted or merged, and which records are not incidents. It ships inside the
+    package, beside the import code it governs."""
+    return _PACKAGE / "imports" / "states.yaml"
+
+
 def example(name: str) -> Path:
     """Return a file from the package's own ``examples`` folder (calendars, demo inputs)."""
     return _PACKAGE / "examples" / name

@@ -95,17 +95,62 @@ class Rubric(BaseModel):
 
 
 def load(path: str | Path | None = None) -> Rubric:
-    """Load a rubric file (default: the shipped Day-60 rubric) and check that it sums to 100."""
+    """Load a rubric file (default: the shipped Day-60 rubric) and check that it sums to 100. A
+    file that names a published rubric (its id) but is not one of the files published under that
+    id and version is refused by name: a score against it would print a name it does not hold."""
     from day60.files import read_bytes
 
     target = Path(path) if path else data_dir("rubric") / DEFAULT_RUBRIC
-    return loads(read_bytes(target, "--rubric", "a rubric YAML file"), str(target), shipped=not path)
+    loaded = loads(read_bytes(target, "--rubric", "a rubric YAML file"), str(target), shipped=not path)
+    state, words = standing(loaded)
+    if state == "changed":
+        raise InputError("--rubric", f"{target}: {words}", "give the published file unchanged, or give your own "
+                                                           "rubric an id of its own")
+    return loaded
+
+
+PUBLISHED = "published.toml"  # in rubric/: the id, version and SHA-256 of every rubric file published
+
+
+def published() -> dict[str, dict[str, set[str]]]:
+    """The published rubrics: id -> version -> the SHA-256 of each file shipped under it."""
+    import tomllib
+
+    table = tomllib.loads((data_dir("rubric") / PUBLISHED).read_text(encoding="utf-8"))
+    out: dict[str, dict[str, set[str]]] = {}
+    for row in table.get("rubric", []):
+        out.setdefault(row["id"], {}).setdefault(row["version"], set()).add(row["sha256"])
+    return out
+
+
+def standing(rubric: Rubric) -> tuple[str, str]:
+    """Whether a rubric is a published one: ("published", words), ("unpublished", words) for an id
+    day60 never published (a person's own), or ("changed", words) for a file that names a
+    published id but is not, byte for byte, a file published under that id and version."""
+    table = published()
+    name = f"{rubric.id} {rubric.version}"
+    if rubric.id not in table:
+        return "unpublished", (f"rubric {name!r} (SHA-256 {rubric.sha256}) is not one day60 publishes: its lines "
+                               "are the report's own, checked only against themselves")
+    hashes = table[rubric.id].get(rubric.version)
+    if hashes is None:
+        return "changed", (f"it names the published rubric {rubric.id!r} at version {rubric.version!r}, which day60 "
+                           f"never published (published: {', '.join(sorted(table[rubric.id]))})")
+    if rubric.sha256 not in hashes:
+        shipped = ", ".join(h[:16] + "..." for h in sorted(hashes))
+        return "changed", (f"it names the published rubric {name}, but its bytes hash to {rubric.sha256[:16]}..., "
+                           f"not to the file published under that name ({shipped}): it was changed")
+    return "published", f"rubric {name} as published (SHA-256 {rubric.sha256})"
 
 
 def loads(raw: bytes, target: str = "the rubric", shipped: bool = False) -> Rubric:
     """A rubric from its file's bytes (as embedded in a report); ``shipped``: the toolkit's own
     file, read by the faster parser kept for the toolkit's own data (``resources.shipped_yaml``)."""
-    parse = shipped_yaml if shipped else yaml.safe_load
+    from day60.files import loads_yaml
+
+    def parse(body: bytes) -> Any:
+        return shipped_yaml(body) if shipped else loads_yaml(body, "--rubric", "a rubric", target)
+
     try:
         rubric = Rubric.model_validate({**parse(raw), "sha256": hashlib.sha256(raw).hexdigest(),
                                         "raw": raw})
@@ -398,6 +443,17 @@ def _incident_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any
                         "share": slide(judged_at, target, band.slide_end, band.cutoff), "note": note})
         result = _curve_result(line, obs, {"by_severity": targets}, evidence)
         result["figure"]["mean"] = result["figure"]["max"] = None  # mixed units: see each observation
+        blind = judged[judged["status"] == "not evidenced"]
+        if len(blind):
+            # An incident whose end the records do not show is "don't know", never "not restored":
+            # the line cannot be measured and earns nothing; it keeps its observations and says
+            # what to ask the supplier for.
+            why = "; ".join(dict.fromkeys(str(r).removeprefix("not evidenced: ") for r in blind["reason"]))
+            result.update(status="not evidenced", earned=0.0)
+            result["reason"] = (f"{len(blind)} of {len(judged)} incident(s) it judges read not evidenced ({why}); ask "
+                                "the supplier for their resolution times and the monitoring checks that confirmed "
+                                "each restore" + _apart_text(apart))
+            return result
     else:
         band = _band(line, deal)
         records = figures.summary.get("records") == "supplier-reported"

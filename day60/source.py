@@ -18,7 +18,7 @@ from typing import Any
 UNKNOWN = "unknown (not built from a git checkout)"
 _HASH = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")  # SHA-1, or a SHA-256 repository's 64 digits
 PACKAGE = Path(__file__).resolve().parent
-DATA = ("clauses", "rubric", "selfassess", "templates")  # shipped whole inside the wheel (pyproject.toml)
+DATA = ("clauses", "roles", "rubric", "selfassess", "templates")  # shipped whole inside the wheel (pyproject.toml)
 
 
 def _git(root: Path, *args: str) -> str | None:

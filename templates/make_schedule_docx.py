@@ -3,27 +3,34 @@ docxtpl. Run it after changing the layout: python templates/make_schedule_docx.p
 
 The template holds only docxtpl tags, fixed wording and the styles; every clause and value comes
 from the same schedule data the HTML, PDF and Markdown exports use, in the same order: title block,
-precedence, calendar, definitions, documents, clauses, parameters, the report annex, provenance.
+the editing note, precedence, calendar, definitions, incorporated material, the measures, the
+Service Levels and their consequences (with the Service Level Table), parameters, the report and
+holiday annexes, provenance.
 
 Its look is defined here, as named styles a lawyer finds in Word's own style lists:
 
-- Heading 1 (sections) and Heading 2 (clause titles) share one multi-level list, so Word numbers
-  the clauses 1., 2., ... itself and the navigation pane shows them under "Clauses"; a lawyer's
-  inserted clause renumbers the rest. Sections are not numbered (level 0 is "none"), as in the PDF,
-  whose text calls clauses "clause N" and nothing else by number.
+- One multi-level list numbers the clauses: Heading 2 (clause titles, level 0: 1., 2., ...) and
+  "Clause Paragraph" (level 1: 3.1, 3.2, ...). Heading 1 (the sections) stands outside it, so the
+  measures and the commercial clauses are numbered on from each other. The navigation pane shows
+  the sections and clauses; a clause or paragraph a lawyer inserts renumbers the rest, and every
+  cross-reference (a REF field to the bookmark on each clause title and paragraph) follows.
 - "Schedule Table" (a header row that repeats on each page) and "Schedule Terms" (label and value
   pairs): padded cells, light horizontal rules, no vertical lines. No row splits across a page,
   and the short tables (the agreement block, the calendar, each clause's terms, the provenance)
   keep together; each clause's title, text, terms and charter line stay on one page.
+- "Schedule Note" (the statement that an edited copy is no longer the verified export) and
+  "Schedule Mark" (SYNTHETIC, DRAFT) are boxed paragraphs; "Schedule Code" is the character style
+  of parameter names and hashes, excluded from the spelling check.
 - A running header (the schedule's title and the parties) from page 2; a footer on every page with
-  the toolkit's version, the start of the deal file's SHA-256, the SYNTHETIC or DRAFT mark and
-  "page N of M" as Word fields.
+  the toolkit's version, the start of the deal file's SHA-256 as exported, the SYNTHETIC or DRAFT
+  mark and "page N of M" as Word fields.
 - Arial throughout: Word has it everywhere and LibreOffice draws it with the metric-compatible
   Liberation Sans, so pages previewed there break where Word breaks them.
 
 The export's finish (``day60.wordfile``) sets what depends on the deal: paper (A4 or Letter; the
-text block is 170 mm wide on both), the spelling language, the document properties, and turns
-each clause title's bookmark marker and each cross-reference's REF marker into Word's own.
+text block is 170 mm wide on both), the spelling language, the document properties (the custom
+ones hold every value the deal gives, and the text shows them through DOCPROPERTY fields), and
+turns each bookmark marker and cross-reference marker into Word's own.
 """
 
 from pathlib import Path
@@ -129,8 +136,9 @@ def _styles(doc) -> None:
                                  keep=True)
         style.paragraph_format.keep_together = True
         ppr = style.element.get_or_add_pPr()
-        ppr.append(parse_xml(f'<w:numPr {nsdecls("w")}><w:ilvl w:val="{level}"/>'
-                             f'<w:numId w:val="{HEADINGS_NUM}"/></w:numPr>'))
+        if level == 1:  # clause titles are level 0 of the clauses' list; sections stand outside it
+            ppr.append(parse_xml(f'<w:numPr {nsdecls("w")}><w:ilvl w:val="0"/>'
+                                 f'<w:numId w:val="{HEADINGS_NUM}"/></w:numPr>'))
         if level == 0:  # a rule under each section's title, as the PDF's
             _border(ppr, "bottom", 0.5, "8C8C8C")
         ppr.append(parse_xml(f'<w:outlineLvl {nsdecls("w")} w:val="{level}"/>'))
@@ -142,14 +150,32 @@ def _styles(doc) -> None:
     ppr.append(parse_xml(f'<w:shd {nsdecls("w")} w:val="clear" w:color="auto" w:fill="{MARK_SHADE}"/>'))
     banner.paragraph_format.left_indent = banner.paragraph_format.right_indent = Pt(5)
     _order_ppr(ppr)
+    note = _paragraph_style(doc, "Schedule Note", size=9, before=2, after=10)  # the edited-copy statement
+    ppr = note.element.get_or_add_pPr()
+    for side in ("top", "left", "bottom", "right"):
+        _border(ppr, side, 0.75, RULE, space=4)
+    ppr.append(parse_xml(f'<w:shd {nsdecls("w")} w:val="clear" w:color="auto" w:fill="{SHADE}"/>'))
+    note.paragraph_format.left_indent = note.paragraph_format.right_indent = Pt(5)
+    _order_ppr(ppr)
     _paragraph_style(doc, "Clause Text", after=6, keep=True)  # a clause's wording, kept with its terms
     doc.styles["Heading 2"].next_paragraph_style = doc.styles["Clause Text"]
+    # A clause's numbered paragraphs (3.1, 3.2, ...): level 2 of the headings' list. A measure's are
+    # kept with its terms table ("Clause Paragraph Keep"); a commercial clause's run on freely.
+    numbered = _paragraph_style(doc, "Clause Paragraph", after=6)
+    ppr = numbered.element.get_or_add_pPr()
+    ppr.append(parse_xml(f'<w:numPr {nsdecls("w")}><w:ilvl w:val="1"/><w:numId w:val="{HEADINGS_NUM}"/></w:numPr>'))
+    _order_ppr(ppr)
+    _paragraph_style(doc, "Clause Paragraph Keep", "Clause Paragraph", after=6, keep=True)
+    code = doc.styles.add_style("Schedule Code", WD_STYLE_TYPE.CHARACTER)  # names and hashes: never spell-checked
+    code.element.get_or_add_rPr().append(parse_xml(f'<w:noProof {nsdecls("w")}/>'))
+    code.quick_style = True
     _paragraph_style(doc, "Table Intro", after=4, keep=True)  # the sentence that introduces a table
     _paragraph_style(doc, "Clause Note", size=8, colour=GREY, before=4, after=12)  # "Encodes charter section"
     cell = _paragraph_style(doc, "Table Text", size=9)
     cell.paragraph_format.line_spacing = 1.1
     _paragraph_style(doc, "Table Text Keep", "Table Text", keep=True)  # rows of a table that stays whole
     _paragraph_style(doc, "Table Heading", "Table Text", bold=True, keep=True)  # header cells and labels
+    _paragraph_style(doc, "Table Source", "Table Text", size=8, colour=GREY)  # who measures, and from what
     for name in ("Header", "Footer"):
         style = _paragraph_style(doc, name, size=8, colour=GREY)
         style.paragraph_format.line_spacing = 1.0
@@ -180,19 +206,23 @@ def _table_style(doc, name: str, header: bool) -> None:
 
 
 def _numbering(doc) -> None:
-    """One multi-level list for the headings: level 0 (Heading 1) shows no number, level 1
-    (Heading 2) counts 1., 2., ... from each Heading 1, hanging 10 mm."""
+    """One multi-level list: level 0 (Heading 2, the clauses) counts 1., 2., ... through the whole
+    schedule, hanging 10 mm; level 1 ("Clause Paragraph") counts 3.1, 3.2, ... within its clause,
+    hanging 10 mm. Heading 1 (the sections) is outside the list, so a section never restarts the
+    clause numbers: the measures and the commercial clauses run on from each other."""
     numbering = doc.part.numbering_part.element
     abstract = parse_xml(
         f'<w:abstractNum {nsdecls("w")} w:abstractNumId="{HEADINGS_NUM}">'
-        '<w:multiLevelType w:val="multilevel"/><w:name w:val="Schedule headings"/>'
-        '<w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="none"/><w:pStyle w:val="Heading1"/>'
-        '<w:suff w:val="nothing"/><w:lvlText w:val=""/><w:lvlJc w:val="left"/>'
-        '<w:pPr><w:ind w:left="0" w:firstLine="0"/></w:pPr></w:lvl>'
-        '<w:lvl w:ilvl="1"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:pStyle w:val="Heading2"/>'
-        '<w:lvlText w:val="%2."/><w:lvlJc w:val="left"/>'
+        '<w:multiLevelType w:val="multilevel"/><w:name w:val="Schedule clauses"/>'
+        '<w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/>'
+        '<w:pStyle w:val="Heading2"/><w:lvlText w:val="%1."/><w:lvlJc w:val="left"/>'
         f'<w:pPr><w:tabs><w:tab w:val="num" w:pos="{_twips(10)}"/></w:tabs>'
         f'<w:ind w:left="{_twips(10)}" w:hanging="{_twips(10)}"/></w:pPr></w:lvl>'
+        '<w:lvl w:ilvl="1"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:pStyle w:val="ClauseParagraph"/>'
+        '<w:lvlText w:val="%1.%2"/><w:lvlJc w:val="left"/>'
+        f'<w:pPr><w:tabs><w:tab w:val="num" w:pos="{_twips(10)}"/></w:tabs>'
+        f'<w:ind w:left="{_twips(10)}" w:hanging="{_twips(10)}"/></w:pPr>'
+        '<w:rPr><w:b w:val="0"/></w:rPr></w:lvl>'
         '</w:abstractNum>')
     first_num = numbering.find(qn("w:num"))
     if first_num is None:
@@ -256,39 +286,88 @@ def _rows(table, header: bool) -> None:
             props.append(OxmlElement("w:tblHeader"))
 
 
-def _fill(cell, text: str, style: str) -> None:
+def _fill(cell, text: str, style: str, code: bool = False) -> None:
     cell.text = text
     for para in cell.paragraphs:
         para.style = style
+        if code:
+            for run in para.runs:
+                run.style = "Schedule Code"
 
 
-def _pairs(doc, rows):
+def _pairs(doc, rows, loop: tuple[int, str] | None = None, code: tuple[str, ...] = ()):
     """A table of labels and values, the labels narrow and bold; kept whole on one page, and with
-    what follows it."""
-    table = doc.add_table(rows=len(rows), cols=2)
+    what follows it. ``loop`` (row index, docxtpl loop) repeats that row once per item; a label in
+    ``code`` has its value in the Schedule Code style."""
+    count = len(rows) + (2 if loop else 0)
+    table = doc.add_table(rows=count, cols=2)
     table.style = TERMS
-    for row, (label, value) in zip(table.rows, rows, strict=True):
-        _fill(row.cells[0], label, "Table Heading")
-        _fill(row.cells[1], value, "Table Text Keep")
+    at = 0
+    for i, (label, value) in enumerate(rows):
+        if loop and i == loop[0]:
+            table.rows[at].cells[0].text = f"{{%tr for {loop[1]} %}}"
+            at += 1
+        _fill(table.rows[at].cells[0], label, "Table Heading")
+        _fill(table.rows[at].cells[1], value, "Table Text Keep", code=label in code)
+        at += 1
+        if loop and i == loop[0]:
+            table.rows[at].cells[0].text = "{%tr endfor %}"
+            at += 1
     _widths(table, (45, TEXT_WIDTH - 45))
     _rows(table, header=False)
     return table
 
 
-def _table(doc, headers, loop, cells, widths, keep: bool = False):
+def _table(doc, headers, loop, cells, widths, keep: bool = False, code: tuple[int, ...] = ()):
     """A real table: a header row, then one row per item of ``loop`` (docxtpl's row loop); with
-    ``keep``, short enough to be kept whole on one page."""
+    ``keep``, short enough to be kept whole on one page. Columns in ``code`` are in the Schedule
+    Code style."""
     assert sum(widths) == TEXT_WIDTH, widths
     table = doc.add_table(rows=4, cols=len(headers))
     table.style = TABLE
     for cell, text in zip(table.rows[0].cells, headers, strict=True):
         _fill(cell, text, "Table Heading")
     table.rows[1].cells[0].text = f"{{%tr for {loop} %}}"
-    for cell, text in zip(table.rows[2].cells, cells, strict=True):
-        _fill(cell, text, "Table Text Keep" if keep else "Table Text")
+    for i, (cell, text) in enumerate(zip(table.rows[2].cells, cells, strict=True)):
+        _fill(cell, text, "Table Text Keep" if keep else "Table Text", code=i in code)
     table.rows[3].cells[0].text = "{%tr endfor %}"
     _widths(table, widths)
     _rows(table, header=True)
+    return table
+
+
+def _levels(doc, credits: bool):
+    """The Service Level Table: per Service Level, a row of its values and under it a row, one
+    cell wide, saying who measures it and from what; the two rows kept together."""
+    headers = ["Clause", "Service Level", "Target", "Critical Level", "Minimum Volume", "Period"]
+    cells = ["{{ r.clause_marked }}", "{{ r.measure }}", "{{ r.target_marked }}", "{{ r.critical_marked }}",
+             "{{ r.minimum_volume_marked }}", "{{ r.period }}"]
+    widths = [15, 33, 27, 25, 28, 24] if credits else [15, 41, 30, 28, 32, 24]
+    if credits:
+        headers.append("Credit Weight")
+        cells.append("{{ r.credit_weight_marked }}")
+        widths.append(18)
+    table = doc.add_table(rows=5, cols=len(headers))
+    table.style = TABLE
+    for cell, text in zip(table.rows[0].cells, headers, strict=True):
+        _fill(cell, text, "Table Heading")
+    table.rows[1].cells[0].text = "{%tr for r in s.service_levels %}"
+    for cell, text in zip(table.rows[2].cells, cells, strict=True):
+        _fill(cell, text, "Table Text Keep")
+    table.rows[3].cells[0].text = ""
+    _fill(table.rows[3].cells[0], "", "Table Source")
+    source = table.rows[3].cells[1].merge(table.rows[3].cells[-1])
+    _fill(source, "Measured by the {{ r.measured_by }}, from {{ r.source }}.", "Table Source")
+    table.rows[4].cells[0].text = "{%tr endfor %}"
+    _widths(table, widths)
+    source.width = Mm(sum(widths[1:]))
+    _rows(table, header=True)
+    for cell in table.rows[2].cells:  # no rule between a Service Level and its source line
+        cell._tc.get_or_add_tcPr().append(
+            parse_xml(f'<w:tcBorders {nsdecls("w")}><w:bottom w:val="nil"/></w:tcBorders>'))
+    for cell in (table.rows[3].cells[0], source):
+        cell._tc.get_or_add_tcPr().append(
+            parse_xml(f'<w:tcBorders {nsdecls("w")}><w:top w:val="nil"/></w:tcBorders>'))
     return table
 
 
@@ -316,7 +395,7 @@ def _footer(para) -> None:
     """Left: the toolkit, clause library and deal file's hash; right: the mark, and page N of M."""
     para.style = "Footer"
     para.add_run("day60 {{ toolkit_version }} · clause library {{ s.library.id }} {{ s.library.version }}"
-                 " · deal file SHA-256 {{ s.sow_sha256[:12] }}\t")
+                 " · deal file SHA-256 {{ s.sow_sha256[:12] }} as exported\t")
     mark = para.add_run("{{ banner }}")
     mark.bold = True
     mark.font.color.rgb = RGBColor.from_string(MARK)
@@ -338,6 +417,29 @@ def _banner(doc, text):
     doc.add_paragraph(text, style="Schedule Mark")
 
 
+NOTE = ("This Word file is an editing copy of the schedule that day60 {{ toolkit_version }} exported from the deal "
+        "file whose SHA-256 is {{ s.sow_sha256 }}. Once anyone edits it, it is no longer that export: the deal file "
+        "and the PDF exported with it (which 'day60 verify-report' checks) remain the record, and the SHA-256 in "
+        "this file describes the deal as exported, not this copy as edited. Every value taken from the deal is a "
+        "field showing one of this file's custom document properties (File, Info, Properties, Advanced "
+        "properties, Custom): change a value there and update the fields (select all, then F9) to change it "
+        "wherever it appears. To list how an edited copy's values and wording differ from a deal file, run: "
+        "day60 clauses diff --sow DEAL.toml THIS-FILE.docx")
+
+
+def _paragraphs(doc, loop: str, keep: bool) -> None:
+    """A clause's paragraphs: numbered (Clause Paragraph, 3.1, 3.2, ...) where it has several,
+    unnumbered (Clause Text) where it has one; each carries a bookmark marker for its id."""
+    doc.add_paragraph(f"{{%p for q in {loop} %}}")
+    doc.add_paragraph("{%p if q.number %}")
+    doc.add_paragraph(BOOKMARK + "{{ q.id }}" + END + "{{ q.marked }}",
+                      style="Clause Paragraph Keep" if keep else "Clause Paragraph")
+    doc.add_paragraph("{%p else %}")
+    doc.add_paragraph(BOOKMARK + "{{ q.id }}" + END + "{{ q.marked }}", style="Clause Text")
+    doc.add_paragraph("{%p endif %}")
+    doc.add_paragraph("{%p endfor %}")
+
+
 def build(out: Path) -> None:
     doc = Document()
     _styles(doc)
@@ -353,9 +455,11 @@ def build(out: Path) -> None:
     _banner(doc, "DRAFT: {{ s.unfilled | length }} parameter(s) are not yet filled and are shown as named blanks: "
                  "{{ s.unfilled | join(', ') }}.")
     doc.add_paragraph("{%p endif %}")
-    _pairs(doc, (("Agreement", "{{ s.deal.agreement }}"), ("Provider", '{{ s.deal.provider }} (the "Provider")'),
-                 ("Partner", '{{ s.deal.partner }} (the "Partner")'), ("Effective", "{{ s.deal.effective_date }}"),
-                 ("Currency", "{{ s.deal.currency }}")))
+    _pairs(doc, (("Agreement", "{{ s.deal.agreement }}"),
+                 ("{{ party.term }}", '{{ party.name }} (the "{{ party.term }}")'),
+                 ("Effective", "{{ s.deal.effective_date }}"), ("Currency", "{{ s.deal.currency }}")),
+           loop=(1, "party in s.parties"))
+    doc.add_paragraph(NOTE, style="Schedule Note")
 
     doc.add_heading("Precedence", level=1)
     doc.add_paragraph("{{ s.precedence }}")
@@ -371,28 +475,25 @@ def build(out: Path) -> None:
     doc.add_paragraph("{%p endif %}")
 
     doc.add_heading("Definitions", level=1)
-    doc.add_paragraph("{{ s.catch_all }}")
-    doc.add_paragraph("In this schedule the following terms have these meanings, and every measure states its unit, "
-                      "what it counts, what it divides by and what it leaves out, each exclusion being counted and "
-                      "reported beside the figure. A floor or ceiling is met only if the unrounded figure meets it; "
-                      "rounding is for presentation. A figure reported without its sample size is not evidence of "
-                      "anything.", style="Table Intro")
+    doc.add_paragraph("{{ s.catch_all }}{% if s.agreement_terms %} The terms this schedule takes from the Agreement "
+                      "are: {{ s.agreement_terms | join(', ') }}.{% endif %}")
+    doc.add_paragraph("In this schedule the following terms have these meanings.", style="Table Intro")
     _table(doc, ("Term", "Meaning"), "term, meaning in s.definitions_marked.items()", ("{{ term }}", "{{ meaning }}"),
            (45, 125))
 
     doc.add_paragraph("{%p if s.documents %}")
-    doc.add_heading("Documents referred to", level=1)
-    doc.add_paragraph("Each of these terms means the document named here; it forms part of the clauses that use it.",
-                      style="Table Intro")
-    _table(doc, ("Term", "What it must contain", "The document", "Clauses"), "d in s.documents",
+    doc.add_heading("Incorporated material", level=1)
+    doc.add_paragraph("Each of these terms means the material named beside it, which forms part of the clauses that "
+                      "use it, in the version named here.", style="Table Intro")
+    _table(doc, ("Term", "What it must contain", "The material", "Clauses"), "d in s.documents",
            ("{{ d.term }}", "{{ d.what }}", "{{ d.reference or '[' ~ d.term ~ ': to be named]' }}",
-            "{{ d.clauses | join(', ') }}"), (35, 65, 50, 20))
+            "{{ d.clauses_marked }}"), (35, 65, 50, 20))
     doc.add_paragraph("{%p endif %}")
 
-    doc.add_heading("Clauses", level=1)
+    doc.add_heading("Measures", level=1)
     doc.add_paragraph("{%p for c in s.clauses %}")
     doc.add_heading(BOOKMARK + "{{ c.id }}" + END + "{{ c.title }}", level=2)
-    doc.add_paragraph("{{ c.marked }}", style="Clause Text")
+    _paragraphs(doc, "c.paragraphs", keep=True)
     _pairs(doc, (("Unit", "{{ c.definitions.unit }}"), ("Counted", "{{ c.definitions.numerator }}"),
                  ("Divided by", "{{ c.definitions.denominator }}"),
                  ("Left out, and counted", "{{ c.definitions.exclusions }}")))
@@ -400,24 +501,55 @@ def build(out: Path) -> None:
                       "{{ c.requires | join(', ') }}{% endif %}.", style="Clause Note")
     doc.add_paragraph("{%p endfor %}")
 
+    doc.add_paragraph("{%p if s.modules %}")
+    doc.add_heading("Service Levels and their consequences", level=1)
+    doc.add_paragraph("{%p for m in s.modules %}")
+    doc.add_heading(BOOKMARK + "{{ m.id }}" + END + "{{ m.title }}", level=2)
+    _paragraphs(doc, "m.paragraphs", keep=False)
+    doc.add_paragraph("{%p if m.id == 'service-levels' %}")
+    intro = doc.add_paragraph(style="Table Intro")
+    intro.add_run("Service Level Table.").bold = True
+    intro.add_run(" Each Service Level's target, Critical Level and Minimum Volume, its Measurement Period"
+                  "{% if s.credits %} and Credit Weight{% endif %}, and under it the party that measures it and the "
+                  "records it is measured from.")
+    doc.add_paragraph("{%p if s.credits %}")
+    _levels(doc, credits=True)
+    doc.add_paragraph("{%p else %}")
+    _levels(doc, credits=False)
+    doc.add_paragraph("{%p endif %}")
+    doc.add_paragraph("{%p endif %}")
+    doc.add_paragraph("{%p endfor %}")
+    doc.add_paragraph("{%p endif %}")
+
     doc.add_heading("Parameters", level=1)
-    _table(doc, ("Clause", "Parameter", "Type", "Value", "Meaning"), "p in s.parameters",
-           ("{{ p.clause }}", "{{ p.id }}", "{{ p.unit }}", "{{ p.value }}",
-            "{{ p.description }}{% if p.fixed %} {{ p.fixed | capitalize }}.{% endif %}"), (17, 55, 24, 24, 50))
+    _table(doc, ("Clause", "Parameter", "Value", "Meaning"), "p in s.parameters",
+           ("{{ p.clause_marked }}", "{{ p.id }}", "{{ p.value_marked }}",
+            "{{ p.description }}{% if p.fixed %} {{ p.fixed | capitalize }}.{% endif %}"), (16, 64, 30, 60), code=(1,))
 
     doc.add_paragraph("{%p if s.report_elements %}")
     doc.add_heading("Annex: Monthly Report elements", level=1)
     doc.add_paragraph("The elements " + "{{ s.report_clause_marked }}" + " requires of every Monthly Report, each "
-                      "present, covering the whole period and carrying the sample size or basis of its figures.",
+                      "present, covering the whole period and carrying the Sample Size or basis of its figures.",
                       style="Table Intro")
     _table(doc, ("Element", "What it contains", "Source"), "e in s.report_elements",
-           ("{{ e.id }}", "{{ e.what }}", "{{ e.source }}"), (45, 95, 30))
+           ("{{ e.id }}", "{{ e.what }}", "{{ e.source }}"), (45, 95, 30), code=(0,))
+    doc.add_paragraph("{%p endif %}")
+
+    doc.add_paragraph("{%p if s.holidays %}")
+    doc.add_heading("Annex: Public holidays", level=1)
+    doc.add_paragraph("The public holidays of the business calendar, as dates, so that no later list can move a "
+                      "Business Day this schedule counts.", style="Table Intro")
+    _table(doc, ("Date", "Day", "Holiday"), "h in s.holidays", ("{{ h.date }}", "{{ h.weekday }}", "{{ h.name }}"),
+           (30, 30, 110))
     doc.add_paragraph("{%p endif %}")
 
     doc.add_heading("Provenance", level=1)
     _pairs(doc, (("Clause library", "{{ s.library.id }} {{ s.library.version }}"),
                  ("Charter", "{{ s.library.charter }}; sections in this schedule: {{ s.sections | join(', ') }}"),
-                 ("Deal file SHA-256", "{{ s.sow_sha256 }}"), ("Toolkit", "day60 {{ toolkit_version }}")))
+                 ("Deal file SHA-256", "{{ s.sow_sha256 }}"),
+                 ("This Word file", "an editing copy: the SHA-256 above is of the deal file as exported, and stops "
+                                    "describing this copy once it is edited"),
+                 ("Toolkit", "day60 {{ toolkit_version }}")), code=("Deal file SHA-256",))
     doc.save(out)
 
 

@@ -75,9 +75,27 @@ CHROMIUM = "/usr/bin/chromium"  # Debian's Chromium: the tests never download a 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update"]
 
 
+PATIENCE_MS = 60_000  # how long a page may take to show what a test waits for: matters only on a failure
+
+
+def _patient(make):
+    """``make`` (a browser's new_context or new_page), whose context or page waits up to
+    ``PATIENCE_MS`` for what it is told to wait for, instead of Playwright's 30 s."""
+
+    def made(*args, **kwargs):
+        thing = make(*args, **kwargs)
+        thing.set_default_timeout(PATIENCE_MS)
+        return thing
+
+    return made
+
+
 @pytest.fixture(scope="module")
 def browser():
-    """Debian's Chromium, headless, driven by Playwright: one a module."""
+    """Debian's Chromium, headless, driven by Playwright: one a module. Every context and page it
+    makes waits up to a minute for an element, a condition or a navigation before it fails: on
+    two cores under a load of 8 a page can take longer than Playwright's 30 s to show what a test
+    waits for, and the wait ends at the event, so the ceiling costs nothing when all is well."""
     if not os.path.exists(CHROMIUM):
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); the browser "
                     "tests never download one")
@@ -85,6 +103,7 @@ def browser():
 
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        b.new_context, b.new_page = _patient(b.new_context), _patient(b.new_page)
         yield b
         b.close()
 

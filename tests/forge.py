@@ -179,3 +179,107 @@ LOOP = (b"%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n"
         b"trailer << /Root 1 0 R /Size 3 >>\n%%EOF\n")
 WRONG_TYPES = (b"%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 5 /Names [1 2 3] >> endobj\n"
                b"trailer << /Root 1 0 R /Size 2 >>\n%%EOF\n")
+
+
+# ----- hostile files: small to send, costly to read if nothing bounds the reader ------------------
+
+
+def many_pages(raw: bytes, count: int) -> bytes:
+    """The report with its page tree listing ``count`` pages more, each a small page dictionary that
+    draws the second page's own content stream: a few bytes a page, the whole of that page's text
+    to read for each."""
+    writer = _writer(raw, False)
+    source = writer.pages[1]
+    pages = writer._root_object["/Pages"]
+    kids = pages["/Kids"]
+    for _ in range(count):
+        page = DictionaryObject({NameObject("/Type"): NameObject("/Page"),
+                                 NameObject("/Parent"): pages.indirect_reference,
+                                 NameObject("/MediaBox"): source["/MediaBox"],
+                                 NameObject("/Resources"): source.raw_get("/Resources"),
+                                 NameObject("/Contents"): source.raw_get("/Contents")})
+        kids.append(writer._add_object(page))
+    pages[NameObject("/Count")] = NumberObject(len(kids))
+    return _out(writer)
+
+
+def _raw_stream(writer: PdfWriter, encoded: bytes, extra: dict | None = None):
+    """A stream object holding ``encoded`` exactly as given, marked FlateDecode (pypdf does not
+    compress it again)."""
+    from pypdf.generic import EncodedStreamObject
+
+    stream = EncodedStreamObject()
+    stream._data = encoded
+    stream[NameObject("/Filter")] = NameObject("/FlateDecode")
+    for key, value in (extra or {}).items():
+        stream[NameObject(key)] = value
+    return stream
+
+
+def deflate_zeros(size: int) -> bytes:
+    """``size`` spaces, Flate-compressed as hard as zlib can (about 1,000 to 1): a bomb."""
+    import zlib
+
+    engine = zlib.compressobj(9)
+    piece = b" " * (1 << 20)
+    out = [engine.compress(piece) for _ in range(size // len(piece))]
+    return b"".join(out) + engine.flush()
+
+
+def bomb_attachments(raw: bytes, size: int, extra: int = 0) -> bytes:
+    """Every embedded file's body made a Flate bomb of ``size`` decoded bytes (its declared size and
+    checksum left as they were), and ``extra`` more embedded files of the same kind."""
+    writer = _writer(raw, False)
+    root = writer._root_object
+    bomb = deflate_zeros(size)
+    for ref in root["/AF"]:
+        spec = ref.get_object()
+        stream = spec["/EF"]["/F"].get_object()
+        stream._data = bomb
+        for key in ("/DecodeParms", "/DL"):
+            stream.pop(NameObject(key), None)
+    names = root["/Names"]["/EmbeddedFiles"]["/Names"]
+    for i in range(extra):
+        ef = writer._add_object(_raw_stream(writer, bomb, {"/Type": NameObject("/EmbeddedFile")}))
+        spec = writer._add_object(DictionaryObject({
+            NameObject("/Type"): NameObject("/Filespec"), NameObject("/F"): TextStringObject(f"extra-{i}.json"),
+            NameObject("/EF"): DictionaryObject({NameObject("/F"): ef})}))
+        names.append(TextStringObject(f"extra-{i}.json"))
+        names.append(spec)
+    return _out(writer)
+
+
+def bomb_content(raw: bytes, page_index: int, size: int) -> bytes:
+    """One page's content replaced by a Flate bomb of ``size`` bytes of drawing operators that
+    print nothing (a save and restore of the graphics state, over and over)."""
+    import zlib
+
+    writer = _writer(raw, False)
+    engine = zlib.compressobj(9)
+    piece = b"q Q " * (1 << 18)
+    encoded = b"".join(engine.compress(piece) for _ in range(size // len(piece))) + engine.flush()
+    page = writer.pages[page_index]
+    page[NameObject("/Contents")] = writer._add_object(_raw_stream(writer, encoded))
+    return _out(writer)
+
+
+def form_calls(raw: bytes, page_index: int, calls: int, shows: int) -> bytes:
+    """A form XObject that shows one glyph ``shows`` times, invoked ``calls`` times more by the page
+    (about 7 bytes a call): a reader of the page's text parses the whole form at every call."""
+    writer = _writer(raw, False)
+    page = writer.pages[page_index]
+    resources = page["/Resources"].get_object()
+    font = next(iter(resources["/Font"]))
+    form = DecodedStreamObject()
+    form.set_data(f"BT {font} 10 Tf 10 10 Td ".encode() + b"<0001> Tj " * shows + b"ET")
+    form.update({NameObject("/Type"): NameObject("/XObject"), NameObject("/Subtype"): NameObject("/Form"),
+                 NameObject("/BBox"): ArrayObject([FloatObject(0)] * 4), NameObject("/Resources"): resources})
+    xobjects = resources.get("/XObject")
+    if xobjects is None:
+        resources[NameObject("/XObject")] = DictionaryObject()
+        xobjects = resources["/XObject"]
+    xobjects.get_object()[NameObject("/Forged")] = writer._add_object(form)
+    content = DecodedStreamObject()
+    content.set_data(page.get_contents().get_data() + b"\n" + b"/Forged Do\n" * calls)
+    page[NameObject("/Contents")] = writer._add_object(content)
+    return _out(writer)

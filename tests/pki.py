@@ -4,7 +4,8 @@ touches the network beyond this machine's loopback.
 
 The TSA answers at one path per behaviour: /good, /wrong-hash (a token over another hash),
 /expired (a TSA certificate whose validity ended before its tokens), /other-ca (a TSA under a CA
-the tests do not trust), /not-a-reply (an HTML page) and /refuse (a refusal status).
+the tests do not trust), /not-a-reply (an HTML page), /refuse (a refusal status) and /skew/SECONDS
+(a good TSA whose clock is SECONDS ahead of this machine's, or behind it when negative).
 """
 
 import datetime as dt
@@ -22,6 +23,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+from pyhanko.sign.timestamps import DummyTimeStamper
 
 
 def _key():
@@ -74,8 +76,6 @@ class Pki:
 
 
 def make_pki(folder: Path) -> Pki:
-    from pyhanko.sign.timestamps import DummyTimeStamper
-
     ca_key, other_key = _key(), _key()
     ca = certificate("Test Root CA", ca_key, ca=True, valid=(-400, 400))
     other = certificate("Some Other CA", other_key, ca=True, valid=(-400, 400))
@@ -117,6 +117,11 @@ class _Handler(BaseHTTPRequestHandler):
                 "hash_algorithm": req["message_imprint"]["hash_algorithm"], "hashed_message": b"\x00" * 32}),
                 "nonce": req["nonce"], "cert_req": True})
         stamper = self.pki.stampers.get(mode)
+        if mode.startswith("skew/"):  # a TSA whose clock is off by the seconds its path names
+            good = self.pki.stampers["good"]
+            stamper = DummyTimeStamper(tsa_cert=good.tsa_cert, tsa_key=good.tsa_key,
+                                       certs_to_embed=good.certs_to_embed,
+                                       fixed_dt=dt.datetime.now(dt.UTC) + dt.timedelta(seconds=float(mode[5:])))
         if stamper is None:
             self.send_error(404)
             return None

@@ -130,7 +130,7 @@ def test_every_clause_renders_with_its_values(schedule_pdf):
                   "7 calendar days", "0.05", "tier T3", "1.5 seconds"):
         assert shown in text, shown
     assert clauses.load_deal(SOW, LIB).sha256 in text.replace(" ", "")
-    assert "day60-clauses 1.2.0" in text and "3.18" in text
+    assert f"day60-clauses {LIB.version}" in text and "3.18" in text
     assert all("SYNTHETIC" in p.extract_text() for p in reader.pages)
     assert "SYNTHETIC" in reader.metadata.title
     md = (schedule_pdf / "s.md").read_text()
@@ -356,13 +356,15 @@ def test_the_lawyers_journey_from_half_a_deal_to_a_signable_schedule(run, tmp_pa
         assert r.exit_code == 0, r.output
     doc = Document(tmp_path / "final.docx")
     numbered = [p.text for p in doc.paragraphs if p.style.name == "Heading 2"]
-    assert numbered == ["Containment", "Time to restore service", "Monthly report completeness and timeliness",
-                        "Reviewer minutes per exception"]  # Word numbers them (Heading 2)
-    body = "\n".join(p.text for p in doc.paragraphs) + " ".join(c.text for t in doc.tables for r in t.rows
-                                                                 for c in r.cells)
+    assert numbered == ["Containment", "Time to restore service", "Monthly Report completeness and timeliness",
+                        "Reviewer minutes per exception", "How the Service Levels are judged"]  # Word numbers them
+    # every paragraph's words, the shown results of its fields (values, cross-references) included
+    from day60 import wordread
+
+    body = " ".join(p.text for p in wordread.read(tmp_path / "final.docx").paragraphs)
     assert "DRAFT" not in body and "{{" not in body and "{%" not in body
-    # the fixed term stands (its name carries zero-width break points after its underscores)
-    assert "repeat_contact_days calendar days 7 calendar days" in " ".join(body.replace("\u200b", "").split())
+    # the fixed term stands, its name whole (no invisible break points in it)
+    assert "repeat_contact_days 7 calendar days How long a repeat Contact" in " ".join(body.split())
     final = (tmp_path / "final.md").read_text()
     assert "Europe/Dublin" in final and "IE" in final and "Annex: Monthly Report elements" in final
     assert "fixed by the charter (3.9) at seven calendar days" in final  # the repeat period is not negotiable
@@ -516,10 +518,13 @@ def test_the_list_the_show_and_an_old_deal_know_it_has_no_ceiling(run, tmp_path)
 def test_a_check_is_a_promise_or_a_duty_never_both():
     from pydantic import ValidationError
 
+    said = {"source": "the records", "measured_by": "Provider"}
     with pytest.raises(ValidationError, match="names its unit and no parameter"):
-        clauses.Check(figure="x", comparator="report", parameter="x_ceiling", unit="percent")
+        clauses.Check(figure="x", comparator="report", parameter="x_ceiling", unit="percent", **said)
     with pytest.raises(ValidationError, match="names the parameter"):
-        clauses.Check(figure="x", comparator="ceiling", unit="percent")
+        clauses.Check(figure="x", comparator="ceiling", unit="percent", **said)
+    with pytest.raises(ValidationError, match="measured_by"):  # every check says who measures it, from what
+        clauses.Check(figure="x", comparator="ceiling", parameter="x_ceiling", source="the records")
 
 
 def test_a_check_not_met_never_displays_not_run(tmp_path):
@@ -544,9 +549,10 @@ def test_a_check_not_met_never_displays_not_run(tmp_path):
 
 def test_the_word_schedule_matches_the_pdf_and_keeps_its_cross_references_live(run, tmp_path):
     """The synthetic deal (GB calendar): A4, 20 mm margins; page numbers as PAGE/NUMPAGES fields and
-    SYNTHETIC on every page's foot; the calendar, definitions, documents and parameters (with their
-    meaning) as real tables; each clause title a bookmark, each "clause N" a REF field to it that
-    shows N, the clause's own number. A deal in a Letter country (US holidays) prints on Letter."""
+    SYNTHETIC on every page's foot; the calendar, definitions, material, Service Level Table and
+    parameters as real tables; each clause title and clause paragraph a bookmark, each "clause N"
+    or "clause N.M" a REF field to it that shows its number (\\w: full, no trailing period). A deal in
+    a Letter country (US holidays) prints on Letter."""
     import re
 
     from docx import Document
@@ -560,19 +566,19 @@ def test_the_word_schedule_matches_the_pdf_and_keeps_its_cross_references_live(r
     assert "SYNTHETIC" in footer and 'w:instr=" PAGE "' in footer and 'w:instr=" NUMPAGES "' in footer
     headers = [[c.text for c in t.rows[0].cells] for t in doc.tables]
     assert ["Setting", "Value"] in headers and ["Term", "Meaning"] in headers
-    assert ["Clause", "Parameter", "Type", "Value", "Meaning"] in headers
-    assert ["Term", "What it must contain", "The document", "Clauses"] in headers
-    # A parameter's name wider than its 55 mm cell (high_confidence_accuracy_floor_percent is 71 mm
-    # at 10 pt) wraps only after an underscore: a zero-width space follows each "_" and nowhere else,
-    # so Word never prints "report_completeness_percen" over "t".
+    assert ["Clause", "Parameter", "Value", "Meaning"] in headers
+    assert ["Term", "What it must contain", "The material", "Clauses"] in headers
+    assert ["Clause", "Service Level", "Target", "Critical Level", "Minimum Volume", "Period",
+            "Credit Weight"] in headers
+    # A parameter's name is whole, with nothing invisible in it (a search for it finds it), in a
+    # column wide enough for the longest (high_confidence_accuracy_floor_percent, 58 mm at 9 pt).
     [params] = [t for t in doc.tables if [c.text for c in t.rows[0].cells][:2] == ["Clause", "Parameter"]]
     names = [row.cells[1].text for row in params.rows[1:]]
-    assert "high_\u200bconfidence_\u200baccuracy_\u200bfloor_\u200bpercent" in names
-    assert all(n.replace("_\u200b", "_").count("\u200b") == 0 and n.count("_") == n.count("_\u200b")
-               for n in names), names
-    # The parameter table runs over two pages: no row splits across the break (a name on one page,
-    # its meaning on the next), and the header row repeats on the second page; the label-and-value
-    # tables (the agreement block, each clause's definitions) have no header to repeat.
+    assert "high_confidence_accuracy_floor_percent" in names and "at_risk_percent" in names
+    assert not [n for n in names if re.search(r"[\u200b-\u200d\u00ad\u2060]", n)]
+    # The parameter table runs over pages: no row splits across a break (a name on one page, its
+    # meaning on the next), and the header row repeats; the label-and-value tables (the agreement
+    # block, each clause's definitions) have no header to repeat.
     from docx.oxml.ns import qn
 
     for t in doc.tables:
@@ -583,10 +589,16 @@ def test_the_word_schedule_matches_the_pdf_and_keeps_its_cross_references_live(r
     xml = doc.element.xml
     titles = [p.text for p in doc.paragraphs if p.style.name == "Heading 2"]
     marks = re.findall(r'w:bookmarkStart w:id="\d+" w:name="(clause_[^"]+)"', xml)
-    assert len(marks) == len(titles) == len(set(marks)) and "\ue000" not in xml and "\ue003" not in xml
-    numbers = {name: i for i, name in enumerate(marks, start=1)}
-    refs = re.findall(r'w:instr=" REF (clause_\w+) \\r \\h ">\s*<w:r>\s*<w:t[^>]*>(\d+)</w:t>', xml)
-    assert refs and all(int(shown) == numbers[name] for name, shown in refs)
+    assert len(marks) == len(set(marks)) and "\ue000" not in xml and "\ue003" not in xml and "\ue005" not in xml
+    s = clauses.schedule(LIB, clauses.load_deal(SOW, LIB))
+    numbers = {clauses.bookmark_name(c["id"]): str(c["number"]) for c in (*s["clauses"], *s["modules"])}
+    numbers |= {clauses.bookmark_name(q["id"]): q["number"] or str(c["number"])
+                for c in (*s["clauses"], *s["modules"]) for q in c["paragraphs"]}
+    assert set(marks) == set(numbers) and len(titles) == len(s["clauses"]) + len(s["modules"]) == 28
+    refs = re.findall(r'w:instr=" REF (clause_\w+) \\w \\h ">\s*<w:r>'
+                      r'[^<]*(?:<(?!w:t[ >])[^>]*>[^<]*)*<w:t[^>]*>([\d.]+)</w:t>', xml)
+    assert len(refs) > 40 and all(shown == numbers[name] for name, shown in refs), refs
+    assert ("clause_relief_events", "24.1") in refs and ("clause_service_credits_at_risk", "22.2") in refs
     us = tmp_path / "us.toml"
     us.write_text(SOW.read_text().replace('country = "GB", subdivision = "ENG"', 'country = "US"')
                   .replace('timezone = "Europe/London"', 'timezone = "America/New_York"'))

@@ -39,7 +39,9 @@ def _rebuilt(tmp_path, journal_bytes=None, result_edit=None):
     path = tmp_path / "exercise.jsonl"
     j = demo.build_journal(path)
     published = load()
-    trace = provenance({"journal": j.sha256, "rubric": published.sha256}, "day60 test")
+    # the provenance day60 score writes (verify-report holds every field of it to that)
+    trace = provenance({"journal": j.sha256, "rubric": published.sha256}, "day60 score exercise.jsonl --pdf report.pdf",
+                       rubric=f"{published.id} {published.version}")
     done = documents.score_result(j, published, None, trace)
     scored = path.read_bytes() if journal_bytes is None else journal_bytes(path.read_bytes())
     document = documents.score_document(done, scored, published.raw, None, None, "Day-60 exercise score")
@@ -101,7 +103,7 @@ def test_a_disputed_line_reads_under_dispute_and_the_rest_stands(report, run, tm
     path = tmp_path / "ex.jsonl"
     path.write_bytes(report["journal"].read_bytes())
     before = json.loads(run("score", path, "--format", "json").stdout)
-    r = run("dispute", path, "--line", "restore", "--by", "R. Supplier", "--organisation", "Example AI Operations",
+    r = run("dispute", path, "--line", "restore", "--as", "supplier", "--by", "R. Supplier",
             "--reason", "INC-2 was a partner test")
     assert r.exit_code == 0, r.output
     during = json.loads(run("score", path, "--format", "json").stdout)
@@ -143,8 +145,8 @@ def test_a_dispute_from_the_runners_own_organisation_is_a_self_dispute(run, tmp_
                example("uk-office.toml"), "--window-start", "2026-03-02T09:00", "--window-end", "2026-03-13T17:30",
                "--runner", "A. Auditor", "--runner-org", "Audit Co", "--conflict-statement",
                "No commercial tie to either party").exit_code == 0
-    run("dispute", path, "--line", "drift-notice", "--by", "B. Colleague", "--organisation", "audit co",
-        "--reason", "timing")
+    run("dispute", path, "--line", "drift-notice", "--as", "auditor", "--by", "B. Colleague", "--organisation",
+        "audit co", "--reason", "timing")
     score = json.loads(run("score", path, "--format", "json").stdout)
     assert score["disputes"][0]["self_dispute"] is True
     assert score["runner"] == {"name": "A. Auditor", "organisation": "Audit Co",
@@ -161,7 +163,7 @@ def test_a_rescore_names_the_score_it_supersedes_and_never_overwrites_it(report,
     original = first.read_bytes()
     r = run("score", path, "--out", first)
     assert r.exit_code == 2 and "never silently replaced" in r.stderr and first.read_bytes() == original
-    run("dispute", path, "--line", "drift-notice", "--by", "x", "--organisation", "Supplier",
+    run("dispute", path, "--line", "drift-notice", "--as", "supplier", "--by", "x",
         "--reason", "DRIFT-2 was never injected")
     seq = json.loads(run("score", path, "--format", "json").stdout)["disputes"][0]["seq"]
     assert run("resolve", path, "--dispute", str(seq), "--outcome", "upheld", "--exclude", "DRIFT-2",
@@ -383,6 +385,8 @@ def test_a_rescore_can_name_the_score_report_pdf_it_supersedes(report, run, tmp_
     new = json.loads(pdfs.attachments(pdfs.reader(second.read_bytes(), second))["score.json"])
     assert new["supersedes"]["sha256"] == hashlib.sha256(embedded).hexdigest()
     assert run("verify-report", second).exit_code == 0
+    again = run("score", path, "--pdf", second)  # the next free name after score-2.pdf is score-3.pdf
+    assert again.exit_code == 2 and f"--pdf {tmp_path / 'score-3.pdf'} --supersede {second}" in again.stderr
     (tmp_path / "not-a-score.pdf").write_bytes(b"%PDF-1.7 nothing here")
     bad = run("score", path, "--pdf", tmp_path / "x.pdf", "--supersede", tmp_path / "not-a-score.pdf")
     assert bad.exit_code == 2 and "--supersede: " in bad.stderr and "cannot read a score" in bad.stderr

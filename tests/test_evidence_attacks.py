@@ -215,7 +215,8 @@ def test_a_signature_added_at_the_end_of_a_large_pdf_is_still_recognised(made, t
         fh.write(raw[at:])
     assert big.stat().st_size > files.PROTECT_SCAN
     assert files.protected(big) == "a signed or timestamped PDF (its signature cannot be made again)"
-    assert files.protected(made["score"]) is None  # an unsigned report can be written again
+    # an unsigned report is evidence too (issue 37): it carries the data verify-report checks it against
+    assert files.protected(made["score"]).startswith("a day60 report PDF")
 
 
 # ----- a superseded score made up under another rubric --------------------------------------------------

@@ -487,8 +487,8 @@ def test_every_drift_incident_and_rollback_lands_in_exactly_one_bucket(tmp_path_
     assert set(drift.loc[drift["status"] == "excluded", "id"]) <= set(gone["drift"])
     i = figures.summary["incidents"]
     assert sum(i[b.replace(" ", "_")] for b in mx.INCIDENT_BUCKETS) == i["population"] == n_inc
-    assert sum(b["count"] + b["not_evidenced"] for b in i["by_severity"].values()) + i["no_severity"]["count"] \
-        + i["no_severity"]["not_evidenced"] == int(incidents["restored_in_window"].sum())
+    assert sum(b["count"] + b["ranged"] for b in i["by_severity"].values()) + i["no_severity"]["count"] \
+        + i["no_severity"]["ranged"] == int(incidents["restored_in_window"].sum())
     assert set(gone["incident"]) <= set(incidents.loc[incidents["status"].isin(["excluded", "withdrawn"]), "id"])
     assert i["reopened"] == int((incidents["reopens"] > 0).sum())
     assert i["started_before_window"] == int((incidents["restored_in_window"]

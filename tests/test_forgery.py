@@ -101,9 +101,10 @@ def test_an_edited_tier_is_named(made, tmp_path):
 
 
 def test_a_schedule_printing_59_where_its_clause_says_95_is_named(made, tmp_path):
-    """The synthetic deal sets field accuracy at or above 95 percent (clause 1, page 3)."""
-    r = _verify(tmp_path, forge.swap_glyphs(made["schedule"].read_bytes(), 2, "95 percent", "59 percent"))
-    _refused(r, "page 3 prints", "59 percent", "95 percent")
+    """The synthetic deal sets field accuracy at or above 95 percent (clause 1, page 4, after the
+    definitions and the incorporated material)."""
+    r = _verify(tmp_path, forge.swap_glyphs(made["schedule"].read_bytes(), 3, "95 percent", "59 percent"))
+    _refused(r, "page 4 prints", "59 percent", "95 percent")
 
 
 def test_an_invisible_score_drawn_first_is_named(made, tmp_path):

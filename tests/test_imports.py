@@ -284,7 +284,7 @@ def test_naive_time_without_a_zone_is_refused(run, journal, tmp_path):
 def test_repeated_hour_names_both_instants(run, journal, tmp_path):
     m = _map(tmp_path, '[times]\ntimezone = "Europe/London"\n[columns]\nid = "Ticket"\ndetected = "Detected"\n')
     export = tmp_path / "t.csv"
-    export.write_text("Ticket,Detected\nA,2026-10-25 01:30\n")
+    export.write_text("Ticket,Detected\nA,2026-10-25 01:30\nB,2026-10-25 03:30\n")  # B: so one ticket lands
     out = imported(run, journal, "csv", export, "--map", m, "--severity-map", "x=1")
     reason = out["unreadable"][0]["reason"]
     assert "happens twice" in reason and "+01:00 (first)" in reason and "+00:00 (second)" in reason

@@ -132,7 +132,7 @@ def test_a_withdrawal_of_a_ticket_the_monitoring_saw_restored_is_not_taken(run, 
     # A's clock starts at its ticket's opening, so its restore is a lower bound (3.19.3), counted as
     # not evidenced beside the figure, never dropped
     sev1 = s["by_severity"]["1"]
-    assert (sev1["count"] + sev1["not_evidenced"], s["withdrawn"]) == (1, 0)
+    assert (sev1["count"] + sev1["ranged"], s["withdrawn"]) == (1, 0)
     assert per_ticket(j).loc["csv:A", "restore_hours_at_least"] == pytest.approx(3.0)
 
 
@@ -223,7 +223,7 @@ def test_the_same_ticket_in_two_formats_is_not_counted_twice(run, tmp_path):
     [c] = out["conflicts"]
     assert c["ticket"] == "INC1" and "servicenow:INC1" in c["reason"]
     by = figures_json(run, j)["by_severity"]["1"]
-    assert by["count"] + by["not_evidenced"] == 2  # stand-in clock starts: lower bounds, counted (3.19.3)
+    assert by["count"] + by["ranged"] == 2  # stand-in clock starts: lower bounds, counted (3.19.3)
     assert per_ticket(j)["restore_hours_at_least"].sum() == pytest.approx(6.0)
 
 
@@ -247,8 +247,9 @@ def test_json_values_of_the_wrong_type_are_listed_not_internal_faults(run, tmp_p
     out = imported(run, j, "pagerduty", pd, "--severity-map", "P1=1")
     assert out["imported"] == ["P1"] and "is a int, not a date and time" in out["unreadable"][0]["reason"]
     assert per_ticket(j).loc["pagerduty:P1", "restore_hours_at_least"] == pytest.approx(2.0)
-    zd = write(tmp_path, "tickets.json", json.dumps({"tickets": [
-        {"id": 7, "created_at": "2026-03-02T09:00:00Z", "priority": "urgent", "custom_fields": True}]}))
+    zd = write(tmp_path, "tickets.json", json.dumps({"tickets": [  # 8 is sound: an import that lands nothing is refused
+        {"id": 7, "created_at": "2026-03-02T09:00:00Z", "priority": "urgent", "custom_fields": True},
+        {"id": 8, "created_at": "2026-03-02T09:00:00Z", "priority": "urgent"}]}))
     zmap = write(tmp_path, "zd.toml", '[columns]\ncheck = "custom_field:1"\n')
     out = imported(run, j, "zendesk", zd, "--severity-map", "urgent=1", "--map", zmap)
     assert out["unreadable"][0]["reason"] == "custom_fields is a bool, not a list"

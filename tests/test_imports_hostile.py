@@ -171,6 +171,9 @@ def test_json_with_a_bom_or_a_bad_shape(run, tmp_path):
     j = new_journal(tmp_path)
     bad = tmp_path / "tickets.json"
     bad.write_text('{"tickets": [{"id": {"nested": 1}, "created_at": "2026-03-02T10:00:00Z"}]}')
+    assert "is not a ticket with an id" in refused(run, j, "zendesk", bad, "--severity-map", "x=1")  # nothing lands
+    bad.write_text('{"tickets": [{"id": {"nested": 1}, "created_at": "2026-03-02T10:00:00Z"}, '
+                   '{"id": 2, "created_at": "2026-03-02T10:00:00Z"}]}')
     out = imported(run, j, "zendesk", bad, "--severity-map", "x=1")
     assert out["unreadable"][0]["reason"] == "is not a ticket with an id"
     naive = write(tmp_path, "t2.json", '{"tickets": [{"id": 1, "created_at": "2026-03-02T10:00:00"}]}')

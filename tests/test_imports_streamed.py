@@ -28,7 +28,8 @@ from tests.builders import SIGN_OFF, make_journal
 from tests.test_imports import EX
 
 COLUMNS = ["ticket", "ours_hours", "vendor_hours", "difference_hours", "ours_business_hours", "vendor_business_hours",
-           "difference_business_hours", "agree", "reopens", "clock_start", "vendor_measure", "reasons", "note"]
+           "difference_business_hours", "agree", "reopens", "clock_start", "vendor_measure", "reasons", "note",
+           "beside"]
 
 
 def _samples(tmp_path):
@@ -69,8 +70,8 @@ def _csv_rows(path):
 def _as_csv(row):
     out = io.StringIO()
     writer = csv.DictWriter(out, COLUMNS, extrasaction="ignore", lineterminator="\n")
-    writer.writerow({k: "; ".join(row[k]) if k == "reasons" else "" if row.get(k) is None else row[k]
-                     for k in COLUMNS})
+    writer.writerow({k: "; ".join(row[k]) if k in ("reasons", "beside") else "" if row.get(k) is None else row[k]
+                     for k in COLUMNS})  # (beside: the reference's samples carry no further vendor figures)
     return next(csv.DictReader(io.StringIO(",".join(COLUMNS) + "\n" + out.getvalue())))
 
 

@@ -152,8 +152,7 @@ def test_log_of_a_sealed_onset_never_prints_its_instant(run, journal, tmp_path):
 
 
 @pytest.mark.parametrize("kind, sets", [
-    ("dispute", ["--set", "line=lead-time", "--set", "reason=alert was sent", "--set", "raised_by=Sam Seller",
-                 "--set", "organisation=Nimbus AI"]),
+    ("dispute", ["--set", "line=lead-time", "--set", "reason=alert was sent"]),  # who raised it: the actor
     ("correction", ["--set", "target=1", "--set", "at=2026-02-27T09:00+00:00", "--set", "reason=typed the wrong hour"]),
 ])
 def test_lines_that_belong_after_the_exercise_draw_no_window_warning(run, journal, kind, sets):

@@ -67,4 +67,4 @@ def test_the_notice_is_also_a_letter_with_its_data_embedded(demo, run, tmp_path)
     [attached] = [a for name, a in PdfReader(pdf).attachments.items() if name == "n.json"]
     assert attached[0] == out.read_bytes()
     r = run("notice", journal, "--to", "x", "--out", tmp_path / "m.json", "--pdf", pdf)
-    assert r.exit_code == 2 and "already exists" in r.stderr
+    assert r.exit_code == 2 and "is a day60 score or notice" in r.stderr and "never overwritten" in r.stderr

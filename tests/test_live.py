@@ -372,29 +372,51 @@ def test_an_injected_onset_without_a_held_file_is_refused_before_anything_is_ask
 
 
 def test_live_stamps_the_moment_enter_is_pressed_not_when_the_prompt_appeared(run, journal, monkeypatch, pipe):
-    """The auditor opens the "When?" prompt and waits for the moment: the stamp is that Enter."""
+    """The auditor opens the "When?" prompt and waits for the moment: the stamp is that Enter,
+    after the prompt was drawn by the auditor's wait and before the next question was drawn."""
     import threading
 
+    import questionary
+
     monkeypatch.setattr("day60.cli.base._interactive", lambda: True)
+    drawn: dict[str, float] = {}  # a prompt's first words -> when it was first drawn
+    when_drawn = threading.Event()
+    real_text = questionary.text
+
+    def text(message: str, *args, **kwargs):
+        question = real_text(message, *args, **kwargs)
+        first_words = next((w for w in ("When did it happen", "affected class") if message.startswith(w)), None)
+
+        def on_render(_app) -> None:
+            drawn.setdefault(first_words, time.time())
+            if first_words == "When did it happen":
+                when_drawn.set()
+
+        if first_words:
+            question.application.after_render += on_render
+        return question
+
+    monkeypatch.setattr(questionary, "text", text)
     pipe.send_text("".join(k for _, k in sign_off("D1", 0)))
     pressed = []
 
     def auditor() -> None:
-        time.sleep(1.5)  # the prompt has long been drawn; the auditor waits for the injection
-        pressed.append(time.time())
+        if when_drawn.wait(60):  # the prompt is on the screen (however long live took to draw it)
+            time.sleep(1.5)  # the auditor waits for the moment of the injection
+            pressed.append(time.time())
         pipe.send_text(ENTER + "invoices" + ENTER + CTRL_C)  # Enter on "When?", the class, leave
 
     pipe.send_text(pick("D1: start the drift"))
-    started = time.time()
     worker = threading.Thread(target=auditor)
     worker.start()
     held = journal.parent / "held.json"
     r = run("live", journal, "--held", held)
     worker.join()
     assert r.exit_code == 0, r.output
+    assert pressed, "the When? prompt was never drawn"
     stamped = dt.datetime.fromisoformat(json.loads(held.read_text())["onsets"][0]["at"]).timestamp()
-    assert stamped >= started + 1.4  # not the moment the prompt appeared
-    assert pressed[0] - 0.05 <= stamped <= pressed[0] + 1.0
+    assert stamped >= drawn["When did it happen"] + 1.4  # not the moment the prompt appeared
+    assert pressed[0] - 0.05 <= stamped <= drawn["affected class"]  # the Enter, not a later moment
     assert "sealed: only" in r.stdout  # the runner sees the instant; the journal holds only the commitment
 
 

@@ -52,11 +52,12 @@ def installed_source(wheel: Path, site: Path) -> dict:
 def test_wheel_carries_data_folders(tmp_path):
     wheel = build(ROOT, tmp_path)
     names = zipfile.ZipFile(wheel).namelist()
-    for folder in ("rubric", "clauses", "selfassess", "templates"):
+    for folder in ("rubric", "clauses", "selfassess", "templates", "roles"):
         shipped = [n for n in names if n.startswith(f"day60/_data/{folder}/")]
         in_repo = [p for p in (ROOT / folder).rglob("*") if p.is_file()]
         assert len(shipped) == len(in_repo), folder
     assert "day60/examples/uk-office.toml" in names
+    assert "day60/imports/states.yaml" in names  # the import's state rules (resources.import_rules)
 
 
 @needs_git

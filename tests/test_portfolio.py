@@ -358,8 +358,8 @@ def test_provisional_scores_and_points_under_dispute_are_marked_everywhere(run, 
     15, so the headline reads '15.00 points under dispute' beside April's score."""
     reason = "taken before the exercise's close"
     _provisional_scorer(monkeypatch, {"2026-03-13": [reason]})  # march.jsonl's window ends 13 Mar
-    r = run("dispute", folder / "april.jsonl", "--line", "drift-notice", "--by", "R. Supplier",
-            "--organisation", "Test supplier", "--reason", "SYNTHETIC: the onset was a partner test")
+    r = run("dispute", folder / "april.jsonl", "--line", "drift-notice", "--as", "supplier", "--by", "R. Supplier",
+            "--reason", "SYNTHETIC: the onset was a partner test")
     assert r.exit_code == 0, r.output
     rows = {x["exercise"]: x for x in json.loads(run("portfolio", folder, "--format", "json").stdout)["exercises"]}
     march_row, april_row = rows["march.jsonl"], rows["april.jsonl"]

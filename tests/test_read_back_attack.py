@@ -270,7 +270,7 @@ def test_a_duckdb_error_is_one_line_exit_2(run, tmp_path, monkeypatch):
     imported module's ``duckdb.Error`` and said in one line; the journal is untouched."""
     from day60.imports import servicenow
 
-    monkeypatch.setattr(servicenow, "_csv", lambda path, rejects: f"read_csv('{tmp_path / 'gone.csv'}')")
+    monkeypatch.setattr(servicenow, "_csv", lambda *_args: f"read_csv('{tmp_path / 'gone.csv'}')")
     rows = [HEADER, "INC1,2026-03-02 09:00:00,2026-03-02 10:00:00,1,6"]
     line = refused(run, new_journal(tmp_path), "servicenow", write(tmp_path, "incident.csv", "\n".join(rows) + "\n"),
                    "--mode", "raw", "--severity-map", "1=1")

@@ -1,5 +1,6 @@
-"""The Word schedule a lawyer would send (issue 35, point 3): its styles, numbering, tables, header
-and footer, document properties, paper and spelling language, read back with python-docx.
+"""The Word schedule a lawyer would send (issue 35, point 3) and edit (issue 40, point 9): its
+styles, multi-level numbering, tables, header and footer, document properties, paper and spelling
+language, read back with python-docx.
 
 Each test exports the shipped SYNTHETIC deal (a GB calendar) or the same deal on a US calendar
 through the CLI, as a lawyer would, and reads the .docx it wrote. LibreOffice is not needed: how
@@ -63,35 +64,44 @@ def test_the_word_schedule_says_what_it_is_who_made_it_and_when(exported):
     assert not [rel for rel in doc.part.package.rels.values() if rel.reltype.endswith("/thumbnail")]
 
 
-def test_the_word_schedule_numbers_its_clauses_on_heading_styles(exported):
-    """Heading 1 and Heading 2 both carry numPr into one multi-level list (level 0 and 1), so the
-    navigation pane shows the sections and, under "Clauses", the clauses numbered 1., 2., ... by
-    Word (level 1 is decimal "%2."); the sections themselves carry no number (level 0 is "none"), as
-    in the PDF. Every clause title is a Heading 2 paragraph holding only its title (no typed number),
-    in the library's order, and every section title is a Heading 1."""
+def test_the_word_schedule_numbers_its_clauses_and_paragraphs_on_one_list(exported):
+    """Heading 2 (clause titles) and "Clause Paragraph" (their paragraphs) carry numPr into one
+    multi-level list, levels 0 and 1: Word numbers the clauses 1., 2., ... ("%1.") and their
+    paragraphs 1.1, 1.2, ... ("%1.%2"), and the navigation pane shows the clauses under their
+    sections. Heading 1 (the sections) is outside the list, so the commercial clauses number on
+    from the measures (21 to 28) instead of starting again at 1 under their own section. No title or
+    paragraph holds a typed number; the clauses come in the library's order, then the modules'."""
     doc, _, _ = exported
     numbering = doc.part.numbering_part.element
+    assert doc.styles["Heading 1"].element.pPr.find(qn("w:numPr")) is None
     ids = {}
-    for level, name in enumerate(("Heading 1", "Heading 2")):
+    for level, name in enumerate(("Heading 2", "Clause Paragraph")):
         num_pr = doc.styles[name].element.pPr.find(qn("w:numPr"))
         assert num_pr is not None, f"{name} is not numbered"
         ilvl = num_pr.find(qn("w:ilvl"))
         assert (0 if ilvl is None else int(ilvl.get(qn("w:val")))) == level
         ids[name] = num_pr.find(qn("w:numId")).get(qn("w:val"))
-    assert ids["Heading 1"] == ids["Heading 2"]
-    [num] = [n for n in numbering.findall(qn("w:num")) if n.get(qn("w:numId")) == ids["Heading 1"]]
+    assert ids["Heading 2"] == ids["Clause Paragraph"]
+    assert doc.styles["Clause Paragraph Keep"].base_style.name == "Clause Paragraph"
+    [num] = [n for n in numbering.findall(qn("w:num")) if n.get(qn("w:numId")) == ids["Heading 2"]]
     abstract_id = num.find(qn("w:abstractNumId")).get(qn("w:val"))
     [abstract] = [a for a in numbering.findall(qn("w:abstractNum")) if a.get(qn("w:abstractNumId")) == abstract_id]
     levels = {int(lv.get(qn("w:ilvl"))): lv for lv in abstract.findall(qn("w:lvl"))}
-    assert levels[0].find(qn("w:numFmt")).get(qn("w:val")) == "none"
-    assert levels[1].find(qn("w:numFmt")).get(qn("w:val")) == "decimal"
-    assert levels[1].find(qn("w:lvlText")).get(qn("w:val")) == "%2."
+    assert levels[0].find(qn("w:lvlText")).get(qn("w:val")) == "%1."
+    assert levels[1].find(qn("w:lvlText")).get(qn("w:val")) == "%1.%2"
     titles = [p.text for p in doc.paragraphs if p.style.name == "Heading 2"]
     assert titles[:3] == ["Field-level accuracy", "Straight-through processing rate", "Exception rate"]
-    assert len(titles) == 20 and not [t for t in titles if re.match(r"\d", t)]
+    assert titles[20:] == ["How the Service Levels are judged", "Service Credits",
+                           "Critical Failures, Rectification Plans and termination", "Relief", "Challenging a figure",
+                           "Records, recomputing and audit", "Changes to this schedule",
+                           "Go-live, hours of service and hypercare"]
+    numbered = [p for p in doc.paragraphs if p.style.name.startswith("Clause Paragraph")]
+    assert len(numbered) > 80 and not [p.text for p in (*numbered, *[q for q in doc.paragraphs if q.style.name ==
+                                                                     "Heading 2"]) if re.match(r"\d", p.text)]
     sections = [p.text for p in doc.paragraphs if p.style.name == "Heading 1"]
-    assert sections == ["Precedence", "Business calendar", "Definitions", "Documents referred to", "Clauses",
-                        "Parameters", "Annex: Monthly Report elements", "Provenance"]
+    assert sections == ["Precedence", "Business calendar", "Definitions", "Incorporated material", "Measures",
+                        "Service Levels and their consequences", "Parameters", "Annex: Monthly Report elements",
+                        "Annex: Public holidays", "Provenance"]
 
 
 def test_the_word_schedule_tables_are_ruled_padded_and_never_split(exported):
@@ -126,15 +136,18 @@ def test_the_word_schedule_tables_are_ruled_padded_and_never_split(exported):
     assert doc.styles["Heading 2"].paragraph_format.keep_with_next
     blocks = 0
     for n, element in enumerate(body):
-        if element.tag != qn("w:p") or 'w:val="Heading2"' not in element.xml:
+        if element.tag != qn("w:p") or 'w:val="Heading2"' not in element.xml or blocks == 20:
             continue
-        text, table, note = body[n + 1], body[n + 2], body[n + 3]
-        assert text.tag == qn("w:p") and table.tag == qn("w:tbl") and note.tag == qn("w:p")
-        assert _keeps_with_next(doc, text)
+        k = n + 1
+        while body[k].tag == qn("w:p") and "Encodes charter" not in "".join(body[k].itertext()):
+            assert _keeps_with_next(doc, body[k]), "".join(body[k].itertext())[:60]
+            k += 1
+        table, note = body[k], body[k + 1]
+        assert k > n + 1 and table.tag == qn("w:tbl") and note.tag == qn("w:p")
         assert all(_keeps_with_next(doc, p) for p in table.iter(qn("w:p")))
         assert "Encodes charter section" in "".join(note.itertext())
         blocks += 1
-    assert blocks == 20
+    assert blocks == 20  # the measures; a commercial clause runs over pages as long text does
 
 
 def _keeps_with_next(doc, p) -> bool:
@@ -175,14 +188,15 @@ def test_the_word_schedule_has_a_running_header_and_footer(exported):
         assert "{{" not in text and "{%" not in text
 
 
-@pytest.mark.parametrize("where, paper, language", [("GB", (210, 297), "en-GB"), ("US", (216, 279), "en-US")])
-def test_the_word_schedules_paper_and_spelling_follow_the_deals_calendar(run, tmp_path, where, paper, language):
-    """The shipped deal (GB calendar) prints on A4, 210 x 297 mm, and is spell-checked as en-GB; the
-    same deal on a US calendar prints on Letter, 216 x 279 mm, as en-US. The language is on the
-    document defaults and every style that names one, in the settings' theme language and in the
-    core properties. The text block is 170 mm wide on both papers (20 mm side margins on A4, 22.95
-    mm on Letter), so the tables' 170 mm fit either; top and bottom margins leave room for the
-    header and footer (at least 20 mm)."""
+@pytest.mark.parametrize("where, paper", [("GB", (210, 297)), ("US", (216, 279))])
+def test_the_word_schedules_paper_follows_the_deal_and_its_spelling_the_library(run, tmp_path, where, paper):
+    """The shipped deal (GB calendar) prints on A4, 210 x 297 mm; the same deal on a US calendar on
+    Letter, 216 x 279 mm. Both are spell-checked as en-GB, the English the clause library is written
+    in ("labour", "favour"): marking a British text en-US would flag its own spelling, so the
+    language is the library's, not the calendar's. It is on the document defaults and every style
+    that names one, in the settings' theme language and in the core properties. The text block is
+    170 mm wide on both papers, so the tables' 170 mm fit either; top and bottom margins leave room
+    for the header and footer (at least 20 mm)."""
     sow = SOW if where == "GB" else _us_deal(tmp_path)
     out = tmp_path / f"{where}.docx"
     assert run("clauses", "export", "--sow", sow, "--docx", out).exit_code == 0
@@ -192,21 +206,205 @@ def test_the_word_schedules_paper_and_spelling_follow_the_deals_calendar(run, tm
     assert round(Emu(section.page_width - section.left_margin - section.right_margin).mm, 1) == 170.0
     assert section.top_margin.mm >= 20 and section.bottom_margin.mm >= 20
     styles = doc.styles.element
-    assert _lang(styles.find(qn("w:docDefaults"))) == language
-    assert {e.get(qn("w:val")) for e in styles.iter(qn("w:lang"))} == {language}
+    assert _lang(styles.find(qn("w:docDefaults"))) == "en-GB"
+    assert {e.get(qn("w:val")) for e in styles.iter(qn("w:lang"))} == {"en-GB"}
     settings = doc.settings.element.find(qn("w:themeFontLang"))
-    assert settings.get(qn("w:val")) == language
-    assert doc.core_properties.language == language
+    assert settings.get(qn("w:val")) == "en-GB" == doc.core_properties.language
 
 
-@pytest.mark.parametrize("holidays, language", [("GB", "en-GB"), ("US", "en-US"), ("IE", "en-IE"), ("AU", "en-AU"),
-                                                ("MX", "en-US"), ("DE", "en-GB"), (None, "en-GB")])
-def test_the_spelling_language_comes_from_the_calendars_country(holidays, language):
-    """The English Word checks the schedule in: the calendar country's own English where Word
-    knows one (GB en-GB, US en-US, IE en-IE, AU en-AU), American English in the other Letter
-    countries (MX), British English elsewhere (DE) and for a deal with no calendar yet."""
-    from day60 import clauses
+def test_names_and_hashes_are_not_spell_checked_and_hold_nothing_invisible(exported):
+    """Parameter names (field_accuracy_floor_percent) and the deal file's SHA-256 are in the
+    "Schedule Code" character style, which carries noProof, so Word underlines no identifier in red;
+    and a name holds no zero-width or soft-hyphen character, so Word's search finds it as typed."""
+    doc, _, _ = exported
+    code = doc.styles["Schedule Code"]
+    assert code.element.rPr.find(qn("w:noProof")) is not None
+    [params] = [t for t in doc.tables if [c.text for c in t.rows[0].cells][:2] == ["Clause", "Parameter"]]
+    runs = [r for row in params.rows[1:] for r in row.cells[1].paragraphs[0].runs]
+    assert runs and all(r.style.name == "Schedule Code" for r in runs)
+    assert not [r.text for r in runs if re.search("[\u00ad\u200b-\u200d\u2060]", r.text)]
+    provenance = next(t for t in doc.tables if t.rows[0].cells[0].text == "Clause library")
+    sha = next(row for row in provenance.rows if row.cells[0].text == "Deal file SHA-256")
+    assert sha.cells[1].paragraphs[0].runs[0].style.name == "Schedule Code"
 
-    deal = clauses.load_deal(SOW, clauses.load_library())
-    calendar = None if holidays is None else {**deal.calendar, "holidays": {"country": holidays}}
-    assert clauses.language_tag(deal.model_copy(update={"calendar": calendar})) == language
+
+
+
+# ----- an editing document (issue 40, point 9) -------------------------------------------------------
+
+
+def _custom(path) -> dict[str, str]:
+    import zipfile
+    from xml.etree import ElementTree
+
+    root = ElementTree.fromstring(zipfile.ZipFile(path).read("docProps/custom.xml"))
+    return {p.get("name"): "".join(p.itertext()) for p in root}
+
+
+def test_every_deal_value_is_one_property_shown_by_fields_wherever_it_appears(exported, run, tmp_path):
+    """Each value the deal gives is a custom document property (File > Info > Properties >
+    Advanced > Custom) named as the deal file names it: parameters by id, the Service Level Table's
+    values as check.critical, check.minimum_volume, check.credit_weight. Every place the text shows
+    one is a DOCPROPERTY field to it, its shown result the value as exported: restore_sev1_hours
+    ("4 hours") appears in clause 17.2, the Service Level Table and the parameter table, three
+    fields to one property, so a lawyer edits it once. The export's own facts (the deal file's
+    SHA-256, the clause library, the toolkit) are properties too."""
+    import hashlib
+
+    out = tmp_path / "s.docx"
+    assert run("clauses", "export", "--sow", SOW, "--docx", out).exit_code == 0
+    props = _custom(out)
+    assert props["day60 deal file SHA-256"] == hashlib.sha256(SOW.read_bytes()).hexdigest()
+    assert props["day60 clause library"].startswith("day60-clauses ")
+    assert props["day60 toolkit"] == f"day60 {__version__}"
+    assert props["restore_sev1_hours"] == "4 hours" and props["at_risk_percent"] == "12 percent"
+    assert props["containment.critical"] == "45 percent"
+    assert props["field-accuracy.minimum_volume"] == "500 field instances"
+    assert props["restore-sev1.credit_weight"] == "15 percent" and props["go_live_date"] == "1 September 2026"
+    xml = Document(out).element.xml
+    shown = re.findall(r'w:instr=" DOCPROPERTY &quot;restore_sev1_hours&quot; \\\* MERGEFORMAT ">\s*<w:r>.*?<w:t[^>]*>'
+                       r"([^<]*)</w:t>", xml, re.S)
+    assert shown == ["4 hours"] * 3
+    fields = set(re.findall(r'DOCPROPERTY &quot;([^&]+)&quot;', xml))
+    assert fields == set(props) - {"day60 deal file SHA-256", "day60 clause library", "day60 toolkit",
+                                   "day60 exported at"}
+
+
+def test_the_word_file_says_an_edited_copy_is_not_the_verified_export(exported):
+    """Under the title block a boxed note (style "Schedule Note") says the file is an editing copy,
+    that once edited it is no longer the export the PDF and 'day60 verify-report' stand for, that its
+    SHA-256 describes the deal as exported, how values are edited (the custom properties, then F9)
+    and the command that compares a copy with a deal file; the provenance and every footer say the
+    hash is "as exported"."""
+    doc, _, _ = exported
+    [note] = [p for p in doc.paragraphs if p.style.name == "Schedule Note"]
+    for words in ("editing copy", "no longer that export", "verify-report", "as exported, not this copy as edited",
+                  "custom document properties", "F9", "day60 clauses diff --sow DEAL.toml"):
+        assert words in note.text, words
+    assert "as exported" in "".join(doc.sections[0].footer._element.itertext())
+    provenance = next(t for t in doc.tables if t.rows[0].cells[0].text == "Clause library")
+    assert any(row.cells[0].text == "This Word file" and "edited" in row.cells[1].text for row in provenance.rows)
+
+
+def _edit(src, dst, document=None, custom=None):
+    """A copy of the Word file ``src`` with document.xml and docProps/custom.xml passed through
+    ``document`` and ``custom`` (str -> str), as a lawyer's edits would leave them."""
+    import zipfile
+
+    with zipfile.ZipFile(src) as z, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as out:
+        for item in z.infolist():
+            data = z.read(item.filename)
+            if item.filename == "word/document.xml" and document:
+                data = document(data.decode()).encode()
+            if item.filename == "docProps/custom.xml" and custom:
+                data = custom(data.decode()).encode()
+            out.writestr(item, data)
+    return dst
+
+
+@pytest.fixture
+def export(run, tmp_path):
+    out = tmp_path / "exported.docx"
+    assert run("clauses", "export", "--sow", SOW, "--docx", out).exit_code == 0
+    return out
+
+
+def _diff(run, path, *extra):
+    import json
+
+    r = run("clauses", "diff", "--sow", SOW, path, "--format", "json", *extra)
+    return r, json.loads(r.stdout) if r.exit_code in (0, 1) else None
+
+
+def test_an_untouched_copy_and_one_word_resaved_with_complex_fields_say_what_the_deal_says(run, export, tmp_path):
+    """The export itself: no difference, exit 0. Word saves simple fields as complex ones (begin,
+    instruction, separate, result, end) when it touches them: the same values read back the same."""
+    r, found = _diff(run, export)
+    assert r.exit_code == 0 and found["differences"] == [] and found["notes"] == []
+    assert "no difference" in run("clauses", "diff", "--sow", SOW, export).stdout
+
+    def complex_fields(xml: str) -> str:
+        return re.sub(r'<w:fldSimple w:instr="([^"]*)">(.*?)</w:fldSimple>',
+                      lambda m: ('<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve">'
+                                 f'{m.group(1)}</w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>'
+                                 f'{m.group(2)}<w:r><w:fldChar w:fldCharType="end"/></w:r>'), xml, flags=re.S)
+
+    r, found = _diff(run, _edit(export, tmp_path / "resaved.docx", document=complex_fields))
+    assert r.exit_code == 0, found
+
+
+def test_a_value_changed_in_the_properties_comes_back_as_a_deal_file_line(run, export, tmp_path):
+    """The lawyer lowers the Severity 1 restore target to 3 hours in the properties and updates the
+    fields (all three show "3 hours"), and sets containment's Critical Level to 40 percent without
+    updating them. The diff says: restore_sev1_hours changed, 4 hours in the deal, 3 hours in the
+    copy, shown in clause 17.2, the Service Level Table and the parameter table, and the line that
+    brings it back, "[parameters] restore_sev1_hours = 3"; containment.critical changed, with its
+    [service_levels] line, and shown differently (its field still says 45 percent) where it appears.
+    Exit 1."""
+    def custom(xml: str) -> str:
+        xml = xml.replace('name="restore_sev1_hours"><vt:lpwstr>4 hours',
+                          'name="restore_sev1_hours"><vt:lpwstr>3 hours')
+        return xml.replace('name="containment.critical"><vt:lpwstr>45 percent',
+                           'name="containment.critical"><vt:lpwstr>40 percent')
+
+    def fields(xml: str) -> str:
+        return re.sub(r'(DOCPROPERTY &quot;restore_sev1_hours&quot;[^>]*>\s*<w:r>.*?<w:t[^>]*>)4 hours',
+                      r"\g<1>3 hours", xml, flags=re.S)
+
+    r, found = _diff(run, _edit(export, tmp_path / "edited.docx", document=fields, custom=custom))
+    assert r.exit_code == 1
+    rows = {(d["kind"], d["name"]): d for d in found["differences"]}
+    sev1 = rows[("value changed", "restore_sev1_hours")]
+    assert (sev1["expected"], sev1["found"]) == ("4 hours", "3 hours")
+    assert sev1["bring_back"] == "[parameters] restore_sev1_hours = 3"
+    assert sev1["where"] == "clause 17.2; the table in clause 21; the Parameters table"
+    critical = rows[("value changed", "containment.critical")]
+    assert critical["bring_back"] == "[service_levels] containment = { ..., critical = 40 }"
+    stale = [d for d in found["differences"] if d["kind"] == "shown differently"]
+    assert [(d["name"], d["expected"], d["found"], d["where"]) for d in stale] == [
+        ("containment.critical", "40 percent", "45 percent", "the table in clause 21")]
+    table = run("clauses", "diff", "--sow", SOW, tmp_path / "edited.docx").stdout
+    assert "[parameters] restore_sev1_hours = 3" in table and "3 difference(s)" in table
+
+
+def test_overtyped_values_reworded_gone_and_added_paragraphs_are_named(run, export, tmp_path):
+    """The lawyer overtypes the field showing 30 minutes in clause 18.2 with 45 minutes (its
+    property unchanged), adds "promptly" to clause 22.6, deletes clause 24.3 and adds an untitled
+    paragraph after clause 28.4. Each is named, where it is, and a wording change says it is agreed
+    by Change Note (the deal file holds values, not wording); a reworded paragraph's change is given
+    word by word."""
+    def edits(xml: str) -> str:
+        xml = re.sub(r'(DOCPROPERTY &quot;rollback_minutes&quot;[^>]*>\s*<w:r>.*?<w:t[^>]*>)30 minutes',
+                     r"\g<1>45 minutes", xml, count=1, flags=re.S)
+        xml = xml.replace("deduct them from its next invoice", "deduct them promptly from its next invoice")
+        xml = re.sub(r'<w:p>(?:(?!<w:p>).)*?w:name="clause_relief_claim".*?</w:p>', "", xml, count=1, flags=re.S)
+        extra = ('<w:p><w:pPr><w:pStyle w:val="ClauseParagraph"/></w:pPr><w:r><w:t>The Provider shall also keep a '
+                 'spare model warm.</w:t></w:r></w:p>')
+        return re.sub(r'(<w:p>(?:(?!<w:p>).)*?w:name="clause_commencement_credit_start".*?</w:p>)', r"\g<1>" + extra,
+                      xml, count=1, flags=re.S)
+
+    r, found = _diff(run, _edit(export, tmp_path / "edited.docx", document=edits))
+    assert r.exit_code == 1
+    kinds = {(d["kind"], d["where"]) for d in found["differences"]}
+    assert ("shown differently", "clause 18.2") in kinds
+    assert ("wording changed", "clause 22.6") in kinds and ("paragraph gone", "clause 24.3") in kinds
+    assert ("paragraph added", "after clause 28.4") in kinds
+    reworded = next(d for d in found["differences"] if d["kind"] == "wording changed")
+    assert "+ promptly" in reworded["bring_back"] and "Change Note" in reworded["bring_back"]
+
+
+def test_diff_refuses_what_it_cannot_compare_in_one_line(run, tmp_path):
+    """Exit 2 with one line naming the input and the fix, nothing else printed, for: a file that is
+    not a Word file, a Word file no day60 export wrote (no export properties), a path that does not
+    exist, a bad --format; the deal file is checked as for export."""
+    from docx import Document as Blank
+
+    junk = tmp_path / "junk.docx"
+    junk.write_bytes(b"PK\x03\x04 not really a zip")
+    plain = tmp_path / "plain.docx"
+    Blank().save(plain)
+    for args, words in (((junk,), "is not a Word file"), ((plain,), "carries no day60 export properties"),
+                        ((tmp_path / "nowhere.docx",), "is not a file"),
+                        ((plain, "--format", "yaml"), "--format")):
+        r = run("clauses", "diff", "--sow", SOW, *args)
+        assert r.exit_code == 2 and words in r.stderr and r.stderr.count("\n") == 1 and not r.stdout, r.output

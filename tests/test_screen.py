@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from day60 import render
 from day60.cli import app
 from day60.resources import data_dir
+from tests.shots import screenshot
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "tests" / "output" / "screen"
@@ -86,12 +87,11 @@ MEASURES = """() => {
 def _open(browser, path: Path, width: int, name: str):
     page = browser.new_page(viewport={"width": width, "height": 900})
     page.goto(path.as_uri())
-    SHOTS.mkdir(parents=True, exist_ok=True)
     # The page from its top, at most 6000 pixels of it: a whole long schedule at 390 px is some
     # 30,000 pixels tall, past what headless Chromium reliably captures in one image on a busy machine.
     height = min(6000, page.evaluate("() => document.documentElement.scrollHeight"))
-    page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True,
-                    clip={"x": 0, "y": 0, "width": width, "height": height})
+    screenshot(page, SHOTS / f"{name}-{width}.png", full_page=True,
+               clip={"x": 0, "y": 0, "width": width, "height": height})
     return page
 
 
@@ -135,9 +135,10 @@ def test_synthetic_and_draft_stay_in_sight_while_reading(pages, browser, name):
     screenshot is the window after scrolling). A document of real data has no banner."""
     page = browser.new_page(viewport={"width": DESKTOP, "height": 900})
     page.goto(pages[name].as_uri())
-    page.mouse.wheel(0, 3000)
-    page.wait_for_timeout(100)
-    page.screenshot(path=str(SHOTS / f"{name}-scrolled.png"))
+    page.mouse.wheel(0, 3000)  # scrolled as far as the wheel takes it, or to the end of a shorter page
+    page.wait_for_function("() => window.scrollY >= Math.min(3000, document.documentElement.scrollHeight"
+                           " - window.innerHeight) - 1")
+    screenshot(page, SHOTS / f"{name}-scrolled.png")
     m = page.evaluate(MEASURES)
     page.close()
     if name in SYNTHETIC or name == "schedule-draft":

@@ -212,3 +212,58 @@ def test_a_tsa_that_fails_while_signing_writes_nothing(tsa, tmp_path):
              tsa["folder"] / "auditor.p12", "--tsa", f"{tsa['url']}/refuse", env={"DAY60_SIGN_PASSPHRASE": "pw"})
     assert r.exit_code == 2 and "refused the request" in r.stderr
     assert not any(p.exists() for p in outputs.values()) and r.stdout == ""
+
+
+# ----- a TSA whose clock is not this machine's (issue 37, point 4) -------------------------------------
+
+
+@pytest.mark.parametrize("seconds, side", [(120, "ahead of"), (-120, "behind")])
+def test_a_token_from_a_tsa_with_a_skewed_clock_is_refused_before_anything_is_written(tsa, journal, seconds, side):
+    """A trusted TSA whose clock is two minutes off this machine's: the first round appended its
+    token, whose event (recorded by this machine's clock) then contradicted the token, and 'day60
+    verify' blamed the journal for ever. The token is now held to the moments this machine asked
+    and was answered, within its stated accuracy and two seconds; beyond them it is refused with
+    both times, and the journal is left as it was."""
+    before = journal.read_bytes()
+    r = _cli("stamp", journal, "--tsa", f"{tsa['url']}/skew/{seconds}", "--tsa-root", tsa["root"])
+    assert r.exit_code == 2, r.output
+    assert "the TSA says" in r.stderr and "this machine's clock read" in r.stderr and side in r.stderr
+    assert "nothing was written" in r.stderr
+    assert journal.read_bytes() == before
+    assert _cli("verify", journal).exit_code == 0
+
+
+def test_a_tsa_within_its_accuracy_and_the_tolerance_is_taken(tsa, journal):
+    r = _cli("stamp", journal, "--tsa", f"{tsa['url']}/skew/1", "--tsa-root", tsa["root"])
+    assert r.exit_code == 0, r.output
+    r = _cli("verify", journal, "--tsa-root", tsa["root"])
+    assert r.exit_code == 0, r.output
+
+
+def test_the_library_stamp_refuses_a_skewed_tsa_too(tsa, journal):
+    """live and serve stamp through the same function: they get the refusal as their TSA failure."""
+    before = journal.read_bytes()
+    with pytest.raises(Exception) as caught:
+        timestamp.stamp(journal, f"{tsa['url']}/skew/-600")
+    assert "behind this machine's by more than the token allows" in str(caught.value)
+    assert journal.read_bytes() == before
+
+
+def test_a_line_naming_an_instant_later_than_a_token_proves_it_existed_is_flagged(tsa, journal):
+    """A line whose 'at' is a day after the TSA saw it: the line was written before the instant it
+    names came, so its times were typed or set ahead. The first round looked only at the stamped
+    line's recorded time; every line a token covers is now held to the token's time."""
+    late = (dt.datetime.now(dt.UTC) + dt.timedelta(days=1)).replace(microsecond=0).isoformat()
+
+    def ahead(event):
+        if event["kind"] == "report.received":
+            event["at"] = late
+
+    journal.write_bytes(forge.rechain(journal.read_bytes(), ahead))
+    r = _cli("stamp", journal, "--tsa", f"{tsa['url']}/good", "--tsa-root", tsa["root"])
+    assert r.exit_code == 0, r.output
+    _proofs, problems = timestamp.check(journal, timestamp.load_roots([tsa["root"]]))
+    assert any("(report.received, seq" in p and f"says it happened at {late}" in p
+               and "later than the token proves it already existed" in p for p in problems), problems
+    r = _cli("verify", journal, "--tsa-root", tsa["root"])
+    assert r.exit_code == 1 and "later than the token proves it already existed" in r.output, r.output

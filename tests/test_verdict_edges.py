@@ -110,7 +110,7 @@ def test_an_exclusion_never_reaches_another_sections_figures(tmp_path, run):
         ("incident.restored", "I1", "2026-03-03T12:00", {"check": "probe"}),
         ("incident.detected", "X1", "2026-03-06T10:00", {"severity": 2, **ORGANIC}),
         CLOSE], tier="T2")
-    logged = run("dispute", path, "--line", "restore", "--by", "A", "--organisation", "Supplier", "--reason", "r")
+    logged = run("dispute", path, "--line", "restore", "--as", "supplier", "--by", "A", "--reason", "r")
     seq = int(logged.stdout.split()[1].rstrip(":"))
     r = run("resolve", path, "--dispute", seq, "--outcome", "upheld", "--exclude", "R9", "--reason", "agreed")
     assert r.exit_code == 2 and "--exclude: R9: the disputed line restore scores incident items" in r.stderr

@@ -134,7 +134,7 @@ def test_a_ticket_opening_standing_in_for_detection_is_not_a_measurement(tmp_pat
     assert (table["I1"]["first_communication_hours"], table["I1"]["first_communication_hours_at_least"]) == \
         (None, 0.5)
     sev1 = done.figures.summary["incidents"]["by_severity"]["1"]
-    assert (sev1["count"], sev1["not_evidenced"]) == (0, 2)
+    assert (sev1["count"], sev1["ranged"]) == (0, 2)
     restore = line(done, "restore")
     assert restore["earned"] == 0
     assert "at least 3.00 hours" in restore["figure"]["observations"][0]["note"]

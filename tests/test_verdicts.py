@@ -238,7 +238,7 @@ def test_a_wait_still_open_at_the_restore_is_counted_beside_the_figure(tmp_path)
         CLOSE])
     done = scored(path)
     sev2 = done.figures.summary["incidents"]["by_severity"]["2"]
-    assert (sev2["max_hours"], sev2["not_evidenced"], sev2["waiting_on_partner_hours"]) == (None, 1, 2.0)
+    assert (sev2["max_hours"], sev2["ranged"], sev2["waiting_on_partner_hours"]) == (None, 1, 2.0)
     assert sev2["open_waits"] == {"count": 1, "hours": 2.0, "incidents": 1}
     observation = line(done, "restore")["figure"]["observations"][0]
     assert "between 1.00 and 3.00 hours" in observation["note"] and observation["share"] == 1
@@ -381,7 +381,7 @@ def test_an_upheld_exclusion_rescores_the_line_and_keeps_the_dispute(tmp_path, r
         ("incident.detected", "I2", "2026-03-04T10:00", {"severity": 2, **ORGANIC}),
         CLOSE])
     assert line(scored(path), "restore")["earned"] == pytest.approx(12.5)
-    run("dispute", path, "--line", "restore", "--by", "R. Supplier", "--organisation", "Supplier",
+    run("dispute", path, "--line", "restore", "--as", "supplier", "--by", "R. Supplier",
         "--reason", "I2 was a partner test")
     seq = figures(path).summary["disputes"][0]["seq"]
     assert run("resolve", path, "--dispute", seq, "--outcome", "upheld", "--exclude", "I2",

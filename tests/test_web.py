@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from day60 import journal as jr
+from tests.shots import screenshot
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "tests" / "output" / "web"
@@ -52,13 +53,7 @@ class Server:
             args += ["--held", str(held)]
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        lines = [self.proc.stdout.readline() for _ in range(3)]
-        if not lines[0].startswith("serving"):
-            self.proc.kill()
-            raise AssertionError(f"serve did not start: {lines} {self.proc.stderr.read()}")
-        self.url = lines[0].split(" at ")[1].strip()
-        self.port = int(self.url.rsplit(":", 1)[1].strip("/"))
-        self.runner_token = lines[2].rsplit(": ", 1)[1].strip()
+        read_banner(self)
         self.wait_ready()
 
     def wait_ready(self) -> None:
@@ -79,6 +74,24 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+
+def read_banner(server) -> None:
+    """What 'day60 serve' prints first, taken into ``server``: its address, the runner token, and
+    the join token of each role, one a line ("  ROLE: TOKEN")."""
+    from day60.web.room import ROLES
+
+    lines = [server.proc.stdout.readline() for _ in range(2 + len(ROLES))]
+    if not lines[0].startswith("serving"):
+        server.proc.kill()
+        raise AssertionError(f"serve did not start: {lines} {server.proc.stderr.read()}")
+    server.url = lines[0].split(" at ")[1].strip()
+    server.port = int(server.url.rsplit(":", 1)[1].strip("/"))
+    server.runner_token = lines[1].rsplit(": ", 1)[1].strip()
+    assert lines[2].startswith("join tokens, one a role"), lines
+    server.tokens = dict(line.strip().rsplit(": ", 1) for line in lines[3:])
+    assert set(server.tokens) == set(ROLES) - {"runner"}, lines
+    server.tokens["runner"] = server.runner_token
 
 
 def request(server: Server, method: str, path: str, body=None, key: str | None = None,
@@ -102,7 +115,9 @@ def request(server: Server, method: str, path: str, body=None, key: str | None =
 
 
 def join(server: Server, name: str, role: str = "observer", token: str | None = None) -> str:
-    status, answer, _ = request(server, "POST", "/api/join", {"token": token or TOKEN, "name": name, "role": role})
+    """A participant's key: ``name`` joined as ``role`` with that role's join token (or ``token``)."""
+    token = token or server.tokens[role]
+    status, answer, _ = request(server, "POST", "/api/join", {"token": token, "name": name, "role": role})
     assert status == 200, answer
     return answer["key"]
 
@@ -130,10 +145,8 @@ def server(tmp_path_factory):
 
 def shot(page, name: str) -> None:
     """The page from its top, at most 2400 pixels of it (the module's journal grows long)."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
     height = min(2400, page.evaluate("() => document.documentElement.scrollHeight"))
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True, clip={"x": 0, "y": 0, "width": 1280,
-                                                                          "height": height})
+    screenshot(page, SHOTS / f"{name}.png", full_page=True, clip={"x": 0, "y": 0, "width": 1280, "height": height})
 
 
 def open_page(browser, server: Server, name: str, role: str = "observer", token: str | None = None):
@@ -145,7 +158,7 @@ def open_page(browser, server: Server, name: str, role: str = "observer", token:
     page.goto(server.url)
     page.fill("input[name=name]", name)
     page.select_option("select[name=role]", role)
-    page.fill("input[name=token]", token or TOKEN)
+    page.fill("input[name=token]", token or server.tokens[role])
     page.click("button[type=submit]")
     page.wait_for_selector("#timeline")
     page.wait_for_function("() => document.getElementById('conn').textContent === 'connected'")
@@ -191,7 +204,7 @@ def rows_with(page, text: str) -> int:
 def test_two_people_stamp_at_once_and_both_pages_show_both_lines(server, browser):
     """Both presses leave before either answer returns; each page then shows both lines, each
     signed by its own person. How fast is measured in benchmarks/serve.py, not asserted here."""
-    ana = open_page(browser, server, "Ana Ruiz", "observer")
+    ana = open_page(browser, server, "Ana Ruiz", "auditor")
     ben = open_page(browser, server, "Ben Okafor", "partner")
     shot(ana, "checklist-observer")
     forms = []
@@ -207,9 +220,9 @@ def test_two_people_stamp_at_once_and_both_pages_show_both_lines(server, browser
     shot(ana, "two-people-ana")
     shot(ben, "two-people-ben")
     events = {e["id"]: e for e in jr.read(server.journal).events}
-    assert events["I-ANA"]["by"] == "Ana Ruiz (observer)" and events["I-BEN"]["by"] == "Ben Okafor (partner)"
+    assert events["I-ANA"]["by"] == "Ana Ruiz (auditor)" and events["I-BEN"]["by"] == "Ben Okafor (partner)"
     for page in (ana, ben):
-        assert rows_with(page, "Ana Ruiz (observer)") == 1 and rows_with(page, "Ben Okafor (partner)") == 1
+        assert rows_with(page, "Ana Ruiz (auditor)") == 1 and rows_with(page, "Ben Okafor (partner)") == 1
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     verify(server.journal)
     ana.context.close()
@@ -225,8 +238,9 @@ def test_the_step_being_typed_in_stays_under_the_pointer_when_another_press_adds
     ben = open_page(browser, server, "Ben Shift", "partner")
     form = open_step(ben, "new: incident notified by the partner")
     form.locator("input[name=id]").fill("I-SHIFT-BEN")
+    form.locator("button[type=submit]").scroll_into_view_if_needed()  # a partner's page is short: it may sit low
     before = form.locator("button[type=submit]").bounding_box()
-    post(server, join(server, "Ana Shift", "observer"), kind="incident.partner-notice", id="I-SHIFT-ANA")
+    post(server, join(server, "Ana Shift", "auditor"), kind="incident.partner-notice", id="I-SHIFT-ANA")
     wait_or_say_why(ben, server, "document.getElementById('timeline').innerText.includes('I-SHIFT-ANA')")
     ben.wait_for_function("() => document.getElementById('state').innerText.includes('I-SHIFT-ANA')")
     after = form.locator("button[type=submit]").bounding_box()
@@ -249,11 +263,12 @@ def test_a_press_held_down_while_another_press_lands_still_records(server, brows
     recorded, and the page then shows both."""
     cy = open_page(browser, server, "Cy Hold", "partner")
     form = open_step(cy, "new: incident notified by the partner")
+    form.locator("button[type=submit]").scroll_into_view_if_needed()  # a partner's page is short: it may sit low
     form.locator("input[name=id]").fill("I-HOLD-CY")
     box = form.locator("button[type=submit]").bounding_box()
     cy.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     cy.mouse.down()
-    post(server, join(server, "Di Hold", "observer"), kind="incident.partner-notice", id="I-HOLD-DI")
+    post(server, join(server, "Di Hold", "auditor"), kind="incident.partner-notice", id="I-HOLD-DI")
     cy.wait_for_timeout(2000)  # the stream tells the page and it fetches the fragments meanwhile
     cy.mouse.up()
     wait_or_say_why(cy, server, "['I-HOLD-CY', 'I-HOLD-DI'].every(t => document.getElementById('timeline')"
@@ -263,7 +278,7 @@ def test_a_press_held_down_while_another_press_lands_still_records(server, brows
 
 
 def test_a_refusal_is_shown_to_the_person_who_pressed_and_nothing_is_written(server, browser):
-    page = open_page(browser, server, "Cy Park", "observer")
+    page = open_page(browser, server, "Cy Park", "auditor")
     before = server.journal.read_bytes()
     form = open_step(page, "new: monthly report received")
     form.locator("input[name=id]").fill("March")  # a report's id is the month, YYYY-MM
@@ -278,11 +293,11 @@ def test_a_refusal_is_shown_to_the_person_who_pressed_and_nothing_is_written(ser
 
 
 def test_what_is_being_typed_survives_another_persons_press(server, browser):
-    page = open_page(browser, server, "Jo Typist", "observer")
+    page = open_page(browser, server, "Jo Typist", "auditor")
     form = open_step(page, "new: supplier alert withdrawn as false")
     form.locator("input[name=id]").fill("KEEP-1")
     form.locator("input[name=id]").focus()
-    post(server, join(server, "Lu Other", "observer"), kind="drift.false-alert", id="OTHER-1")
+    post(server, join(server, "Lu Other", "auditor"), kind="drift.false-alert", id="OTHER-1")
     page.wait_for_function("() => document.getElementById('timeline').innerText.includes('OTHER-1')")
     time.sleep(0.2)
     details = page.locator("details.step", has=page.locator("summary", has_text="new: supplier alert withdrawn"))
@@ -293,7 +308,7 @@ def test_what_is_being_typed_survives_another_persons_press(server, browser):
 
 
 def test_a_time_in_the_future_is_confirmed_before_it_is_recorded(server, browser):
-    page = open_page(browser, server, "Di Moss", "observer")
+    page = open_page(browser, server, "Di Moss", "auditor")
     form = open_step(page, "new: supplier alert withdrawn as false")
     form.locator("input[name=id]").fill("FA-1")
     form.locator("input[name=at]").fill((NOW + dt.timedelta(days=3)).isoformat())
@@ -318,7 +333,7 @@ def test_hostile_text_in_the_journal_renders_as_text(server, browser):
                                  "--set", "note=<script>window.pwned=1</script> \u202eevil", "--by",
                                  "<img src=x onerror=window.pwned=2>"])
     assert r.exit_code == 0, r.output
-    page = open_page(browser, server, "Eve <script>x</script>", "observer")
+    page = open_page(browser, server, "Eve <script>x</script>", "auditor")
     page.wait_for_function("() => document.getElementById('timeline').innerText.includes('window.pwned=1')")
     assert page.evaluate("window.pwned") is None
     assert page.locator("#timeline script, #timeline img, #timeline b").count() == 0
@@ -335,7 +350,7 @@ def test_a_press_made_while_the_server_is_down_is_queued_and_recorded_late(brows
     when the page reconnects, and recorded late with that time kept; the page says so."""
     path = make_journal(tmp_path / "ex.jsonl")
     first = Server(path, None)
-    key = join(first, "Script", "observer")
+    key = join(first, "Script", "auditor")
     acked: list[int] = []
     stop = threading.Event()
 
@@ -350,7 +365,7 @@ def test_a_press_made_while_the_server_is_down_is_queued_and_recorded_late(brows
                 acked.append(answer["event"]["seq"])
             k += 1
 
-    page = open_page(browser, first, "Fay Lim", "observer")
+    page = open_page(browser, first, "Fay Lim", "auditor")
     thread = threading.Thread(target=writer)
     thread.start()
     while len(acked) < 20:
@@ -382,7 +397,7 @@ def test_a_press_made_while_the_server_is_down_is_queued_and_recorded_late(brows
         at = dt.datetime.fromisoformat(late["at"]).timestamp()
         assert abs(at - pressed) < 1.0  # the server's clock, less the wait the browser measured
         assert dt.datetime.fromisoformat(late["recorded_at"]).timestamp() - pressed > 0.9  # recorded when received
-        assert late["by"] == "Fay Lim (observer)"
+        assert late["by"] == "Fay Lim (auditor)"
         assert page.locator("#timeline tr.late", has_text="LATE-1").count() == 1
         assert "recorded late" in page.locator("#timeline tr", has_text="LATE-1").inner_text()
         shot(page, "recorded-late")
@@ -396,7 +411,7 @@ def test_the_json_twin_takes_8_clients_at_50_events_each_at_once(server):
     """400 events from 8 clients at once: every one lands, the chain verifies, each line carries its
     author, and each stamp lies inside its own request's interval (client and server share this
     machine's clock)."""
-    keys = [join(server, f"Client {i}", "observer") for i in range(8)]
+    keys = [join(server, f"Client {i}", "auditor") for i in range(8)]
     results: list[tuple[float, float, int, dict]] = []
     lock = threading.Lock()
 
@@ -422,13 +437,13 @@ def test_the_json_twin_takes_8_clients_at_50_events_each_at_once(server):
         assert sent - 0.001 <= at <= back + 0.001
         assert sent - 0.001 <= dt.datetime.fromisoformat(line["recorded_at"]).timestamp() <= back + 0.001
     for i in range(8):
-        assert sum(1 for e in events.values() if e["by"] == f"Client {i} (observer)") == 50
+        assert sum(1 for e in events.values() if e["by"] == f"Client {i} (auditor)") == 50
     assert "ok," in verify(server.journal)
 
 
 def test_the_json_twin_answers_as_log_does(server, run):
     """A refusal is HTTP 422 with the line 'day60 log' prints after "error: ", and nothing is written."""
-    key = join(server, "Gil Roy", "observer")
+    key = join(server, "Gil Roy", "auditor")
     cases = [({"kind": "drift.nonsense", "id": "x"}, ["drift.nonsense", "--id", "x", "--at", "now"]),
              ({"kind": "incident.partner-notice", "id": "I-GAP", "at": "2026-03-29T01:30"},
               ["incident.partner-notice", "--id", "I-GAP", "--at", "2026-03-29T01:30"]),
@@ -449,15 +464,15 @@ def test_the_json_twin_answers_as_log_does(server, run):
 
 
 def test_get_events_after_and_state(server):
-    key = join(server, "Hal Ng", "stop owner")
+    key = join(server, "Hal Ng", "auditor")
     status, first = request(server, "GET", "/api/events?after=0", key=key)[:2]
     assert status == 200 and [e["seq"] for e in first["events"]] == list(range(1, first["head"] + 1))
     status, answer = post(server, key, kind="drift.false-alert", id="H-1")
     seq = answer["event"]["seq"]
     status, later = request(server, "GET", f"/api/events?after={seq - 1}", key=key)[:2]
-    assert [e["seq"] for e in later["events"]] == [seq] and later["events"][0]["by"] == "Hal Ng (stop owner)"
+    assert [e["seq"] for e in later["events"]] == [seq] and later["events"][0]["by"] == "Hal Ng (auditor)"
     status, state = request(server, "GET", "/api/state", key=key)[:2]
-    assert status == 200 and state["head"] == seq and state["participant"]["by"] == "Hal Ng (stop owner)"
+    assert status == 200 and state["head"] == seq and state["participant"]["by"] == "Hal Ng (auditor)"
     assert "incidents" in state["open"] and state["next"]
     assert request(server, "GET", "/api/events?after=-1", key=key)[0] == 422
 
@@ -466,7 +481,7 @@ def test_get_events_after_and_state(server):
 
 
 def test_a_hostile_participant_is_refused(server, browser):
-    key = join(server, "Mal Ory", "observer")
+    key = join(server, "Mal Ory", "auditor")
     before = server.journal.read_bytes()
     payload, mac = key.split(".")
     import base64
@@ -513,7 +528,7 @@ def test_a_hostile_participant_is_refused(server, browser):
     assert request(server, "POST", "/api/join", {"token": TOKEN, "name": "Al", "role": "admin"})[0] == 422
     assert server.journal.read_bytes() == before
     # Page posts: no CSRF token, a wrong one, another site's origin, another host name.
-    page = open_page(browser, server, "Mal Form", "observer")
+    page = open_page(browser, server, "Mal Form", "auditor")
     cookie = {c["name"]: c["value"] for c in page.context.cookies()}["day60_key"]
     form = "kind=drift.false-alert&id=CSRF-1"
     for extra, headers in (("", {}), ("&csrf=0000", {}), ("&csrf=" + page.get_attribute("meta[name=day60-csrf]",
@@ -530,18 +545,18 @@ def test_a_hostile_participant_is_refused(server, browser):
 
 
 def test_a_line_is_corrected_by_its_author_or_the_runner_only(server):
-    author, other = join(server, "Ivy Author", "observer"), join(server, "Otto Other", "partner")
+    author, other = join(server, "Ivy Author", "auditor"), join(server, "Otto Other", "partner")
     status, answer = post(server, author, kind="incident.partner-notice", id="I-FIX")
     seq = answer["event"]["seq"]
     fix = {"kind": "correction", "id": str(seq), "data": {"target": seq, "at": NOW.isoformat(), "reason": "typo"}}
     status, answer = post(server, other, **fix)
-    assert status == 403 and "recorded by Ivy Author (observer)" in answer["error"]
+    assert status == 403 and "recorded by Ivy Author (auditor)" in answer["error"]
     status, answer = post(server, author, **fix)
-    assert status == 201 and answer["event"]["by"] == "Ivy Author (observer)"
+    assert status == 201 and answer["event"]["by"] == "Ivy Author (auditor)"
     # What the toolkit writes itself is never taken from a request.
     for data in ({"commitment": "0" * 64}, {"pressed_at": NOW.isoformat()}):
         status, answer = post(server, author, kind="drift.false-alert", id="FA-X", data=data)
-        assert status == 422 and "is written by the toolkit itself" in answer["error"]
+        assert status == 403 and "is written by the toolkit itself" in answer["error"]
 
 
 def test_a_journal_changed_behind_the_server_stops_every_append(tmp_path):
@@ -560,7 +575,7 @@ def test_a_journal_changed_behind_the_server_stops_every_append(tmp_path):
     from day60.web.room import Participant
 
     with pytest.raises(jr.InputError, match="no longer verifies"):
-        press.record(room, Participant("A", "observer"), press.Press("drift.false-alert", "F3"), NOW, True)
+        press.record(room, Participant("A", "auditor"), press.Press("drift.false-alert", "F3"), NOW, True)
 
 
 def test_the_wheel_ships_the_web_assets(tmp_path):
@@ -579,7 +594,7 @@ def test_the_wheel_ships_the_web_assets(tmp_path):
 def test_concurrent_presses_of_the_same_step_are_one_line_and_one_refusal(server):
     """Two people press "supplier detected it" for the same incident at once: the journal's lock
     and rules take one; the other is refused, with log's message."""
-    keys = [join(server, f"Twin {i}", "observer") for i in range(2)]
+    keys = [join(server, f"Twin {i}", "auditor") for i in range(2)]
     post(server, keys[0], kind="incident.partner-notice", id="I-TWIN")
     answers: list[tuple[int, dict]] = []
     barrier = threading.Barrier(2)
@@ -608,14 +623,14 @@ def test_a_second_finger_down_outside_the_open_items_never_stops_the_page_refres
     line anyone recorded from then on, without a word. (A mouse does the same when its release
     outside the window is lost and the next click lands outside the open items.) The page must
     show Fa's line within the cap, and a later one too."""
-    eve = open_page(browser, server, "Eve Touch", "observer")
+    eve = open_page(browser, server, "Eve Touch", "auditor")
 
     def press(kind: str, where: str, finger: int) -> None:
         eve.evaluate("([kind, where, finger]) => document.querySelector(where).dispatchEvent(new PointerEvent("
                      "kind, {bubbles: true, composed: true, pointerId: finger, pointerType: 'touch', "
                      "isPrimary: finger === 1}))", [kind, where, finger])
 
-    observer = join(server, "Fa Tap", "observer")
+    observer = join(server, "Fa Tap", "auditor")
     press("pointerdown", "#state", 1)
     post(server, observer, kind="drift.false-alert", id="TAP-1")
     eve.wait_for_timeout(1500)  # the stream tells the page; the fetched fragments wait for the finger
@@ -635,8 +650,8 @@ def test_a_second_finger_down_outside_the_open_items_never_stops_the_page_refres
 
 def test_a_sealed_onset_never_reaches_an_observer_and_the_runner_closes_and_reveals(server, browser):
     runner = open_page(browser, server, "J. Auditor", "runner", server.runner_token)
-    watcher = open_page(browser, server, "Kim Ode", "supplier contact")
-    watcher_key = join(server, "Kim Script", "supplier contact")
+    watcher = open_page(browser, server, "Kim Ode", "supplier")
+    watcher_key = join(server, "Kim Script", "supplier")
     form = open_step(runner, "new: safety sign-off")
     form.locator("input[name=id]").fill("D1")
     for name, value in (("agreement", "SOW-7 annex B"), ("stop_owner", "Kim Ode"),
@@ -681,7 +696,7 @@ def test_a_sealed_onset_never_reaches_an_observer_and_the_runner_closes_and_reve
     assert watcher.get_attribute("#head", "data-head") == watched_head  # no page was told the journal grew
     shot(watcher, "observer-while-sealed")
     # A press stamped by the watcher still lands; the runner closes and reveals.
-    assert post(server, watcher_key, kind="drift.detected", id="D1")[0] == 201
+    assert post(server, watcher_key, kind="drift.detected", id="D1", data={"affected_class": "invoices"})[0] == 201
     form = open_step(runner, "close the exercise")
     form.locator("button[type=submit]").click()
     runner.wait_for_selector("#result .ok")
@@ -760,6 +775,6 @@ def test_the_engine_reads_a_late_press_as_the_reference_does(tmp_path):
 
 def test_show_marks_a_line_recorded_late(run, tmp_path):
     path = make_journal(tmp_path / "ex.jsonl")
-    jr.append(path, "drift.false-alert", "F1", NOW, {"pressed_at": "2026-03-02T10:00:00+00:00"}, "Ana (observer)")
+    jr.append(path, "drift.false-alert", "F1", NOW, {"pressed_at": "2026-03-02T10:00:00+00:00"}, "Ana (auditor)")
     r = run("show", path)
     assert r.exit_code == 0 and "recorded late (pressed 2026-03-02T10:00:00+00:00 on the browser's clock)" in r.stdout

@@ -36,11 +36,11 @@ WATCH = """() => {
   new MutationObserver(note).observe(document.getElementById('timeline'), {childList: true, subtree: true});
 }"""
 
-BURST = """async ([prefix, n]) => {
+BURST = """async ([prefix, n, kind]) => {
   const csrf = document.querySelector('meta[name="day60-csrf"]').getAttribute('content');
   const sends = [];
   for (let k = 0; k < n; k++) {
-    const form = new URLSearchParams({csrf: csrf, kind: 'drift.false-alert', id: prefix + '-' + k});
+    const form = new URLSearchParams({csrf: csrf, kind: kind, id: prefix + '-' + k});
     sends.push(fetch('/press', {method: 'POST', body: form, credentials: 'same-origin',
                                 headers: {'HX-Request': 'true'}}).then(r => r.status));
   }
@@ -56,11 +56,11 @@ def test_every_page_ends_showing_every_line_it_may_see_and_no_watcher_a_sealed_o
     try:
         runner = open_page(browser, server, "J. Auditor", "runner", server.runner_token)
         watchers = [open_page(browser, server, name, role) for name, role in
-                    (("Ana Ruiz", "observer"), ("Ben Okafor", "partner"), ("Sam Seller", "supplier contact"))]
+                    (("Ana Ruiz", "auditor"), ("Ben Okafor", "partner"), ("Sam Seller", "supplier"))]
         pages = [runner, *watchers]
         for page in pages:
             page.evaluate(WATCH)
-        keys = [join(server, f"Script {k}", "observer") for k in range(4)]
+        keys = [join(server, f"Script {k}", "auditor") for k in range(4)]
         answers: list[int] = []
 
         def script(k: int) -> None:
@@ -70,14 +70,16 @@ def test_every_page_ends_showing_every_line_it_may_see_and_no_watcher_a_sealed_o
         def seal() -> None:
             done = subprocess.run([sys.executable, "-m", "day60", "log", str(path), "drift.onset", "--id", "D1",
                                    "--at", "now", "--set", "affected_class=invoices", "--seal", str(held),
-                                   "--by", "J. Auditor (runner)"],
+                                   "--as", "runner", "--by", "J. Auditor"],
                                   capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
             assert done.returncode == 0, done.stderr
 
         threads = [threading.Thread(target=script, args=(k,)) for k in range(4)] + [threading.Thread(target=seal)]
         for t in threads:
             t.start()
-        bursts = [page.evaluate_handle(BURST, [f"P{i}", 10]) for i, page in enumerate(pages)]
+        # each page presses a kind its role records (roles/permissions-v1.yaml): the partner announces
+        kinds = ["drift.false-alert", "drift.false-alert", "drift.announced", "drift.false-alert"]
+        bursts = [page.evaluate_handle(BURST, [f"P{i}", 10, kinds[i]]) for i, page in enumerate(pages)]
         for t in threads:
             t.join()
         statuses = [s for handle in bursts for s in handle.json_value()]

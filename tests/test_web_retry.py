@@ -28,7 +28,7 @@ def test_a_page_whose_key_is_refused_stops_asking_and_says_to_join_again(browser
     second, each a console error, until the tab was closed."""
     server = Server(make_journal(tmp_path / "ex.jsonl"), None)
     try:
-        page = open_page(browser, server, "Ana Ruiz", "observer")
+        page = open_page(browser, server, "Ana Ruiz", "auditor")
         other = page.context.new_page()
         other.goto(server.url)
         other.wait_for_selector("#timeline")
@@ -36,7 +36,7 @@ def test_a_page_whose_key_is_refused_stops_asking_and_says_to_join_again(browser
         other.wait_for_selector("input[name=token]")  # the join form: the cookie is gone
         other.close()
         seen = _to_server(page, server.port)
-        key = join(server, "Script", "observer")
+        key = join(server, "Script", "auditor")
         assert post(server, key, kind="drift.false-alert", id="F-1")[0] == 201
         page.wait_for_function("() => document.getElementById('conn').textContent.startsWith('not joined')",
                                timeout=10000)
@@ -62,9 +62,9 @@ def test_a_page_waits_longer_each_time_for_a_server_stopped_for_good(browser, tm
     stayed open. One console error per request at most."""
     server = Server(make_journal(tmp_path / "ex.jsonl"), None)
     try:
-        page = open_page(browser, server, "Fay Lim", "observer")
+        page = open_page(browser, server, "Fay Lim", "auditor")
         page.route("**/fragment/**", lambda route: route.abort())
-        key = join(server, "Script", "observer")
+        key = join(server, "Script", "auditor")
         assert post(server, key, kind="drift.false-alert", id="F-1")[0] == 201
         page.wait_for_timeout(1500)  # the refresh has failed and is being tried again
         seen = _to_server(page, server.port)

@@ -77,7 +77,7 @@ def racing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     assert r.exit_code == 0, r.output
     monkeypatch.setattr(webapp, "Room", RacingRoom)
     application = webapp.create_app(journal, None, "team-token", "127.0.0.1", 8060)
-    key = Keys.beside(journal).issue(Participant("Ana Ruiz", "observer"))
+    key = Keys.beside(journal).issue(Participant("Ana Ruiz", "auditor"))
     RacingRoom.armed = True
     yield application, key
     RacingRoom.armed = False
@@ -144,7 +144,7 @@ def test_a_correction_aimed_at_a_line_just_sealed_elsewhere_is_answered_as_for_n
     from day60 import journal as jr
 
     application, path, held, keys = quiet
-    seller = keys.issue(Participant("Sam Seller", "supplier contact"))
+    seller = keys.issue(Participant("Sam Seller", "supplier"))
     onset = jr.read(path).events[-1]["seq"] + 1
     probe = {"kind": "correction", "id": str(onset), "data": {"target": onset, "at": NOW.isoformat(),
                                                               "reason": "probe"}}
@@ -167,26 +167,26 @@ def test_a_line_just_written_is_corrected_only_by_its_author_or_the_runner(quiet
     from day60 import journal as jr
 
     application, path, _held, keys = quiet
-    bo = keys.issue(Participant("Bo Lind", "observer"))
+    bo = keys.issue(Participant("Bo Lind", "auditor"))
     seq = jr.append(path, "incident.partner-notice", "I-9", NOW - dt.timedelta(minutes=3), {},
-                    "Ana Ruiz (observer)")["seq"]
+                    "Ana Ruiz (auditor)")["seq"]
     written = path.read_bytes()
     status, answer = post(application, "/api/events",
                           {"kind": "correction", "id": str(seq),
                            "data": {"target": seq, "at": (NOW - dt.timedelta(minutes=4)).isoformat(),
                                     "reason": "mine now"}}, bo)
-    assert status == 403 and "Ana Ruiz (observer)" in answer["error"], answer
+    assert status == 403 and "Ana Ruiz (auditor)" in answer["error"], answer
     assert path.read_bytes() == written
 
 
 def test_nobody_but_the_runner_begins_an_injection_signed_off_a_moment_ago(quiet):
-    """The runner signs off I2 with 'day60 log' and, before the server looks, a supplier contact
+    """The runner signs off I2 with 'day60 log' and, before the server looks, a supplier
     stamps "detected, severity 4" under I2: that took the id and its severity (the runner's raise
     is then refused as a second incident). Refused as it is once the server has looked."""
     from day60 import journal as jr
 
     application, path, _held, keys = quiet
-    seller = keys.issue(Participant("Sam Seller", "supplier contact"))
+    seller = keys.issue(Participant("Sam Seller", "supplier"))
     jr.append(path, "safety.agreed", "I2", NOW - dt.timedelta(minutes=30), SIGN_OFF, "J. Auditor (runner)")
     written = path.read_bytes()
     status, answer = post(application, "/api/events", {"kind": "incident.detected", "id": "I2",
@@ -201,7 +201,7 @@ def test_a_seq_written_another_way_is_still_the_same_line_to_its_owner_check(qui
     all name seq 1, the runner's sign-off. The ownership check compared the text "True" or "1.0"
     with "1", found no line, and let an observer correct the runner's line."""
     application, path, _held, keys = quiet
-    bo = keys.issue(Participant("Bo Lind", "observer"))
+    bo = keys.issue(Participant("Bo Lind", "auditor"))
     written = path.read_bytes()
     status, answer = post(application, "/api/events",
                           {"kind": "correction", "id": "1",
@@ -234,7 +234,7 @@ def test_a_server_started_during_an_append_waits_for_it_and_starts(tmp_path):
     path = make_journal(tmp_path / "ex.jsonl")
     before = jr.read(path)
     event = jr.new_event(before.head["seq"] + 1, jr.sha256_hex(before.last_line), "drift.false-alert", "F-9",
-                         "2026-09-14T10:00:00+00:00", "Ana (observer)", {})
+                         "2026-09-14T10:00:00+00:00", "Ana (auditor)", {})
     line = (jr.canonical(event) + "\n").encode("utf-8")
     made: dict = {}
 

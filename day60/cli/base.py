@@ -297,6 +297,20 @@ def _parse_sets(pairs: list[str]) -> dict[str, str]:
     return out
 
 
+def given_options(command: tuple[str, ...], args: list[str]) -> dict[str, bool]:
+    """Which long options a day60 command line gives (``("score",)`` and the words after it), as
+    the command's own parser reads them; raises on a line that command does not take. For
+    verify-report, which holds a report's recorded command line to what its contents call for."""
+    import typer.main
+
+    cli: Any = typer.main.get_command(app)
+    for name in command:
+        cli = cli.commands[name]
+    with cli.make_context(" ".join(("day60", *command)), list(args)) as ctx:
+        return {opt: ctx.params.get(param.name) not in (None, (), [], False) for param in cli.params
+                for opt in getattr(param, "opts", []) if opt.startswith("--")}
+
+
 def _provenance(inputs: dict[str, Any], **versions: Any) -> dict[str, Any]:
     from day60.evidence.provenance import provenance
 

@@ -24,7 +24,8 @@ from day60.cli.base import (
 
 @clauses_app.command("list")
 def clauses_list(fmt: str = typer.Option("table", "--format", help=FORMAT_HELP)) -> None:
-    """Every clause with its charter section and typed parameters.
+    """Every clause with its charter section and typed parameters, then the commercial modules a
+    deal may add (under [modules] include).
 
     Example: day60 clauses list --format json
     """
@@ -32,23 +33,28 @@ def clauses_list(fmt: str = typer.Option("table", "--format", help=FORMAT_HELP))
 
     _check_format(fmt)
     lib = clauses.load_library()
-    rows = [{"id": c.id, "title": c.title, "section": c.section,
+    rows = [{"id": c.id, "kind": "measure", "title": c.title, "section": c.section,
              "parameters": [{"id": p.id, "type": p.type, "unit": p.unit, "min": p.min, "max": p.max,
                              "description": p.description} for p in c.parameters]}
             for c in lib.clauses.values()]
+    rows += [{"id": m.id, "kind": "module" if not m.always else "module (always)", "title": m.title, "section": None,
+              "summary": m.summary,
+              "parameters": [{"id": p.id, "type": p.type, "unit": p.unit, "min": p.min, "max": p.max,
+                              "description": p.description, **({"choices": p.choices} if p.choices else {})}
+                             for p in m.parameters]} for m in lib.parts.values()]
     if fmt == "json":
         print_json(rows)
         return
-    typer.echo(f"clause library {lib.id} {lib.version}: {len(rows)} clauses")
+    typer.echo(f"clause library {lib.id} {lib.version}: {len(lib.clauses)} clauses, {len(lib.parts)} modules")
     duties = {c.id for c in lib.clauses.values() if all(k.comparator == "report" for k in c.checks)}
-    print_table([{"id": r["id"], "section": r["section"], "title": r["title"],
+    print_table([{"id": r["id"], "section": r["section"] or r["kind"], "title": r["title"],
                   "parameters": ", ".join(p["id"] for p in r["parameters"])
                   or ("none (a reporting duty with no threshold)" if r["id"] in duties else "none")} for r in rows])
 
 
 @clauses_app.command("show")
-def clauses_show(clause_id: str = typer.Argument(..., help="A clause id from 'day60 clauses list'.")) -> None:
-    """A clause's text with its parameters as named blanks, and its definitions.
+def clauses_show(clause_id: str = typer.Argument(..., help="A clause or module id from 'day60 clauses list'.")) -> None:
+    """A clause's or module's text with its parameters as named blanks, and its definitions.
 
     Example: day60 clauses show drift-lead-time
     """
@@ -56,24 +62,34 @@ def clauses_show(clause_id: str = typer.Argument(..., help="A clause id from 'da
     from day60.errors import InputError
 
     lib = clauses.load_library()
-    if clause_id not in lib.clauses:
-        raise InputError("ID", f"{clause_id!r} is not a clause", "see 'day60 clauses list'")
-    c = lib.clauses[clause_id]
-    typer.echo(f"{c.title} (charter {c.section}; library {lib.id} {lib.version})\n")
+    if clause_id not in lib.clauses and clause_id not in lib.parts:
+        raise InputError("ID", f"{clause_id!r} is not a clause or module", "see 'day60 clauses list'")
+    c = lib.clauses.get(clause_id) or lib.parts[clause_id]
+    where = f"charter {c.section}; " if isinstance(c, clauses.Clause) else "commercial module; "
+    typer.echo(f"{c.title} ({where}library {lib.id} {lib.version}; numbered as in a schedule holding every clause "
+               "and module)\n")
     typer.echo(clauses.clause_text(lib, c, clauses.blanks(c), {}))
     typer.echo("")
-    for key, value in c.definitions.model_dump().items():
-        typer.echo(f"{key}: {value}")
+    if isinstance(c, clauses.Module):
+        for term in c.terms:
+            typer.echo(f"defines {term}")
+    else:
+        for key, value in c.definitions.model_dump().items():
+            typer.echo(f"{key}: {value}")
     typer.echo("\nparameters:" + ("" if c.parameters else " none"))
     for p in c.parameters:
         bounds = ", ".join(f"{k} {v:g}" for k, v in (("at least", p.min), ("at most", p.max)) if v is not None)
         fixed = f"; {p.fixed_note}" if p.fixed is not None else ""
-        typer.echo(f"  {p.id} ({p.unit}{'; ' + bounds if bounds else ''}{fixed}): {p.description}")
+        choices = f"; one of {', '.join(p.choices)}" if p.choices else ""
+        typer.echo(f"  {p.id} ({p.unit}{'; ' + bounds if bounds else ''}{fixed}{choices}): {p.description}")
+    if isinstance(c, clauses.Module):
+        return
     typer.echo("checks:")
     for check in c.checks:
         typer.echo(f"  {check.figure}: " + (f"reported, in {clauses.TYPES[check.unit]}, with no threshold (a reporting "
                                             "duty)" if check.comparator == "report"
-                                            else f"{check.comparator} {check.parameter}"))
+                                            else f"{check.comparator} {check.parameter}")
+                   + f"; measured by the {check.measured_by}, each {clauses.PERIODS[check.period]}")
     if c.requires:
         typer.echo(f"stands or falls with: {', '.join(c.requires)}")
 
@@ -120,7 +136,7 @@ def clauses_export(
         raw, pages = documents.pdf_bytes(document)
         body = documents.finish(raw, signer, tsa)
     if docx:
-        render.docx(s, docx, language=clauses.language_tag(deal), written_at=document.written_at)
+        render.docx(s, docx, language=s["language"], written_at=document.written_at)
         typer.echo(f"wrote {docx}", err=True)
     if md:
         files.write_atomic(md, render.html("schedule.md.j2", {"s": s}), "--md")
@@ -132,6 +148,42 @@ def clauses_export(
         files.write_atomic(pdf, body, "--pdf")
         done_with = (f", signed by {signer.subject}" if signer else "") + (f", timestamped by {tsa}" if tsa else "")
         typer.echo(f"wrote {pdf} ({pages} pages{done_with})", err=True)
+
+
+@clauses_app.command("diff")
+def clauses_diff(
+    docx: Path = typer.Argument(..., metavar="DOCX", help="A Word schedule exported with --docx, as edited."),
+    sow: Path = typer.Option(..., "--sow", help="The deal file (TOML) to compare it with."),
+    fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
+) -> None:
+    """How an edited Word schedule differs from a deal file: values changed (expected: the deal
+    file's; found: the copy's property, with the deal-file line that carries it back), values shown
+    other than their property (expected: the property; found: the text), wording changed,
+    paragraphs gone or added. Exit 0 when the copy says what the deal file does, 1 when it differs.
+
+    Example: day60 clauses diff --sow synthetic-sow.toml schedule-edited.docx
+    """
+    from day60 import clauses, wordread
+
+    _check_format(fmt)
+    lib = clauses.load_library()
+    deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=True)
+    copy = wordread.read(docx)
+    found = wordread.compare(lib, deal, clauses.schedule(lib, deal, draft=True), copy)
+    if fmt == "json":
+        print_json(found)
+    else:
+        for note in found["notes"]:
+            typer.echo(f"note: {note}")
+        diffs = found["differences"]
+        typer.echo(f"{docx.name} against {sow.name}: " + (f"{len(diffs)} difference(s)" if diffs else
+                                                            "no difference: the copy says what the deal file does"))
+        print_table([{"difference": d["kind"], "what": d["name"] or "", "where": d["where"],
+                      "expected": "" if d["expected"] is None else d["expected"],
+                      "found": "" if d["found"] is None else d["found"], "to bring it back": d["bring_back"]}
+                     for d in diffs])
+    if found["differences"]:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -147,10 +199,17 @@ def comply(
                                              "says so."),
     pdf: Path = typer.Option(None, "--pdf", help="Also write the compliance table as a PDF, with its provenance."),
     html: Path = typer.Option(None, "--html", help="Also write the same compliance table as HTML, for a browser."),
+    charges: float = typer.Option(None, "--charges", metavar="AMOUNT",
+                                  help="The period's Monthly Charges, in the deal's currency: Service Credits "
+                                       "are then given as money (else as a share of the charges)."),
 ) -> None:
     """Check measured figures against the deal's clauses: met, not met, not run, or reported. Exit 1 if any is not met.
 
-    Example: day60 comply --sow deal.toml --figures measured.json
+    With the deal's commercial modules it also works out what follows: Service Credits, Critical
+    Failures and whether the termination right arises, relief, and the Hypercare Period, saying
+    what it cannot work out from the figures given.
+
+    Example: day60 comply --sow deal.toml --figures measured.json --charges 85000
     """
     from day60 import clauses
     from day60.errors import InputError
@@ -164,8 +223,8 @@ def comply(
             print_json(listed)
         else:
             # A reported-only check (false-containment) has no deal parameter: "-", never "None".
-            print_table([{**c, "parameter": "-" if c["parameter"] is None else c["parameter"],
-                          "threshold": "" if c["threshold"] is None else c["threshold"]} for c in listed])
+            print_table([{**{k: "" if v is None else v for k, v in c.items()},
+                          "parameter": "-" if c["parameter"] is None else c["parameter"]} for c in listed])
         return
     if sow is None:
         raise InputError("--sow", "is missing", "name the deal file the figures are checked against")
@@ -174,10 +233,14 @@ def comply(
     files.check_outputs({"--pdf": pdf, "--html": html}, [("--sow", sow), ("--figures", figures), ("JOURNAL", journal)])
     if (journal is None) == (figures is None):
         raise InputError("--figures", "give exactly one of a JOURNAL or --figures", "pass one source of figures")
+    if charges is not None and not (0 <= charges <= 1e15):  # also refuses nan and inf
+        raise InputError("--charges", f"is {charges!r}, not a sum of money from 0", "give the month's charges")
     deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=True)
     scope, mismatch = None, None
+    period: dict = {}
     if figures:
         measured, source = clauses.load_figures(figures), str(figures)
+        period = dict(measured.get("period") or {})
     else:
         from day60 import reading
         from day60.cli import progress
@@ -192,7 +255,15 @@ def comply(
             step("computing the figures")
             measured, source = clauses.journal_figures(j, deal), str(journal)
         scope = {"tier": j.header["tier"], "records": j.header.get("records", "auditor-held")}
+        # The period is the month the exercise window ends in (credits use the At-Risk Amount of the month a
+        # Measurement Period ends in).
+        period = {"month": str((j.header.get("window") or {}).get("end", ""))[:7] or None}
     rows = clauses.comply(lib, deal, measured, source, scope)
+    if charges is not None:
+        period["charges"] = charges
+    from day60 import commercial
+
+    after = commercial.consequences(lib, deal, rows, measured, period) if len(deal.modules) > 1 else None
     trace = _provenance({"deal": Path(sow), "figures": Path(figures) if figures else None,
                          "journal": j.sha256 if journal else None}, clause_library=f"{lib.id} {lib.version}")
     synthetic = bool(deal.deal.get("synthetic")) or bool(journal and j.header.get("synthetic"))
@@ -202,6 +273,7 @@ def comply(
     if fmt == "json":
         print_json({"checks": [{k: r[k] for k in ("clause", "check", "status", "value", "display", "threshold", "n",
                                                   "reason")} for r in rows], "provenance": trace, **parties,
+                    **({"consequences": after} if after else {}),
                     **({"synthetic": "SYNTHETIC: invented data, not a result"} if synthetic else {})})
     else:
         if synthetic:
@@ -219,6 +291,8 @@ def comply(
                       "n": r["n"] if r["n"] is not None else "",
                       "threshold": threshold_words(r),
                       "reason": r["reason"] or ""} for r in rows])
+        if after:
+            _print_consequences(after, str(deal.deal.get("currency", "")))
         _footer(trace)
     if pdf is not None or html is not None:
         from day60 import render
@@ -230,8 +304,74 @@ def comply(
         page = render.html("comply.html.j2", {
             "deal": deal.deal, "rows": [{**r, "threshold_words": words(r)} for r in rows], "counts": counts,
             "source": source, "synthetic": synthetic, "parties_differ": mismatch, "provenance": trace,
-            "library": f"{lib.id} {lib.version}"})
+            "library": f"{lib.id} {lib.version}",
+            "consequences": commercial_lines(after, str(deal.deal.get("currency", ""))) if after else None,
+            "consequence_titles": consequence_titles(after) if after else None})
         write_page(page, pdf, html)
     if any(r["status"] == "not met" for r in rows):
         raise typer.Exit(1)
 
+
+
+def commercial_lines(after: dict, currency: str) -> dict[str, list[str]]:
+    """What follows from the verdicts, as the lines a table footer and the PDF print: the credits,
+    the Critical Failures and termination, relief, the Hypercare Period, and what is not computed."""
+    from day60.commercial import money
+
+    out: dict[str, list[str]] = {"credits": [], "critical": [], "relief": [], "cannot": list(after["cannot"])}
+    credits = after.get("credits")
+    if credits:
+        for line in credits["lines"]:
+            if line["percent_of_at_risk"]:
+                out["credits"].append(f"{line['check']}: {line['band']}, weight {line['weight_percent']:g} x share "
+                                      f"{line['share_percent']:g} percent = {line['percent_of_at_risk']:g} percent of "
+                                      "the At-Risk Amount" + (f" ({line['note']})" if line["note"] else ""))
+            elif line["note"] and line["status"] == "not met":
+                out["credits"].append(f"{line['check']}: no credit, {line['note']}")
+        for d in credits["deemed"]:
+            out["credits"].append(f"{d['check']}: {d['count']} Deemed Severity 2 Incident(s) x {d['each_percent']:g} "
+                                  f"percent = {d['percent_of_at_risk']:g} percent of the At-Risk Amount"
+                                  + (f" ({d['note']})" if d["note"] else ""))
+        total = (f"total {credits['percent_of_at_risk']:g} percent of the At-Risk Amount"
+                 + (f" (capped from {credits['uncapped_percent_of_at_risk']:g})" if credits["capped"] else "")
+                 + f", {credits['percent_of_charges']:g} percent of the Monthly Charges")
+        if credits["amount"] is not None:
+            total += (f": {money(currency, credits['amount'])} of an At-Risk Amount of "
+                      f"{money(currency, credits['at_risk_amount'])}")
+        out["credits"].append(total)
+    critical = after.get("critical_failures")
+    if critical:
+        for f in critical["found"]:
+            out["critical"].append(f"{f['check']}: {f['kind']} ({f['detail']})")
+        if critical["note"]:
+            out["critical"].append(critical["note"])
+        term = critical["termination"]
+        out["critical"].append(f"{critical['counted']} Critical Failure(s) counted this period; termination right: "
+                               + {True: "arises", False: "does not arise", None: "cannot tell"}[term["arises"]]
+                               + f" ({term['why']})")
+    for r in after["relief"]:
+        out["relief"].append(f"{r['check']}: {'applied' if r['applied'] else 'claimed, not applied'}: {r['why']}")
+    if after.get("hypercare"):
+        h = after["hypercare"]
+        out["relief"].append(f"period {h['month']}: " + ("before" if h["before_credit_start"] else "on or after")
+                             + f" the Credit Start Date {h['credit_start']}")
+    return out
+
+
+def consequence_titles(after: dict) -> dict[str, str]:
+    """The heading of each part of what follows, naming the clause that says so."""
+    n = after["clauses"]
+    where = {k: f" (clause {n[m]})" if n.get(m) else "" for k, m in (("credits", "service-credits"),
+                                                                    ("critical", "critical-failures"),
+                                                                    ("relief", "relief"))}
+    return {"credits": f"Service Credits{where['credits']}", "critical": f"Critical Failures{where['critical']}",
+            "relief": f"Relief and hypercare{where['relief']}", "cannot": "Not computed"}
+
+
+def _print_consequences(after: dict, currency: str) -> None:
+    lines = commercial_lines(after, currency)
+    for key, title in consequence_titles(after).items():
+        if lines[key]:
+            typer.echo(f"\n{title}:")
+            for line in lines[key]:
+                typer.echo(f"  - {line}")

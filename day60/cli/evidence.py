@@ -16,20 +16,32 @@ def verify_report(
     tsa_root: list[Path] = typer.Option([], "--tsa-root", metavar="CERT",
                                         help="A root certificate (PEM or DER) you trust for timestamp authorities; "
                                              "repeatable."),
+    expect: str = typer.Option(None, "--expect", metavar="SEQ:HASH",
+                               help="The journal head handed over with the report (as 'day60 score' or 'day60 "
+                                    "verify' printed it); the report's embedded journal must end there."),
 ) -> None:
     """Check a report against the data it carries: every page re-rendered and compared, the data
-    computed again from the embedded inputs, and every signature and timestamp stated.
+    computed again from the embedded inputs, the rubric and the provenance checked against what
+    day60 publishes and writes, and every signature and timestamp stated.
 
-    Prints "verified" and the signature status, or names each difference and exits 1.
+    Prints the verified journal head and parties, "verified" and the signature status, or names
+    each difference and exits 1.
 
-    Example: day60 verify-report day60-demo/score.pdf
+    Example: day60 verify-report day60-demo/score.pdf --expect 48:f593...(the head handed over)
     """
+    from day60.cli.base import given_options
     from day60.evidence import timestamp
     from day60.evidence.verify import verify_report as check
 
-    verdict = check(report, timestamp.load_roots(tsa_root))
+    verdict = check(report, timestamp.load_roots(tsa_root), expect, parse=given_options)
     for line in verdict.statements:
         typer.echo(f"{report}: {line}")
+    if verdict.ok and verdict.head is not None:
+        typer.echo(f"{report}: journal head {verdict.head['seq']}:{verdict.head['hash']} (the embedded journal, as "
+                   "scored" + ("; matches --expect)" if expect else "; compare it with the head handed over, or give "
+                                                                     "--expect)"))
+    if verdict.ok and verdict.parties:
+        typer.echo(f"{report}: parties: {verdict.parties}")
     if not verdict.ok:
         for problem in verdict.problems:
             typer.echo(f"{report}: {problem}", err=True)

@@ -78,6 +78,15 @@ def metrics(
         _footer(trace)
 
 
+def _false_claims(d: dict[str, Any]) -> str:
+    """The supplier's own claims among the false alerts (wrong, early, repeated, rejected: charter
+    3.18.4), and those still waiting for an auditor's acceptance, which move no figure yet."""
+    fc = d.get("false_claims") or {}
+    parts = [f"{len(fc[k])} {k.replace('_', ' ')}" for k in ("no_drift", "early", "wrong_class", "repeated",
+                                                                "rejected") if fc.get(k)]
+    return f" (of them the supplier's own claims: {', '.join(parts)})" if parts else ""
+
+
 def _print_metrics(s: dict[str, Any], figures: Any) -> None:
     from day60 import metrics as mx
     from day60.display import merge_missing, num, percent, stat
@@ -90,7 +99,14 @@ def _print_metrics(s: dict[str, Any], figures: Any) -> None:
                f"{d['notified']} notified, {d['not_detected']} not detected within the window; counted apart: "
                f"{d['sealed']} sealed, {d['open']} open, {d['outside_window']} outside the window, {d['stopped']} "
                f"stopped, {d['excluded']['announced']} announced, {d['excluded']['told']} told; "
-               f"false alerts {d['false_alerts']}")
+               f"false alerts {d['false_alerts']}{_false_claims(d)}")
+    c = s.get("claims") or {}
+    if c.get("listed"):
+        pending = [x["seq"] for x in c["listed"] if x["status"] == "pending"]
+        typer.echo(f"CLAIMS OF THE SUPPLIER (roles/permissions-v1.yaml): {c['accepted']} accepted, {c['rejected']} "
+                   f"rejected, {c['pending']} awaiting an auditor's acceptance, which count in no figure yet"
+                   + (f" (seq {', '.join(map(str, pending[:10]))}{', ...' if len(pending) > 10 else ''}; "
+                      "'day60 accept')" if pending else ""))
     def lead(o: dict[str, Any], key: str, unit: str) -> str:
         # A scored drift with no time has the charter's words, not "not run": it was not detected.
         if o[key] is None and o["status"] in ("notified", "not detected within the window"):
@@ -112,13 +128,14 @@ def _print_metrics(s: dict[str, Any], figures: Any) -> None:
     i = s["incidents"]
     typer.echo(f"\nTIME TO RESTORE (charter 3.19): {i['population']} incident(s): {i['restored']} restored, "
                f"{i['unconfirmed']} closed with no monitoring check confirming a restore, "
+               f"{i['not_evidenced']} not evidenced (closed at a time the records do not show), "
                f"{i['open']} open at the close, "
                f"{i['unclassified']} without a severity, {i['not_detected']} raised "
                f"but never detected; counted apart: {i['withdrawn']} withdrawn, {i['excluded']} excluded, "
                f"{i['outside_the_window']} outside the window")
     rows = [(sev, b) for sev, b in i["by_severity"].items()] + [("none", i["no_severity"])]
-    print_table([{"severity": sev, "restored": str(b["count"]) + (f" (+{b['not_evidenced']} as a range)"
-                                                                   if b.get("not_evidenced") else ""),
+    print_table([{"severity": sev, "restored": str(b["count"]) + (f" (+{b['ranged']} as a range)"
+                                                                   if b.get("ranged") else ""),
                   "mean": num(b["mean_hours"], unit="h"),
                   "median": num(b["median_hours"], unit="h"), "max": num(b["max_hours"], unit="h"),
                   "mean (business)": num(b["mean_business_hours"], unit="bh"),
@@ -126,8 +143,9 @@ def _print_metrics(s: dict[str, Any], figures: Any) -> None:
                   "change windows": num(b["change_window_hours"], unit="h"),
                   "first comms mean": num(b["first_communication_mean_hours"], unit="h")
                   + f" (n={b['first_communication_count']})",
-                  "withdrawn/excluded/open/unconfirmed": f"{b['withdrawn']}/{b['excluded']}/{b['open']}/"
-                                                         f"{b.get('unconfirmed', 0)}"}
+                  "withdrawn/excluded/open/unconfirmed/not evidenced":
+                      f"{b['withdrawn']}/{b['excluded']}/{b['open']}/{b.get('unconfirmed', 0)}/"
+                      f"{b.get('not_evidenced', 0)}"}
                  for sev, b in rows])
     ranged = [o for o in mx.incident_rows(figures) if o["restore_evidence"] and o["status"] in ("restored",
                                                                                                  "unclassified")]

@@ -26,6 +26,11 @@ def import_(
                              help="ServiceNow: raw (UTC database values) or display (the user's zone)."),
     date_format: str = typer.Option(None, "--date-format", metavar="STRPTIME",
                                     help="How the export writes times that are not ISO 8601."),
+    encoding: str = typer.Option(None, "--encoding", metavar="CODEC",
+                                 help="The CSV's encoding (e.g. cp1252, utf-16), where the one found is not it."),
+    delimiter: str = typer.Option(None, "--delimiter", metavar=", ; tab |",
+                                  help="The CSV's delimiter, where the header line does not tell it."),
+    sheet: str = typer.Option(None, "--sheet", metavar="NAME", help="An XLSX workbook's sheet (default: the first)."),
     csv_out: Path = typer.Option(None, "--csv", help="Write the per-ticket reconciliation with the vendor's "
                                                      "own durations, and the reasons they differ, as CSV."),
     list_formats: bool = typer.Option(False, "--list-formats", help="List the formats and what each reads."),
@@ -33,9 +38,12 @@ def import_(
 ) -> None:
     """Append a supplier's ticket export to a journal as organic incidents.
 
-    Every readable ticket becomes incident events; unreadable rows are listed and counted,
-    never dropped; re-importing the same export adds nothing. A repeated ticket id or a broken
-    quote refuses the whole import, nothing written.
+    Every readable ticket becomes incident events; every record of every file lands in one
+    counted bucket (imported, skipped, unreadable, unmatched, in conflict), never dropped;
+    re-importing the same export adds nothing. A repeated ticket id, a broken quote, or an
+    export in which no ticket can be imported refuses the whole import (exit 2), nothing written.
+    CSV is read in the encoding and delimiter found (said in the output) or stated; XLSX from its
+    first sheet or --sheet.
 
     Example: day60 import servicenow incident.csv sys_audit.csv --journal deal.jsonl --mode raw
     --severity-map '1=1,2=2,3=3,4=4,5=skip'
@@ -58,14 +66,15 @@ def import_(
         raise InputError("--mode", f"applies to servicenow exports only, not {fmt[:20]}", "drop --mode")
     inputs = [("EXPORT", p) for p in exports] + [("--journal", journal), ("--map", map_path)]
     files.check_outputs({"--csv": csv_out}, inputs)
-    config = imports.settings(map_path, severity_map, zone, mode, date_format)
+    config = imports.settings(map_path, severity_map, zone, mode, date_format, encoding, delimiter, sheet)
     from day60.cli import progress
 
     with progress.bar("importing tickets", unit="records read") as shown:  # on stderr, at a terminal only
         done = imports.run_import(fmt, list(exports), journal, config, progress.import_callback(shown))
     result = done.as_dict()
     result["provenance"] = _provenance({f["file"]: f["sha256"] for f in result["exports"]},
-                                       journal_head=f"{result['head']['seq']}:{result['head']['hash']}")
+                                       journal_head=f"{result['head']['seq']}:{result['head']['hash']}",
+                                       state_rules=result["states"])  # which states.yaml read the states
     if csv_out:
         _write_reconcile(csv_out, done.reconciliation.rows())
     if out_format == "json":
@@ -86,15 +95,21 @@ def _write_reconcile(path: Path, rows: Any) -> None:
 
     columns = ["ticket", "ours_hours", "vendor_hours", "difference_hours", "ours_business_hours",
                "vendor_business_hours", "difference_business_hours", "agree", "reopens", "clock_start",
-               "vendor_measure", "reasons", "note"]
+               "vendor_measure", "reasons", "note", "beside"]
+
+    def cell(row: dict[str, Any], k: str) -> str:
+        if k == "reasons":
+            return csv_cell("; ".join(row[k]))
+        if k == "beside":
+            return csv_cell(beside_text(row[k]))
+        return "" if row.get(k) is None else csv_cell(row[k])
 
     def chunks() -> Any:
         buf = io.StringIO()
         writer = csv.DictWriter(buf, columns, extrasaction="ignore", lineterminator="\n")
         writer.writeheader()
         for n, row in enumerate(rows, start=1):
-            writer.writerow({k: csv_cell("; ".join(row[k])) if k == "reasons" else "" if row.get(k) is None
-                             else csv_cell(row[k]) for k in columns})
+            writer.writerow({k: cell(row, k) for k in columns})
             if n % 10_000 == 0:
                 yield buf.getvalue()
                 buf.seek(0)
@@ -102,6 +117,16 @@ def _write_reconcile(path: Path, rows: Any) -> None:
         yield buf.getvalue()
 
     write_atomic(path, chunks(), "--csv")
+
+
+def beside_text(entries: list[dict[str, Any]]) -> str:
+    """The vendor's further figures beside ours, in one cell: "waiting on you: theirs 24.00 h, ours
+    1.00 h (reasons)"."""
+    def hours(value: float | None) -> str:
+        return "none" if value is None else f"{value:.2f} h"
+
+    return "; ".join(f"{e['figure']}: theirs {e['vendor_hours']:.2f} h, ours {hours(e['ours_hours'])}"
+                     + (f" ({'; '.join(e['reasons'])})" if e["reasons"] else "") for e in entries)
 
 
 def _listed(title: str, items: list[dict[str, Any]], line: Any) -> None:
@@ -114,21 +139,42 @@ def _listed(title: str, items: list[dict[str, Any]], line: Any) -> None:
         typer.echo(f"  ... and {len(items) - SHOWN} more (all of them with --format json)")
 
 
+def _read_as(exports: list[dict[str, Any]]) -> None:
+    """What each table export was read as: encoding and delimiter, or the workbook's sheet."""
+    from day60.imports.tabular import Layout
+
+    for f in exports:
+        if "read_as" in f:
+            typer.echo(f"read {f['file']} as {Layout(**f['read_as']).describe()}")
+
+
 def _print_result(r: dict[str, Any], shown: list[dict[str, Any]]) -> None:
     from day60.display import num
 
     typer.echo(f"{r['format']} export: {r['read']} record(s) read; {len(r['imported'])} ticket(s) imported, "
                f"{len(r['extended'])} with new events added, {len(r['unchanged'])} already in the journal, "
-               f"{len(r['skipped'])} left out by the severity map, {len(r['conflicts'])} in conflict, "
-               f"{len(r['unreadable'])} row(s) unreadable")
+               f"{len(r['skipped'])} left out, {len(r['conflicts'])} in conflict, "
+               f"{len(r['unreadable'])} row(s) unreadable, {len(r['unmatched'])} record group(s) for tickets the "
+               "export does not hold")
     typer.echo(f"{r['events']} event(s) appended to {r['journal']} (head {r['head']['seq']}:{r['head']['hash']})")
+    _read_as(r["exports"])
+    typer.echo("every record of every file, in one bucket (read = imported + skipped + unreadable + unmatched + in "
+               "conflict):")
+    print_table([{"file": b["file"], "read": b["read"], "imported": b["imported"], "skipped": b["skipped"],
+                  "unreadable": b["unreadable"], "unmatched": b["unmatched"], "in conflict": b["conflicts"]}
+                 for b in r["files"]])
+    for b in r["files"]:
+        for why, n in list(b["skipped_reasons"].items())[:SHOWN]:
+            typer.echo(f"  {b['file']}: {n} skipped: {why}")
     _listed("unreadable rows, not imported", r["unreadable"],
             lambda u: f"{u['where']}{' (' + u['ref'] + ')' if u['ref'] else ''}: {u['reason']}")
     _listed("in conflict with the journal, not imported", r["conflicts"],
             lambda c: f"{c['ticket']} ({c['where']}): {c['reason']}; correct the journal with 'day60 correct', "
                       "or import into a new journal")
-    _listed("left out by the severity map (not incidents under the deal)", r["skipped"],
-            lambda s: f"{s['ticket']} (severity {s['severity']!r})")
+    _listed("left out, counted apart and never scored (deleted, merged, not an incident, or the severity map's "
+            "skip)", r["skipped"], lambda s: f"{s['ticket']} ({s['where']}): {s['reason']}")
+    _listed("records for tickets the export does not hold (unmatched)", r["unmatched"],
+            lambda u: f"{u['ticket']}: {u['records']} record(s) of {u['what']} in {u['file']}")
     f = r["findings"]
     _listed("withdrawn (raised and withdrawn as not reproducible): counted apart, in no figure (charter 3.19.5)",
             f["withdrawn"], lambda x: f"{x['ticket']}: {x['reason']}")
@@ -138,6 +184,9 @@ def _print_result(r: dict[str, Any], shown: list[dict[str, Any]]) -> None:
             f["resolved_unconfirmed"], lambda x: f"{x['ticket']} ({x['state']}) at {x['at']}")
     _listed("closed without a resolution", f["closed_unresolved"],
             lambda x: f"{x['ticket']} ({x['state']}) at {x['at']}")
+    _listed("closed, time not evidenced: the records say it is over but hold no time for it, so its restore reads "
+            "not evidenced (never open)", f["closed_untimed"],
+            lambda x: f"{x['ticket']} ({x['state']}), not before {x['not_before']}")
     _listed("neither restored nor closed in the export", f["open"], lambda x: f"{x['ticket']} ({x['state']})")
     _listed("re-opened: the clock runs to the last confirmed restore (charter 3.19.4)", f["reopened"],
             lambda x: f"{x['ticket']}: {x['reopens']} re-open(s) in the records"
@@ -183,7 +232,8 @@ def _print_result(r: dict[str, Any], shown: list[dict[str, Any]]) -> None:
                   "theirs": hours(t["vendor_hours"], "h", "-"),
                   "ours (business)": hours(t["ours_business_hours"], "bh", "-"),
                   "theirs (business)": hours(t["vendor_business_hours"], "bh", "-"),
-                  "why": "; ".join(t["reasons"]) or t["note"] or ""} for t in rows[:SHOWN]])
+                  "why": "; ".join(filter(None, ["; ".join(t["reasons"]) or t["note"] or "",
+                                                 beside_text(t["beside"])]))} for t in rows[:SHOWN]])
     listed = rec["differ"] + rec["not_compared"]
     if listed > SHOWN:
         typer.echo(f"... and {listed - SHOWN} more (all of them with --csv or --format json)")

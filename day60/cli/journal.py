@@ -1,4 +1,5 @@
-"""Commands that write and read the exercise journal: new, log, correct, disputes, notice, reveal, verify, show."""
+"""Commands that write and read the exercise journal: new, log, correct, disputes, claims, notice, reveal, verify,
+show."""
 
 from __future__ import annotations
 
@@ -102,18 +103,27 @@ def log(
     ident: str = typer.Option(..., "--id", help="What the event is about: injection, incident, rollback..."),
     at: str = typer.Option(..., "--at", help="When: ISO 8601 with offset, local time in the journal's zone, or now."),
     sets: list[str] = typer.Option([], "--set", help="A data field, key=value; repeatable."),
-    by: str = typer.Option(None, "--by", help="Who records it (default: the journal's runner)."),
+    by: str = typer.Option(None, "--by", help="The name of the person recording it (default: the journal's runner)."),
+    as_role: str = typer.Option(None, "--as", metavar="ROLE",
+                                help="Act as this role of the access list (roles/permissions-v1.yaml), with --by "
+                                     "NAME: e.g. --as supplier for a claim the supplier sent in writing. Default: "
+                                     "the runner."),
     seal: Path = typer.Option(None, "--seal", help="drift.onset only: keep the instant in this held file."),
     sow: Path = typer.Option(None, "--sow", help="report.element only: the deal file whose [report.elements] "
                                                  "this exercise's report must also carry."),
 ) -> None:
     """Append one event: the non-interactive twin of every checklist step.
 
+    What a role may record is the access list's (roles/permissions-v1.yaml): the runner by
+    default; the toolkit's own lines (timestamp tokens, reveals, notices sent) never.
+
     Example: day60 log ex.jsonl drift.notice --id D1 --at now --set affected_class=invoices
     --set evidence="alert 4411"
     """
     from day60 import journal as jr
-    from day60 import timeparse
+    from day60 import permissions, timeparse
+
+    actor = permissions.actor_for(as_role, by)
 
     stamp = timeparse.now()  # "now" means the keypress, before anything slow
     header = jr.read_header(journal)
@@ -136,7 +146,7 @@ def log(
 
         raise InputError(", ".join(f"--set {k}" for k in ours), "is written by the toolkit itself, never typed",
                          "seal an injected onset with --seal HELD.json; give the time with --at")
-    event = jr.append(journal, kind, ident, when, data, by, seal, elements)
+    event = jr.append(journal, kind, ident, when, data, None, seal, elements, actor=actor)
     shown = event["at"] or "sealed"
     typer.echo(f"seq {event['seq']}: {event['kind']} {event['id']} at {shown}")
     from day60 import checklist
@@ -156,21 +166,29 @@ def correct(
     seq: int = typer.Option(..., "--seq", help="seq of the event whose instant was wrong."),
     at: str = typer.Option(..., "--at", help="The right instant."),
     reason: str = typer.Option(..., "--reason", help="Why it was wrong; shown in every report."),
-    by: str = typer.Option(None, "--by"),
+    by: str = typer.Option(None, "--by", help="The name of the person correcting it (default: the journal's runner)."),
+    as_role: str = typer.Option(None, "--as", metavar="ROLE",
+                                help="Act as this role of the access list (roles/permissions-v1.yaml), with --by "
+                                     "NAME: e.g. --as supplier for a claim the supplier sent in writing. Default: "
+                                     "the runner."),
 ) -> None:
     """Correct an event's instant by appending a correction; the original line stays.
+
+    The runner corrects any line; another role only its own (roles/permissions-v1.yaml).
 
     Example: day60 correct ex.jsonl --seq 4 --at 2026-03-03T11:05 --reason "typed the wrong hour"
     """
     from day60 import journal as jr
-    from day60 import timeparse
+    from day60 import permissions, timeparse
+
+    actor = permissions.actor_for(as_role, by)
 
     stamp = timeparse.now()
     header = jr.read_header(journal)
     from zoneinfo import ZoneInfo
 
     when = timeparse.parse_instant(at, ZoneInfo(header["calendar"]["timezone"]), "--at", stamp)
-    event = jr.correct(journal, seq, when, reason, by)
+    event = jr.correct(journal, seq, when, reason, actor=actor)
     typer.echo(f"seq {event['seq']}: correction of seq {seq} to {event['data']['at']}")
 
 
@@ -178,27 +196,105 @@ def correct(
 def dispute(
     journal: Path = typer.Argument(..., help="The exercise journal."),
     line: str = typer.Option(..., "--line", help="The rubric line disputed, e.g. restore (see 'day60 score')."),
-    by: str = typer.Option(..., "--by", help="Who raises the dispute."),
-    organisation: str = typer.Option(..., "--organisation", help="The organisation they speak for."),
+    by: str = typer.Option(None, "--by", help="The name of the person raising it (default: the journal's runner)."),
+    as_role: str = typer.Option(None, "--as", metavar="ROLE",
+                                help="Act as this role of the access list (roles/permissions-v1.yaml), with --by "
+                                     "NAME: e.g. --as supplier for a claim the supplier sent in writing. Default: "
+                                     "the runner."),
+    organisation: str = typer.Option(None, "--organisation",
+                                     help="Optional check: the organisation the role speaks for, as the journal's "
+                                          "header names it (it is taken from --as, never from this option)."),
     reason: str = typer.Option(..., "--reason", help="What is disputed and why."),
 ) -> None:
     """Log a dispute of one rubric line; the line reads "under dispute" and the rest of the score stands.
 
-    Example: day60 dispute ex.jsonl --line restore --by "R. Supplier" --organisation Nimbus --reason "I2 was a test"
+    The dispute is filed under --by and the organisation of --as (the supplier's, the partner's, or
+    the runner's own, which marks it a self-dispute), as the journal's header names them.
+
+    Example: day60 dispute ex.jsonl --line restore --as supplier --by "R. Supplier" --reason "I2 was a test"
     """
     import datetime as dt
 
     from day60 import journal as jr
-    from day60 import rubric
+    from day60 import permissions, rubric
     from day60.errors import InputError
 
+    actor = permissions.actor_for(as_role, by)
     ids = [x.id for x in rubric.load().lines]
     if line not in ids:
         raise InputError("--line", f"{line[:40]!r} is not a rubric line", f"use one of {', '.join(ids)}")
+    if organisation is not None:
+        speaks_for = permissions.organisation(actor.role, jr.read_header(journal))
+        if organisation.casefold() != speaks_for.casefold():
+            raise InputError("--organisation", f"{organisation[:60]!r} is not the organisation of the "
+                             f"{permissions.table().label(actor.role)} in this journal ({speaks_for!r})",
+                             "drop --organisation, or give the --as role whose organisation it is")
     event = jr.append(journal, "dispute", f"dispute-{line}", dt.datetime.now(dt.UTC),
-                      {"line": line, "reason": reason, "raised_by": by, "organisation": organisation}, by)
+                      {"line": line, "reason": reason}, actor=actor)
     typer.echo(f"seq {event['seq']}: dispute of {line} logged; resolve it with 'day60 resolve {journal} "
                f"--dispute {event['seq']}'")
+
+
+@app.command()
+def accept(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    seq: int = typer.Option(..., "--seq", help="seq of the supplier's claim (see 'day60 show' or 'day60 claims')."),
+    reason: str = typer.Option(..., "--reason", help="What the claim was checked against, or why it does not stand."),
+    reject: bool = typer.Option(False, "--reject", help="Reject the claim instead: it is then a false alert."),
+    by: str = typer.Option(None, "--by", help="The name of the auditor judging it (default: the journal's runner)."),
+    as_role: str = typer.Option(None, "--as", metavar="ROLE",
+                                help="Judge as this role, with --by NAME (the second auditor: --as auditor)."),
+) -> None:
+    """Accept (or --reject) a claim of the measured party: its own detection, notice or first
+    communication, or its correction of one. A claim counts in no figure until it is accepted; a
+    rejected one is a false alert (charter 3.18.4). Each claim is judged once.
+
+    Example: day60 accept ex.jsonl --seq 9 --reason "alert 4411 seen in the supplier's console at 14:02"
+    """
+    import datetime as dt
+
+    from day60 import journal as jr
+    from day60 import permissions
+
+    actor = permissions.actor_for(as_role, by)
+    kind = "reject" if reject else "accept"
+    event = jr.append(journal, kind, str(seq), dt.datetime.now(dt.UTC), {"target": seq, "reason": reason},
+                      actor=actor)
+    typer.echo(f"seq {event['seq']}: claim {seq} {'rejected' if reject else 'accepted'}")
+
+
+@app.command()
+def claims(
+    journal: Path = typer.Argument(..., help="The exercise journal."),
+    fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
+) -> None:
+    """The measured party's claims and how each stands: accepted, rejected, or pending (counting in
+    no figure until an auditor accepts it with 'day60 accept').
+
+    Example: day60 claims ex.jsonl
+    """
+    from day60 import permissions, reading
+
+    _check_format(fmt)
+    events = reading.read(journal, events=True).events
+    judged = permissions.judgements(events)
+    rows = []
+    for e in events:
+        status = permissions.claim_status(e, judged)
+        if status is None:
+            continue
+        verdict = judged.get(e["seq"])
+        rows.append({"seq": e["seq"], "kind": e["kind"], "id": e["id"], "at": e["at"], "by": e["by"],
+                     "class": e["data"].get("affected_class"), "status": status,
+                     "judged": f"seq {verdict['seq']} by {verdict['by']}: {verdict['data']['reason']}" if verdict
+                     else ""})
+    if fmt == "json":
+        print_json({"claims": rows})
+        return
+    if not rows:
+        typer.echo("no claims: the supplier has recorded nothing")
+        return
+    print_table(rows, ["seq", "kind", "id", "at", "by", "class", "status", "judged"])
 
 
 @app.command()
@@ -333,6 +429,7 @@ def resolve(
     import datetime as dt
 
     from day60 import journal as jr
+    from day60 import permissions
     from day60.errors import InputError
 
     if outcome not in ("upheld", "rejected"):
@@ -343,7 +440,8 @@ def resolve(
         data: dict[str, object] = {"target": dispute_seq, "outcome": outcome, "reason": reason}
         if exclude:
             data["exclude"] = list(dict.fromkeys(exclude))
-        event = jr.append(journal, "resolve", f"dispute-{dispute_seq}", dt.datetime.now(dt.UTC), data)
+        event = jr.append(journal, "resolve", f"dispute-{dispute_seq}", dt.datetime.now(dt.UTC), data,
+                          actor=permissions.Actor(permissions.RUNNER))
     except InputError as exc:
         if exc.field in ("--set target", "--set reason"):
             raise InputError("--dispute" if "target" in exc.field else "--reason", exc.problem, exc.fix) from None
@@ -455,7 +553,11 @@ def show(
     from day60 import reading
 
     _check_format(fmt)
+    from day60 import permissions
+
     j = reading.read(journal, events=True)  # a large journal is checked on the engine
+    judged = permissions.judgements(j.events)
+    raw = {e["seq"]: e for e in j.events}
     rows = []
     for e in sorted(jr.effective(j.events), key=lambda e: (e.at is None, e.at.timestamp() if e.at else 0, e.seq)):
         mark = "; ".join(f"corrected by seq {c['seq']} (was {e.original_at}): {c['reason']}" for c in e.corrections)
@@ -466,6 +568,9 @@ def show(
         if e.data.get("pressed_at"):  # sent late by a page of 'day60 serve'
             mark = "; ".join(filter(None, [f"recorded late (pressed {e.data['pressed_at']} on the browser's clock)",
                                            mark]))
+        standing = permissions.claim_status(raw[e.seq], judged) if e.seq in raw else None
+        if standing is not None:  # the supplier's own claim: it counts once accepted
+            mark = "; ".join(filter(None, [mark, f"claim by {raw[e.seq]['by']}: {standing}"]))
         rows.append({"seq": e.seq, "at": e.at.astimezone(j.tz).isoformat() if e.at else None, "kind": e.kind,
                      "id": e.id, "data": e.data, "mark": mark})
     if fmt == "json":

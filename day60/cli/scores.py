@@ -62,7 +62,7 @@ def score(
         if target is not None and os.path.lexists(target) and os.path.isfile(target) \
                 and not any(src is not None and os.path.exists(src) and os.path.samefile(target, src)
                             for _n, src in inputs) \
-                and files.protected(target) in (None, files.PUBLISHED):
+                and files.protected(target) in (None, files.PUBLISHED, files.REPORT):
             raise InputError(field, f"{target} already exists: a score is never silently replaced",
                              f"write to a new file, naming the score it replaces: {field} {_fresh(target)} "
                              f"--supersede {target}")
@@ -104,8 +104,11 @@ def score(
 
 def _fresh(target: Path) -> str:
     """A name beside ``target`` that does not exist yet (score.pdf gives score-2.pdf), for advice."""
+    import re
+
+    stem = re.sub(r"-[0-9]+$", "", target.stem)  # score-2.pdf gives score-3.pdf, not score-2-2.pdf
     n = 2
-    while (candidate := target.with_name(f"{target.stem}-{n}{target.suffix}")).exists() and n < 1000:
+    while (candidate := target.with_name(f"{stem}-{n}{target.suffix}")).exists() and n < 1000:
         n += 1
     return str(candidate)
 

@@ -16,8 +16,9 @@ def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default: this machine only)."),
     port: int = typer.Option(8060, "--port", help="Port to listen on (0: any free port, printed)."),
     token: str = typer.Option(None, "--token", envvar="DAY60_SERVE_TOKEN", show_envvar=True,
-                              help="The join token (default: a random one, printed). Prefer the environment "
-                                   "variable: a command line is visible to every user of this machine."),
+                              help="What every role's join token is derived from (default: the server's own "
+                                   "secret beside the journal). Prefer the environment variable: a command line "
+                                   "is visible to every user of this machine."),
     tsa: str = typer.Option(None, "--tsa", metavar="URL",
                             help="An RFC 3161 timestamp authority: the server stamps the journal's head at the "
                                  "close (or after every event, with --stamp every), in the background."),
@@ -27,8 +28,9 @@ def serve(
     tsa_root: list[Path] = typer.Option([], "--tsa-root", metavar="CERT",
                                         help="A root certificate you trust for the TSA. Repeatable."),
 ) -> None:
-    """Serve one journal as a web checklist: every participant joins with a name, a role and the
-    token, and stamps lines by the server's clock; new lines reach every page within a second.
+    """Serve one journal as a web checklist: every participant joins with a name and the join token
+    of its role (one a role, printed here), and stamps lines by the server's clock, as the access
+    list (roles/permissions-v1.yaml) lets that role; new lines reach every page within a second.
 
     Only the runner's page, on this machine, seals and reveals (it joins with the runner token,
     printed here). Refuses a journal that does not verify. Stop with Ctrl-C: every line a page
@@ -36,7 +38,6 @@ def serve(
 
     Example: day60 serve ex.jsonl --held runner-held.json
     """
-    import secrets
     import socket
     import sys
 
@@ -75,15 +76,20 @@ def serve(
     import uvicorn
 
     from day60.web import create_app
+    from day60.web.room import ROLES
 
-    token = token or secrets.token_urlsafe(12)
     asgi = create_app(journal, held, token, host, bound, tsa, stamp_when, roots)
+    keys = asgi.app.state.keys
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"serving {journal} at http://{shown}:{bound}/")
-    typer.echo(f"join token: {token}")
-    typer.echo(f"runner token (the runner's page, on this machine only): {asgi.app.state.keys.runner_token}")
+    typer.echo(f"runner token (the runner's page, on this machine only): {keys.runner_token}")
+    typer.echo("join tokens, one a role (give each only to the people who act in that role; the role a page "
+               "acts as is its token's):")
+    for role in ROLES:
+        if role != "runner":
+            typer.echo(f"  {role}: {keys.join_token(role)}")
     if host not in ("127.0.0.1", "::1", "localhost"):
-        typer.echo(f"note: listening on {host}: anyone who can reach it and has the join token can join", err=True)
+        typer.echo(f"note: listening on {host}: anyone who can reach it and has a join token can join", err=True)
     if held is None:
         typer.echo("note: no --held: this server cannot seal or reveal onsets", err=True)
     if tsa is not None:
@@ -91,8 +97,88 @@ def serve(
                    + ("after every event" if stamp_when == "every" else "at the close and after"), err=True)
     sys.stdout.flush()
     config = uvicorn.Config(asgi, log_level="warning", proxy_headers=False, server_header=False, access_log=False,
-                            timeout_graceful_shutdown=2, lifespan="on")
+                            timeout_graceful_shutdown=2, lifespan="on", **server_limits())
     uvicorn.Server(config).run(sockets=[sock])
+
+
+# What one client may hold of the server, needing no token to try: a connection that never finishes
+# its request (a slowloris), an idle kept-alive connection, many connections, huge headers.
+REQUEST_TIMEOUT = 10.0  # seconds from a request's first byte to its last (line, headers and body)
+SILENT_TIMEOUT = 20.0  # seconds a new connection may send nothing (a browser opens some ahead of use)
+KEEP_ALIVE = 5  # seconds an idle connection is kept open between requests (uvicorn's timeout_keep_alive)
+MAX_CONNECTIONS = 64  # beyond this many open connections and tasks a request is answered 503 (limit_concurrency)
+HARD_CONNECTIONS = 2 * MAX_CONNECTIONS  # beyond this many a new connection is closed before anything is read
+MAX_HEADER_BYTES = 16 * 1024  # a request line and headers larger than this are refused (h11's limit)
+
+
+def server_limits() -> dict[str, object]:
+    """uvicorn's own limits, and its h11 protocol with a request-read deadline, which uvicorn does
+    not have (its keep-alive timer starts only after a first response, so a connection that sends
+    half a request line and then a byte a minute is held for ever): REQUEST_TIMEOUT from a
+    request's first byte to its last, and SILENT_TIMEOUT for a new connection that sends nothing
+    (longer, since browsers open connections ahead of the requests they will carry)."""
+    return {"http": _bounded_protocol(), "timeout_keep_alive": KEEP_ALIVE, "limit_concurrency": MAX_CONNECTIONS,
+            "h11_max_incomplete_event_size": MAX_HEADER_BYTES}
+
+
+def _bounded_protocol() -> type:
+    import asyncio
+
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    reading = (h11.IDLE, h11.SEND_BODY)  # the client's side of a request still arriving
+
+    class Bounded(H11Protocol):  # type: ignore[misc]
+        """uvicorn's h11 protocol, each request read within REQUEST_TIMEOUT of its first byte."""
+
+        deadline: asyncio.TimerHandle | None = None
+        started = False  # whether the request being read has sent its first byte
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            if len(self.connections) > HARD_CONNECTIONS:
+                transport.close()
+                return
+            self._arm(SILENT_TIMEOUT)
+
+        def data_received(self, data: bytes) -> None:
+            if not self.started and self.conn.their_state is h11.IDLE:
+                # the first byte of a request (on a new connection, or the next on a kept-alive
+                # one): it has REQUEST_TIMEOUT from now, however long the connection sat silent
+                self.started = True
+                self._arm(REQUEST_TIMEOUT)
+            super().data_received(data)
+            self._settle()
+
+        def handle_events(self) -> None:
+            super().handle_events()
+            self._settle()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def _arm(self, seconds: float) -> None:
+            self._disarm()
+            self.deadline = self.loop.call_later(seconds, self._expire)
+
+        def _disarm(self) -> None:
+            if self.deadline is not None:
+                self.deadline.cancel()
+                self.deadline = None
+
+        def _settle(self) -> None:
+            if self.conn.their_state not in reading:
+                self._disarm()
+                self.started = False
+
+        def _expire(self) -> None:
+            self.deadline = None
+            if self.conn.their_state in reading and not self.transport.is_closing():
+                self.transport.close()
+
+    return Bounded
 
 
 def _check_held(held: Path, journal: Path) -> None:

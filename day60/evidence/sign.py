@@ -157,11 +157,11 @@ def inspect(raw: bytes, path: str | Path, tsa_roots: list[Any] | None = None) ->
     revision after the toolkit's first must be one of them and the last must cover the file."""
     from pyhanko.pdf_utils.reader import PdfFileReader
 
-    from day60.evidence.pdf import damaged, quiet
+    from day60.evidence.pdf import damaged, hanko_limits, quiet
 
     try:
         with quiet():
-            reader = PdfFileReader(io.BytesIO(raw), strict=False)
+            reader = PdfFileReader(io.BytesIO(raw), strict=False, decode_limits=hanko_limits())
             revisions = reader.xrefs.total_revisions
             embedded = list(reader.embedded_signatures)
     except (Exception, RecursionError) as exc:

@@ -55,7 +55,7 @@ def _embedded_score(raw: bytes, path: str | Path) -> bytes:
 def _parse(raw: bytes, name: str) -> dict[str, Any]:
     from day60.files import loads_json
 
-    old = loads_json(raw, FIELD, "a day60 score JSON", name)
+    old = loads_json(raw, FIELD, "a day60 score JSON (or give the score report PDF)", name)
     head = old.get("journal_head") if isinstance(old, dict) else None
     ok = isinstance(old, dict) and isinstance(old.get("lines"), list) and "score" in old \
         and isinstance(head, dict) and isinstance(head.get("seq"), int) and not isinstance(head.get("seq"), bool) \

@@ -317,13 +317,42 @@ def stamp(journal: str | Path, url: str, *, roots: list[Any] | None = None, by: 
     journal = Path(journal)
     head = _head(journal)
     digest = bytes.fromhex(head["hash"])
+    asked = dt.datetime.now(dt.UTC)
     token = request_token(url, digest, timeout)
+    answered = dt.datetime.now(dt.UTC)
     checked = check_token(token, digest, roots)
     if checked.problems:
         raise InputError("--tsa", f"the token from {url} was refused: {'; '.join(checked.problems)}",
                          "nothing was written; check the TSA and its root certificate")
+    problem = clock_problem(checked.at, _accuracy(token), asked, answered, head)
+    if problem:
+        raise InputError("--tsa", f"the token from {url} was refused: {problem}",
+                         "nothing was written; a token the journal's own clock contradicts would make 'day60 "
+                         "verify' fail for ever: set this machine's clock right (or use a TSA whose clock is), "
+                         "then stamp again")
     data = {"covers_seq": head["seq"], "covers_hash": head["hash"], "tsa": url[:2000], "token": _encode(token)}
     return jr.append(journal, KIND, f"head-{head['seq']}", checked.at.astimezone(dt.UTC), data, by)
+
+
+def clock_problem(at: dt.datetime, accuracy: dt.timedelta, asked: dt.datetime, answered: dt.datetime,
+                  head: dict[str, Any]) -> str | None:
+    """Why a token's time cannot stand beside this journal's clock, or None. The TSA issued it
+    between the moment it was asked (``asked``) and the moment it answered (``answered``), by this
+    machine's clock, which writes the journal's recorded times; and the line it stamps already
+    existed. Beyond the token's stated accuracy plus CLOCK_SLACK either way, the two clocks
+    disagree, and the token's event (recorded by this clock) would contradict the token for ever."""
+    slack = accuracy + CLOCK_SLACK
+    words = f"its time accurate to {accuracy.total_seconds():g} s, plus {CLOCK_SLACK.total_seconds():g} s allowed"
+    if at < asked - slack or at > answered + slack:
+        side = "behind" if at < asked - slack else "ahead of"
+        return (f"the TSA says {at.isoformat()}, but this machine's clock read {asked.isoformat()} when it asked "
+                f"and {answered.isoformat()} when it answered: the TSA's clock is {side} this machine's by more "
+                f"than the token allows ({words})")
+    recorded = head.get("recorded_at")
+    if recorded is not None and recorded > at + slack:
+        return (f"the line it stamps (seq {head['seq']}) says it was recorded at {recorded.isoformat()}, later than "
+                f"the TSA says it existed ({at.isoformat()}; {words})")
+    return None
 
 
 STAMP_WHEN = ("close", "every")
@@ -392,7 +421,13 @@ def _head(path: Path) -> dict[str, Any]:
         ok = False
     if not ok:
         raise InputError("JOURNAL", f"{path}: its last line is not as day60 wrote it", f"run 'day60 verify {path}'")
-    return {"seq": obj.get("seq", 0) if "seq" in obj else 0, "hash": obj["hash"]}
+    recorded = obj.get("recorded_at", obj.get("created_at"))
+    try:
+        when = dt.datetime.fromisoformat(recorded) if isinstance(recorded, str) else None
+    except ValueError:
+        when = None
+    return {"seq": obj.get("seq", 0) if "seq" in obj else 0, "hash": obj["hash"],
+            "recorded_at": when if when is not None and when.tzinfo is not None else None}
 
 
 def token_file(event: dict[str, Any], header_hash: str) -> dict[str, Any]:
@@ -531,6 +566,7 @@ def check(path: str | Path, roots: list[Any] | None = None,
         wanted.append((None, item["covers_seq"], item["covers_hash"], item["tsa"], item["token"], item["at"], None))
     lines = _lines(path, {w[1] for w in wanted})
     proofs = []
+    checkpoints: list[tuple[int, dt.datetime, dt.timedelta, str]] = []
     for seq, covers, digest, url, text, at, recorded_at in wanted:
         where = f"the token at seq {seq}" if seq is not None else "the token held apart"
         named = "its event" if seq is not None else "its file"
@@ -571,9 +607,62 @@ def check(path: str | Path, roots: list[Any] | None = None,
                 result.problems.append(f"its event says it was recorded at {recorded_at}, before the TSA issued the "
                                        f"token ({result.at.isoformat()}): the journal's recorded times are not its "
                                        "clock's (set back, or typed)")
+        if result.at is not None and not result.problems:
+            checkpoints.append((covers, result.at, _accuracy(token) + CLOCK_SLACK, where))
         problems += [f"{where}: {p}" for p in result.problems]
         proofs.append(Proof(seq, covers, digest, url, result))
+    problems += _later_than_proven(path, checkpoints)
     return proofs, problems
+
+
+def _later_than_proven(path: Path, checkpoints: list[tuple[int, dt.datetime, dt.timedelta, str]]) -> list[str]:
+    """Lines that name an instant (when it happened, or when it was recorded) later than a token
+    proves the line already existed, beyond the token's accuracy and CLOCK_SLACK: a line cannot
+    hold a time that had not yet come when a third party saw it. One pass over the journal for all
+    the tokens, keeping the latest instant seen so far; for each token the line holding the latest
+    instant it covers is named (the stamped line's own recorded time is named by ``check``)."""
+    if not checkpoints:
+        return []
+    order = sorted(checkpoints, key=lambda c: c[0])
+    problems: list[str] = []
+    latest: tuple[dt.datetime, int, str, str] | None = None  # instant, line, field, kind
+    at_checkpoint = 0
+    with path.open("rb") as fh:
+        for n, raw in enumerate(fh):
+            if not raw.endswith(b"\n"):
+                break
+            obj = json.loads(raw)
+            kind = str(obj.get("kind", "header"))
+            own = [(when, n, name, kind) for name in (("created_at",) if n == 0 else ("at", "recorded_at"))
+                   if (when := _when(obj.get(name))) is not None]
+            while at_checkpoint < len(order) and order[at_checkpoint][0] == n:
+                _covers, at, slack, where = order[at_checkpoint]
+                candidates = [x for x in own if x[2] != "recorded_at"] + ([latest] if latest else [])
+                late = max(candidates, default=None, key=lambda x: x[0])
+                if late is not None and late[0] > at + slack:
+                    when, line, name, kind_of = late
+                    said = "happened" if name == "at" else "was recorded" if name == "recorded_at" else "was created"
+                    problems.append(f"{where}: line {line + 1} ({kind_of}, seq {line}) says it {said} at "
+                                    f"{when.isoformat()}, later than the token proves it already existed "
+                                    f"({at.isoformat()}): the journal's times are not its clock's (set ahead, "
+                                    "typed, or the line was written before the instant it names)")
+                at_checkpoint += 1
+            if at_checkpoint == len(order):
+                break
+            for item in own:
+                if latest is None or item[0] > latest[0]:
+                    latest = item
+    return problems
+
+
+def _when(value: Any) -> dt.datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        when = dt.datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else None
 
 
 def read_token_file(path: str | Path) -> dict[str, Any]:

@@ -21,6 +21,7 @@ message says so.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import tempfile
@@ -45,19 +46,48 @@ class Verdict:
     problems: list[str] = field(default_factory=list)
     statements: list[str] = field(default_factory=list)
     tail: int = 0  # bytes after the toolkit's own revision (signatures, or an update to refuse)
+    head: dict[str, Any] | None = None  # the embedded journal's head (seq and hash), once verified
+    parties: str | None = None  # who the verified data names, in words
+    parse: Any = None  # the CLI's command-line parser, when called from the CLI
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
 
-def verify_report(path: str | Path, tsa_roots: list[Any] | None = None) -> Verdict:
-    """Check a report PDF; InputError (exit 2) only for a file that is not a readable PDF report."""
+def verify_report(path: str | Path, tsa_roots: list[Any] | None = None, expect: str | None = None,
+                  parse: Any = None) -> Verdict:
+    """Check a report PDF; InputError (exit 2) only for a file that is not a readable PDF report
+    (or one beyond a bound: pages, objects, attachments, decoded bytes). ``expect``: the journal
+    head (SEQ:HASH) handed over with the report, which its embedded journal must end at;
+    ``parse``: the CLI's parser of a command line (``day60.cli.base.given_options``), with which
+    the recorded command is held to what the report carries."""
     from day60.files import read_bytes
 
+    anchor = None
+    if expect is not None:
+        from day60.journal.verification import parse_head
+
+        anchor = parse_head(expect)
     raw = read_bytes(path, "REPORT", "a PDF report written by day60", MAX_REPORT)
+    with pdfs.bounded(len(raw)):
+        verdict = _verify(raw, path, tsa_roots, parse)
+    if anchor is not None and not verdict.problems:
+        head = verdict.head
+        if head is None:
+            verdict.problems.append(f"it carries no journal, so it cannot be checked against the head expected "
+                                    f"(--expect {anchor[0]}:{anchor[1]})")
+        elif (head["seq"], head["hash"]) != anchor:
+            verdict.problems.append(f"its journal ends at head {head['seq']}:{head['hash']}, not at the head expected "
+                                    f"(--expect {anchor[0]}:{anchor[1]}): it was not scored from the journal that "
+                                    "was handed over with that head")
+    return verdict
+
+
+def _verify(raw: bytes, path: str | Path, tsa_roots: list[Any] | None, parse: Any) -> Verdict:
     pdf = pdfs.reader(raw, path)
     verdict = Verdict(str(path))
+    verdict.parse = parse
     broken = _broken_signatures(raw, path)
     try:
         try:
@@ -116,9 +146,9 @@ def _manifest(embedded: dict[str, bytes]) -> tuple[dict[str, Any], str | None]:
         return {}, (f"it carries no {docs.MANIFEST}: it was written by an earlier day60, or rebuilt by other "
                     "software, and its pages cannot be checked against its data")
     try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        return {}, f"its {docs.MANIFEST} is damaged"
+        data = _json(body, docs.MANIFEST)
+    except InputError as exc:
+        return {}, f"its {docs.MANIFEST} is damaged: {exc.problem}"
     signer = data.get("signer") if isinstance(data, dict) else None
     ok = isinstance(data, dict) and data.get("format") == docs.MANIFEST_FORMAT and data.get("kind") in KINDS \
         and (data.get("title") is None or isinstance(data.get("title"), str)) \
@@ -128,7 +158,24 @@ def _manifest(embedded: dict[str, bytes]) -> tuple[dict[str, Any], str | None]:
         and isinstance(data.get("renderer"), dict) and _instant(data.get("written_at"))
     if not ok:
         return {}, f"its {docs.MANIFEST} is not one day60 writes"
+    from day60.evidence import provenance
+
+    when = provenance.instant(data["written_at"])
+    now = dt.datetime.now(dt.UTC)
+    if when is None:
+        return {}, f"its {docs.MANIFEST} gives written_at {str(data['written_at'])[:40]!r}, not as day60 writes it"
+    if not provenance.EARLIEST <= when <= now + provenance.CLOCK_TOLERANCE:
+        return {}, (f"its {docs.MANIFEST} says it was written at {data['written_at']}, "
+                    + ("before the toolkit's first line" if when < provenance.EARLIEST else "later than now"))
     return data, None
+
+
+def _json(body: bytes, name: str) -> Any:
+    """Embedded JSON, read as every JSON input is (nesting, numbers and repeated keys checked):
+    InputError naming what is wrong, never a RecursionError."""
+    from day60.files import loads_json
+
+    return loads_json(body, "REPORT", "JSON as day60 writes it", f"the embedded {name}")
 
 
 def _instant(value: Any) -> bool:
@@ -158,11 +205,12 @@ def _rebuild(manifest: dict[str, Any], embedded: dict[str, bytes], verdict: Verd
         verdict.problems.append(f"the {kind} report does not carry {', '.join(missing)}")
         return None
     try:
-        recorded = json.loads(embedded[data_name])
-        if not isinstance(recorded, dict):
-            raise ValueError("not an object")
-    except (ValueError, UnicodeDecodeError):
-        verdict.problems.append(f"the embedded {data_name} is damaged")
+        recorded = _json(embedded[data_name], data_name)
+    except InputError as exc:
+        verdict.problems.append(f"the embedded {data_name} is damaged: {exc.problem}")
+        return None
+    if not isinstance(recorded, dict):
+        verdict.problems.append(f"the embedded {data_name} is damaged: it is not a JSON object")
         return None
     builder = {"score": _score, "selfassess": _selfassess, "schedule": _schedule, "drills": _drills}[kind]
     with tempfile.TemporaryDirectory() as tmp:
@@ -175,7 +223,7 @@ def _rebuild(manifest: dict[str, Any], embedded: dict[str, bytes], verdict: Verd
         return None
     fresh = next(body for name, body, _what, _rel in document.attachments if name == data_name)
     if fresh != embedded[data_name]:
-        where = first_difference(json.loads(embedded[data_name]), json.loads(fresh))
+        where = first_difference(recorded, json.loads(fresh))
         verdict.problems.append(f"the embedded {data_name} is not what its embedded inputs compute to: {where}")
         return None
     return document
@@ -221,11 +269,24 @@ def _score(tmp: Path, embedded: dict[str, bytes], recorded: dict[str, Any], mani
     if docs.SOURCES["deal"] in embedded:
         deal = clauses.load_deal(_file(tmp, embedded, "deal"), clauses.load_library(),
                                  rubric.parameter_ids(published), draft=True)
+    state, words = rubric.standing(published)
+    if state == "changed":
+        verdict.problems.append(f"the embedded rubric is refused: {words}")
+        return None
+    verdict.statements.append(f"scored against {words}")
     prov = _inputs_agree(recorded, {"journal": journal.sha256, "rubric": published.sha256,
                                     "deal": deal.sha256 if deal else None}, verdict)
     if prov is None:
         return None
     superseded = embedded.get(docs.SOURCES["superseded"])
+    options = {"--pdf": True, "--sow": deal is not None, "--supersede": superseded is not None,
+               **_finish_options(manifest)}
+    if published.sha256 != rubric.load().sha256:
+        options["--rubric"] = True
+    if not _provenance_holds(prov, {"rubric": f"{published.id} {published.version}"}, journal, manifest,
+                             ("score",), options, verdict):
+        return None
+    _state_journal(journal, verdict)
     if superseded is not None:
         try:
             supersede.check(superseded, "the embedded superseded score", journal, published, deal)
@@ -264,6 +325,16 @@ def _selfassess(tmp: Path, embedded: dict[str, bytes], recorded: dict[str, Any],
                                     "deal": deal.sha256 if deal else None}, verdict, tickets)
     if prov is None:
         return None
+    shipped = rubric.load()
+    named = {f.get("file"): f.get("sha256") for f in (ans.answers.get(sa.TICKETS) or {}).get("files", [])}
+    if any(prov["inputs_sha256"].get(name, digest) != digest for name, digest in named.items()):
+        verdict.problems.append("its provenance records a ticket export's hash other than the embedded answers do")
+        return None
+    versions = {"rubric": f"{shipped.id} {shipped.version}", "question_set": f"{qs.id} {qs.version}"}
+    if not _provenance_holds(prov, versions, journal, manifest, ("selfassess",),
+                             {"--pdf": True, "--sow": deal is not None, **_finish_options(manifest)}, verdict):
+        return None
+    _state_journal(journal, verdict)
     if ans.answers.get(sa.TICKETS):
         verdict.statements.append("its incidents came from a ticket export that the report does not carry: the "
                                   "journal built from it is scored again, not built again")
@@ -316,6 +387,9 @@ def _schedule(tmp: Path, embedded: dict[str, bytes], recorded: dict[str, Any], m
         verdict.problems.append(f"the embedded deal file hashes to {deal.sha256[:16]}..., but the schedule records "
                                 f"{str(recorded.get('sow_sha256'))[:16]}...")
         return None
+    named = [f"{role} {deal.deal.get(role)}" for role in ("provider", "partner")
+             if isinstance(deal.deal.get(role), str)]
+    verdict.parties = "; ".join(named) or None
     return docs.schedule_document(clauses.schedule(lib, deal, draft=draft), embedded[docs.SOURCES["deal"]],
                                   manifest.get("signer"), manifest.get("timestamp_authority"), manifest["written_at"])
 
@@ -331,9 +405,45 @@ def _drills(tmp: Path, embedded: dict[str, bytes], recorded: dict[str, Any], man
     if prov is None:
         return None
     result = drills.score_call(observations)
+    rules = f"{result['rules']['id']} {result['rules']['version']}"
+    if not _provenance_holds(prov, {"drill_rules": rules}, None, manifest, ("voice", "drills"),
+                             {"--pdf": True, **_finish_options(manifest)}, verdict):
+        return None
     result["provenance"] = prov
     return docs.drills_document(result, body, manifest.get("signer"), manifest.get("timestamp_authority"),
                                 manifest["written_at"])
+
+
+def _finish_options(manifest: dict[str, Any]) -> dict[str, bool]:
+    """--sign and --tsa, which the command line must give exactly when the report records a signer
+    or a timestamp authority."""
+    return {"--sign": bool(manifest.get("signer")), "--tsa": bool(manifest.get("timestamp_authority"))}
+
+
+def _provenance_holds(prov: dict[str, Any], versions: dict[str, str], journal: Any, manifest: dict[str, Any],
+                      command: tuple[str, ...], options: dict[str, bool], verdict: Verdict) -> bool:
+    """The recorded provenance, every field typed and checked (evidence.provenance.check): its
+    run date not before the journal's first line nor after the document was written, its versions
+    those of what the report carries, its command line one that wrote this report."""
+    from day60.evidence import provenance
+
+    earliest = dt.datetime.fromisoformat(journal.header["created_at"]) if journal is not None else None
+    written = provenance.instant(manifest["written_at"])
+    wrong = provenance.check(prov, versions, earliest, written or dt.datetime.now(dt.UTC), command, options,
+                             verdict.parse)
+    if wrong:
+        verdict.problems.append(f"its provenance is not as day60 writes it: {'; '.join(wrong[:4])}")
+    return not wrong
+
+
+def _state_journal(journal: Any, verdict: Verdict) -> None:
+    """The verified journal's head and parties, for the report's reader to compare."""
+    header = journal.header
+    verdict.head = dict(journal.head) if journal.head else {"seq": 0, "hash": header["hash"]}
+    runner = header.get("runner")
+    org = header.get("runner_organisation")
+    verdict.parties = (f"partner {header.get('partner')}; supplier {header.get('supplier')}; deployment "
+                       f"{header.get('deployment')}; run by {runner}" + (f" ({org})" if org else ""))
 
 
 def first_difference(recorded: Any, fresh: Any, where: str = "") -> str:
@@ -385,15 +495,31 @@ def _compare(raw: bytes, path: str | Path, pdf: Any, document: docs.Document, ma
     fresh = pdfs.reader(rendered, "the document rendered again")
 
     def differences() -> list[str]:
+        # The cheap checks first, so that no page is read as text unless it must be: the page count,
+        # then each page's drawing (hashed within the file's bounds: an unchanged drawing prints
+        # unchanged words), then the words of a page whose drawing differs, read only when its
+        # content is within a few times what the embedded data renders on that page.
         found = []
-        text = pdfs.first_text_difference(pdfs.page_words(pdf), pdfs.page_words(fresh))
-        if text is not None:
-            return [f"{text.part} {text.detail}"]
-        for number, (mine, theirs) in enumerate(zip(pdfs.page_digests(pdf), pdfs.page_digests(fresh),
-                                                    strict=True), start=1):
-            if mine != theirs:
-                return [f"page {number} prints the same words but draws something else (its content, a font, an "
-                        "image or its boxes differ from what the embedded data renders to)"]
+        have, want = len(pdf.pages), len(fresh.pages)
+        if have != want:
+            return [f"the page count: the file has {have} page(s); the embedded data renders {want}"]
+        changed = [n for n, (mine, theirs) in enumerate(zip(pdfs.page_digests(pdf), pdfs.page_digests(fresh),
+                                                             strict=True)) if mine != theirs]
+        for n in changed:
+            theirs = pdfs.drawn_size(fresh.pages[n], pdfs.MAX_STREAM)
+            mine = pdfs.drawn_size(pdf.pages[n], 4 * theirs + pdfs.MIB)
+            if mine > 4 * theirs + pdfs.MIB:
+                return [f"page {n + 1} draws more than {4 * theirs + pdfs.MIB:,} bytes of content (its content "
+                        f"streams and the forms they invoke, as often as invoked) where the embedded data renders "
+                        f"{theirs:,}; its words are not read"]
+        for n in changed:  # the words first: a changed font shared by every page changes every drawing
+            text = pdfs.first_text_difference([pdfs.words(pdf.pages[n].extract_text() or "")],
+                                              [pdfs.words(fresh.pages[n].extract_text() or "")])
+            if text is not None:
+                return [f"page {n + 1} {text.detail}"]
+        if changed:
+            return [f"page {changed[0] + 1} prints the same words but draws something else (its content, a font, "
+                    "an image or its boxes differ from what the embedded data renders to)"]
         mine, theirs = pdfs.outside_pages(pdf), pdfs.outside_pages(fresh)
         for part in sorted(set(mine) | set(theirs)):
             if mine.get(part) != theirs.get(part):

@@ -5,7 +5,9 @@ can be streamed; ``notes`` reads the deal's note conventions; ``normalise`` turn
 into journal events through one path; ``reconcile`` sets our figure beside the vendor's own
 from the journal. The BPO states what the export cannot say for itself: the zone of times
 written without an offset, the ServiceNow export mode, which vendor priority is which deal
-severity, and which vendor values mean withdrawn or excluded.
+severity, and which vendor values mean withdrawn or excluded. Which states mean closed, deleted,
+merged or not an incident is data (``states.yaml``, read by ``states``), to which the map adds;
+``books`` counts every record of every file into one bucket.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 from day60.errors import InputError
 from day60.imports import csvmap, jira, normalise, pagerduty, servicenow, zendesk
+from day60.imports.books import Books
 from day60.imports.records import (
     FORMAT_NAMES,
     Settings,
@@ -37,9 +40,11 @@ def list_formats() -> list[dict[str, str]]:
 
 
 def settings(map_path: Path | None, severity_map: str | None, zone_name: str | None, mode: str | None,
-             date_format: str | None) -> Settings:
+             date_format: str | None, encoding: str | None = None, delimiter: str | None = None,
+             sheet: str | None = None) -> Settings:
     """Options and the --map file, options winning; every value checked."""
     from day60.imports.notes import compile_patterns
+    from day60.imports.tabular import check_options
 
     doc: dict[str, Any] = load_map(map_path) if map_path else {}
     times = doc.get("times", {})
@@ -49,13 +54,19 @@ def settings(map_path: Path | None, severity_map: str | None, zone_name: str | N
         check_severity_map(doc.get("severity", {}), "--map severity")
     fmt = check_date_format(date_format, "--date-format") if date_format else \
         check_date_format(times.get("format"), "--map times.format")
+    stated = doc.get("file", {})  # an option wins over the map's [file]
+    chosen = {key: (value, f"--{key}") if value is not None else (stated.get(key), f"--map file.{key}")
+              for key, value in (("encoding", encoding), ("delimiter", delimiter), ("sheet", sheet))}
+    files = check_options(chosen["encoding"][0], chosen["delimiter"][0], chosen["sheet"][0], fmt,
+                          fields=(chosen["encoding"][1], chosen["delimiter"][1], chosen["sheet"][1]))
     return Settings(zone(tz_name, field) if tz_name else None, fmt, mode,
                     severity, {str(k): str(v) for k, v in doc.get("columns", {}).items()},
                     {str(k): str(v) for k, v in doc.get("pauses", {}).items()},
                     parse_outcomes(doc.get("outcomes", {})), compile_patterns(doc.get("notes", {})),
                     {str(k): str(v) for k, v in doc.get("sla", {}).items()},
                     [v.strip() for v in doc.get("changes", {}).get("agreed", [])],
-                    [v.strip() for v in doc.get("integrations", {}).get("names", [])])
+                    [v.strip() for v in doc.get("integrations", {}).get("names", [])], files,
+                    {k: [v.strip() for v in values] for k, values in doc.get("states", {}).items()})
 
 
 def sha256_file(path: Path) -> str:
@@ -83,6 +94,10 @@ def run_import(fmt: str, exports: list[Path], journal: Path, config: Settings,
         raise InputError("--severity-map", "is required: a vendor's P1 is not assumed to be the deal's Severity 1",
                          "say which is which, e.g. --severity-map '1 - Critical=1,2 - High=2,3 - Moderate=3,"
                          "4 - Low=4,5 - Planning=skip' (or a [severity] table in --map)")
+    stated = [f"--{k}" for k in ("encoding", "delimiter", "sheet") if getattr(config.files, k) is not None]
+    if stated and fmt in ("zendesk", "pagerduty"):
+        raise InputError(stated[0], f"applies to CSV and XLSX exports, and the {fmt} format reads JSON",
+                         "leave it out (and the map's [file])")
     if len({p.resolve() for p in exports}) != len(exports):
         raise InputError("EXPORT", "the same file is given twice", "name each export once")
     if any(p.resolve() == journal.resolve() for p in exports):
@@ -90,7 +105,11 @@ def run_import(fmt: str, exports: list[Path], journal: Path, config: Settings,
     files = [{"file": p.name, "sha256": sha256_file(p)} for p in exports]
     by = f"day60 import {fmt} (export sha256 {', '.join(f['sha256'] for f in files)})"
     notes: list[str] = []
-    items = module.read(exports, config, notes)
-    result = normalise.run(fmt, journal, items, config, files, by, progress)
+    books = Books(exports)
+    items = module.read(exports, config, notes, books)
+    result = normalise.run(fmt, journal, items, config, files, by, progress, books)
+    for p, f in zip(exports, files, strict=True):  # what each table was read as: encoding, delimiter, sheet
+        if str(p) in config.files.found:
+            f["read_as"] = config.files.found[str(p)].as_dict()
     result.findings["notes"] = [{"ticket": None, "note": n} for n in notes] + result.findings["notes"]
     return result

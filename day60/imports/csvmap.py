@@ -28,6 +28,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from day60.errors import InputError
+from day60.imports import states
+from day60.imports.books import Books
+from day60.imports.locales import LocalisedTimes
 from day60.imports.records import (
     PAUSE_KINDS,
     Pause,
@@ -53,7 +56,7 @@ CONTINUED = ("pause_start", "pause_end", "pause_kind", "note", "note_at", "reope
 TEXT = ("note", "check", "state", "outcome")  # cells that may run over several lines
 
 
-def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ticket | Unreadable]:
+def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) -> Iterator[Ticket | Unreadable]:
     cols = settings.columns
     check_columns(settings, KEYS, "csv")
     if "id" not in cols:
@@ -65,18 +68,22 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
     if ("pause_start" in cols) != ("pause_end" in cols):
         raise InputError("--map columns", "name a pause start without an end, or an end without a start",
                          "map both pause_start and pause_end")
-    times = Times(settings)
+    times = LocalisedTimes(settings)
+    rules = states.rules("csv", settings.states)
     for p in paths:
+        key = books.key(p)
         used = list(cols.values())
-        header, rows = csv_rows(p, "EXPORT", used=used, free=[cols[k] for k in TEXT if k in cols])
+        header, rows = csv_rows(p, "EXPORT", used=used, free=[cols[k] for k in TEXT if k in cols], how=settings.files)
         require_columns(header, used, p, "EXPORT", "the map")
         first: dict[str, tuple[str, dict[str, str], Ticket | None, str | None]] = {}
         order: list[str] = []
         repeated: list[str] = []
+        continued: dict[str, int] = {}  # continuation rows read into a ticket that is unreadable itself
         for n, row in rows:
+            books.read(p)
             where = f"{p.name} row {n}"
             if "\0problem" in row:
-                yield Unreadable(where, None, row["\0problem"])
+                yield Unreadable(where, None, row["\0problem"], key)
                 continue
             ref = (row[cols["id"]] or "").strip()
             held = first.get(ref) if ref else None
@@ -86,18 +93,22 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
                 elif held[2] is not None:
                     try:
                         _add(held[2], row, times, settings, f"row {n}")
+                        held[2].attached[key] = held[2].attached.get(key, 0) + 1
                     except RowProblem as exc:
-                        held[2].notes.append(f"continuation row {n} was not read: {exc}")
+                        yield Unreadable(where, ref, f"continuation row of {ref[:40]!r}, not read: {exc}", key)
+                else:
+                    continued[ref] = continued.get(ref, 0) + 1
                 continue
             try:
-                ticket, problem = _ticket(row, where, times, settings), None
+                ticket, problem = _ticket(row, where, times, settings, rules), None
+                ticket.file = key
             except RowProblem as exc:
                 ticket, problem = None, str(exc)
             if ref:
                 first[ref] = (where, row, ticket, problem)
                 order.append(ref)
             else:
-                yield Unreadable(where, row.get(cols["id"]), problem or "has no ticket id")
+                yield Unreadable(where, row.get(cols["id"]), problem or "has no ticket id", key)
         if repeated:
             raise InputError("EXPORT", f"{p}: {len(repeated)} ticket id(s) appear on rows that differ: "
                                        f"{'; '.join(repeated[:5])}{' and more' if len(repeated) > 5 else ''}",
@@ -105,7 +116,8 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
                              "leaves its other cells empty; nothing was written")
         for ref in order:
             where, row, ticket, problem = first[ref]
-            yield ticket if ticket is not None else Unreadable(where, ref, problem or "")
+            yield ticket if ticket is not None else Unreadable(where, ref, problem or "", key,
+                                                               1 + continued.get(ref, 0))
 
 
 def _continues(row: dict[str, str], main: dict[str, str], cols: dict[str, str]) -> bool:
@@ -114,7 +126,7 @@ def _continues(row: dict[str, str], main: dict[str, str], cols: dict[str, str]) 
                for key, c in cols.items() if key not in CONTINUED)
 
 
-def _ticket(row: dict[str, str], where: str, times: Times, settings: Settings) -> Ticket:
+def _ticket(row: dict[str, str], where: str, times: Times, settings: Settings, rules: states.Rules) -> Ticket:
     cols = settings.columns
 
     def cell(key: str) -> str | None:
@@ -145,6 +157,10 @@ def _ticket(row: dict[str, str], where: str, times: Times, settings: Settings) -
                              (cols.get("state", "state"), cell("state")))
     if found:
         t.outcome = (found[0], found[1], None)
+    standing = rules.status(t.state)
+    if standing == states.DELETED:
+        t.apart = (states.DELETED, f"{cols['state']} {t.state!r}, which the map's [states] deleted names")
+        return t
     wall = number(cell("vendor_hours"), cols.get("vendor_hours", ""))
     business = number(cell("vendor_business_hours"), cols.get("vendor_business_hours", ""))
     if wall is not None or business is not None:
@@ -152,6 +168,8 @@ def _ticket(row: dict[str, str], where: str, times: Times, settings: Settings) -
             cols[k] for k in ("vendor_hours", "vendor_business_hours") if k in cols) + ")", wall, business,
             at("vendor_start"), at("vendor_end"))
     _add(t, row, times, settings, "")
+    if standing != "open":  # over, as its state says: with no time for it, at a time not evidenced
+        t.ended(f"{cols['state']} {t.state}", standing == "resolved")
     return t
 
 

@@ -1,8 +1,11 @@
 """Jira Service Management: the issue CSV, the changelog JSON and the SLA JSON.
 
 The CSV (``Issue key``, ``Created``, ``Resolved``, ``Priority``, ``Status``, and ``Issue id``,
-``Issue Type``, ``Resolution`` and ``Comment`` where exported) holds times in the exporting
-user's zone and date format (by default ``02/Mar/26 9:15 AM``), so the zone must be stated.
+``Issue Type``, ``Resolution``, ``Status Category``, ``Status Category Changed`` and ``Comment``
+where exported) holds times in the exporting user's zone and date format (by default
+``02/Mar/26 9:15 AM``), so the zone must be stated. Whether an issue is done is its Status
+Category (``states.yaml``; its status where the export has no category), with the map's
+[states] words; a done issue with no time for its end is "closed, time not evidenced".
 Jira repeats a column for each value of a multi-value field (``Comment``, issue links): those
 are read as lists; any other column the import reads that appears twice is refused.
 
@@ -34,12 +37,16 @@ from pathlib import Path
 from typing import Any
 
 from day60.errors import InputError
+from day60.imports import states
+from day60.imports.books import Books
+from day60.imports.locales import LocalisedTimes, jira_header
 from day60.imports.records import (
     Pause,
     RowProblem,
     Settings,
     Ticket,
     Times,
+    Unmatched,
     Unreadable,
     VendorClock,
     check_columns,
@@ -49,7 +56,7 @@ from day60.imports.records import (
 )
 
 PAUSES = {"Waiting for customer": "wait", "Pending": "kept"}
-CLOSED = ("Closed", "Canceled", "Cancelled", "Done", "Resolved", "Declined")
+CATEGORY, CATEGORY_CHANGED = "Status Category", "Status Category Changed"  # Jira's own columns
 SLA_NAME = "Time to resolution"
 DATE_FORMAT = "%d/%b/%y %I:%M %p"
 CHANGE_FIELDS = ("Custom field (Change start date)", "Custom field (Change completion date)")
@@ -109,22 +116,42 @@ def _request_of(doc: dict[str, Any], p: Path) -> str:
                      "save it as the API returns it (with _links.self), or key it by issue key")
 
 
-def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ticket | Unreadable]:
+def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) -> Iterator[Ticket | Unreadable
+                                                                                          | Unmatched]:
     check_columns(settings, KEYS, "jira")
-    csv_times = Times(Settings(settings.zone, settings.date_format or DATE_FORMAT), how="state the exporting "
+    rules = states.rules("jira", settings.states)
+    csv_times = LocalisedTimes(Settings(settings.zone, settings.date_format or DATE_FORMAT), how="state the exporting "
                       "user's time zone with --zone (Jira writes CSV times in it, without an offset)")
     api_times = Times(settings)
     history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]] = {}
     sla: dict[str, Any] = {}
+    # Which file each issue's changelog and SLA answer came from, and how many records: what the
+    # ticket they complete settles, or what is listed unmatched.
+    held: dict[Any, dict[str, int]] = {}
+    sla_from: dict[str, str] = {}
     issues = []
     for p in paths:
+        key = books.key(p)
         if p.suffix.lower() == ".json":
             kind, doc = _kind(_load_json(p), p)
             if kind == "sla":
+                books.read(p, len(doc))
+                for ref in doc:
+                    if ref in sla_from:  # the same request in two files: the later answer is read
+                        books.skip(sla_from[ref], f"an SLA answer given again in {p.name}")
+                    sla_from[ref] = key
                 sla.update(doc)
                 continue
-            for i, (key, histories) in enumerate(doc):
-                yield from _history(key, histories, f"{p.name} issue {i + 1}", api_times, history)
+            books.read(p, len(doc))
+            for i, (ref, histories) in enumerate(doc):
+                where = f"{p.name} issue {i + 1}"
+                if not isinstance(ref, str | tuple) or not isinstance(histories, list):
+                    yield Unreadable(where, None, "is not an issue with a key and its change histories", key)
+                    continue
+                ref = ref.strip() if isinstance(ref, str) else ref
+                slot = held.setdefault(ref, {})
+                slot[key] = slot.get(key, 0) + 1
+                yield from _history(ref, histories, where, api_times, history, key)
         else:
             issues.append(p)
     if not issues:
@@ -140,32 +167,66 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
     for p in issues:
         from day60.imports.records import csv_header
 
-        header = csv_header(p, "EXPORT")
+        key = books.key(p)
+        header = csv_header(p, "EXPORT", how=settings.files, rename=jira_header)
         cols = _columns(settings, header)
         used = ["Issue key", "Created", "Resolved", "Status", sev] + [c for c in cols.values() if c] + \
-            [c for c in ("Issue id", "Issue Type", "Resolution") if c in header]
+            [c for c in ("Issue id", "Issue Type", "Resolution", CATEGORY, CATEGORY_CHANGED) if c in header]
         many = [c for k, c in cols.items() if k in ("notes", "change_link") and c]
-        header, rows = csv_rows(p, "EXPORT", used=used, many=many, free=[cols.get("check") or "\0"])
+        header, rows = csv_rows(p, "EXPORT", used=used, many=many, free=[cols.get("check") or "\0"],
+                                how=settings.files, rename=jira_header)
         require_columns(header, ["Issue key", "Created", "Resolved", "Status", sev] +
                         [c for k, c in cols.items() if c and k in settings.columns], p, "EXPORT", "a Jira CSV export")
         tickets, changes = [], {}
         for n, row in rows:
+            books.read(p)
             where = f"{p.name} row {n}"
             if "\0problem" in row:
-                yield Unreadable(where, None, row["\0problem"])
+                yield Unreadable(where, None, row["\0problem"], key)
                 continue
             if (row.get("Issue Type") or "").strip() == "Change":
-                changes[row["Issue key"].strip()] = _change(row, cols, csv_times, settings)
+                ref = row["Issue key"].strip()
+                changes[ref] = _change(row, cols, csv_times, settings)
+                books.skip(key, "a Change issue: read for its window, never a ticket")
+                for other, count in _take(held, sla_from, ref, row).items():
+                    books.skip(other, "records of a Change issue", count)
                 continue
             tickets.append((where, row))
         if changes:
             notes.append(f"{len(changes)} change issue(s) read for their windows, not as tickets: "
                          f"{', '.join(sorted(changes)[:8])}")
         for where, row in tickets:
+            attached = _take(held, sla_from, row["Issue key"].strip(), row)
             try:
-                yield _ticket(row, where, csv_times, settings, cols, history, sla, pauses_of, changes)
+                t = _ticket(row, where, csv_times, settings, cols, history, sla, pauses_of, changes, rules,
+                            CATEGORY in header)
             except RowProblem as exc:
-                yield Unreadable(where, row.get("Issue key"), str(exc))
+                yield Unreadable(where, row.get("Issue key"), str(exc), key, 1)
+                for other, count in attached.items():
+                    books.add(other, "unreadable", count)
+                continue
+            t.file, t.attached = key, attached
+            yield t
+    for ref, files in held.items():  # changelogs of issues the CSV does not hold
+        for other, count in files.items():
+            yield Unmatched(other, ref if isinstance(ref, str) else f"issue id {ref[1]}", count, "changelog")
+    for ref, other in sla_from.items():
+        yield Unmatched(other, ref, 1, "SLA")
+
+
+def _take(held: dict[Any, dict[str, int]], sla_from: dict[str, str], ref: str, row: dict[str, Any]) -> dict[str, int]:
+    """The changelog and SLA records of one CSV issue (by key, or by Issue id), taken out of those
+    still unmatched: file -> records."""
+    out: dict[str, int] = {}
+    ident = (row.get("Issue id") or "").strip()
+    for k in (ref, ("id", ident)):
+        for other, count in held.pop(k, {}).items():
+            out[other] = out.get(other, 0) + count
+    for k in (ref, ident):
+        other = sla_from.pop(k, None)
+        if other is not None:
+            out[other] = out.get(other, 0) + 1
+    return out
 
 
 def _columns(settings: Settings, header: list[str]) -> dict[str, str | None]:
@@ -184,11 +245,11 @@ def _columns(settings: Settings, header: list[str]) -> dict[str, str | None]:
     return out
 
 
-def _history(key: Any, histories: Any, where: str, times: Times,
-             history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]]) -> Iterator[Unreadable]:
-    if not isinstance(key, str | tuple) or not isinstance(histories, list):
-        yield Unreadable(where, None, "is not an issue with a key and its change histories")
-        return
+def _history(key: Any, histories: list[Any], where: str, times: Times,
+             history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]], file: str) \
+        -> Iterator[Unreadable]:
+    """One issue's change histories into ``history``; a history entry that cannot be read is
+    listed (the issue's record is still read: it counts once, with its ticket)."""
     for h in histories:
         try:
             at = times.required(h.get("created") if isinstance(h, dict) else None, "created")
@@ -196,12 +257,12 @@ def _history(key: Any, histories: Any, where: str, times: Times,
             if not isinstance(items, list):
                 raise RowProblem("a history entry has no items")
         except RowProblem as exc:
-            yield Unreadable(where, str(key), str(exc))
+            yield Unreadable(where, str(key), str(exc), file, 0)
             continue
         for item in items:
             if isinstance(item, dict) and item.get("field") in ("status", "resolution"):
                 to = item.get("toString")
-                history.setdefault(key.strip() if isinstance(key, str) else key, []).append(
+                history.setdefault(key, []).append(
                     (at, item["field"], to if isinstance(to, str) else None,
                      item.get("fromString") if isinstance(item.get("fromString"), str) else None))
 
@@ -225,10 +286,15 @@ def _change(row: dict[str, Any], cols: dict[str, str | None], times: Times, sett
 
 def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, cols: dict[str, str | None],
             history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]], sla: dict[str, Any],
-            pauses_of: dict[str, str], changes: dict[str, Pause | str]) -> Ticket:
+            pauses_of: dict[str, str], changes: dict[str, Pause | str], rules: states.Rules,
+            categorised: bool) -> Ticket:
     key = row["Issue key"].strip()
     t = Ticket(key, where, row[settings.column("severity", "Priority")], times.read(row["Created"], "Created"),
                resolved=times.read(row["Resolved"], "Resolved"), state=row["Status"].strip())
+    kind = (row.get("Issue Type") or "").strip()
+    if rules.excluded_kind(kind):
+        t.apart = (states.NOT_INCIDENT, f"Issue Type {kind!r}, which the map's [states] not_incident names")
+        return t
 
     def at(name: str) -> dt.datetime | None:
         return times.read(row.get(cols[name]), cols[name]) if cols[name] else None
@@ -250,10 +316,10 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, c
             t.auto_resolved = f"{cols['resolved_by']} {resolver!r}"
     changes_of = sorted(history.get(key, []) + history.get(("id", (row.get("Issue id") or "").strip()), []),
                         key=lambda c: c[0])
-    _intervals(t, [c for c in changes_of if c[1] == "status"], pauses_of)
-    _resolutions(t, changes_of)
-    if t.state in CLOSED and t.resolved is None and t.closed is None:
-        t.notes.append(f"{t.state} without a resolution, and the changelog gives no time for it")
+    done = _done_words(rules)
+    _intervals(t, [c for c in changes_of if c[1] == "status"], pauses_of, done)
+    _resolutions(t, changes_of, done)
+    _standing(t, row, rules, categorised, times)
     if cols["change_start"]:
         start, end = at("change_start"), at("change_end")
         if start is not None and end is not None and end > start:
@@ -272,8 +338,45 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, c
     return t
 
 
+def _done_words(rules: states.Rules) -> frozenset[str]:
+    """Statuses a changelog moves an issue into when it is done (a changelog names statuses, not
+    their categories): the shipped done statuses and the map's words."""
+    return rules.done_statuses | rules.resolved | rules.closed
+
+
+def _standing(t: Ticket, row: dict[str, Any], rules: states.Rules, categorised: bool, times: Times) -> None:
+    """Whether the issue is done, from its Status Category (Jira's own grouping of every status,
+    custom ones included) where the export has it, else its status; and the map's words either
+    way. A done issue with no time for its end reads "closed, time not evidenced", never open:
+    its time is Resolved, else the changelog's move into a done status, else Status Category
+    Changed, the instant it entered the Done category."""
+    category = (row.get(CATEGORY) or "").strip()
+    if rules.status(t.state, category) == states.DELETED:
+        t.apart = (states.DELETED, f"status {t.state!r}, which the map's [states] deleted names")
+        return
+    done = category in rules.done_categories if categorised else t.state in rules.done_statuses
+    done = done or rules.status(t.state, category) != "open"
+    if not done:
+        if t.resolved is not None:
+            t.notes.append(f"status {t.state!r}{f' (category {category})' if category else ''} is not done, yet "
+                           "Resolved holds a time: read as resolved then")
+        return
+    resolution = (row.get("Resolution") or "").strip()
+    words = f"{t.state}" + (f" (category {category})" if category else "") + \
+        (f", resolution {resolution}" if resolution else ", no resolution")
+    if t.resolved is None and t.closed is None and categorised:
+        changed = times.read(row.get(CATEGORY_CHANGED), CATEGORY_CHANGED) if CATEGORY_CHANGED in row else None
+        if changed is not None:
+            if resolution:
+                t.resolved = changed
+            else:
+                t.closed = changed
+            t.notes.append(f"{words}: no Resolved time; its end is read from {CATEGORY_CHANGED}")
+    t.ended(words, bool(resolution))
+
+
 def _intervals(t: Ticket, changes: list[tuple[dt.datetime, str, str | None, str | None]],
-               pauses_of: dict[str, str]) -> None:
+               pauses_of: dict[str, str], done: frozenset[str]) -> None:
     open_at, open_status = None, ""
     for at, _field, status, _old in changes:
         if open_at is not None:
@@ -281,13 +384,14 @@ def _intervals(t: Ticket, changes: list[tuple[dt.datetime, str, str | None, str 
             open_at = None
         if status in pauses_of:
             open_at, open_status = at, status
-        if status in CLOSED and status != "Resolved" and t.resolved is None:
+        if status in done and status != "Resolved" and t.resolved is None:
             t.closed = at
     if open_at is not None:
         t.pauses.append(Pause(pauses_of[open_status], open_at, None, f"status: {open_status}"))
 
 
-def _resolutions(t: Ticket, changes: list[tuple[dt.datetime, str, str | None, str | None]]) -> None:
+def _resolutions(t: Ticket, changes: list[tuple[dt.datetime, str, str | None, str | None]],
+                 done: frozenset[str]) -> None:
     """Earlier resolutions and re-opens: from the resolution field where the changelog has it
     (set: resolved; cleared: re-opened), else from statuses leaving a done status."""
     res = [c for c in changes if c[1] == "resolution"]
@@ -300,9 +404,9 @@ def _resolutions(t: Ticket, changes: list[tuple[dt.datetime, str, str | None, st
                 reopens.append((at, f"resolution {old} cleared"))
     else:
         for at, _field, to, old in changes:
-            if to in CLOSED and old not in CLOSED:
+            if to in done and old not in done:
                 resolutions.append(at)
-            elif old in CLOSED and to is not None and to not in CLOSED:
+            elif old in done and to is not None and to not in done:
                 reopens.append((at, f"status {old} to {to}"))
     if reopens:
         last = reopens[-1][0]

@@ -15,7 +15,14 @@ Each ticket becomes organic incident events under the id ``FORMAT:TICKET``:
   the last resolution (or on the restore, where that is the resolution) so a report can
   reconcile from the journal alone;
 - a withdrawal or exclusion (3.19.5) that the map's [outcomes] or [notes] names, with the
-  vendor's value as the reason.
+  vendor's value as the reason;
+- a ticket its records show closed (``states.yaml``) with no time for it: a closure whose
+  ``instant`` is ``not-evidenced``, dated at the earliest it can have been (the clock start, or
+  the last re-open), so that the figures read it "not evidenced", never open.
+
+A ticket deleted, merged into another or not an incident (``Ticket.apart``) is counted apart and
+never written. Every record of every file lands in one bucket of the import's ``Books``, and an
+import that would write no ticket at all is refused: nothing in it could be measured.
 
 Every ticket's events are replayed through the journal's rules of fact before any is written;
 a ticket that breaks one is listed with the reason, never written, never dropped silently. A
@@ -40,12 +47,23 @@ from day60 import journal as jr
 from day60.clock import to_utc_us
 from day60.errors import InputError
 from day60.events import Ident
-from day60.imports.records import FORMAT_NAMES, Pause, RowProblem, Settings, Ticket, Times, Unreadable, clean
+from day60.imports.books import Books
+from day60.imports.records import (
+    FORMAT_NAMES,
+    Pause,
+    RowProblem,
+    Settings,
+    Ticket,
+    Times,
+    Unmatched,
+    Unreadable,
+    clean,
+)
 
 _IDENT = TypeAdapter(Ident)  # the journal's own rule for ids
 Event = tuple[str, dt.datetime, dict[str, Any]]
-FINDINGS = ("resolved_unconfirmed", "closed_unresolved", "open", "clock_from_opening", "clock_from_notice",
-            "withdrawn", "excluded", "reopened", "distorted", "kept_pauses", "notes")
+FINDINGS = ("resolved_unconfirmed", "closed_unresolved", "closed_untimed", "open", "clock_from_opening",
+            "clock_from_notice", "withdrawn", "excluded", "reopened", "distorted", "kept_pauses", "notes")
 
 
 @dataclass
@@ -55,7 +73,7 @@ class Result:
     format: str
     journal: str
     exports: list[dict[str, Any]]
-    read: int = 0  # records read: every one is imported, extended, unchanged, skipped, in conflict or unreadable
+    read: int = 0  # items read: each is imported, extended, unchanged, skipped, in conflict, unreadable or unmatched
     imported: list[str] = field(default_factory=list)
     events: int = 0
     unchanged: list[str] = field(default_factory=list)
@@ -63,6 +81,9 @@ class Result:
     conflicts: list[dict[str, Any]] = field(default_factory=list)
     unreadable: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[dict[str, Any]] = field(default_factory=list)
+    unmatched: list[dict[str, Any]] = field(default_factory=list)  # records for tickets the main export lacks
+    files: list[dict[str, Any]] = field(default_factory=list)  # per export file: read, and each bucket's count
+    states: dict[str, Any] = field(default_factory=dict)  # the state rules read (states.yaml: version, sha256)
     findings: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {k: [] for k in FINDINGS})
     note_patterns: list[dict[str, Any]] = field(default_factory=list)
     reconcile: dict[str, Any] = field(default_factory=dict)  # the reconciliation's totals
@@ -102,11 +123,12 @@ def ticket_events(t: Ticket, severity: int | None) -> list[Event]:
                 out.append((f"incident.{name}-end", end, {}))
     if t.communicated is not None:
         out.append(("incident.communicated", t.communicated, {}))
-    ends = endings(t)
+    clock = min(at for kind, at, _ in out if kind in ("incident.detected", "incident.partner-notice"))
+    ends = endings(t, clock)
     out += ends
     for name, start, end, label in holds:
-        later = next((at for kind, at, _ in ends if kind in ("incident.restored", "incident.ticket-closed")
-                      and at >= start), None)
+        later = next((at for kind, at, data in ends if kind in ("incident.restored", "incident.ticket-closed")
+                      and at >= start and "instant" not in data), None)
         if end is None and later is not None:  # it would run to the restore: an end nobody recorded
             raise RowProblem(f"a {name} from {start.isoformat()} ({clean(label, 80)}) has no end, yet the ticket "
                              f"was restored or closed at {later.isoformat()}: when the {name} ended is not recorded, "
@@ -145,9 +167,12 @@ def _labels(labels: dict[str, None]) -> str:
     return "; ".join(shown) + (f"; and {more} more" if more else "")
 
 
-def endings(t: Ticket) -> list[Event]:
+def endings(t: Ticket, clock: dt.datetime | None = None) -> list[Event]:
     """Restores, resolutions, closures and re-opens in time order, as the journal's rules take
-    them: the clock ends at the last confirmed restore that no re-open follows."""
+    them: the clock ends at the last confirmed restore that no re-open follows. A ticket its
+    records show over with no time for it (``t.untimed``) ends in a closure whose time is not
+    evidenced, dated at the earliest it can have been: ``clock`` (its clock start) or the last of
+    these, whichever is later; after a confirmed restore that stands it adds nothing."""
     items: list[tuple[dt.datetime, int, str, str]] = []
     restore_at = t.restored or t.resolved
     if t.check and restore_at is not None:
@@ -188,6 +213,12 @@ def endings(t: Ticket) -> list[Event]:
             out.append(("incident.ticket-closed", at, data))
             if state == "live":
                 state = "closed"
+    if t.untimed is not None and final is None and state != "restored":
+        words, resolved = t.untimed
+        since = max([at for at, *_ in ordered] + ([clock] if clock is not None else []), default=None)
+        if since is not None:
+            out.append(("incident.ticket-closed", since, {"state": clean(words, 120), "resolved": resolved,
+                                                          "instant": "not-evidenced"}))
     return out
 
 
@@ -203,7 +234,8 @@ def vendor_data(t: Ticket) -> dict[str, Any]:
             "vendor_business_ms": ms(v.business_hours), "vendor_paused_ms": ms(v.paused_hours),
             "vendor_from": v.start.isoformat() if v.start else None,
             "vendor_to": v.end.isoformat() if v.end else None,
-            "vendor_schedule": clean(v.schedule, 120) if v.schedule else None}
+            "vendor_schedule": clean(v.schedule, 120) if v.schedule else None,
+            "vendor_elapsed_ms": ms(v.elapsed_hours), "vendor_waits_ms": ms(v.waits_hours)}
     return {k: value for k, value in data.items() if value is not None}
 
 
@@ -227,17 +259,23 @@ def ident_of(fmt: str, ref: str) -> str:
     raise RowProblem(f"ticket id {ref[:40]!r} is empty, too long, or holds control or invisible characters")
 
 
-def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], config: Settings,
-        exports: list[dict[str, Any]], by: str, progress: Callable[[str, int], None] | None = None) -> Result:
+def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable | Unmatched], config: Settings,
+        exports: list[dict[str, Any]], by: str, progress: Callable[[str, int], None] | None = None,
+        books: Books | None = None) -> Result:
     """Append every readable ticket in ``items`` to the journal, in one locked batch.
     ``progress(step, records read)``, when given, hears of each step ("journal", "tickets",
-    "reconciling") and, while tickets are read, of every hundredth record."""
+    "reconciling") and, while tickets are read, of every hundredth record. ``books``: the export
+    files' records, which every item settles into (``books.Books``); checked before anything is
+    written."""
     from day60 import engine, reading
     from day60.imports import notes, reconcile
 
     tell = progress or (lambda step, done: None)
 
-    result = Result(fmt, str(journal_path), exports)
+    from day60.imports.states import shipped_source
+
+    result = Result(fmt, str(journal_path), exports, states=shipped_source())
+    books = books if books is not None else Books([])
     appended = engine.Appended()
     unmapped: dict[str, str] = {}
     seen: dict[str, str] = {}
@@ -254,12 +292,20 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], conf
             if result.read % 100 == 0:
                 tell("tickets", result.read)
             if isinstance(item, Unreadable):
-                result.unreadable.append(vars(item))
+                result.unreadable.append({k: v for k, v in vars(item).items() if k not in ("file", "rows")})
+                if item.file:
+                    books.add(item.file, "unreadable", item.rows)
+                continue
+            if isinstance(item, Unmatched):
+                result.unmatched.append({"ticket": item.ref, "records": item.records, "what": item.what,
+                                         "file": books.books[item.file].file if item.file in books.books else ""})
+                books.add(item.file, "unmatched", item.records)
                 continue
             try:
                 ident = ident_of(fmt, item.ref)
             except RowProblem as exc:
                 result.unreadable.append({"where": item.where, "ref": item.ref, "reason": str(exc)})
+                books.settle(item, "unreadable")
                 continue
             if ident in seen:
                 repeated.setdefault(ident, [seen[ident]]).append(item.where)
@@ -267,6 +313,12 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], conf
             seen[ident] = item.where
             if repeated:
                 continue  # the import stops once the export is read: nothing more to build
+            if item.apart is not None:  # deleted, merged or not an incident: counted apart, never scored
+                kind, words = item.apart
+                result.skipped.append({"ticket": item.ref, "severity": item.severity, "where": item.where,
+                                       "kind": kind, "reason": f"{kind}: {clean(words, 160)}"})
+                books.settle(item, "skipped", kind)
+                continue
             twin = elsewhere.get(ident.split(":", 1)[1])
             if twin is not None:
                 result.conflicts.append({"ticket": item.ref, "where": item.where,
@@ -274,11 +326,15 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], conf
                                                    "another format: importing it again would count one incident "
                                                    "twice (if they are two incidents, log this one by hand under "
                                                    "its own id)"})
+                books.settle(item, "conflicts")
                 continue
             try:
                 severity = _severity(item, config.severity, unmapped)
                 if severity == "skip":
-                    result.skipped.append({"ticket": item.ref, "severity": item.severity, "where": item.where})
+                    result.skipped.append({"ticket": item.ref, "severity": item.severity, "where": item.where,
+                                           "kind": "severity", "reason": f"the severity map leaves out "
+                                                                         f"{clean(item.severity or '', 60)!r}"})
+                    books.settle(item, "skipped", "left out by the severity map")
                     continue
                 applied = notes.apply(item, config.notes, times)
                 item.notes += applied.problems
@@ -286,6 +342,7 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], conf
                 check_ticket(ident, events)
             except RowProblem as exc:
                 result.unreadable.append({"where": item.where, "ref": item.ref, "reason": str(exc)})
+                books.settle(item, "unreadable")
                 continue
             have = existing.get(ident)
             keys = [(kind, to_utc_us(at)) for kind, at, _ in events] if have is not None else []
@@ -293,12 +350,14 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], conf
                 result.conflicts.append({"ticket": item.ref, "where": item.where,
                                          "reason": "the journal already holds other times for it (seq "
                                                    f"{', '.join(str(s) for s in have.values())})"})
+                books.settle(item, "conflicts")
                 continue
             new = events if have is None else [e for e, key in zip(events, keys, strict=True) if key not in have]
             if have is not None and new:
                 taken = _later_export(item, have, new)
                 if taken:
                     result.conflicts.append({"ticket": item.ref, "where": item.where, "reason": taken})
+                    books.settle(item, "conflicts")
                     continue
             if have is not None and not new:
                 result.unchanged.append(item.ref)
@@ -309,6 +368,7 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], conf
                 clock = item.vendor
                 appended.ticket(ident, first, new, *((clock.start, clock.end) if clock else ()))
                 (result.imported if have is None else result.extended).append(item.ref)
+            books.settle(item, "imported")
             kept.append(ident)
             _findings(result, item, events, applied)
         if repeated:
@@ -324,6 +384,11 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], conf
                              f"{' and more' if len(values) > 8 else ''} (e.g. {unmapped[values[0]]})",
                              "map every vendor value: 'VALUE=1' to '=4', '=unclassified' or '=skip'; nothing "
                              "was written")
+        books.check()
+        result.files = books.rows()
+        if not kept and not result.conflicts:  # (a ticket in conflict is in the journal, as it was)
+            raise InputError("EXPORT", _nothing_imported(result),
+                             "fix the export (or the map) and import again; nothing was written")
         result.events = batch.count
         result.head = {"seq": batch.seq, "hash": batch.head_hash}
         held, last_line = batch.journal, batch.prev_line
@@ -335,6 +400,26 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable], conf
     result.reconciliation = reconcile.reconcile(now, only=kept)
     result.reconcile = result.reconciliation.summary
     return result
+
+
+def _nothing_imported(r: Result) -> str:
+    """Why an import that would put no ticket in the journal is refused, in one line: the counts,
+    and the first reason of each kind."""
+    parts = [f"{r.read} item(s) read and not one ticket imported"]
+    if r.unreadable:
+        u = r.unreadable[0]
+        parts.append(f"{len(r.unreadable)} unreadable (first: {clean(u['where'], 60)}: {clean(u['reason'], 120)})")
+    if r.skipped:
+        first = r.skipped[0]
+        parts.append(f"{len(r.skipped)} left out (first: {first['ticket']}: {clean(first['reason'], 80)})")
+    if r.conflicts:
+        parts.append(f"{len(r.conflicts)} in conflict with the journal (first: {r.conflicts[0]['ticket']})")
+    if r.unmatched:
+        parts.append(f"{len(r.unmatched)} record group(s) for tickets the export does not hold")
+    if not r.read:
+        parts.append("the export holds no ticket (if the supplier had none in the period, say so without an "
+                     "import)")
+    return "; ".join(parts)
 
 
 def _other_formats(journal: jr.Journal, fmt: str) -> dict[str, str]:
@@ -406,6 +491,9 @@ def _findings(result: Result, t: Ticket, events: list[Event], applied: Any) -> N
         f[t.outcome[0]].append({"ticket": t.ref, "reason": events[-1][2]["reason"]})
     elif stands is None and (last_end is None or last_end[0] == "incident.reopened"):
         f["open"].append({"ticket": t.ref, "state": t.state or "not stated"})
+    elif stands is None and last_end[2].get("instant") == "not-evidenced":
+        f["closed_untimed"].append({"ticket": t.ref, "state": last_end[2]["state"],
+                                    "not_before": last_end[1].isoformat()})
     elif stands is None:
         key = "resolved_unconfirmed" if last_end[2].get("resolved") else "closed_unresolved"
         f[key].append({"ticket": t.ref, "at": last_end[1].isoformat(), "state": last_end[2].get("state", "")})

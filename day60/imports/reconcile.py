@@ -73,12 +73,37 @@ class Reconciliation:
                    "gap_hours": float(c["gap"][i]) if has else 0.0, "agree": agree if has else None,
                    "reopens": int(c["reopens"][i]),
                    "clock_start": "ticket's opening (stand-in)" if c["standin"][i] else "detection or notice",
-                   "reasons": [], "note": None}
+                   "reasons": [], "note": None, "beside": self._beside(i, has)}
             if not has:
                 row["note"] = _not_compared(c["status"][i], c["wall"][i], c["bus"][i])
             elif not agree:
                 row["reasons"] = _reasons(row, self._part(i), row["reopens"], bool(c["standin"][i]))
             yield row
+
+    def _beside(self, i: int, has: bool) -> list[dict[str, Any]]:
+        """The vendor's further figures for the ticket (Zendesk states three: its main, paused one
+        is the row's; its whole elapsed span and its time waiting on you are set here) beside ours,
+        each difference with its reasons."""
+        c, out = self.cols, []
+        tol = AGREE_SECONDS / 3600
+        part = self._part(i)
+        if not np.isnan(c["elapsed"][i]):
+            theirs = float(c["elapsed"][i])
+            entry = _beside("elapsed, start to stop, not paused", theirs, float(part["clock"][0]) if has else None)
+            if has and abs(entry["difference_hours"]) > tol:
+                entry["reasons"] = _elapsed_reasons(entry, part, tol)
+            out.append(entry)
+        if not np.isnan(c["v_waits"][i]):
+            theirs = float(c["v_waits"][i])
+            entry = _beside("waiting on you", theirs, float(c["waits"][i]) if has else None)
+            if has and abs(entry["difference_hours"]) > tol:
+                entry["reasons"] = [
+                    f"ours counts only the waits on you inside our clock ({_clock_text(part)}) that the records "
+                    f"and the map name as waits ({_h(entry['ours_hours'])}); the vendor's counts all its own waiting "
+                    f"time from its clock's start to its stop ({_h(theirs)}), so they are "
+                    f"{_h(abs(entry['difference_hours']))} apart"]
+            out.append(entry)
+        return out
 
     def _part(self, i: int) -> dict[str, Any]:
         c = self.cols
@@ -88,6 +113,44 @@ class Reconciliation:
                 "clock": (c["clock"][0][i], c["clock"][1][i]), "v_span": c["v_span"][i],
                 "paused_ms": c["paused"][i], "waits": float(c["waits"][i]), "changes": float(c["changes"][i]),
                 "schedule": c["schedule"][i]}
+
+
+def _beside(figure: str, theirs: float, ours: float | None) -> dict[str, Any]:
+    return {"figure": figure, "vendor_hours": theirs, "ours_hours": ours,
+            "difference_hours": None if ours is None else ours - theirs, "reasons": []}
+
+
+def _clock_text(part: dict[str, Any]) -> str:
+    return f"{_h(part['clock'][0])} from its start to the monitoring-confirmed restore"
+
+
+def _elapsed_reasons(entry: dict[str, Any], part: dict[str, Any], tol: float) -> list[str]:
+    """Why our clock's span and the vendor's elapsed figure differ: where each starts and stops,
+    and whether the vendor's figure is its own span; the rest is said to be unexplained."""
+    out, explained = [], 0.0
+    if part["v_from"] is not None:
+        d = part["d_start"][0]
+        explained += d
+        if abs(d) > tol:
+            out.append(f"our clock starts {_h(abs(d))} {'before' if d > 0 else 'after'} the vendor's "
+                       f"({part['v_from']})")
+    if part["v_to"] is not None:
+        d = part["d_end"][0]
+        explained += d
+        if abs(d) > tol:
+            out.append(f"our clock ends at the monitoring-confirmed restore, {_h(abs(d))} "
+                       f"{'after' if d > 0 else 'before'} the vendor's stopped ({part['v_to']})")
+    if part["v_from"] is not None and part["v_to"] is not None:
+        own = part["v_span"] - entry["vendor_hours"]
+        explained += own
+        if abs(own) > tol:
+            out.append(f"the vendor's elapsed figure ({_h(entry['vendor_hours'])}) is not its own clock's span "
+                       f"({_h(part['v_span'])}, from {part['v_from']} to {part['v_to']}): its records disagree with "
+                       f"themselves by {_h(abs(own))}")
+    rest = entry["difference_hours"] - explained
+    if abs(rest) > tol:
+        out.append(f"{_h(abs(rest))} of the difference is not explained by the records")
+    return out
 
 
 def _iso(us: Any, offset: Any) -> str:
@@ -161,6 +224,7 @@ def reconcile(journal: Any, figures: Any = None, only: set[str] | list[str] | No
             "has_to": has_to, "from_us": v_from, "from_off": v["from_off"], "to_us": v_to, "to_off": v["to_off"],
             "d_start": spans(start, v_from), "d_end": spans(v_to, end), "clock": spans(start, end),
             "v_span": (v_to - v_from) / US_PER_HOUR, "paused": v["paused_ms"],
+            "elapsed": v["elapsed_ms"] / 3_600_000, "v_waits": v["waits_ms"] / 3_600_000,
             "waits": np.nan_to_num(take("waiting_on_partner_hours")),
             "changes": np.nan_to_num(take("change_window_hours"))}
     judged = int(has.sum())
@@ -203,6 +267,8 @@ def _vendor_clocks(journal: Any, table: Any, only: set[str] | list[str] | None) 
                        coalesce(CAST(v.wall_ms AS DOUBLE), 'NaN') AS wall_ms,
                        coalesce(CAST(v.business_ms AS DOUBLE), 'NaN') AS business_ms,
                        coalesce(CAST(v.paused_ms AS DOUBLE), 'NaN') AS paused_ms,
+                       coalesce(CAST(v.elapsed_ms AS DOUBLE), 'NaN') AS elapsed_ms,
+                       coalesce(CAST(v.waits_ms AS DOUBLE), 'NaN') AS waits_ms,
                        v.from_us IS NOT NULL AS has_from, coalesce(v.from_us, 0) AS from_us,
                        coalesce(v.from_off, 0) AS from_off, v.to_us IS NOT NULL AS has_to,
                        coalesce(v.to_us, 0) AS to_us, coalesce(v.to_off, 0) AS to_off
@@ -243,16 +309,17 @@ def _reference_clocks(events: list[dict[str, Any]], index: Any) -> tuple[dict[st
         if "vendor_measure" in d:
             rows.append((at, e["seq"], d["vendor_measure"], d.get("vendor_schedule"),
                          *(np.nan if d.get(f) is None else float(d[f])
-                           for f in ("vendor_wall_ms", "vendor_business_ms", "vendor_paused_ms")),
+                           for f in ("vendor_wall_ms", "vendor_business_ms", "vendor_paused_ms", "vendor_elapsed_ms",
+                                     "vendor_waits_ms")),
                          *_instant(d.get("vendor_from")), *_instant(d.get("vendor_to"))))
         if e["kind"] == "incident.detected" and d.get("clock_start") == "ticket-opened":
             standin[at] = True
         if e["kind"] == "incident.reopened":
             reopens[at] += 1
-    names = ("at", "seq", "measure", "schedule", "wall_ms", "business_ms", "paused_ms", "has_from", "from_us",
-             "from_off", "has_to", "to_us", "to_off")
-    kinds = (np.int64, np.int64, object, object, float, float, float, bool, np.int64, np.int64, bool, np.int64,
-             np.int64)
+    names = ("at", "seq", "measure", "schedule", "wall_ms", "business_ms", "paused_ms", "elapsed_ms", "waits_ms",
+             "has_from", "from_us", "from_off", "has_to", "to_us", "to_off")
+    kinds = (np.int64, np.int64, object, object, float, float, float, float, float, bool, np.int64, np.int64, bool,
+             np.int64, np.int64)
     columns = list(zip(*rows, strict=True)) if rows else [()] * len(names)
     return ({k: np.array(c, dtype=t) for k, c, t in zip(names, columns, kinds, strict=True)}, reopens, standin)
 

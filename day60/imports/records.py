@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import io
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from day60.errors import InputError
+from day60.imports.tabular import MAX_EXPORT_BYTES, FileOptions, Table, open_table, utf8_copy
 from day60.timeparse import EARLIEST, LATEST, RANGE_TEXT, localize
 
 FORMAT_NAMES = ("servicenow", "jira", "zendesk", "pagerduty", "csv")  # the import formats, as ids are prefixed
@@ -27,7 +27,6 @@ PAUSE_KINDS = ("wait", "change", "kept")  # on the partner; an agreed change win
 SEVERITY_VALUES = ("1", "2", "3", "4", "unclassified", "skip")
 OUTCOMES = ("withdrawn", "excluded")  # charter 3.19.5: counted apart, never in the restore figure
 SLA_CALENDARS = ("24x7", "business")
-MAX_EXPORT_BYTES = 64 * 1024 * 1024 * 1024  # a ticket export is streamed, never loaded whole
 MAX_JSON_EXPORT_BYTES = 512 * 1024 * 1024  # JSON exports (vendor APIs) are read whole
 csv.field_size_limit(1024 * 1024)
 
@@ -56,6 +55,8 @@ class VendorClock:
     end: dt.datetime | None = None  # when it stopped
     paused_hours: float | None = None  # calendar time its clock stood still between the two
     schedule: str | None = None  # the vendor's business schedule, where its records name it
+    elapsed_hours: float | None = None  # its own figure for the whole span, not paused, beside a paused main one
+    waits_hours: float | None = None  # its own total of time waiting on the partner
 
 
 @dataclass
@@ -87,6 +88,18 @@ class Ticket:
     vendor: VendorClock | None = None
     note_stream: list[tuple[dt.datetime | None, str]] = field(default_factory=list)  # notes, work notes
     notes: list[str] = field(default_factory=list)  # what the import says about the ticket
+    # The records say it is over but hold no time for it: (the vendor's words, resolved or not).
+    untimed: tuple[str, bool] | None = None
+    # Counted apart, never imported: (deleted | merged | not an incident, the vendor's words).
+    apart: tuple[str, str] | None = None
+    file: str = ""  # the export file its record came from (a key of the import's Books)
+    attached: dict[str, int] = field(default_factory=dict)  # records of other files read into it, per file
+
+    def ended(self, words: str, resolved: bool) -> None:
+        """The vendor's records say the ticket is over (resolved, or closed without a resolution):
+        where they give no time for its end, it is over at a time not evidenced, never open."""
+        if self.resolved is None and self.closed is None:
+            self.untimed = (words, resolved)
 
     def note_time(self) -> dt.datetime | None:
         """The latest instant the ticket's own records give (for a withdrawal with no time of its own)."""
@@ -99,6 +112,19 @@ class Unreadable:
     where: str
     ref: str | None
     reason: str
+    file: str = ""  # the export file (a key of the import's Books); "" for a record the format cannot place
+    rows: int = 1  # records of that file it stands for (DuckDB's several rows of one ticket with a bad time)
+
+
+@dataclass
+class Unmatched:
+    """Records of a file that completes the tickets (a history, metrics, log entries, SLA records)
+    for a ticket the main export does not hold: counted and listed with the ticket's id."""
+
+    file: str
+    ref: str
+    records: int
+    what: str  # the vendor's name for what the records are, e.g. "sys_audit"
 
 
 @dataclass
@@ -116,6 +142,8 @@ class Settings:
     sla: dict[str, str] = field(default_factory=dict)  # name, calendar
     agreed_changes: list[str] = field(default_factory=list)  # change statuses that mean agreed
     integrations: list[str] = field(default_factory=list)  # resolved_by values that are integrations
+    files: FileOptions = field(default_factory=FileOptions)  # encoding, delimiter, sheet; what each file was read as
+    states: dict[str, list[str]] = field(default_factory=dict)  # [states]: words the map adds to states.yaml
 
     def column(self, key: str, default: str | None = None) -> str | None:
         return self.columns.get(key, default)
@@ -190,15 +218,18 @@ def check_severity_map(table: dict[str, Any], field_name: str) -> dict[str, str]
     return {str(k): str(v) for k, v in table.items()}
 
 
+STATE_WORDS = ("resolved", "closed", "deleted", "merged", "not_incident")  # [states]: what the map adds to states.yaml
 _SECTIONS: dict[str, tuple[str, ...] | None] = {
     "times": ("timezone", "format"), "columns": None, "pauses": None, "severity": None, "outcomes": None,
-    "notes": None, "sla": ("name", "calendar"), "changes": ("agreed",), "integrations": ("names",)}
-_LISTS = {("changes", "agreed"), ("integrations", "names")}
+    "notes": None, "sla": ("name", "calendar"), "changes": ("agreed",), "integrations": ("names",),
+    "file": ("encoding", "delimiter", "sheet"),
+    "states": STATE_WORDS}
+_LISTS = {("changes", "agreed"), ("integrations", "names"), *(("states", k) for k in STATE_WORDS)}
 
 
 def load_map(path: Path) -> dict[str, Any]:
     """The --map TOML file: [times], [columns], [pauses], [severity], [outcomes], [notes], [sla],
-    [changes], [integrations]; every key checked."""
+    [changes], [integrations], [states], [file]; every key checked."""
     from day60.files import read_toml
 
     doc, _ = read_toml(path, "--map", "a column map (see 'day60 examples', import-*)")
@@ -359,29 +390,23 @@ def number(text: str | None, column: str, scale: float = 1.0) -> float | None:
 # ----- files --------------------------------------------------------------------------------
 
 
-def _open_text(path: Path, field_name: str) -> io.TextIOWrapper:
-    from day60.files import open_regular
-
-    fd = open_regular(path, field_name, "a CSV export", MAX_EXPORT_BYTES)
-    return io.TextIOWrapper(io.FileIO(fd, "rb"), encoding="utf-8-sig", newline="", errors="strict")
-
-
-def _header(reader: Any, fh: io.TextIOWrapper, path: Path, field_name: str) -> list[str]:
-    try:
-        header = next(reader, None)
-    except (UnicodeDecodeError, csv.Error) as exc:
-        fh.close()
-        raise InputError(field_name, f"{path} cannot be read as CSV ({str(exc)[:80]})",
-                         "export it as UTF-8 CSV") from exc
-    if not header:
-        fh.close()
-        raise InputError(field_name, f"{path} is empty", "give the export with its header row")
-    return [h.strip() for h in header]
+def _table(path: Path, field_name: str, how: FileOptions | None,
+           rename: Callable[[list[str]], tuple[list[str], str | None]] | None) -> Table:
+    """The export as a table (CSV in its encoding and delimiter, or an XLSX sheet), its header
+    translated by ``rename`` where the vendor wrote it in another language."""
+    table = open_table(path, field_name, how)
+    if rename is not None:
+        table.header, language = rename(table.header)
+        table.layout.headers = language or table.layout.headers
+    return table
 
 
 def csv_rows(path: Path, field_name: str, used: Iterable[str] = (), many: Iterable[str] = (),
-             free: Iterable[str] = ()) -> tuple[list[str], Iterator[tuple[int, dict[str, Any]]]]:
-    """An export's header and its rows, streamed (row numbers as a spreadsheet shows them).
+             free: Iterable[str] = (), how: FileOptions | None = None,
+             rename: Callable[[list[str]], tuple[list[str], str | None]] | None = None) \
+        -> tuple[list[str], Iterator[tuple[int, dict[str, Any]]]]:
+    """An export's header and its rows, streamed (row numbers as a spreadsheet shows them): a
+    CSV in the encoding and delimiter found or stated in ``how``, or an XLSX sheet (``tabular``).
 
     ``used``: the columns the reader takes; one that the header holds twice is refused, since
     which of the two holds the value cannot be told, unless it is in ``many`` (a column Jira
@@ -389,63 +414,54 @@ def csv_rows(path: Path, field_name: str, used: Iterable[str] = (), many: Iterab
     opened and never closed swallows the rows after it, so it stops the import naming the row,
     as does a used cell (other than ``free`` text) running over several lines. A row with the
     wrong number of cells is ``{"\\0problem": reason}``, listed and counted."""
-    fh = _open_text(path, field_name)
-    reader = csv.reader(fh, strict=True)
-    header = _header(reader, fh, path, field_name)
+    table = _table(path, field_name, how, rename)
+    header = table.header
     many, free = set(many), set(free)
     counts: dict[str, int] = {}
     for name in header:
         counts[name] = counts.get(name, 0) + 1
     twice = [c for c in dict.fromkeys(used) if counts.get(c, 0) > 1 and c not in many]
     if twice:
-        fh.close()
+        table.close()
         raise InputError(field_name, f"{path} has the column {twice[0]!r} {counts[twice[0]]} times, so which "
                                      "one holds its value cannot be told", "export it once, or map another column")
     places = {name: [i for i, h in enumerate(header) if h == name] for name in many if name in counts}
-    lined = [c for c in dict.fromkeys(used) if c in counts and c not in free and c not in many]
+    # a cell of a workbook holds its line breaks as its own: no quote can be left open there
+    lined = [] if table.layout.kind == "xlsx" else \
+        [c for c in dict.fromkeys(used) if c in counts and c not in free and c not in many]
+    sheet = table.layout.kind == "xlsx"
 
     def rows() -> Iterator[tuple[int, dict[str, Any]]]:
-        with fh:
-            n, line = 1, reader.line_num
-            while True:
-                try:
-                    row = next(reader)
-                except StopIteration:
-                    return
-                except UnicodeDecodeError as exc:
-                    raise InputError(field_name, f"{path}: after row {n} the file is not UTF-8 text",
-                                     "export it as UTF-8 CSV") from exc
-                except csv.Error as exc:
-                    raise InputError(field_name, f"{path}: row {n + 1} (from line {line + 1}) cannot be read "
-                                                 f"({str(exc)[:80]}): a quote opened there is not closed as CSV "
-                                                 "closes it, so the rows after it cannot be told apart",
-                                     "fix the quoting of that row and export again; nothing was written") from exc
-                first, line = line + 1, reader.line_num
-                n += 1
-                if not any(row):  # a blank line, or a row of empty cells
-                    continue
-                if len(row) != len(header):
-                    yield n, {"\0problem": f"has {len(row)} cells, the header has {len(header)}"}
-                    continue
-                out: dict[str, Any] = dict(zip(header, row, strict=True)) if not places else \
-                    {h: v for h, v in zip(header, row, strict=True) if h not in places}
-                for name, at in places.items():
-                    out[name] = [row[i] for i in at if row[i].strip()]
-                for name in lined:
-                    if "\n" in out[name] or "\r" in out[name]:
-                        raise InputError(field_name, f"{path}: row {n} (lines {first}-{line}): its {name!r} cell runs "
-                                                     "over several lines, so a quote was opened and not closed where "
-                                                     "it should be", "fix the quoting of that row and export again; "
-                                                                     "nothing was written")
-                yield n, out
+        for n, row, first, line in table.rows:
+            if not any(row):  # a blank line, or a row of empty cells
+                continue
+            if sheet and len(row) < len(header):  # a workbook leaves a row's empty last cells out
+                row = row + [""] * (len(header) - len(row))
+            if len(row) != len(header):
+                yield n, {"\0problem": f"has {len(row)} cells, the header has {len(header)}"}
+                continue
+            out: dict[str, Any] = dict(zip(header, row, strict=True)) if not places else \
+                {h: v for h, v in zip(header, row, strict=True) if h not in places}
+            for name, at in places.items():
+                out[name] = [row[i] for i in at if row[i].strip()]
+            for name in lined:
+                if "\n" in out[name] or "\r" in out[name]:
+                    table.close()
+                    raise InputError(field_name, f"{path}: row {n} (lines {first}-{line}): its {name!r} cell runs "
+                                                 "over several lines, so a quote was opened and not closed where "
+                                                 "it should be", "fix the quoting of that row and export again; "
+                                                                 "nothing was written")
+            yield n, out
 
     return header, rows()
 
 
-def csv_header(path: Path, field_name: str) -> list[str]:
-    """Only the header row of a CSV export."""
-    with _open_text(path, field_name) as fh:
-        return _header(csv.reader(fh, strict=True), fh, path, field_name)
+def csv_header(path: Path, field_name: str, how: FileOptions | None = None,
+               rename: Callable[[list[str]], tuple[list[str], str | None]] | None = None) -> list[str]:
+    """Only the header row of an export (CSV or XLSX)."""
+    table = _table(path, field_name, how, rename)
+    table.close()
+    return table.header
 
 
 def refuse_twice(header: list[str], used: Iterable[str], path: Path, field_name: str) -> None:
@@ -459,33 +475,53 @@ def refuse_twice(header: list[str], used: Iterable[str], path: Path, field_name:
 class Held:
     """Export files held open while DuckDB reads them. DuckDB is given ``/proc/self/fd/N``, the
     file this process opened and checked, never the name: a ``*``, ``?`` or ``[`` in a file name
-    is a name, not a pattern that could pull in a sibling file."""
+    is a name, not a pattern that could pull in a sibling file. A file that is not UTF-8 (or BOM)
+    text, or is an XLSX workbook, is given as a UTF-8 copy in a folder of its own, written in
+    bounded pieces (``tabular.utf8_copy``), so every encoding and delimiter reads alike."""
 
-    def __init__(self) -> None:
+    def __init__(self, how: FileOptions | None = None) -> None:
         self.fds: list[int] = []
+        self.how = how or FileOptions()
+        self.delimiters: dict[str, str] = {}  # the path DuckDB is given -> its delimiter
+        self.folder: str | None = None
 
     def path(self, path: Path, field_name: str) -> str:
         import os
 
         from day60.files import open_regular
+        from day60.imports.tabular import UTF8, layout
 
+        found = layout(path, field_name, self.how)
+        if found.kind == "xlsx" or found.encoding not in UTF8:
+            if self.folder is None:
+                import tempfile
+
+                self.folder = tempfile.mkdtemp(prefix="day60-export-")
+            copy, delim = utf8_copy(path, field_name, self.how, self.folder)
+            self.delimiters[copy] = delim
+            return copy
         fd = open_regular(path, field_name, "a CSV export", MAX_EXPORT_BYTES)
         self.fds.append(fd)
         held = f"/proc/self/fd/{fd}"
-        if os.path.exists(held):
-            return held
-        if any(ch in str(path) for ch in "*?[{"):
-            raise InputError(field_name, f"{path}: this system does not show open files under /proc, and the "
-                                         "name holds a character DuckDB would read as a pattern",
-                             "rename the file without * ? [ {")
-        return str(path)
+        if not os.path.exists(held):
+            if any(ch in str(path) for ch in "*?[{"):
+                raise InputError(field_name, f"{path}: this system does not show open files under /proc, and the "
+                                             "name holds a character DuckDB would read as a pattern",
+                                 "rename the file without * ? [ {")
+            held = str(path)
+        self.delimiters[held] = found.delimiter or ","
+        return held
 
     def close(self) -> None:
         import os
+        import shutil
 
         for fd in self.fds:
             os.close(fd)
         self.fds.clear()
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
 
 
 def require_columns(header: list[str], needed: list[str], path: Path, field_name: str, what: str) -> None:

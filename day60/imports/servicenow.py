@@ -36,11 +36,14 @@ import datetime as dt
 import re
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from day60.clock import to_utc_us
 from day60.errors import InputError
+from day60.imports import states
+from day60.imports.books import Books
 from day60.imports.records import (
     Held,
     Pause,
@@ -48,6 +51,7 @@ from day60.imports.records import (
     Settings,
     Ticket,
     Times,
+    Unmatched,
     Unreadable,
     VendorClock,
     check_columns,
@@ -64,7 +68,6 @@ if TYPE_CHECKING:  # DuckDB starts only when a ServiceNow export is read, not on
     import duckdb
 
 STATES = {"1": "New", "2": "In Progress", "3": "On Hold", "6": "Resolved", "7": "Closed", "8": "Canceled"}
-ENDED = ("Resolved", "Closed", "Canceled")
 HOLD_REASONS = {"1": "Awaiting Caller", "5": "Awaiting Change", "3": "Awaiting Problem", "4": "Awaiting Vendor"}
 PAUSES = {"Awaiting Caller": "wait", "Awaiting Change": "change", "Awaiting Problem": "kept",
           "Awaiting Vendor": "kept"}
@@ -102,10 +105,29 @@ def kind_of(header: list[str], path: Path) -> str:
     raise InputError("EXPORT", f"{path} is not an export the servicenow format reads", f"it takes: {takes}")
 
 
-def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ticket | Unreadable]:
+@dataclass
+class _Run:
+    """What one ServiceNow import reads with: the settings, the books, the state rules, the tables
+    read in Python (change requests, SLA records) and which of their records a ticket took."""
+
+    settings: Settings
+    books: Books
+    rules: states.Rules
+    times: Times
+    fmt: str
+    keys: dict[int, str] = field(default_factory=dict)  # DuckDB's file number (src) -> the books' key
+    changes: dict[str, list[tuple[str, Pause | None, str, int]]] = field(default_factory=dict)
+    slas: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    taken: set[Any] = field(default_factory=set)  # change and SLA records read into a ticket
+    sys_ids: set[str] = field(default_factory=set)  # of every incident row read: what the history joins
+
+
+def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) -> Iterator[Ticket | Unreadable
+                                                                                               | Unmatched]:
     """The export's tickets, streamed. DuckDB reads the CSVs, parses their times in bulk and joins
     each incident to its sys_audit history and its notes (spilling to disk past its memory
-    limit), so a year of tickets and their history never sit in Python's memory at once."""
+    limit), so a year of tickets and their history never sit in Python's memory at once. Every
+    row of every file is counted into ``books``."""
     if settings.mode not in ("raw", "display"):
         raise InputError("--mode", "a ServiceNow export does not say whether its times are UTC database values "
                                    "or the exporting user's display times",
@@ -123,7 +145,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
                                                                        "read")
     files: dict[str, list[tuple[Path, list[str]]]] = {t: [] for t in TABLES}
     for p in paths:
-        header = csv_header(p, "EXPORT")
+        header = csv_header(p, "EXPORT", how=settings.files)
         files[kind_of(header, p)].append((p, header))
     if not files["incident"]:
         raise InputError("EXPORT", "no incident export was given", "give the incident table's CSV export")
@@ -143,40 +165,63 @@ def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ti
     col = settings.column
     times_cols = ["opened_at", "resolved_at", "closed_at"] + [c for c in (
         col("detected"), col("partner_notice"), col("communicated"), col("acknowledged"), col("restored")) if c]
-    text_cols = ["number", col("severity", "priority"), "state", "hold_reason", "calendar_stc", "business_stc",
-                 "close_code", "reopen_count", col("change", "rfc"), "sys_id"] + \
+    text_cols = ["number", col("severity", "priority"), "state", "incident_state", "sys_class_name", "hold_reason",
+                 "calendar_stc", "business_stc", "close_code", "reopen_count", col("change", "rfc"), "sys_id"] + \
         [c for c in (col("check"), col("outcome"), col("resolved_by")) if c]
     mapped = [c for k in KEYS if (c := col(k))]
     for p, header in files["incident"]:
-        require_columns(header, ["number", "opened_at", "state", col("severity", "priority"), *mapped], p,
+        require_columns(header, ["number", "opened_at", col("severity", "priority"), *mapped], p,
                         "EXPORT", "an incident export")
+        if "state" not in header and "incident_state" not in header:
+            require_columns(header, ["state"], p, "EXPORT", "an incident export (or incident_state)")
         refuse_twice(header, times_cols + text_cols, p, "EXPORT")
         if (audits or journals or (files["task_sla"] and settings.mode == "raw")) and "sys_id" not in header:
             raise InputError("EXPORT", f"{p} lacks the sys_id column that joins it to the other tables",
                              "export the incident table with its sys_id column")
     py_times = Times(Settings(settings.zone, fmt), utc=settings.mode == "raw")
-    changes = _changes(files["change_request"], py_times, notes)
-    slas = _slas(files["task_sla"], py_times, settings)
-    held = Held()
+    run = _Run(settings, books, states.rules("servicenow", settings.states), times, fmt)
+    yield from _changes(files["change_request"], py_times, run)
+    yield from _slas(files["task_sla"], run)
+    held = Held(settings.files)
     import duckdb
 
     with tempfile.TemporaryDirectory(prefix="day60-import-") as spill:
         con = _connect(spill)
         try:
-            yield from _audit_problems(con, audits, fmt, held)
-            _notes_table(con, journals, fmt, held)
+            yield from _audit_problems(con, audits, fmt, held, run)
+            yield from _notes_table(con, journals, fmt, held, run)
             for p, header in files["incident"]:
-                yield from _incidents(con, p, header, bool(audits), bool(journals), times_cols, text_cols, fmt,
-                                      times, settings, held, changes, slas)
+                yield from _incidents(con, p, header, bool(audits), bool(journals), times_cols, text_cols, run, held)
+            yield from _unmatched(con, run, bool(audits), bool(journals))
         except duckdb.Error as exc:
             for p in paths:  # a quote opened and not closed: name its row, as the Python reader finds it
-                for _ in csv_rows(p, "EXPORT")[1]:
+                for _ in csv_rows(p, "EXPORT", how=settings.files)[1]:
                     pass
             raise InputError("EXPORT", f"the export cannot be read ({str(exc).splitlines()[0][:160]})",
                              "export it again as UTF-8 CSV") from None
         finally:
             con.close()
             held.close()
+
+
+def _unmatched(con: duckdb.DuckDBPyConnection, run: _Run, audited: bool, noted: bool) -> Iterator[Unmatched]:
+    """History and notes for sys_ids no incident row holds, and SLA records for tasks no incident
+    row is; change requests no incident names are counted apart."""
+    for table, what, used in (("audit_n", "sys_audit", audited), ("notes_n", "sys_journal_field", noted)):
+        if not used:
+            continue
+        for key, src, n in con.execute(f"SELECT k, src, n FROM {table} ORDER BY k, src").fetchall():
+            if key not in run.sys_ids:
+                yield Unmatched(run.keys[src], key or "(no documentkey)", int(n), what)
+    for task, records in run.slas.items():
+        for r in records:
+            if id(r) not in run.taken:
+                yield Unmatched(r["\0file"], task or "(no task)", 1, "task_sla")
+    for number_, entries in run.changes.items():
+        for entry in entries:
+            if entry[3] not in run.taken and entry[0] == number_:  # listed under its number and its sys_id: once
+                run.books.skip(entry[2], "a change request no incident in the export names (rfc)")
+                run.taken.add(entry[3])
 
 
 def _connect(spill: str) -> duckdb.DuckDBPyConnection:
@@ -193,16 +238,22 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _csv(path: str, rejects: str) -> str:
-    return (f"read_csv({_lit(path)}, all_varchar=true, header=true, delim=',', quote='\"', escape='\"', "
+def _csv(held: Held, p: Path, rejects: str) -> str:
+    """DuckDB's reader of an export: the file this process holds (or its UTF-8 copy), in its delimiter."""
+    path = held.path(p, "EXPORT")
+    return (f"read_csv({_lit(path)}, all_varchar=true, header=true, delim={_lit(held.delimiters[path])}, "
+            f"quote='\"', escape='\"', "
             f"store_rejects=true, rejects_table={_lit(rejects)}, rejects_scan={_lit(rejects + '_scan')})")
 
 
-def _rejects(con: duckdb.DuckDBPyConnection, table: str, p: Path) -> Iterator[Unreadable]:
+def _rejects(con: duckdb.DuckDBPyConnection, table: str, p: Path, key: str) -> Iterator[Unreadable]:
     """Rows DuckDB could not read. A quote opened and not closed swallows the rows after it, so
-    it stops the import, naming the line; other rejects are listed and counted."""
+    it stops the import, naming the line; other rejects are listed and counted (as read, and
+    unreadable, in the books under ``key``)."""
     rows = con.execute(f"SELECT line, error_type, error_message FROM {table} ORDER BY line").fetchall()
-    quoting = [line for line, kind, _ in rows if str(kind) in ("UNQUOTED VALUE", "INVALID UNICODE")]
+    # DuckDB 1.x says INVALID UNICODE, 2.x INVALID ENCODING: a byte past what the encoding was found from
+    quoting = [line for line, kind, _ in rows if str(kind) in ("UNQUOTED VALUE", "INVALID UNICODE",
+                                                               "INVALID ENCODING")]
     if quoting:
         raise InputError("EXPORT", f"{p}: line {quoting[0]} has a quote opened and not closed (or bytes that are "
                                    "not UTF-8), so the rows after it cannot be told apart",
@@ -215,84 +266,163 @@ def _rejects(con: duckdb.DuckDBPyConnection, table: str, p: Path) -> Iterator[Un
         if said not in faults.setdefault(line, []):
             faults[line].append(said)
     for line, said in faults.items():
-        yield Unreadable(f"{p.name} line {line}", None, "; ".join(said)[:400])
+        yield Unreadable(f"{p.name} line {line}", None, "; ".join(said)[:400], key)
 
 
-def _history_sql(audits: list[tuple[Path, list[str]]], fmt: str, held: Held) -> str:
+_CLEAN = "trim(replace(replace(coalesce({}, ''), chr(30), ' '), chr(31), ' '))"
+_STATE_FIELDS = ("state", "incident_state")  # an incident's state, under either name (both move together)
+
+
+def _history_sql(audits: list[tuple[Path, list[str]]], fmt: str, held: Held, run: _Run) -> str:
+    """Every sys_audit row, its file numbered (``src``): the state (or incident_state) and
+    hold_reason rows of the incident table with their values, every other row only counted."""
     parts = []
     for n, (p, header) in enumerate(audits):
-        table = "tablename = 'incident' AND " if "tablename" in header else ""
-        clean = "trim(replace(replace(coalesce({}, ''), chr(30), ' '), chr(31), ' '))"
-        parts.append(f"SELECT trim(documentkey) AS k, epoch_us(try_strptime(trim(sys_created_on), {_lit(fmt)})) AS us, "
-                     f"fieldname AS f, {clean.format('oldvalue')} AS o, {clean.format('newvalue')} AS n "
-                     f"FROM {_csv(held.path(p, 'EXPORT'), f'rej_audit_{n}')} WHERE {table}fieldname IN "
-                     "('state', 'hold_reason')")
+        src = len(run.keys)
+        run.keys[src] = run.books.key(p)
+        table = "trim(coalesce(tablename, '')) = 'incident'" if "tablename" in header else "true"
+        wanted = f"({table} AND trim(coalesce(fieldname, '')) IN ('state', 'incident_state', 'hold_reason'))"
+        parts.append(f"SELECT {src} AS src, trim(documentkey) AS k, "
+                     f"epoch_us(try_strptime(trim(sys_created_on), {_lit(fmt)})) AS us, "
+                     "CASE WHEN trim(fieldname) = 'hold_reason' THEN 'hold_reason' ELSE 'state' END AS f, "
+                     f"CASE WHEN {wanted} THEN {_CLEAN.format('oldvalue')} END AS o, "
+                     f"CASE WHEN {wanted} THEN {_CLEAN.format('newvalue')} END AS n, "
+                     f"{wanted} AS wanted, {table} AS incident_table "
+                     f"FROM {_csv(held, p, f'rej_audit_{n}')}")
     return " UNION ALL ".join(parts)
 
 
-def _audit_problems(con: duckdb.DuckDBPyConnection, audits: list[tuple[Path, list[str]]], fmt: str, held: Held) \
-        -> Iterator[Unreadable]:
-    """Audit rows that cannot be read, each listed; the history is built from the rest."""
+def _audit_problems(con: duckdb.DuckDBPyConnection, audits: list[tuple[Path, list[str]]], fmt: str, held: Held,
+                    run: _Run) -> Iterator[Unreadable]:
+    """Every sys_audit row counted: those that cannot be read listed; rows of other tables and
+    fields counted apart; the history (per sys_id, ``audit_n`` how many rows from each file) is
+    built from the rest."""
     if not audits:
         return
-    con.execute(f"CREATE TEMP TABLE audit AS {_history_sql(audits, fmt, held)}")
+    con.execute(f"CREATE TEMP TABLE audit AS {_history_sql(audits, fmt, held, run)}")
+    first = len(run.keys) - len(audits)
     for n, (p, _header) in enumerate(audits):
-        yield from _rejects(con, f"rej_audit_{n}", p)
-    bad = con.execute("SELECT k, count(*) FROM audit WHERE us IS NULL GROUP BY k ORDER BY k").fetchall()
-    for key, count in bad:
+        for item in _rejects(con, f"rej_audit_{n}", p, run.keys[first + n]):
+            run.books.read(p)
+            yield item
+    for src, n in con.execute("SELECT src, count(*) FROM audit GROUP BY src").fetchall():
+        run.books.read(run.keys[src], int(n))
+    for src, table, n in con.execute("SELECT src, incident_table, count(*) FROM audit WHERE NOT wanted "
+                                     "GROUP BY src, incident_table").fetchall():
+        run.books.skip(run.keys[src], "a sys_audit row of a field the import does not read (it reads state, "
+                                      "incident_state and hold_reason)" if table else
+                       "a sys_audit row of another table than incident", int(n))
+    bad = con.execute("SELECT src, k, count(*) FROM audit WHERE wanted AND us IS NULL GROUP BY src, k "
+                      "ORDER BY k, src").fetchall()
+    for src, key, count in bad:
         yield Unreadable(f"sys_audit rows for {key}", key, f"{count} row(s) with sys_created_on empty or not in the "
-                                                           f"form {fmt}; those changes are left out")
+                                                           f"form {fmt}; those changes are left out",
+                         run.keys[src], int(count))
+    con.execute("CREATE TEMP TABLE audit_n AS SELECT k, src, count(*) AS n FROM audit WHERE wanted AND us IS NOT NULL "
+                "GROUP BY k, src")
 
 
 def _notes_table(con: duckdb.DuckDBPyConnection, journals: list[tuple[Path, list[str]]], fmt: str,
-                 held: Held) -> None:
+                 held: Held, run: _Run) -> Iterator[Unreadable]:
+    """Work notes and comments of incidents, every row counted as ``_audit_problems`` counts."""
     if not journals:
         return
     parts = []
+    first = len(run.keys)
     for n, (p, header) in enumerate(journals):
-        table = "name = 'incident' AND " if "name" in header else ""
-        parts.append(f"SELECT trim(element_id) AS k, coalesce(trim(sys_created_on), '') AS raw, "
+        src = len(run.keys)
+        run.keys[src] = run.books.key(p)
+        table = "trim(coalesce(name, '')) = 'incident'" if "name" in header else "true"
+        wanted = f"({table} AND trim(coalesce(element, '')) IN ('work_notes', 'comments'))"
+        parts.append(f"SELECT {src} AS src, trim(element_id) AS k, coalesce(trim(sys_created_on), '') AS raw, "
                      f"epoch_us(try_strptime(trim(sys_created_on), {_lit(fmt)})) AS us, "
-                     "replace(replace(coalesce(value, ''), chr(30), ' '), chr(31), ' ') AS v "
-                     f"FROM {_csv(held.path(p, 'EXPORT'), f'rej_notes_{n}')} WHERE {table}element IN "
-                     "('work_notes', 'comments')")
+                     f"CASE WHEN {wanted} THEN replace(replace(coalesce(value, ''), chr(30), ' '), chr(31), ' ') END "
+                     f"AS v, {wanted} AS wanted, {table} AS incident_table "
+                     f"FROM {_csv(held, p, f'rej_notes_{n}')}")
     con.execute(f"CREATE TEMP TABLE notes AS {' UNION ALL '.join(parts)}")
     for n, (p, _header) in enumerate(journals):
-        list(_rejects(con, f"rej_notes_{n}", p))  # a quoting fault stops the import; other rejects are notes
+        for item in _rejects(con, f"rej_notes_{n}", p, run.keys[first + n]):
+            run.books.read(p)
+            yield item
+    for src, n in con.execute("SELECT src, count(*) FROM notes GROUP BY src").fetchall():
+        run.books.read(run.keys[src], int(n))
+    for src, table, n in con.execute("SELECT src, incident_table, count(*) FROM notes WHERE NOT wanted "
+                                     "GROUP BY src, incident_table").fetchall():
+        run.books.skip(run.keys[src], "a sys_journal_field row that is neither a work note nor a comment" if table
+                       else "a sys_journal_field row of another table than incident", int(n))
+    con.execute("CREATE TEMP TABLE notes_n AS SELECT k, src, count(*) AS n FROM notes WHERE wanted GROUP BY k, src")
 
 
 def _incidents(con: duckdb.DuckDBPyConnection, p: Path, header: list[str], audited: bool, noted: bool,
-               times_cols: list[str], text_cols: list[str], fmt: str, times: Times, settings: Settings, held: Held,
-               changes: dict[str, list[tuple[str, Pause | None]]], slas: dict[str, list[dict[str, Any]]]) \
-        -> Iterator[Ticket | Unreadable]:
+               times_cols: list[str], text_cols: list[str], run: _Run, held: Held) -> Iterator[Ticket | Unreadable]:
+    fmt, times, settings = run.fmt, run.times, run.settings
+    key = run.books.key(p)
     present_times = [c for c in dict.fromkeys(times_cols) if c in header]
     present_text = [c for c in dict.fromkeys(text_cols) if c in header and c not in present_times]
     select = [f"i.{_ident(c)}" for c in present_text] + \
         [f"i.{_ident(c)}, epoch_us(try_strptime(trim(i.{_ident(c)}), {_lit(fmt)}))" for c in present_times]
     names = present_text + [x for c in present_times for x in (c, c + "\0us")]
     joins = ""
+    counted = "(SELECT k, string_agg(CAST(src AS VARCHAR) || ':' || CAST(n AS VARCHAR), ',') AS c FROM {} GROUP BY k)"
     if audited:
         joins += ("LEFT JOIN (SELECT k, string_agg(concat_ws(chr(31), us, f, o, n), chr(30) ORDER BY us, f) AS h "
-                  "FROM audit WHERE us IS NOT NULL GROUP BY k) h ON h.k = trim(i.sys_id) ")
-        select.append("h.h")
-        names.append("\0history")
+                  "FROM (SELECT DISTINCT k, us, f, o, n FROM audit WHERE wanted AND us IS NOT NULL) GROUP BY k) h "
+                  "ON h.k = trim(i.sys_id) "
+                  f"LEFT JOIN {counted.format('audit_n')} ac ON ac.k = trim(i.sys_id) ")
+        select += ["h.h", "ac.c"]
+        names += ["\0history", "\0audit_n"]
     if noted:
         joins += ("LEFT JOIN (SELECT k, string_agg(concat_ws(chr(31), coalesce(CAST(us AS VARCHAR), ''), raw, v), "
-                  "chr(30) ORDER BY us) AS t FROM notes GROUP BY k) nt ON nt.k = trim(i.sys_id) ")
-        select.append("nt.t")
-        names.append("\0notes")
-    cur = con.execute(f"SELECT {', '.join(select)} FROM {_csv(held.path(p, 'EXPORT'), 'rej_incident')} i {joins}")
+                  "chr(30) ORDER BY us) AS t FROM notes WHERE wanted GROUP BY k) nt ON nt.k = trim(i.sys_id) "
+                  f"LEFT JOIN {counted.format('notes_n')} nc ON nc.k = trim(i.sys_id) ")
+        select += ["nt.t", "nc.c"]
+        names += ["\0notes", "\0notes_n"]
+    cur = con.execute(f"SELECT {', '.join(select)} FROM {_csv(held, p, 'rej_incident')} i {joins}")
     pauses_of = {**PAUSES, **settings.pauses}
     while rows := cur.fetchmany(20_000):
         for values in rows:
             row = dict(zip(names, values, strict=True))
+            run.books.read(p)
             where = f"{p.name} {row['number']}"
+            attached = _attached(row, run)
             try:
-                yield _ticket(row, where, times, settings, pauses_of, audited, fmt, changes, slas)
+                t = _ticket(row, where, times, settings, pauses_of, audited, fmt, run)
             except RowProblem as exc:
-                yield Unreadable(where, row["number"], str(exc))
-    yield from _rejects(con, "rej_incident", p)
+                yield Unreadable(where, row["number"], str(exc), key)
+                for other, n in attached.items():
+                    run.books.add(other, "unreadable", n)
+                continue
+            t.file, t.attached = key, attached
+            yield t
+    for item in _rejects(con, "rej_incident", p, key):
+        run.books.read(p)
+        yield item
     con.execute("DROP TABLE IF EXISTS rej_incident; DROP TABLE IF EXISTS rej_incident_scan")
+
+
+def _attached(row: dict[str, Any], run: _Run) -> dict[str, int]:
+    """The records of the other files this incident row takes: its sys_audit and sys_journal_field
+    rows (as DuckDB counted them, per file), its task_sla rows and the change request its rfc
+    names (the first incident to name one takes it): file -> records."""
+    out: dict[str, int] = {}
+    sys_id = (row.get("sys_id") or "").strip()
+    if sys_id:
+        run.sys_ids.add(sys_id)
+    for name in ("\0audit_n", "\0notes_n"):
+        for part in filter(None, (row.get(name) or "").split(",")):
+            src, n = part.split(":")
+            out[run.keys[int(src)]] = out.get(run.keys[int(src)], 0) + int(n)
+    for task in dict.fromkeys(filter(None, (sys_id, (row.get("number") or "").strip()))):
+        for r in run.slas.get(task, []):
+            if id(r) not in run.taken:
+                run.taken.add(id(r))
+                out[r["\0file"]] = out.get(r["\0file"], 0) + 1
+    link = (row.get(run.settings.column("change", "rfc")) or "").strip()
+    for _number, _pause, file, rowid in run.changes.get(link, []) if link else []:
+        if rowid not in run.taken:
+            run.taken.add(rowid)
+            out[file] = out.get(file, 0) + 1
+    return out
 
 
 def _at(row: dict[str, Any], column: str | None, times: Times, fmt: str) -> dt.datetime | None:
@@ -312,20 +442,30 @@ def _at(row: dict[str, Any], column: str | None, times: Times, fmt: str) -> dt.d
 
 
 def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, pauses_of: dict[str, str],
-            audited: bool, fmt: str, changes: dict[str, list[tuple[str, Pause | None]]],
-            slas: dict[str, list[dict[str, Any]]]) -> Ticket:
+            audited: bool, fmt: str, run: _Run) -> Ticket:
     col = settings.column
-    code = (row["state"] or "").strip()
+    rules = run.rules
+    code = (row.get("state") or "").strip() or (row.get("incident_state") or "").strip()
     state = _label(code, STATES)
-    t = Ticket(row["number"] or "", where, row[col("severity", "priority")], _at(row, "opened_at", times, fmt),
-               closed=_at(row, "closed_at", times, fmt), state=state)
+    kind = (row.get("sys_class_name") or "").strip()
+    t = Ticket(row["number"] or "", where, row[col("severity", "priority")], None, state=state)
+    if kind and (kind not in rules.incident_classes or rules.excluded_kind(kind)):
+        t.apart = (states.NOT_INCIDENT, f"sys_class_name {kind!r}")
+        return t
+    t.opened, t.closed = _at(row, "opened_at", times, fmt), _at(row, "closed_at", times, fmt)
+    standing = rules.status(code, state)
+    if standing == states.DELETED:
+        t.apart = (states.DELETED, f"state {state!r}, which the map's [states] deleted names")
+        return t
     resolved = _at(row, "resolved_at", times, fmt)
-    if state in ("Resolved", "Closed") and resolved is not None:
+    if standing == "resolved" and resolved is not None:
         t.resolved = resolved
     elif resolved is not None:  # resolved once, and re-opened since: the history says when
         t.earlier.append((resolved, "Resolved, then re-opened"))
-    if t.resolved is not None or state not in ENDED:
+    if t.resolved is not None or standing == "open":
         t.closed = None  # closed_at counts only for a ticket closed with no resolution
+    if standing != "open":  # over in its records: with no time for it, over at a time not evidenced
+        t.ended(f"state {state}" + (f" ({code})" if code != state else ""), standing == "resolved")
     for key in ("detected", "partner_notice", "communicated", "acknowledged"):
         if col(key):
             setattr(t, key, _at(row, col(key), times, fmt))
@@ -349,11 +489,11 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
     reopens = (row.get("reopen_count") or "").strip()
     if reopens.isdigit() and int(reopens) > 0:
         t.reopen_count = int(reopens)
-    t.vendor = _stc(row, t, resolved)
+    t.vendor = _stc(row, t, resolved, settings.mode == "display")
     if audited:
         history = _changes_of(row["\0history"], times)
         t.pauses = _holds(history, t, pauses_of)
-        _reopens(history, t)
+        _reopens(history, t, rules)
     elif state == "On Hold":
         t.notes.append(f"on hold ({_label(row.get('hold_reason') or '', HOLD_REASONS) or 'no reason'}) at export; "
                        "its hold intervals need the sys_audit export")
@@ -362,18 +502,27 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
     if row.get("\0notes"):
         t.note_stream += _notes_of(row["\0notes"], times)
     link = (row.get(col("change", "rfc")) or "").strip()
-    for number_, pause in changes.get(link, []) if link else []:
+    for number_, pause, _file, _rowid in run.changes.get(link, []) if link else []:
         if pause is None:
-            t.notes.append(f"change request {number_} is not approved or has no planned window: not excluded")
+            t.notes.append(f"change request {number_} is not approved, has no planned window or could not be "
+                           "read: not excluded")
         else:
             t.pauses.append(pause)
-    _sla(t, row, slas, settings)
+    _sla(t, row, run.slas, settings)
     return t
 
 
-def _stc(row: dict[str, Any], t: Ticket, resolved: dt.datetime | None) -> VendorClock | None:
-    wall = number(row.get("calendar_stc"), "calendar_stc", 1 / 3600)
-    business = number(row.get("business_stc"), "business_stc", 1 / 3600)
+_GROUPED = re.compile(r"[0-9]{1,3}(,[0-9]{3})+")  # an integer display value with thousands separators
+
+
+def _stc(row: dict[str, Any], t: Ticket, resolved: dt.datetime | None, display: bool) -> VendorClock | None:
+    def seconds(name: str) -> str | None:
+        raw = (row.get(name) or "").strip()
+        # A display export writes an integer as its user sees it: 5,510,746 (seen in real exports).
+        return raw.replace(",", "") if display and _GROUPED.fullmatch(raw) else raw
+
+    wall = number(seconds("calendar_stc"), "calendar_stc", 1 / 3600)
+    business = number(seconds("business_stc"), "business_stc", 1 / 3600)
     if wall is None and business is None:
         return None
     return VendorClock("ServiceNow calendar_stc and business_stc (opened_at to resolved_at, not paused)", wall,
@@ -385,12 +534,12 @@ def _changes_of(history: str | None, times: Times) -> list[tuple[int, int, str, 
     out = []
     local = times.zone is not dt.UTC
     for n, entry in enumerate(history.split(_END) if history else ()):
-        us, field, old, new = entry.split(_SEP)
-        table = STATES if field == "state" else HOLD_REASONS
+        us, name, old, new = entry.split(_SEP)
+        table = STATES if name == "state" else HOLD_REASONS
         if local:  # a display export: each local time must exist, and exist once
             naive = _EPOCH + dt.timedelta(microseconds=int(us))
             us = to_utc_us(times.attach(naive, naive.isoformat(sep=" "), "sys_created_on"))
-        out.append((int(us), n, field, table.get(old, old), table.get(new, new)))
+        out.append((int(us), n, name, table.get(old, old), table.get(new, new)))
     return out
 
 
@@ -436,17 +585,17 @@ def _holds(changes: list[tuple[int, int, str, str, str]], t: Ticket, pauses_of: 
     return out
 
 
-def _reopens(changes: list[tuple[int, int, str, str, str]], t: Ticket) -> None:
-    """Resolutions and re-opens from the state history: a state leaving Resolved or Closed for an
-    open one is a re-open; the resolutions before the last re-open are the earlier ones."""
+def _reopens(changes: list[tuple[int, int, str, str, str]], t: Ticket, rules: states.Rules) -> None:
+    """Resolutions and re-opens from the state history (``states.yaml``): a state leaving a resolved
+    one for an open one is a re-open; the resolutions before the last re-open are the earlier ones."""
     resolutions, reopens = [], []
-    for us, _n, field, old, new in sorted(changes):
-        if field != "state":
+    for us, _n, name, old, new in sorted(changes):
+        if name != "state":
             continue
         at = dt.datetime.fromtimestamp(us / 1_000_000, dt.UTC)
-        if new in ("Resolved", "Closed") and old not in ("Resolved", "Closed"):
+        if rules.status(new) == "resolved" and rules.status(old) != "resolved":
             resolutions.append(at)
-        elif old in ("Resolved", "Closed") and new not in ENDED:
+        elif rules.status(old) == "resolved" and rules.status(new) == "open":
             reopens.append((at, f"state {old} to {new}"))
     if not reopens:
         return
@@ -463,34 +612,39 @@ def _pause(start, end, reason: str, pauses_of: dict[str, str]) -> Pause:
 # ----- change requests and SLA records (read in Python: a few rows per incident) ------------
 
 
-def _changes(files: list[tuple[Path, list[str]]], times: Times, notes: list[str]) \
-        -> dict[str, list[tuple[str, Pause | None]]]:
-    """Each change request under its sys_id and its number: its planned window as an agreed
-    change window, or None when it was not approved or has no window."""
-    out: dict[str, list[tuple[str, Pause | None]]] = {}
+def _changes(files: list[tuple[Path, list[str]]], times: Times, run: _Run) -> Iterator[Unreadable]:
+    """Each change request, under its sys_id and its number, into ``run.changes``: its planned
+    window as an agreed change window, or None when it was not approved, has no window or its
+    window cannot be read (that row is also listed unreadable). Every row is counted."""
     for p, header in files:
+        key = run.books.key(p)
         used = ["number", "start_date", "end_date"] + [c for c in ("sys_id", "state", "approval") if c in header]
-        _, rows = csv_rows(p, "EXPORT", used=used)
+        _, rows = csv_rows(p, "EXPORT", used=used, how=run.settings.files)
         for n, row in rows:
+            run.books.read(p)
             if "\0problem" in row:
-                notes.append(f"{p.name} row {n} was not read: " + row["\0problem"])
+                yield Unreadable(f"{p.name} row {n}", None, row["\0problem"], key)
                 continue
             number_ = row["number"].strip()
             approval = (row.get("approval") or "").strip().lower()
             state = _label(row.get("state") or "", CHANGE_STATES)
             agreed = approval == "approved" if "approval" in header else state in AGREED_CHANGE
             pause = None
+            rowid = (key, n)
             try:
                 start, end = times.read(row["start_date"], "start_date"), times.read(row["end_date"], "end_date")
             except RowProblem as exc:
-                notes.append(f"change request {number_}: {exc}")
+                yield Unreadable(f"{p.name} row {n}", number_, f"change request {number_}: {exc}", key)
+                run.taken.add(rowid)  # counted unreadable: no incident takes it
                 start = end = None
             if agreed and start is not None and end is not None and end > start:
                 pause = Pause("change", start, end, f"change request {number_}: planned window (state {state or '?'}"
                                                     f", approval {approval or 'not exported'})")
-            for key in filter(None, (number_, (row.get("sys_id") or "").strip())):
-                out.setdefault(key, []).append((number_, pause))
-    return out
+            for name in dict.fromkeys(filter(None, (number_, (row.get("sys_id") or "").strip()))):
+                run.changes.setdefault(name, []).append((number_, pause, key, rowid))
+            if not number_:  # under no name at all: no incident can name it
+                run.books.skip(key, "a change request with no number")
+                run.taken.add(rowid)
 
 
 _DURATION = re.compile(r"^\s*(?:(\d+)\s+Days?)?\s*(?:(\d+)\s+Hours?)?\s*(?:(\d+)\s+Minutes?)?\s*"
@@ -517,49 +671,97 @@ def duration_hours(text: str | None, column: str) -> float | None:
     return d * 24 + h + mi / 60 + s / 3600
 
 
-def _slas(files: list[tuple[Path, list[str]]], times: Times, settings: Settings) -> dict[str, list[dict[str, Any]]]:
-    out: dict[str, list[dict[str, Any]]] = {}
+def _slas(files: list[tuple[Path, list[str]]], run: _Run) -> Iterator[Unreadable]:
+    """The task_sla rows, by their task (a sys_id in a raw export, a number in a display one), into
+    ``run.slas``; a row that cannot be read is listed. Every row is counted."""
     for p, header in files:
+        key = run.books.key(p)
         wanted = ["task", "sla", "stage", "start_time", "end_time", "duration", "business_duration",
                   "pause_duration", "business_pause_duration", "schedule"]
         require_columns(header, ["task", "sla", "stage", "start_time", "end_time", "duration"], p, "EXPORT",
                         "a task_sla export")
-        _, rows = csv_rows(p, "EXPORT", used=[c for c in wanted if c in header])
+        _, rows = csv_rows(p, "EXPORT", used=[c for c in wanted if c in header], how=run.settings.files)
         for n, row in rows:
+            run.books.read(p)
             if "\0problem" in row:
+                yield Unreadable(f"{p.name} row {n}", None, row["\0problem"], key)
                 continue
-            row = {**row, "\0where": f"{p.name} row {n}"}
-            out.setdefault(row["task"].strip(), []).append(row)
-    return out
+            row = {**row, "\0where": f"{p.name} row {n}", "\0file": key}
+            run.slas.setdefault(row["task"].strip(), []).append(row)
 
 
 def _sla(t: Ticket, row: dict[str, Any], slas: dict[str, list[dict[str, Any]]], settings: Settings) -> None:
-    """The task_sla record the reconciliation compares with: the vendor's own SLA clock."""
+    """The vendor's own SLA clock the reconciliation compares with: the task_sla records of the SLA
+    the map's [sla] name names (or the ticket's only SLA). A re-opened ticket has one record of
+    that SLA per time it was open (ServiceNow attaches a new one when the start condition holds
+    again): their durations add up, and the time between them is time the vendor's clock stood
+    still. Cancelled records count for nothing."""
     if not slas:
         return
-    records = slas.get((row.get("sys_id") or "").strip(), []) + slas.get(t.ref.strip(), [])
+    sys_id = (row.get("sys_id") or "").strip()
+    records = [r for task in dict.fromkeys(filter(None, (sys_id, t.ref.strip()))) for r in slas.get(task, [])]
     records = [r for r in records if r["stage"].strip().lower() not in ("cancelled", "canceled")]
     name = settings.sla.get("name")
     if name:
         records = [r for r in records if r["sla"].strip() == name]
     if not records:
         return
-    if len(records) > 1:
-        t.notes.append(f"{len(records)} task_sla records ({', '.join(sorted({r['sla'] for r in records})[:3])}): name "
-                       "the one to compare with in the map's [sla] name")
+    names = sorted({r["sla"].strip() for r in records})
+    if len(names) > 1:
+        t.notes.append(f"{len(records)} task_sla records of {len(names)} SLAs ({', '.join(names[:3])}): name the one "
+                       "to compare with in the map's [sla] name")
         return
-    r = records[0]
     times = Times(Settings(settings.zone, settings.date_format or "%Y-%m-%d %H:%M:%S"), utc=settings.mode == "raw")
-    try:
-        start, end = times.read(r["start_time"], "task_sla start_time"), times.read(r["end_time"], "task_sla end_time")
-        wall = duration_hours(r.get("duration"), "task_sla duration")
-        business = duration_hours(r.get("business_duration"), "task_sla business_duration")
-        paused = duration_hours(r.get("pause_duration"), "task_sla pause_duration")
-    except RowProblem as exc:
-        t.notes.append("the task_sla record (" + r["\0where"] + f") was not read: {exc}")
+    read = []
+    for r in records:
+        try:
+            read.append((times.read(r["start_time"], "task_sla start_time"),
+                         times.read(r["end_time"], "task_sla end_time"),
+                         duration_hours(r.get("duration"), "task_sla duration"),
+                         duration_hours(r.get("business_duration"), "task_sla business_duration"),
+                         duration_hours(r.get("pause_duration"), "task_sla pause_duration")))
+        except RowProblem as exc:
+            t.notes.append("the task_sla record (" + r["\0where"] + f") was not read: {exc}; its SLA is not compared")
+            return
+    running = [r["stage"].strip() or "running" for r in records if r["stage"].strip().lower()
+               not in ("completed", "breached")]
+    if running:
+        t.notes.append(f"a task_sla record of {names[0]!r} is still {running[0]}: not compared")
         return
-    if r["stage"].strip().lower() not in ("completed", "breached"):
-        t.notes.append(f"the task_sla record is still {r['stage'].strip() or 'running'}: not compared")
+    if len(read) == 1:
+        start, end, wall, business, paused = read[0]
+        t.vendor = VendorClock(f"ServiceNow task_sla '{names[0]}' duration and business_duration", wall, business,
+                               start, end, paused, (records[0].get("schedule") or "").strip() or None)
         return
-    t.vendor = VendorClock(f"ServiceNow task_sla '{r['sla'].strip()}' duration and business_duration", wall,
-                           business, start, end, paused, (r.get("schedule") or "").strip() or None)
+    read.sort(key=lambda x: (x[0] is None, x[0] or dt.datetime.min.replace(tzinfo=dt.UTC)))
+
+    def total(i: int) -> float | None:
+        values = [x[i] for x in read]
+        return None if any(v is None for v in values) else sum(values)  # type: ignore[arg-type]
+
+    spans = [(x[0], x[1]) for x in read]
+    start = end = paused = None
+    if all(a is not None and b is not None for a, b in spans):
+        start, end = min(a for a, _ in spans), max(b for _, b in spans)  # type: ignore[type-var]
+        covered = sum((hi - lo).total_seconds() for lo, hi in _union(spans)) / 3600  # type: ignore[arg-type]
+        stood = (end - start).total_seconds() / 3600 - covered  # between the records: no SLA attached
+        own = total(4)
+        paused = None if own is None else own + stood
+        if stood > 0:
+            t.notes.append(f"{len(read)} task_sla records of {names[0]!r} summed (one per time it was open); the "
+                           f"vendor's clock stood still {stood:.2f} h between them")
+    schedules = sorted({(r.get("schedule") or "").strip() for r in records} - {""})
+    t.vendor = VendorClock(f"ServiceNow task_sla '{names[0]}' duration and business_duration, its records summed",
+                           total(2), total(3), start, end, paused, "; ".join(schedules) or None)
+
+
+def _union(spans: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """Intervals merged where they overlap (a record started again at the ticket's opening overlaps
+    the first: the time both count is counted once here, so the sum exceeding it shows)."""
+    out: list[list[Any]] = []
+    for lo, hi in sorted(spans):
+        if out and lo <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], hi)
+        else:
+            out.append([lo, hi])
+    return [(lo, hi) for lo, hi in out]

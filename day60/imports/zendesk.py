@@ -27,12 +27,15 @@ from pathlib import Path
 from typing import Any
 
 from day60.errors import InputError
+from day60.imports import states
+from day60.imports.books import Books
 from day60.imports.records import (
     Pause,
     RowProblem,
     Settings,
     Ticket,
     Times,
+    Unmatched,
     Unreadable,
     VendorClock,
     check_columns,
@@ -59,63 +62,101 @@ def _kind(p: Path) -> str:
     return max(found, key=len)
 
 
-def read(paths: list[Path], settings: Settings, notes: list[str]) -> Iterator[Ticket | Unreadable]:
+def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) -> Iterator[Ticket | Unreadable
+                                                                                          | Unmatched]:
     check_columns(settings, KEYS, "zendesk")
+    rules = states.rules("zendesk", settings.states)
     times = Times(settings)
-    docs: dict[str, list[tuple[str, list[Any]]]] = {k: [] for k in _KEYS}
+    docs: dict[str, list[tuple[str, str, list[Any]]]] = {k: [] for k in _KEYS}
     for p in paths:
         kind = _kind(p)
-        docs[kind].append((p.name, read_json_export(p, "EXPORT", kind)))
+        items = read_json_export(p, "EXPORT", kind)
+        books.read(p, len(items))
+        docs[kind].append((p.name, books.key(p), items))
     if not docs["tickets"]:
         raise InputError("EXPORT", "no tickets export was given", "give the tickets JSON export")
-    metrics: dict[str, dict[str, Any]] = {}
-    for _name, items in docs["ticket_metrics"]:
-        for m in items:
-            if isinstance(m, dict) and "ticket_id" in m:
-                metrics[str(m["ticket_id"])] = m
+    # What completes each ticket, with the file each record came from: what the ticket settles,
+    # or what is listed unmatched.
+    held: dict[str, dict[str, int]] = {}
+
+    def hold(ticket: str, key: str) -> None:
+        slot = held.setdefault(ticket, {})
+        slot[key] = slot.get(key, 0) + 1
+
+    metrics: dict[str, tuple[dict[str, Any], str]] = {}
+    for name, key, items in docs["ticket_metrics"]:
+        for i, m in enumerate(items):
+            if not isinstance(m, dict) or m.get("ticket_id") is None or isinstance(m.get("ticket_id"), dict | list):
+                yield Unreadable(f"{name} item {i + 1}", None, "is not a ticket_metrics record with a ticket_id", key)
+                continue
+            ticket = str(m["ticket_id"])
+            if ticket in metrics:  # a later page holds it again: the later record is read
+                books.skip(metrics[ticket][1], f"a ticket_metrics record given again in {name}")
+                held[ticket][metrics[ticket][1]] -= 1
+            metrics[ticket] = (m, key)
+            hold(ticket, key)
     events: dict[str, list[tuple[dt.datetime, str, str]]] = {}
-    for name, items in docs["ticket_metric_events"]:
+    for name, key, items in docs["ticket_metric_events"]:
         for i, e in enumerate(items):
-            if not isinstance(e, dict) or e.get("metric") not in METRICS:
+            if not isinstance(e, dict) or e.get("ticket_id") is None or isinstance(e.get("ticket_id"), dict | list):
+                yield Unreadable(f"{name} item {i + 1}", None, "is not a ticket_metric_event with a ticket_id", key)
+                continue
+            if e.get("metric") not in METRICS:
+                books.skip(key, f"a metric event of a metric the import does not read (it reads {', '.join(METRICS)})")
                 continue
             if e["metric"] == "reply_time" and e.get("instance_id") not in (1, None):
+                books.skip(key, "a reply_time event after the first reply")
                 continue
             try:
                 at = times.required(e.get("time"), "time")
             except RowProblem as exc:
-                yield Unreadable(f"{name} item {i + 1}", str(e.get("ticket_id")), str(exc))
+                yield Unreadable(f"{name} item {i + 1}", str(e.get("ticket_id")), str(exc), key)
                 continue
-            events.setdefault(str(e.get("ticket_id")), []).append((at, e["metric"], str(e.get("type"))))
+            events.setdefault(str(e["ticket_id"]), []).append((at, e["metric"], str(e.get("type"))))
+            hold(str(e["ticket_id"]), key)
     audits: dict[str, list[tuple[dt.datetime, dict[str, Any]]]] = {}
-    for name, items in docs["audits"]:
+    for name, key, items in docs["audits"]:
         for i, a in enumerate(items):
-            if not isinstance(a, dict) or not isinstance(a.get("events"), list):
-                yield Unreadable(f"{name} item {i + 1}", None, "is not an audit with events")
+            if not isinstance(a, dict) or not isinstance(a.get("events"), list) or a.get("ticket_id") is None:
+                yield Unreadable(f"{name} item {i + 1}", None, "is not an audit with a ticket_id and events", key)
                 continue
             try:
                 at = times.required(a.get("created_at"), "created_at")
             except RowProblem as exc:
-                yield Unreadable(f"{name} item {i + 1}", str(a.get("ticket_id")), str(exc))
+                yield Unreadable(f"{name} item {i + 1}", str(a.get("ticket_id")), str(exc), key)
                 continue
             for ev in a["events"]:
                 if isinstance(ev, dict):
-                    audits.setdefault(str(a.get("ticket_id")), []).append((at, ev))
+                    audits.setdefault(str(a["ticket_id"]), []).append((at, ev))
+            hold(str(a["ticket_id"]), key)
     if not docs["ticket_metric_events"]:
         notes.append("no ticket_metric_events export was given: pending intervals and re-opens cannot be rebuilt, "
                      "so no waiting on the partner is excluded")
     if settings.notes and not docs["audits"]:
         notes.append("the map has [notes] but no ticket_audits export was given: no comment was read")
-    for name, items in docs["tickets"]:
+    for name, key, items in docs["tickets"]:
         for i, item in enumerate(items):
             where = f"{name} item {i + 1}"
             ref = str(item.get("id")) if isinstance(item, dict) else None
+            attached = held.pop(ref, {}) if ref is not None else {}
             try:
                 if not isinstance(item, dict) or item.get("id") is None or isinstance(item.get("id"), dict | list):
                     raise RowProblem("is not a ticket with an id")
-                yield _ticket(item, where, times, settings, metrics.get(ref, {}), events.get(ref, []),
-                              audits.get(ref, []), bool(docs["ticket_metric_events"]))
+                t = _ticket(item, where, times, settings, (metrics.get(ref) or ({}, ""))[0], events.get(ref, []),
+                            audits.get(ref, []), bool(docs["ticket_metric_events"]), rules)
             except RowProblem as exc:
-                yield Unreadable(where, ref, str(exc))
+                yield Unreadable(where, ref, str(exc), key)
+                for other, n in attached.items():
+                    books.add(other, "unreadable", n)
+                continue
+            t.file, t.attached = key, attached
+            yield t
+    kinds = {key: "ticket_audits" if kind == "audits" else kind
+             for kind, found in docs.items() for _n, key, _i in found}
+    for ticket, files in held.items():  # metrics, events and audits of tickets the tickets export lacks
+        for other, n in files.items():
+            if n:
+                yield Unmatched(other, ticket, n, kinds[other])
 
 
 def _field(item: dict[str, Any], key: str) -> Any:
@@ -138,11 +179,25 @@ def _time(item: dict[str, Any], key: str | None, times: Times) -> dt.datetime | 
 
 def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, metric: dict[str, Any],
             events: list[tuple[dt.datetime, str, str]], audits: list[tuple[dt.datetime, dict[str, Any]]],
-            measured: bool) -> Ticket:
+            measured: bool, rules: states.Rules) -> Ticket:
     col = settings.column
     severity = _field(item, col("severity", "priority"))
-    t = Ticket(str(item["id"]), where, None if severity is None else str(severity),
-               times.read(item.get("created_at"), "created_at"), state=str(item.get("status") or ""))
+    t = Ticket(str(item["id"]), where, None if severity is None else str(severity), None,
+               state=str(item.get("status") or ""))
+    standing = rules.status(t.state)
+    tags = [str(tag) for tag in _list(item, "tags") if isinstance(tag, str)]
+    merged = rules.merged_by(tags)
+    kind = item.get("type")
+    if standing == states.DELETED:  # a deleted ticket keeps its fields: counted apart, never an incident
+        t.apart = (states.DELETED, f"status {t.state!r}")
+        return t
+    if merged is not None:
+        t.apart = (states.MERGED, f"tag {merged!r}: merged into another ticket, which carries the incident")
+        return t
+    if isinstance(kind, str) and rules.excluded_kind(kind):
+        t.apart = (states.NOT_INCIDENT, f"type {kind!r}, which the map's [states] not_incident names")
+        return t
+    t.opened = times.read(item.get("created_at"), "created_at")
     t.detected, t.partner_notice = _time(item, col("detected"), times), _time(item, col("partner_notice"), times)
     t.communicated = _time(item, col("communicated"), times)
     if t.detected is not None:
@@ -161,15 +216,14 @@ def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, 
     count = metric.get("reopens")
     if isinstance(count, int) and not isinstance(count, bool) and count > 0:
         t.reopen_count = count
-    if t.resolved is None and t.state == "closed":
-        t.notes.append("closed without a solved time")
+    if standing != "open":  # solved or closed: with no solve time in the records, at a time not evidenced
+        t.ended(f"status {t.state}", standing == "resolved")
     check = _field(item, col("check")) if col("check") else None
     confirm(t, _time(item, col("restored"), times), str(check) if check not in (None, False) else None,
             col("restored"))
     replies = [at for at, m, kind in events if m == "reply_time" and kind == "fulfill"]
     if measured and any(m == "reply_time" for _, m, _ in events):
         t.ack_known, t.acknowledged = True, (replies[0] if replies else None)
-    tags = [str(tag) for tag in _list(item, "tags") if isinstance(tag, str)]
     outcome_field = col("outcome")
     values = [("tag", tag) for tag in tags] if outcome_field == "tags" else \
         [(outcome_field, None if _field(item, outcome_field) is None else str(_field(item, outcome_field)))] \
@@ -184,15 +238,44 @@ def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, 
     for at, ev in audits:
         if ev.get("type") in ("Comment", "VoiceComment") and isinstance(ev.get("body"), str):
             t.note_stream.append((at, ev["body"]))
-    full = metric.get("full_resolution_time_in_minutes")
-    if isinstance(full, dict) and t.resolved is not None:
-        wall = number(_text(full.get("calendar")), "full_resolution_time_in_minutes.calendar", 1 / 60)
-        business = number(_text(full.get("business")), "full_resolution_time_in_minutes.business", 1 / 60)
-        if wall is not None or business is not None:
-            t.vendor = VendorClock("Zendesk full_resolution_time_in_minutes {calendar, business} (created_at to the "
-                                   "latest solve, not paused)", wall, business, t.opened, t.resolved,
-                                   0.0 if wall is not None else None)
+    if t.resolved is not None:
+        t.vendor = _vendor(t, metric)
     return t
+
+
+def _minutes(metric: dict[str, Any], name: str) -> tuple[float | None, float | None]:
+    """One of ticket_metrics' durations, {calendar, business} in minutes (nulls until reached), in hours."""
+    value = metric.get(name)
+    if value is None:
+        return None, None
+    if not isinstance(value, dict):
+        raise RowProblem(f"{name} is a {type(value).__name__}, not {{calendar, business}}")
+    return (number(_text(value.get("calendar")), f"{name}.calendar", 1 / 60),
+            number(_text(value.get("business")), f"{name}.business", 1 / 60))
+
+
+def _vendor(t: Ticket, metric: dict[str, Any]) -> VendorClock | None:
+    """Zendesk's own figures for a solved ticket, from ticket_metrics. requester_wait_time is the
+    time the requester waited (new, open and on-hold: from created_at to the latest solve, less the
+    time pending and the time it stood solved before a re-open): its closest figure to the
+    charter's, set beside ours. full_resolution_time (created_at to the latest solve, not paused)
+    is its span, so the time it left out is full less requester wait; agent_wait_time (the time
+    pending, waiting on the requester) is set beside our waits on you. With no requester wait,
+    full_resolution_time is the figure, as its span."""
+    full, full_bus = _minutes(metric, "full_resolution_time_in_minutes")
+    asked, asked_bus = _minutes(metric, "requester_wait_time_in_minutes")
+    waited, _ = _minutes(metric, "agent_wait_time_in_minutes")
+    if asked is not None or asked_bus is not None:
+        left_out = None if full is None or asked is None else max(0.0, full - asked)
+        return VendorClock("Zendesk requester_wait_time_in_minutes {calendar, business} (created_at to the latest "
+                           "solve, less pending and any time solved before a re-open; full_resolution_time its "
+                           "span, agent_wait_time its time pending)", asked, asked_bus, t.opened, t.resolved,
+                           left_out, elapsed_hours=full, waits_hours=waited)
+    if full is not None or full_bus is not None:
+        return VendorClock("Zendesk full_resolution_time_in_minutes {calendar, business} (created_at to the latest "
+                           "solve, not paused)", full, full_bus, t.opened, t.resolved,
+                           0.0 if full is not None else None, waits_hours=waited)
+    return None
 
 
 def _reopens(events: list[tuple[dt.datetime, str, str]]) -> list[dt.datetime]:

@@ -16,6 +16,7 @@ from typing import Any
 from day60.errors import InputError
 from day60.journal.sealing import commitment
 from day60.kinds import CLOCK_KINDS, FIXERS, INJECTIONS
+from day60.permissions import JUDGEMENTS, is_claim
 
 _SAFETY_REASON = ("every injection needs a written agreement, a named stop owner, a stop condition and a "
                   "rollback owner on call before it runs (charter 4.5.1)")
@@ -34,6 +35,11 @@ class Effective:
     corrections: list[dict[str, Any]] = field(default_factory=list)
     sealed: bool = False
     revealed: bool = False
+    by: str | None = None  # who recorded it: a claim of the measured party is read apart
+
+    @property
+    def claim(self) -> bool:
+        return self.by is not None and is_claim({"kind": self.kind, "by": self.by})
 
 
 def effective(events: list[dict[str, Any]], skip: str | None = None) -> list[Effective]:
@@ -59,7 +65,7 @@ def effective(events: list[dict[str, Any]], skip: str | None = None) -> list[Eff
         else:
             at = dt.datetime.fromisoformat(e["at"]) if e["at"] else None
             out[e["seq"]] = Effective(e["seq"], kind, e["id"], at, data, e["at"],
-                                      sealed=at is None and "commitment" in data)
+                                      sealed=at is None and "commitment" in data, by=e.get("by"))
     return list(out.values())
 
 
@@ -99,7 +105,14 @@ def check_targets(events: list[dict[str, Any]], raw_by_seq: dict[int, dict[str, 
 
 
 def _check_target(e: dict[str, Any], raw_by_seq: dict[int, dict[str, Any]]) -> None:
-    """A correction names an earlier timed event; a reveal opens a sealed onset's commitment."""
+    """A correction names an earlier timed event; a reveal opens a sealed onset's commitment; an
+    acceptance or a rejection names an earlier claim of the measured party."""
+    if e["kind"] in JUDGEMENTS:
+        t = raw_by_seq.get(e["data"]["target"])
+        if t is None or t["seq"] >= e["seq"] or not is_claim(t):
+            refuse("--seq", f"{e['data']['target']} is not an earlier claim of the measured party",
+                    "name the seq of a line the supplier recorded (see 'day60 show'); the other lines count as "
+                    "recorded")
     if e["kind"] == "correction":
         t = raw_by_seq.get(e["data"]["target"])
         if t is None or t["kind"] in FIXERS or t["seq"] >= e["seq"]:
@@ -159,6 +172,7 @@ class State:
         self.decisions: dict[str, dt.datetime] = {}
         self.reports: set[str] = set()
         self.disputes: dict[int, str | None] = {}
+        self.judged: set[int] = set()  # claims accepted or rejected
         self.incidents_from: dict[str, int] = {}  # incidents not replayed (the engine's): id -> first seq
         self.closed = False
 
@@ -207,6 +221,11 @@ class State:
                 refuse("--set covers_seq", f"{where} stamps seq {data['covers_seq']}, which is not before it",
                         "stamp the journal's head with 'day60 stamp'")
             return
+        if kind in JUDGEMENTS:  # a claim is judged once, at the close as often as not
+            if data["target"] in self.judged:
+                refuse("--seq", f"claim {data['target']} is already accepted or rejected", "a claim is judged once")
+            self.judged.add(data["target"])
+            return
         if kind == "dispute":  # disputes come after the figures: allowed after the close
             self.disputes[ev.seq] = None
             return
@@ -249,6 +268,8 @@ class State:
         elif kind in ("drift.detected", "drift.notice"):
             onset = self.onsets.get(ident)
             if onset is None:
+                if ev.claim:  # refused, it would tell the measured party whether a sealed onset exists:
+                    return    # recorded, and the figures count a claim of no drift as a false alert
                 refuse("id", f"no drift.onset for {ident}", "log the onset first, or use drift.false-alert")
             # A sealed onset's instant is the runner's secret: a notice logged before it cannot be
             # refused without revealing it, so metrics set such a notice aside instead.
@@ -261,7 +282,9 @@ class State:
             self.raised[ident] = at
             self.known_incidents.add(ident)
         elif kind in CLOCK_KINDS:
-            if kind == "incident.detected":
+            # A claim of the measured party takes no slot: a pending claim (perhaps a late one, to
+            # shorten its clock) must not stop an auditor recording the detection it saw.
+            if kind == "incident.detected" and not ev.claim:
                 if ident in self.detected:
                     refuse("id", f"incident {ident} is already detected", "use a new id or 'day60 correct'")
                 self.detected.add(ident)

@@ -30,6 +30,7 @@ from day60.journal.reader import Journal
 from day60.journal.rules import check_new, check_rules, effective
 from day60.journal.sealing import add_held, commitment, load_held
 from day60.kinds import FIXERS
+from day60.permissions import JUDGEMENTS, TOOLKIT, Actor, Facts, authorise, table
 from day60.timeparse import RANGE_TEXT
 
 
@@ -147,8 +148,9 @@ class Batch:
     index holds for its id, so a batch that would break one writes nothing, and the index is
     left current for the next append (no full replay after a large import)."""
 
-    def __init__(self, journal: Journal, spool: Any) -> None:
+    def __init__(self, journal: Journal, spool: Any, actor: Actor | None = None) -> None:
         self.journal = journal
+        self.actor = actor or Actor(TOOLKIT)  # an import writes the supplier's records as the toolkit's lines
         self.spool = spool
         self.seq = journal.head["seq"]
         self.prev_line = journal.last_line
@@ -165,6 +167,9 @@ class Batch:
         that each value is encoded once."""
         if kind not in EVENT_MODELS:  # a kind is written unquoted below: only the closed set
             raise InputError("KIND", f"{kind!r} is not an event kind", "see 'day60 kinds'")
+        grants = table().record.get(kind, {})
+        if self.actor.role not in grants or grants[self.actor.role] != "any":  # the access list, as for an append
+            authorise(self.actor, kind, ident, data, self.journal.header)
         self.seq += 1
         quoted = self._quoted.get(by) or self._quoted.setdefault(by, quote(by))
         head = f'{{"at":{quote(at)},"by":{quoted},"data":{canonical(data) if data else "{}"}'
@@ -182,8 +187,9 @@ class Batch:
 
 
 @contextmanager
-def batch(path: str | Path, read_with: Any = None) -> Iterator[Batch]:
-    """Append many events under one lock; on any error nothing reaches the journal.
+def batch(path: str | Path, read_with: Any = None, actor: Actor | None = None) -> Iterator[Batch]:
+    """Append many events under one lock; on any error nothing reaches the journal. ``actor``: who
+    writes them (an import: the toolkit), held to the access list line by line.
 
     ``read_with(path)`` reads the journal under the lock (``journal.read`` unless given; ``day60.reading.batch``
     gives the engine's, for a large journal): the journal never chooses a reader itself."""
@@ -204,7 +210,7 @@ def batch(path: str | Path, read_with: Any = None) -> Iterator[Batch]:
             raise InputError("JOURNAL", f"cannot write beside {path} ({exc.strerror})",
                              "free some space or check the folder's permissions") from exc
         with spool:
-            b = Batch(journal, spool)
+            b = Batch(journal, spool, actor)
             b.update = BatchUpdate.begin(path, fd)
             try:
                 yield b
@@ -299,8 +305,18 @@ def append(
     by: str | None = None,
     seal: str | Path | None = None,
     elements: list[str] | None = None,
+    actor: Actor | None = None,
+    pressed_at: str | None = None,
 ) -> dict[str, Any]:
     """Validate and append one event; returns it as written. Nothing is written on refusal.
+
+    ``actor``: who is writing it. Every front end that writes for a person names one, and the
+    access list (``day60.permissions``) decides under the lock whether that role may write this
+    line; the line's ``by`` (and a dispute's ``raised_by`` and ``organisation``) are then the
+    actor's, never ``by``. Without an actor the caller is one of the toolkit's own commands
+    (stamp, reveal, notice) or a program that holds the file itself. ``pressed_at``: the
+    browser's time of a press sent late, written into the data after the access list has seen
+    what the participant sent.
 
     With ``seal`` (drift.onset only) the journal receives a salted commitment and the clear
     instant goes to the runner's held file (mode 0600). ``elements``: report elements a deal
@@ -315,20 +331,30 @@ def append(
             load_held(seal, "--seal")
         else:
             check_output("--seal", seal, [("JOURNAL", path)])
+    if actor is not None and by is not None:
+        raise InputError("--by", "is the actor's, given twice", "name the person in the actor alone")
     with lock.locked(path) as fd:
-        if kind in FIXERS or (kind == "resolve" and data.get("exclude")):
-            # their effect reaches back (an exclusion names ids anywhere): the whole journal is replayed
-            event = _append_replayed(path, fd, kind, ident, at, data, by)
+        if kind in FIXERS or kind in JUDGEMENTS or (kind == "resolve" and data.get("exclude")):
+            # their effect reaches back (an exclusion names ids anywhere), or they name another line:
+            # the whole journal is replayed
+            event = _append_replayed(path, fd, kind, ident, at, data, by, actor, pressed_at)
             forget(path)
             return event
-        return _append_indexed(path, fd, kind, ident, at, data, by, seal, elements)
+        return _append_indexed(path, fd, kind, ident, at, data, by, seal, elements, actor, pressed_at)
 
 
 def _append_indexed(path: Path, fd: int, kind: str, ident: str, at: dt.datetime | None, data: dict[str, Any],
-                    by: str | None, seal: str | Path | None, elements: list[str] | None = None) -> dict[str, Any]:
+                    by: str | None, seal: str | Path | None, elements: list[str] | None = None,
+                    actor: Actor | None = None, pressed_at: str | None = None) -> dict[str, Any]:
     """An append that reads only the index's rows for its id: time independent of the journal's size."""
     idx = Index.open(path, fd)
     try:
+        if actor is not None:  # what the actor may see of the id: its sign-off and its raise, never a seal
+            known = idx.state_for(ident)
+            by, data = authorise(actor, kind, ident, data, idx.header, seal=seal is not None,
+                                 about=Facts(ident in known.safety, ident in known.raised))
+        if pressed_at is not None:
+            data["pressed_at"] = pressed_at
         at_iso = at.isoformat() if at is not None else None
         held_entry = None
         if seal is not None:
@@ -358,12 +384,17 @@ def _append_indexed(path: Path, fd: int, kind: str, ident: str, at: dt.datetime 
 
 
 def _append_replayed(path: Path, fd: int, kind: str, ident: str, at: dt.datetime | None, data: dict[str, Any],
-                     by: str | None) -> dict[str, Any]:
-    """A correction or a reveal: checked against a replay of the whole journal with it applied."""
+                     by: str | None, actor: Actor | None = None, pressed_at: str | None = None) -> dict[str, Any]:
+    """A correction, a reveal or a judgement of a claim: checked against a replay of the whole
+    journal with it applied."""
     journal = reader.read(path)
     if journal.partial is not None:
         raise InputError("JOURNAL", f"{path} ends with a partial line from an interrupted write",
                          f"run 'day60 verify --repair {path}' first")
+    if actor is not None:
+        by, data = authorise(actor, kind, ident, data, journal.header, lines=journal.events)
+    if pressed_at is not None:
+        data["pressed_at"] = pressed_at
     event = _event(journal, kind, ident, at.isoformat() if at is not None else None, by or journal.header["runner"],
                    data)
     check_rules([*journal.events, event])
@@ -388,11 +419,13 @@ def _check_element(ident: str, header: dict[str, Any], elements: list[str] | Non
                          "are taken with --sow DEAL.toml)")
 
 
-def correct(path: str | Path, target: int, at: dt.datetime, reason: str, by: str | None = None) -> dict[str, Any]:
-    """Append a correction of event ``target``'s instant; the original line stays."""
+def correct(path: str | Path, target: int, at: dt.datetime, reason: str, by: str | None = None,
+            actor: Actor | None = None) -> dict[str, Any]:
+    """Append a correction of event ``target``'s instant; the original line stays. ``actor`` as
+    for ``append``."""
     try:
         return append(path, "correction", str(target), dt.datetime.now(dt.UTC),
-                      {"target": target, "at": at.isoformat(), "reason": reason}, by)
+                      {"target": target, "at": at.isoformat(), "reason": reason}, by, actor=actor)
     except InputError as exc:  # name the options a person typed, not the event's data fields
         names = {"--set target": "--seq", "--set reason": "--reason", "--set at": "--at", "--id": "--seq"}
         if exc.field in names:

@@ -18,6 +18,7 @@ from day60.journal.line import BOM, Lines, check_line, loads_line, raw_problem
 from day60.journal.lock import locked
 from day60.journal.rules import Effective, State, check_targets
 from day60.kinds import FIXERS
+from day60.permissions import JUDGEMENTS
 
 
 @dataclass
@@ -179,7 +180,7 @@ def _check_lines(path: Path, start: int, stop: int | None, first: int, previous:
             return out
         if n == 1:
             out.header = obj
-        elif obj["kind"] in FIXERS:
+        elif obj["kind"] in FIXERS or obj["kind"] in JUDGEMENTS:  # lines naming another: checked against it
             out.fixers.append(obj)
         elif obj["kind"] == "drift.onset" and obj["at"] is None:
             out.sealed.add(obj["seq"])
@@ -239,7 +240,8 @@ def _replay(path: Path, fixers: list[dict[str, Any]]) -> State:
     """The rules of fact over the streamed journal, each event at its corrected or revealed time."""
     fixed: dict[int, tuple[str, str]] = {}
     for e in fixers:
-        fixed[e["data"]["target"]] = (e["kind"], e["data"]["at"])
+        if e["kind"] in FIXERS:
+            fixed[e["data"]["target"]] = (e["kind"], e["data"]["at"])
     state = State()
     for n, line in _stream(path, None):
         if n == 1:
@@ -253,7 +255,7 @@ def _replay(path: Path, fixers: list[dict[str, Any]]) -> State:
         revealed = bool(fix and fix[0] == "reveal")
         at = dt.datetime.fromisoformat(at_text) if at_text else None
         state.apply_at(Effective(e["seq"], kind, e["id"], at, e["data"], e["at"],
-                                 sealed=at is None and "commitment" in e["data"], revealed=revealed))
+                                 sealed=at is None and "commitment" in e["data"], revealed=revealed, by=e["by"]))
     return state
 
 

@@ -39,12 +39,12 @@ def compare(old: Scored, new: Scored) -> dict[str, Any]:
             figures.append(_line(line, other))
     for sev in ("1", "2", "3", "4"):
         a, b = old.summary["incidents"]["by_severity"][sev], new.summary["incidents"]["by_severity"][sev]
-        if a["count"] or b["count"] or a.get("not_evidenced") or b.get("not_evidenced"):
+        if a["count"] or b["count"] or a.get("ranged") or b.get("ranged"):
             f = _figure(f"restore, severity {sev} (mean)", "hours", a["mean_hours"], b["mean_hours"],
                         a["count"], b["count"], None)
             # restores known only as a range are in no mean: counted beside the sample, never dropped
             for side, block in (("old", a), ("new", b)):
-                f[f"{side}_ranged"] = int(block.get("not_evidenced") or 0)
+                f[f"{side}_ranged"] = int(block.get("ranged") or 0)
                 if block["mean_hours"] is None and f[f"{side}_ranged"]:
                     f[f"{side}_status"] = f"not evidenced: {f[f'{side}_ranged']} restore(s) known only as a range"
             figures.append(f)

@@ -29,7 +29,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from day60 import checklist, timeparse
+from day60 import checklist, permissions, timeparse
 from day60.errors import InputError
 from day60.web import press as presses
 from day60.web.room import ROLES, Keys, Participant, Room, check_name, check_role
@@ -120,15 +120,15 @@ def _plain(status: int, text: str) -> Response:
     return Response(text + "\n", status_code=status, media_type="text/plain; charset=utf-8")
 
 
-def create_app(path: Path, held: Path | None, token: str, host: str, port: int, tsa: str | None = None,
+def create_app(path: Path, held: Path | None, token: str | None, host: str, port: int, tsa: str | None = None,
                stamp_when: str = "close", tsa_roots: list[Any] | None = None) -> Starlette:
-    """The web checklist over one journal. With ``tsa``, a timestamp authority's URL, the server
+    """The web checklist over one journal. ``token``: what each role's join token is derived from
+    (None: the server's secret beside the journal). With ``tsa``, a timestamp authority's URL, the server
     stamps the journal's head at the close and after every line after it (``stamp_when``
     "close"), or after every event ("every"), in the background: a press never waits for the TSA,
     and one token covers every line written before it was asked."""
     room = Room(path, held)
-    keys = Keys.beside(path)
-    join_token = token
+    keys = Keys.beside(path, token)
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True),
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["visible"] = _visible
@@ -210,9 +210,15 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int, 
             elif e["kind"] == "reveal":
                 fixes.setdefault(e["data"]["target"], []).append(f"revealed by seq {e['seq']} (sealed when recorded)")
                 opened[e["data"]["target"]] = e["data"]["at"]
+        judged = permissions.judgements(shown)
         rows = []
         for e in reversed(shown[-TIMELINE_ROWS:]):
             marks = list(fixes.get(e["seq"], []))
+            standing = permissions.claim_status(e, judged)
+            if standing is not None:  # the measured party's claim: how it stands with the auditors
+                verdict = judged.get(e["seq"])
+                marks.append("claim: awaiting an auditor's acceptance, counted in no figure" if verdict is None
+                             else f"claim {standing} by seq {verdict['seq']}")
             if e["at"] is None and not marks:
                 marks.append("sealed until revealed")
             if e["data"].get("pressed_at"):
@@ -228,13 +234,17 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int, 
     def steps_for(who: Participant, is_local: bool, shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
         steps = checklist.next_steps(shown, room.header)
         if not who.runner:
-            steps = _watch_steps(shown, who) + [s for s in steps if not _runner_only(s) and
-                                                presses.may_record(who, s.kind)]
+            steps = [s for s in _watch_steps(shown, who) + steps if not _runner_only(s) and
+                     presses.may_record(who, s.kind)]
+        if presses.may_record(who, "accept"):  # the measured party's claims waiting for an auditor
+            steps = checklist.claims_to_judge(shown) + steps
         out = []
         for s in steps:
             fields = [{"name": a.name, "label": a.name.replace("_", " "), "help": a.help, "kind": a.kind,
                        "choices": a.choices, "required": a.required or (a.name == "affected_class"),
-                       "attest": a.attest} for a in checklist.fields_for(s.kind, s.data)]
+                       "attest": a.attest}
+                      for a in checklist.fields_for(s.kind, s.data, permissions.table().record.get(s.kind, {})
+                                                    .get(who.role) == "claim")]
             sealed = s.kind == "drift.onset" and s.data.get("source") == "exercise"
             pauses = checklist.open_pauses(shown, s.id) if s.kind == "incident.restored" and s.id else {}
             out.append({"label": s.label, "kind": s.kind, "id": s.id, "preset": s.data, "fields": fields,
@@ -248,9 +258,12 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int, 
     def state(who: Participant, is_local: bool, seen: tuple[list[dict[str, Any]], int] | None = None) -> dict[str, Any]:
         shown, head = seen or room.seen(who)  # one view for every part of the answer (see Room.seen)
         skip = {"correction", "reveal", "dispute", "resolve", "notice.sent"}
-        correctable = [e for e in reversed(shown) if e["kind"] not in skip and e["at"] is not None
-                       and (who.runner or e["by"] == who.by)][:12]
         closed = any(e["kind"] == "exercise.close" for e in shown)  # a close is never sealed
+        rule = permissions.table().correct.get(who.role)  # what the access list lets this role correct
+        stopped = rule is None or (rule.get("until") and (closed or any(e["kind"] == "reveal" for e in shown)))
+        correctable = [] if stopped else [
+            e for e in reversed(shown) if e["kind"] not in skip and e["at"] is not None
+            and (rule.get("lines") == "any" or e["by"] == who.by)][:12]
         return {"status": checklist.status(shown, seals_hidden=not who.runner, header=room.header),
                 "steps": steps_for(who, is_local, shown), "closed": closed,
                 "correctable": correctable, "problem": room.problem, "head": head,
@@ -292,9 +305,10 @@ def create_app(path: Path, held: Path | None, token: str, host: str, port: int, 
     def join_as(request: Request, token: Any, name: Any, role: Any) -> Participant:
         role = check_role(role)
         name = check_name(name)
-        expected = keys.runner_token if role == "runner" else join_token
+        expected = keys.runner_token if role == "runner" else keys.join_token(role)
         if not isinstance(token, str) or not hmac.compare_digest(token.encode(), expected.encode()):
-            hint = "the runner token this server printed" if role == "runner" else "the join token this server printed"
+            hint = "the runner token this server printed" if role == "runner" else \
+                f"the {permissions.table().label(role)}'s join token this server printed (one a role)"
             raise Refused(403, f"token: is not {hint}")
         if role == "runner" and not local(request):
             raise Refused(403, "role: the runner's page runs on the machine that holds the held file")
@@ -560,8 +574,10 @@ def _runner_only(step: checklist.Step) -> bool:
 
 def _watch_steps(shown: list[dict[str, Any]], who: Participant) -> list[checklist.Step]:
     """What a watcher stamps on a signed-off injection whose sealed start it cannot see: the
-    supplier's detection and its written notice (and, for the stop owner, the stop). Offered for
-    every signed-off id still open; the journal refuses one that does not apply."""
+    supplier's detection and its written notice, and the stop. Offered for every signed-off id
+    still open, to the roles the access list lets take them; a claim of a detection or a notice
+    that names no drift is recorded all the same (a refusal would tell of the seal) and costs the
+    supplier a false alert."""
     out = []
     kinds: dict[str, set[str]] = {}
     for e in shown:
@@ -575,10 +591,9 @@ def _watch_steps(shown: list[dict[str, Any]], who: Participant) -> list[checklis
                                       "drift.detected", ident, group=ident))
         out.append(checklist.Step(f"{ident}: written notice of the drift received", "drift.notice", ident,
                                   group=ident))
-        if who.role == "stop owner":
-            out.append(checklist.Step(f"{ident}: injection stopped by its stop condition", "injection.stopped",
-                                      ident, group=ident))
-    return out
+        out.append(checklist.Step(f"{ident}: injection stopped by its stop condition", "injection.stopped",
+                                  ident, group=ident))
+    return out  # steps_for keeps those the participant's role may take
 
 
 def _no_constant(text: str) -> Any:

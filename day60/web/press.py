@@ -7,10 +7,10 @@ the line's instant is the server's arrival time less the wait the browser measur
 clock that is wrong does not move it), and the browser's reading of the press is kept in the
 line's data as ``pressed_at``, which marks the line "recorded late" wherever it is shown.
 
-Who may do what is the only thing decided here, and the journal's rules decide everything else:
-only the runner's page, on the machine holding the held file, seals an onset or reveals; only
-the runner starts an injection, records one not run, resolves a dispute and closes the exercise;
-a correction is made by the author of the line or the runner.
+Who may write what is the access list's (``day60.permissions``, the table in
+``roles/permissions-v1.yaml``), asked with the participant as it joined, and the journal's rules
+decide everything else; decided here is only what the transport adds: only the runner's page, on
+the machine holding the held file, seals an onset or reveals.
 
 A page other than the runner's is never told, by a refusal any more than by a line, that a
 sealed onset exists: what it may not do is refused from the lines it can see, and a refusal that
@@ -20,19 +20,19 @@ would name a sealed line is answered as if the line were not there.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from day60 import checklist, journal, timeparse
+from day60 import checklist, journal, permissions, timeparse
 from day60.errors import InputError
+from day60.events import DATA_MODELS
 from day60.web.room import Participant, Room
 
 API_FIELDS = ("kind", "id", "at", "data", "seal", "pressed_at", "sent_at")
 LONGEST_QUEUE = dt.timedelta(days=7)  # a press queued longer than this is refused, not guessed at
 
 
-class Forbidden(InputError):
-    """What this participant's page may not do (HTTP 403)."""
+Forbidden = permissions.NotPermitted  # what this participant's page may not do (HTTP 403)
 
 
 @dataclass
@@ -121,36 +121,17 @@ def instant(room: Room, press: Press, stamp: dt.datetime) -> tuple[dt.datetime, 
     return when, late, now
 
 
-SIGNERS = ("runner", "stop owner", "rollback owner")  # who records a safety sign-off
-
-
-RUNNER_ONLY = ("exercise.close", "injection.not-run", "reveal", "resolve")
-
-
 def may_record(who: Participant, kind: str) -> bool:
-    """Whether ``who`` records ``kind`` at all (the sign-off is its signers'; the close, a not-run
-    injection and the decision on a dispute the runner's)."""
-    if kind == "safety.agreed":
-        return who.role in SIGNERS
-    if kind in RUNNER_ONLY:
-        return who.runner
-    return True
+    """Whether ``who`` records ``kind`` at all, as the access list says (the page offers no step
+    its role may not take)."""
+    return permissions.may_record(who.role, kind)
 
 
-BEGINS = ("drift.onset", "incident.detected", "incident.partner-notice", "rollback.criterion-met")
-
-
-def starts_injection(kind: str, data: dict[str, Any]) -> bool:
-    """Whether a line of ``kind`` with ``data`` starts an injection (the journal's safety gate
-    applies to it): the sealed onset, the raised incident, the forced production rollback."""
-    injected = data.get("source", "exercise") == "exercise"
-    return kind == "incident.raised" or (injected and kind == "drift.onset") or (
-        injected and kind == "rollback.criterion-met" and data.get("kind") == "production")
-
-
-def allowed(room: Room, who: Participant, press: Press, local: bool, shown: list[dict[str, Any]]) -> None:
-    """Refuse what this participant's page may not do (the journal's rules decide the rest), from
-    ``shown``, the lines this participant may see in the view the press is decided on."""
+def allowed(room: Room, who: Participant, press: Press, local: bool, events: list[dict[str, Any]]) -> None:
+    """Refuse what this participant's page may not do: what the transport decides (a seal is made
+    on the runner's own machine, into the held file, never sent late; a reveal is the runner's
+    button), then the access list, decided from the lines this participant may see in ``events``
+    (``journal.append`` asks it again under the journal's lock, and the rules of fact decide the rest)."""
     if press.seal:
         if not who.runner or not local:
             raise Forbidden("seal", "only the runner's page, on the machine that holds the held file, can record "
@@ -162,28 +143,12 @@ def allowed(room: Room, who: Participant, press: Press, local: bool, shown: list
             raise InputError("seal", "a sealed onset is never sent late: the browser's time of the press would be "
                                      "written to the shared journal beside the seal",
                              "type the time of the injection and record it again")
-    if press.kind == "reveal":
+    if press.kind == "reveal" and who.runner:
         raise Forbidden("kind", "a reveal is made by the runner's reveal button, which reads the held file",
                          "use the runner's page on the machine that holds the held file")
-    if press.kind == "exercise.close" and not who.runner:
-        raise Forbidden("kind", "only the runner closes the exercise", "ask the runner")
-    if not may_record(who, press.kind):
-        who_may = "the runner, the stop owner or the rollback owner" if press.kind == "safety.agreed" else "the runner"
-        raise Forbidden("kind", f"{press.kind} is recorded by {who_may}", f"ask {who_may}")
-    if who.runner:
-        return
-    if starts_injection(press.kind, press.data):
-        raise Forbidden("kind", f"{press.kind} starts an injection, which only the runner does",
-                        "ask the runner; a real incident or rollback is recorded with source organic")
-    # Under a signed-off injection's id, what begins a drift, an incident or a rollback is the
-    # runner's until the runner has begun it: anyone else's would take the id (the runner's own start
-    # is then refused as a second one) and choose its facts, such as an incident's severity. Decided
-    # from the lines this page can see, never from the sealed onset it cannot.
-    if press.kind in BEGINS and any(e["kind"] == "safety.agreed" and e["id"] == press.ident for e in shown):
-        raised = any(e["kind"] == "incident.raised" and e["id"] == press.ident for e in shown)
-        if not (press.kind.startswith("incident.") and raised):
-            raise Forbidden("id", f"{press.ident[:60]} is the id of a signed-off injection, which only the runner "
-                                  "starts", "give a real drift, incident or rollback an id of its own")
+    if press.kind in DATA_MODELS:  # an unknown kind is named by the journal's own refusal
+        permissions.authorise(who.actor, press.kind, press.ident, press.data, room.header, seal=press.seal,
+                              lines=events)
 
 
 def record(room: Room, who: Participant, press: Press, stamp: dt.datetime, local: bool,
@@ -206,16 +171,12 @@ def _record(room: Room, who: Participant, press: Press, stamp: dt.datetime, loca
     if room.problem:
         raise InputError("JOURNAL", f"{room.path} no longer verifies ({room.problem})",
                          f"stop the server and run 'day60 verify {room.path}'")
-    events, shown = room.lines(who)  # one view for every decision below
-    allowed(room, who, press, local, shown)
-    written_by_us = sorted({"commitment", "pressed_at"} & set(press.data))
-    if written_by_us:
-        raise InputError(", ".join(f"data.{k}" for k in written_by_us), "is written by the toolkit itself",
-                         "seal with \"seal\": true; a press sent late carries pressed_at and sent_at beside data")
+    events = room.lines(who)[0]  # one view for every decision below (the access list takes what who may see)
     when, late, now = instant(room, press, stamp)
     data = dict(press.data)
-    if late is not None:
-        data["pressed_at"] = late
+    if press.kind == "correction":
+        data = _correction(room, data, stamp)
+    allowed(room, who, replace(press, data=data), local, events)
     held_at = None
     if who.runner and local and room.held is not None and room.held.exists():
         held_at = checklist.held_instants(journal.load_held(room.held), events)
@@ -228,16 +189,14 @@ def _record(room: Room, who: Participant, press: Press, stamp: dt.datetime, loca
             end = timeparse.parse_instant(press.end_pauses_at, room.tz, "pause end", now) \
                 if press.end_pauses_at.strip() else now
             lines.append((f"incident.{pause}-end", end, {"pressed_at": late} if late else {}))
-    if press.kind == "correction":
-        data = _correction(room, who, data, stamp, events, shown)
     if lines:  # the ends and the restore are checked together: all of them are written, or none
         _check_together(events, press.ident, [*lines, (press.kind, when, data)])
     written = []
     try:
-        for kind, at, fields in lines:
-            written.append(journal.append(room.path, kind, press.ident, at, fields, who.by))
-        written.append(journal.append(room.path, press.kind, press.ident, when, data, who.by,
-                                      room.held if press.seal else None))
+        for kind, at, _fields in lines:
+            written.append(journal.append(room.path, kind, press.ident, at, {}, actor=who.actor, pressed_at=late))
+        written.append(journal.append(room.path, press.kind, press.ident, when, data,
+                                      seal=room.held if press.seal else None, actor=who.actor, pressed_at=late))
     except InputError as exc:
         room.failed(exc)
         raise
@@ -265,28 +224,17 @@ def _check_together(events: list[dict[str, Any]], ident: str,
     journal.check_rules([*events, *candidates])
 
 
-def _correction(room: Room, who: Participant, data: dict[str, Any], stamp: dt.datetime,
-                events: list[dict[str, Any]], shown: list[dict[str, Any]]) -> dict[str, Any]:
-    """A correction's data with its instant read as typed; the author of the line or the runner
-    alone corrects it. The target is read as the journal reads it (true, 1.0 and " 01 " all name
-    seq 1), and must be a line of ``shown``: one this participant cannot see, whether sealed or
-    written after the view was taken, is answered as the journal answers a seq it does not hold,
-    so that the refusal tells nothing of it."""
+def _correction(room: Room, data: dict[str, Any], stamp: dt.datetime) -> dict[str, Any]:
+    """A correction's data with its target read as the journal reads it (true, 1.0 and " 01 " all
+    name seq 1) and its instant read as typed. Whose line it may correct, and whether the line is
+    one this participant can see (a sealed one is answered as a seq the journal does not hold, so
+    the refusal tells nothing of it), the access list decides."""
     from pydantic import ValidationError
-
-    from day60.events import DATA_MODELS
 
     try:
         target = DATA_MODELS["correction"].model_validate({**data, "at": stamp.isoformat()}).target  # type: ignore[attr-defined]
     except ValidationError as exc:
         raise journal.event_problem("correction", exc) from None
-    line = next((e for e in shown if e["seq"] == target), None)
-    if line is None:
-        raise InputError("--seq", f"{target} is not an earlier event that carries a time",
-                         "name the seq of the event to correct (see 'day60 show')")
-    if not who.runner and line["by"] != who.by:
-        raise Forbidden("--set target", f"line {line['seq']} was recorded by {line['by']}",
-                         "ask its author or the runner to correct it")
     out = {**data, "target": target}
     if isinstance(data.get("at"), str) and data["at"].strip():
         out["at"] = timeparse.parse_instant(data["at"], room.tz, "--set at", stamp).isoformat()

@@ -23,36 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from day60 import journal, reading
+from day60 import journal, permissions, reading
 from day60.errors import InputError
 
-ROLES = ("runner", "observer", "stop owner", "rollback owner", "partner", "supplier contact")
-_NAME = re.compile(r"^[^\x00-\x1f\x7f()]*[^\s\x00-\x1f\x7f()][^\x00-\x1f\x7f()]*$")
-
-
-def _format_chars(text: str) -> bool:
-    import unicodedata
-
-    return any(unicodedata.category(c) in ("Cf", "Zl", "Zp", "Co", "Cs", "Cn") for c in text)
-
-
-def check_name(name: Any) -> str:
-    """A participant's name: visible text, no control, invisible or direction-changing character,
-    no parentheses (``by`` reads "NAME (ROLE)"), at most 80 characters."""
-    if not isinstance(name, str):
-        raise InputError("name", "must be text", "give the name of the person joining")
-    name = name.strip()
-    if not name or len(name) > 80 or not _NAME.match(name) or _format_chars(name):
-        raise InputError("name", f"{name[:40]!r} is not a name this journal can carry",
-                         "use 1 to 80 visible characters, with no control, invisible or direction-changing "
-                         "characters (such as U+200B, U+202E) and no parentheses")
-    return name
+ROLES = permissions.table().people  # as roles/permissions-v1.yaml names them; the toolkit never joins
+check_name = permissions.check_name  # a participant's name: the same rule at the command line
 
 
 def check_role(role: Any) -> str:
-    if role not in ROLES:
-        raise InputError("role", f"{str(role)[:40]!r} is not a role", f"use one of: {', '.join(ROLES)}")
-    return role
+    return permissions.check_role(role)
 
 
 @dataclass(frozen=True)
@@ -68,17 +47,28 @@ class Participant:
     def runner(self) -> bool:
         return self.role == "runner"
 
+    @property
+    def actor(self) -> permissions.Actor:
+        """Who this participant is to the access list: what its lines may be is decided there."""
+        return permissions.Actor(self.role, self.name)
+
+    @property
+    def label(self) -> str:
+        return permissions.table().label(self.role)
+
 
 class Keys:
     """Participant keys that outlive a restart: "PAYLOAD.MAC", the payload the participant's name
     and role, the MAC an HMAC-SHA256 under a secret kept beside the journal (mode 0600, never
-    served). The runner's join token is derived from the same secret, so it too is stable."""
+    served). The runner's token is derived from the same secret, so it too is stable; so is each
+    role's join token, derived from the secret or from ``seed`` ('serve --token')."""
 
-    def __init__(self, secret: bytes) -> None:
+    def __init__(self, secret: bytes, seed: str | None = None) -> None:
         self._secret = secret
+        self._seed = seed.encode() if seed is not None else secret
 
     @classmethod
-    def beside(cls, path: Path) -> Keys:
+    def beside(cls, path: Path, seed: str | None = None) -> Keys:
         """The secret beside ``path``, made on first use. One found there is used only if it is
         this user's own regular file that nobody else can read or write: a secret another user of
         the machine planted (or can read) would let them make any key, the runner's included."""
@@ -86,7 +76,7 @@ class Keys:
         try:
             fd = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         except FileExistsError:
-            return cls(_own_secret(where))
+            return cls(_own_secret(where), seed)
         except OSError as exc:
             raise InputError("JOURNAL", f"cannot write the server's secret beside it, {where} ({exc.strerror})",
                              "serve a journal in a folder this user can write") from None
@@ -95,7 +85,7 @@ class Keys:
             fh.write(secret.hex() + "\n")
             fh.flush()
             os.fsync(fh.fileno())
-        return cls(secret)
+        return cls(secret, seed)
 
     def _mac(self, purpose: str, text: str) -> str:
         return hmac.new(self._secret, f"{purpose}|{text}".encode(), hashlib.sha256).hexdigest()
@@ -103,6 +93,19 @@ class Keys:
     @property
     def runner_token(self) -> str:
         return self._mac("runner-token", "")[:24]
+
+    def join_token(self, role: str) -> str:
+        """The token a person joins with as ``role``: one a role, so that the role a page acts as is
+        the one its token was given for, never the one its holder states. It names its role."""
+        mac = hmac.new(self._seed, f"join-token|{role}".encode(), hashlib.sha256).hexdigest()[:20]
+        return f"{role.replace(' ', '-')}-{mac}"
+
+    def role_of_token(self, token: Any) -> str | None:
+        """The role ``token`` was given for, or None."""
+        if not isinstance(token, str) or len(token) > 100:
+            return None
+        return next((r for r in ROLES if r != "runner"
+                     and hmac.compare_digest(token.encode(), self.join_token(r).encode())), None)
 
     def issue(self, who: Participant) -> str:
         payload = base64.urlsafe_b64encode(json.dumps([who.name, who.role]).encode()).decode().rstrip("=")
@@ -115,6 +118,9 @@ class Keys:
         if not hmac.compare_digest(mac, self._mac("key", payload)):
             return None
         name, role = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+        role = permissions.ALIASES.get(role, role)
+        if role not in ROLES:  # a key made for a role this access list no longer has: join again
+            return None
         return Participant(name, role)
 
     def csrf(self, key: str) -> str:

@@ -1,0 +1,255 @@
+"""What follows from comply's verdicts under the deal's commercial modules (issue 40, points 1, 2,
+5 and 3): Service Credits, Critical Failures and termination, relief, the Hypercare Period and
+Minimum Volumes, each worked by hand in the docstring on the shipped SYNTHETIC deal's numbers:
+
+at_risk_percent 12; a Service Level missed within its Critical Level is credited 50 percent of its
+Credit Weight, beyond it 100 percent; 5 percent of the At-Risk Amount per Deemed Severity 2
+Incident; a Critical Failure at 3 misses in 6 months; termination at 3 Critical Failures in 12
+months; volumes more than 15 percent over the forecast relieve latency and time to first token;
+Go-Live 1 September 2026 with 20 Business Days of hypercare on the English calendar (ending
+Tuesday 29 September), so the Credit Start Date is 1 October 2026. Weights: field-accuracy 15,
+containment 10, latency 10, restore-sev1 15, report-completeness 5. These are invented numbers
+that show the arithmetic; they are not results."""
+
+import json
+
+import pytest
+
+from day60 import clauses, commercial
+from day60.resources import data_dir
+
+SOW = data_dir("clauses") / "examples" / "synthetic-sow.toml"
+LIB = clauses.load_library()
+DEAL = clauses.load_deal(SOW, LIB, {"drift_detection_business_hours"})
+NOVEMBER = {"month": "2026-11", "charges": 100_000}
+
+
+def follow(figures, period=NOVEMBER, deal=DEAL):
+    rows = clauses.comply(LIB, deal, figures, "test figures")
+    return {r["check"]: r for r in rows}, commercial.consequences(LIB, deal, rows, figures, period)
+
+
+def credit(after, check):
+    return next(x for x in after["credits"]["lines"] if x["check"] == check)
+
+
+def test_credits_worked_by_hand():
+    """Charges 100,000: At-Risk Amount 12 percent = 12,000.
+    field-accuracy 93.0 (target 95, Critical Level 90): missed within it, 15 x 50% = 7.5% = 900.
+    containment 40.0 (target 55, Critical Level 45): beyond it, 10 x 100% = 10% = 1,200.
+    hallucinated-policy 0.5 (met) with 2 Deemed Severity 2 Incidents: 2 x 5% = 10% = 1,200.
+    latency 20.0 seconds (met): nothing. Total 27.5% of the At-Risk Amount = 3,300, which is 3.3
+    percent of the Monthly Charges, under the cap of 12,000."""
+    rows, after = follow({"field-accuracy": {"value": 93.0, "n": 1200}, "containment": {"value": 40.0, "n": 800},
+                          "hallucinated-policy": {"value": 0.5, "n": 900, "deemed": 2},
+                          "latency": {"value": 20.0, "n": 5000}})
+    c = after["credits"]
+    assert (credit(after, "field-accuracy")["band"], credit(after, "field-accuracy")["percent_of_at_risk"]) == (
+        "missed", 7.5)
+    assert (credit(after, "containment")["band"], credit(after, "containment")["percent_of_at_risk"]) == (
+        "beyond the Critical Level", 10.0)
+    assert credit(after, "latency")["percent_of_at_risk"] == 0.0 and rows["latency"]["status"] == "met"
+    assert c["deemed"] == [{"check": "hallucinated-policy", "count": 2, "each_percent": 5.0, "percent_of_at_risk": 10.0,
+                            "note": None}]
+    assert c["percent_of_at_risk"] == pytest.approx(27.5) and not c["capped"]
+    assert c["percent_of_charges"] == pytest.approx(3.3)
+    assert c["at_risk_amount"] == pytest.approx(12_000) and c["amount"] == pytest.approx(3_300)
+    assert c["shown"] == {"at_risk_amount": "GBP 12,000.00", "amount": "GBP 3,300.00"}
+
+
+def test_the_months_credits_never_pass_the_at_risk_amount():
+    """Five weighted Service Levels all beyond their Critical Levels: 15 + 10 + 10 + 15 + 5 = 55%
+    of the At-Risk Amount, plus 10 Deemed Severity 2 Incidents at 5% = 50%: 105%, capped at 100%
+    (12,000 of charges of 100,000), the uncapped figure kept beside it."""
+    _, after = follow({"field-accuracy": {"value": 80.0, "n": 1200}, "containment": {"value": 30.0, "n": 800},
+                       "latency": {"value": 90.0, "n": 5000}, "restore-sev1": {"value": 9.0, "n": 3},
+                       "report-completeness": {"value": 70.0, "n": 11},
+                       "hallucinated-policy": {"value": 0.2, "n": 900, "deemed": 10}})
+    c = after["credits"]
+    assert c["uncapped_percent_of_at_risk"] == pytest.approx(105.0)
+    assert c["percent_of_at_risk"] == 100.0 and c["capped"] and c["amount"] == pytest.approx(12_000)
+
+
+def test_without_charges_the_credits_are_a_share_and_the_money_is_said_to_be_missing():
+    """No charges given: 7.5% of the At-Risk Amount is 0.9 percent of the Monthly Charges (7.5 x
+    12%), and comply says the amount needs the month's charges."""
+    _, after = follow({"field-accuracy": {"value": 93.0, "n": 1200}}, period={"month": "2026-11"})
+    assert after["credits"]["amount"] is None and after["credits"]["percent_of_charges"] == pytest.approx(0.9)
+    assert any("give the month's Monthly Charges" in line for line in after["cannot"])
+
+
+def test_critical_failures_and_termination_worked_by_hand():
+    """field-accuracy's months [96, 94, 96, 94.5, 96, 94.2] (this month last) against a floor of 95
+    hold three misses in the last six months: a Critical Failure by repetition, although 94.2 is
+    within the Critical Level of 90. containment at 40.0 is below its Critical Level of 45: a second.
+    With 1 Critical Failure in the months before, 3 in the termination period reach 3: the right
+    to terminate arises. With none before, 2 do not; with nothing said of the months before, comply
+    cannot tell and says what would settle it."""
+    figures = {"field-accuracy": {"value": 94.2, "n": 1200, "months": [96, 94, 96, 94.5, 96, 94.2]},
+               "containment": {"value": 40.0, "n": 800}}
+    _, after = follow(figures, period={**NOVEMBER, "critical_failures_before": 1})
+    found = {(f["check"], f["kind"]) for f in after["critical_failures"]["found"]}
+    assert found == {("field-accuracy", "missed repeatedly"), ("containment", "beyond its Critical Level")}
+    assert after["critical_failures"]["termination"]["arises"] is True
+    assert after["critical_failures"]["termination"]["count"] == 3
+    _, after = follow(figures, period={**NOVEMBER, "critical_failures_before": 0})
+    assert after["critical_failures"]["termination"]["arises"] is False
+    _, after = follow(figures)
+    assert after["critical_failures"]["termination"]["arises"] is None
+    assert any("critical_failures_before" in line for line in after["cannot"])
+    # Two misses in six months are not three: no Critical Failure by repetition.
+    _, after = follow({"field-accuracy": {"value": 94.2, "n": 1200, "months": [96, 96, 96, 94.5, 96, 94.2]}})
+    assert after["critical_failures"]["found"] == []
+
+
+def test_relief_agreed_removes_the_credit_claimed_does_not_and_volume_relief_is_computed():
+    """restore-sev1 at 6 hours (target 4, Critical Level 8) is missed: 15 x 50% = 7.5%. With an
+    Upstream Outage claimed and not yet agreed, the miss stands and so does its credit; agreed, the
+    credit is 0 and no Critical Failure counts. latency at 45 seconds is missed, but 13,200 submitted
+    against a forecast of 11,000 is 20 percent over, beyond the 15 percent tolerance: relieved
+    without a claim, its 10% credit not due. The verdicts themselves are unchanged (not met)."""
+    figures = {"restore-sev1": {"value": 6.0, "n": 2, "relief": {"event": "upstream-outage", "agreed": False}},
+               "latency": {"value": 45.0, "n": 5000}}
+    period = {**NOVEMBER, "volume": 13_200, "forecast": 11_000}
+    rows, after = follow(figures, period)
+    assert rows["restore-sev1"]["status"] == rows["latency"]["status"] == "not met"
+    assert credit(after, "restore-sev1")["percent_of_at_risk"] == 7.5
+    assert credit(after, "latency")["percent_of_at_risk"] == 0.0 and "relieved" in credit(after, "latency")["note"]
+    relief = {r["check"]: r for r in after["relief"]}
+    assert relief["latency"]["applied"] and "20.0 percent over" in relief["latency"]["why"]
+    assert not relief["restore-sev1"]["applied"] and "until then the miss stands" in relief["restore-sev1"]["why"]
+    figures["restore-sev1"]["relief"]["agreed"] = True
+    _, after = follow(figures, period)
+    assert credit(after, "restore-sev1")["percent_of_at_risk"] == 0.0
+    # 12,000 submitted against 11,000 is 9.1 percent over: within the tolerance, no relief.
+    _, after = follow(figures, {**NOVEMBER, "volume": 12_000, "forecast": 11_000})
+    assert credit(after, "latency")["percent_of_at_risk"] == 5.0  # 45 s is within the Critical Level of 60 s
+
+
+def test_no_credit_accrues_before_the_credit_start_date():
+    """Go-Live 1 September 2026 plus 20 English Business Days ends the Hypercare Period on 29
+    September; the Credit Start Date is 1 October 2026. September 2026 ends before it: the misses
+    are reported and judged, but no credit accrues and no Critical Failure counts. October is on it."""
+    assert commercial.credit_start(DEAL).isoformat() == "2026-10-01"
+    figures = {"containment": {"value": 40.0, "n": 800}}
+    rows, after = follow(figures, period={"month": "2026-09", "charges": 100_000, "critical_failures_before": 0})
+    assert rows["containment"]["status"] == "not met" and after["hypercare"]["before_credit_start"]
+    assert credit(after, "containment")["percent_of_at_risk"] == 0.0
+    assert after["critical_failures"]["counted"] == 0 and "Rectification Plan" in after["critical_failures"]["note"]
+    _, after = follow(figures, period={"month": "2026-10", "charges": 100_000})
+    assert credit(after, "containment")["percent_of_at_risk"] == 10.0
+
+
+def test_a_period_below_its_minimum_volume_is_not_judged():
+    """containment's Minimum Volume is 200 Contacts: 180 Contacts at 40 percent is not judged (not
+    run, the figure still shown), so it attracts no credit and no Critical Failure; 200 is judged."""
+    rows, after = follow({"containment": {"value": 40.0, "n": 180}})
+    row = rows["containment"]
+    assert row["status"] == "not run" and row["value"] == 40.0 and "Minimum Volume of 200" in row["reason"]
+    assert credit(after, "containment")["percent_of_at_risk"] == 0.0 and after["critical_failures"]["found"] == []
+    rows, _ = follow({"containment": {"value": 40.0, "n": 200}})
+    assert rows["containment"]["status"] == "not met"
+
+
+def test_from_a_journal_exercise_events_are_relieved_and_late_drifts_are_deemed_incidents(run, tmp_path):
+    """The demo's exercise: both drifts were injected (Exercise Events); the second was never
+    notified by the close, so it is one Deemed Severity 2 Incident. drift-notice is relieved as an
+    Exercise Event (judged by the Day-60 score, not credited), and so is its deemed incident. The
+    Severity 2 incident (INC-1) was raised by the exercise: relieved too. The period is the
+    exercise window's month, October 2026, on or after the Credit Start Date."""
+    from day60 import demo
+
+    journal = tmp_path / "exercise.jsonl"
+    demo.build_journal(journal)
+    r = run("comply", journal, "--sow", SOW, "--format", "json", "--charges", "100000")
+    assert r.exit_code == 1
+    after = json.loads(r.stdout)["consequences"]
+    relief = {x["check"]: x for x in after["relief"]}
+    assert relief["drift-notice"]["applied"] and relief["drift-notice"]["event"] == "exercise"
+    assert relief["restore-sev2"]["applied"]
+    assert after["credits"]["deemed"] == [{"check": "drift-notice", "count": 1, "each_percent": 5.0,
+                                           "percent_of_at_risk": 0.0, "note": "relieved"}]
+    assert after["hypercare"] == {"credit_start": "2026-10-01", "month": "2026-10", "before_credit_start": False}
+
+
+def test_the_table_prints_what_follows_and_a_deal_without_modules_prints_none(run, tmp_path):
+    figures = tmp_path / "f.json"
+    figures.write_text(json.dumps({"period": NOVEMBER, "containment": {"value": 40.0, "n": 800}}))
+    r = run("comply", "--sow", SOW, "--figures", figures)
+    assert r.exit_code == 1
+    assert "Service Credits (clause 22):" in r.stdout and "Critical Failures (clause 23):" in r.stdout
+    assert "GBP 1,200.00 of an At-Risk Amount of GBP 12,000.00" in r.stdout and "Not computed:" in r.stdout
+    plain = tmp_path / "plain.toml"
+    text = SOW.read_text()
+    plain.write_text(text.replace(text[text.index("[modules]"):text.index("[parameters]")], ""))
+    r = run("comply", "--sow", plain, "--figures", figures, "--format", "json")
+    assert r.exit_code == 1 and "consequences" not in json.loads(r.stdout)
+    assert "Service Credits" not in run("comply", "--sow", plain, "--figures", figures).stdout
+
+
+@pytest.mark.parametrize("figures, words", [
+    ({"period": {"month": "2026-13"}}, "period.month '2026-13' is not YYYY-MM"),
+    ({"period": {"charges": -5}}, "period.charges is -5"),
+    ({"period": {"forecast": 0}}, "period.forecast is 0"),
+    ({"period": {"mood": "good"}}, "period.mood is not a period field"),
+    ({"latency": {"value": 9, "n": 9, "relief": {"event": "bad luck"}}}, "latency.relief is not"),
+    ({"latency": {"value": 9, "n": 9, "deemed": 1.5}}, "latency.deemed is 1.5, not a whole count"),
+    ({"period": [1, 2]}, "period is not"),
+])
+def test_bad_commercial_inputs_are_refused_in_one_line(run, tmp_path, figures, words):
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps(figures))
+    r = run("comply", "--sow", SOW, "--figures", path)
+    assert r.exit_code == 2 and words in r.stderr and r.stderr.count("\n") == 1, r.output
+    assert "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("charges", ["-1", "nan", "inf", "lots"])
+def test_bad_charges_are_refused_in_one_line(run, tmp_path, charges):
+    path = tmp_path / "f.json"
+    path.write_text("{}")
+    r = run("comply", "--sow", SOW, "--figures", path, "--charges", charges)
+    assert r.exit_code == 2 and "--charges" in r.stderr and r.stderr.count("\n") == 1, r.output
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda t: t.replace("containment = { critical = 45.0,", "containment = { critical = 60.0,"),
+     "service_levels.containment.critical 60 is not below the target 55"),
+    (lambda t: t.replace("restore-sev1 = { critical = 8,", "restore-sev1 = { critical = 8, minimum_volume = 3,"),
+     "takes no Minimum Volume"),
+    (lambda t: t.replace("latency = { critical = 60,", "latency = { critical = 60, weight = 3,"),
+     "service_levels.latency.weight is not a service level setting"),
+    (lambda t: t.replace("[service_levels]", "[service_levels]\nfalse-containment = { critical = 5 }"),
+     "is a reporting duty, not a Service Level"),
+    (lambda t: t.replace('"service-credits", ', ""), "credit_weight needs the service-credits module"),
+    (lambda t: t.replace('"critical-failures", ', ""), "credits_remedy is sole-except-critical"),
+    (lambda t: t.replace("day60_opens_day = 50", "day60_opens_day = 80"), "the exercise cannot close before it opens"),
+    (lambda t: t.replace('service_hours = "all-hours"', 'service_hours = "weekdays"'),
+     "parameters.service_hours is 'weekdays', not one of all-hours, business-hours"),
+    (lambda t: t.replace("go_live_date = 2026-09-01", 'go_live_date = "soon"'), "go_live_date is 'soon', not a date"),
+    (lambda t: t.replace('include = ["service-credits"', 'include = ["service-credit"'),
+     "modules.include names unknown module 'service-credit'"),
+])
+def test_a_deals_commercial_tables_are_checked(run, tmp_path, edit, words):
+    """Each mistake is named in the one line a bad deal file gets, exit 2, nothing written."""
+    path = tmp_path / "deal.toml"
+    path.write_text(edit(SOW.read_text()))
+    r = run("clauses", "export", "--sow", path, "--md", tmp_path / "s.md")
+    assert r.exit_code == 2 and words in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    assert not (tmp_path / "s.md").exists()
+
+
+def test_a_draft_deal_missing_a_modules_values_says_so_instead_of_guessing(run, tmp_path):
+    """comply reads a deal as a draft: with at_risk_percent unfilled there is no At-Risk Amount to
+    share, so no credits are worked out, and the output says which value is missing (exit as the
+    verdicts say, no traceback)."""
+    deal = tmp_path / "draft.toml"
+    deal.write_text("\n".join(line for line in SOW.read_text().splitlines() if not line.startswith("at_risk_percent")))
+    figures = tmp_path / "f.json"
+    figures.write_text(json.dumps({"containment": {"value": 40.0, "n": 800}}))
+    r = run("comply", "--sow", deal, "--figures", figures, "--format", "json")
+    assert r.exit_code == 1 and "Traceback" not in r.output
+    after = json.loads(r.stdout)["consequences"]
+    assert after["credits"] is None and "Service Credits: the deal leaves at_risk_percent unfilled" in after["cannot"]
+    assert after["critical_failures"]["found"] == [{"check": "containment", "kind": "beyond its Critical Level",
+                                                   "detail": "40.0 is below the Critical Level of 45"}]

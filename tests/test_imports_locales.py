@@ -1,0 +1,97 @@
+"""Exports written in their user's language (issue 36): a Jira CSV in Spanish (translated headers,
+Spanish month abbreviations), and the month abbreviations of the languages Jira exports in.
+
+``tests/data/imports/tabular/jira_cloud_export_es.csv`` is hand-written in the exact shape of a
+real Spanish Jira Service Management export (its ``.source.txt`` names the source). Every figure
+is worked by hand in its test's docstring.
+"""
+
+import datetime as dt
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.imports_common import imported
+from tests.test_imports_tabular import DATA, events, journal
+
+
+def test_jira_csv_in_spanish(run, tmp_path):
+    """A Spanish Jira Service Management export (jira_cloud_export_es.csv: every header translated,
+    months in Spanish and lower case, AM/PM in English) reads as an English one.
+
+    By hand, in Europe/Madrid: MSA-8 created 02/ene/24 8:05 AM (2 January, CET +01:00), resolved
+    03/ene/24 4:29 PM (16:29 +01:00); MSA-7 created 18/jul/24 9:10 AM (CEST +02:00); MSA-9
+    created 01/dic/24 12:00 PM (+01:00). MSA-7's comment, dated 18/jul/24 10:52 AM, is read with
+    its time."""
+    export = Path(shutil.copy(DATA / "jira_cloud_export_es.csv", tmp_path))
+    j = journal(tmp_path, "j.jsonl")
+    out = imported(run, j, "jira", export, "--zone", "Europe/Madrid", "--severity-map", "High=2,Medium=3,Low=4")
+    assert sorted(out["imported"]) == ["MSA-7", "MSA-8", "MSA-9"] and not out["unreadable"]
+    assert out["exports"][0]["read_as"]["headers"] == "Spanish"
+    got = events(j, ["jira:MSA-7", "jira:MSA-8", "jira:MSA-9"])
+    assert [(k, at) for k, at, _ in got["jira:MSA-8"]] == [("incident.detected", "2024-01-02T08:05:00+01:00"),
+                                                           ("incident.ticket-closed", "2024-01-03T16:29:00+01:00")]
+    assert got["jira:MSA-7"][0][:2] == ("incident.detected", "2024-07-18T09:10:00+02:00")
+    assert got["jira:MSA-9"][0][:2] == ("incident.detected", "2024-12-01T12:00:00+01:00")
+    from day60.imports import jira, records
+    from day60.imports.books import Books
+    from day60.imports.tabular import FileOptions
+
+    settings = records.Settings(records.zone("Europe/Madrid", "--zone"), severity={"Medium": "3"},
+                                files=FileOptions())
+    ticket = next(t for t in jira.read([export], settings, [], Books([export])) if t.ref == "MSA-7")
+    assert ticket.note_stream[0][0] == dt.datetime(2024, 7, 18, 10, 52, tzinfo=records.zone("Europe/Madrid", "z"))
+
+
+MONTH_FORMS = {  # (language, the forms Java writes: its CLDR data and its older JRE data)
+    "en": "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec",
+    "en-GB": "Jan Feb Mar Apr May Jun Jul Aug Sept Oct Nov Dec",
+    "es": "ene feb mar abr may jun jul ago sept oct nov dic",
+    "es (JRE)": "ene feb mar abr may jun jul ago sep oct nov dic",
+    "fr": "janv. févr. mars avr. mai juin juil. août sept. oct. nov. déc.",
+    "de": "Jan. Feb. März Apr. Mai Juni Juli Aug. Sept. Okt. Nov. Dez.",
+    "de (JRE)": "Jan Feb Mär Apr Mai Jun Jul Aug Sep Okt Nov Dez",
+    "de-AT": "Jän. Feb. März Apr. Mai Juni Juli Aug. Sep. Okt. Nov. Dez.",
+    "pt": "jan. fev. mar. abr. mai. jun. jul. ago. set. out. nov. dez.",
+    "pt (JRE)": "jan fev mar abr mai jun jul ago set out nov dez",
+    "it": "gen feb mar apr mag giu lug ago set ott nov dic",
+    "nl": "jan. feb. mrt. apr. mei jun. jul. aug. sep. okt. nov. dec.",
+    "nl (JRE)": "jan feb mrt apr mei jun jul aug sep okt nov dec",
+}
+
+
+@pytest.mark.parametrize("language", list(MONTH_FORMS))
+def test_month_abbreviations_of_each_language_are_read(language):
+    """Each month's abbreviation, in the language's forms, read in Jira's format to that month:
+    ``18/<month>/26 9:10 AM`` in Europe/London is 18 <month> 2026 09:10 local."""
+    from day60.imports import locales, records
+
+    times = locales.LocalisedTimes(records.Settings(records.zone("Europe/London", "z"), "%d/%b/%y %I:%M %p"))
+    for month, name in enumerate(MONTH_FORMS[language].split(), start=1):
+        got = times.read(f"18/{name}/26 9:10 AM", "Created")
+        assert (got.year, got.month, got.day, got.hour, got.minute) == (2026, month, 18, 9, 10), name
+
+
+def test_no_abbreviation_names_two_months():
+    """Reading a month needs no statement of the language only because no abbreviation in the
+    table names two months: every name appears under one month, once."""
+    from day60.imports.locales import MONTHS
+
+    names = [n for forms in MONTHS.values() for n in forms]
+    assert len(names) == len(set(names))
+    for forms in MONTH_FORMS.values():
+        for month, name in enumerate(forms.split(), start=1):
+            assert name.rstrip(".").casefold() in MONTHS[month], name
+
+
+def test_a_month_in_another_language_is_unreadable_in_its_own_words(run, tmp_path):
+    """A Polish month (``lip``, July) is in no language of the table: the row is unreadable,
+    naming the export's own text, never a guessed month."""
+    from day60.imports import locales, records
+
+    times = locales.LocalisedTimes(records.Settings(records.zone("Europe/London", "z"), "%d/%b/%y %I:%M %p"))
+    with pytest.raises(records.RowProblem, match="'18/lip/26 9:10 AM' does not match"):
+        times.read("18/lip/26 9:10 AM", "Created")
+
+

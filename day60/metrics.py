@@ -809,9 +809,10 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
     inc["reason"] = _select(conditions, reasons, "not restored by the close")
     if late_withdrawal.any():
         inc.loc[late_withdrawal, "reason"] = [
-            "; ".join(filter(None, [why, f"its withdrawal as not reproducible ({_iso(w)}) came after a monitoring "
-                                         f"check had confirmed its restore ({_iso(r)}), so it is set aside (3.19.4, "
-                                         "3.19.5)"]))
+            "; ".join(filter(None, [why if isinstance(why, str) else None,  # an empty reason reads NaN
+                                    f"its withdrawal as not reproducible ({_iso(w)}) came after a monitoring "
+                                    f"check had confirmed its restore ({_iso(r)}), so it is set aside (3.19.4, "
+                                    "3.19.5)"]))
             for why, w, r in zip(inc.loc[late_withdrawal, "reason"], withdrawn[late_withdrawal],
                                  first_restore[late_withdrawal], strict=True)]
     # the dispute's reason, where the dispute is what excluded it (not a withdrawal or the contract's exclusion)

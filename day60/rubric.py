@@ -584,7 +584,7 @@ def _report_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any],
     if not rep["periods"]:
         return _result(line, NOT_EXERCISED, 0.0, rep["reason"].removeprefix("not run: ") + apart)
     periods = rep["periods"]
-    evidence = [s for p in periods for s in [p["received_seq"], *p["element_seqs"]]]
+    evidence = [s for p in periods for s in [p["received_seq"], *p["element_seqs"]] if s is not None]
     if line.how == "share":
         target, source = _target(deal, line.parameter, 100.0)
         value = rep["completeness_percent"]
@@ -601,7 +601,8 @@ def _report_line(line: Line, figures: Figures, tier: Tier, deal: dict[str, Any],
     reason = "; ".join(f"{p['period']} delivered {p['delivered']}, due {p['due']}" if p["delivered"] else
                        f"{p['period']} not received by the close, due {p['due']}" for p in late) or None
     return _result(line, "scored", line.points * rep["on_time"] / len(periods), reason, figure,
-                   {"due": "fifth business day of the following month"}, [p["received_seq"] for p in periods])
+                   {"due": "fifth business day of the following month"},
+                   [p["received_seq"] for p in periods if p["received_seq"] is not None])
 
 
 # Which section of lines shows each requirement: where the records said nothing of a section, its

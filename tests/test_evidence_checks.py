@@ -89,7 +89,7 @@ def _doctored(made) -> bytes:
 
 
 def test_a_report_scored_against_a_doctored_rubric_under_its_published_name_is_refused(made, tmp_path):
-    """The demo scores 85.0 under rubric day60 1.1.1; the doctored copy, still day60 1.1.1, scores
+    """The demo scores 85.0 under rubric day60 1.2.0; the doctored copy, still day60 1.2.0, scores
     it 90.0, and the forged report's pages, data and rubric all agree. The first round said
     "verified". The embedded rubric is held to the table of published rubrics (rubric/published.toml)
     and refused by name."""
@@ -97,7 +97,7 @@ def test_a_report_scored_against_a_doctored_rubric_under_its_published_name_is_r
     forged, score = _forged(made, tmp_path, rubric_raw)
     assert round(score, 1) == 90.0
     r = _cli("verify-report", forged)
-    _refused(r, "the embedded rubric is refused", "names the published rubric day60 1.1.1",
+    _refused(r, "the embedded rubric is refused", "names the published rubric day60 1.2.0",
              "but its bytes hash to", "it was changed")
 
 
@@ -105,14 +105,14 @@ def test_score_refuses_a_doctored_rubric_under_a_published_name(made, tmp_path):
     path = tmp_path / "doctored.yaml"
     path.write_bytes(_doctored(made))
     r = _cli("score", made["journal"], "--rubric", path, "--format", "json")
-    assert r.exit_code == 2 and "names the published rubric day60 1.1.1" in r.stderr, r.output
+    assert r.exit_code == 2 and "names the published rubric day60 1.2.0" in r.stderr, r.output
     assert "give your own rubric an id of its own" in r.stderr
 
 
 def test_a_rubric_under_a_version_never_published_is_refused(made, tmp_path):
-    text = made["attached"]["rubric.yaml"].decode().replace("version: 1.1.1", "version: 1.1.2", 1)
+    text = made["attached"]["rubric.yaml"].decode().replace("version: 1.2.0", "version: 1.2.1", 1)
     forged, _score = _forged(made, tmp_path, text.encode())
-    _refused(_cli("verify-report", forged), "at version '1.1.2', which day60 never published")
+    _refused(_cli("verify-report", forged), "at version '1.2.1', which day60 never published")
 
 
 def test_a_persons_own_rubric_is_said_to_be_unpublished(made, tmp_path):
@@ -125,7 +125,7 @@ def test_a_persons_own_rubric_is_said_to_be_unpublished(made, tmp_path):
     assert r.exit_code == 0, r.output
     r = _cli("verify-report", pdf)
     assert r.exit_code == 0, r.output
-    assert "rubric 'acme-internal 1.1.1'" in r.stdout and "is not one day60 publishes" in r.stdout
+    assert "rubric 'acme-internal 1.2.0'" in r.stdout and "is not one day60 publishes" in r.stdout
 
 
 def test_the_shipped_rubric_is_in_the_published_table():
@@ -184,7 +184,7 @@ def test_verify_report_prints_the_verified_head_and_parties(made):
     assert r.exit_code == 0, r.output
     assert f"journal head {head['seq']}:{head['hash']}" in r.stdout
     assert "parties: partner Harbour Claims BPO (SYNTHETIC); supplier Example AI Operations Ltd (SYNTHETIC)" in r.stdout
-    assert "scored against rubric day60 1.1.1 as published" in r.stdout
+    assert "scored against rubric day60 1.2.0 as published" in r.stdout
 
 
 def test_verify_report_expect_holds_the_report_to_the_head_handed_over(made):

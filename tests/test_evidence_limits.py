@@ -75,7 +75,7 @@ def test_a_report_listing_300_pages_is_refused_by_its_page_count(made, tmp_path)
     path = tmp_path / "pages.pdf"
     path.write_bytes(forge.many_pages(made["score"].read_bytes(), 300))
     r, cpu, _peak = _measured(path)
-    _one_line(r, 1, "the page count: the file has 305 page(s); the embedded data renders 5")
+    _one_line(r, 1, "the page count: the file has 306 page(s); the embedded data renders 6")
     assert cpu < 30  # a genuine report's verification, and no page read
 
 

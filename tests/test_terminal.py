@@ -62,13 +62,15 @@ def test_a_rehearsal_with_only_a_decision_keeps_its_figure_on_its_own_line(run, 
 
 
 def test_the_score_table_gives_each_reason_one_row(run, tmp_path):
-    """An empty exercise: eleven lines in four reasons, so four rows, each naming its lines and their
-    points in order (drift 15, 10, 5; incidents 25, 10; rollback 8, 4, 4, 4; report 10, 5)."""
+    """An empty exercise: eleven lines in five reasons, so five rows, each naming its lines and their
+    points in order (drift 15, 10; false alerts 5, whose reason adds that no drift was observed to
+    judge them beside; incidents 25, 10; rollback 8, 4, 4, 4; report 10, 5)."""
     journal = make_journal(tmp_path / "empty.jsonl", [])
     r = run("score", journal)
     assert r.exit_code == 0, r.output
     rows = [line for line in r.stdout.splitlines() if "   not exercised   " in line]  # the table's rows
-    assert len(rows) == 4, rows
-    assert rows[0].startswith("drift-notice, drift-detection, false-alerts") and "15, 10, 5" in rows[0]
-    assert "rollback-time, rollback-decision, requeue, smoke-set" in rows[2] and "8, 4, 4, 4" in rows[2]
+    assert len(rows) == 5, rows
+    assert rows[0].startswith("drift-notice, drift-detection ") and "15, 10 " in rows[0]
+    assert rows[1].startswith("false-alerts ") and "0 false alerts in the window, counted" in rows[1]
+    assert "rollback-time, rollback-decision, requeue, smoke-set" in rows[3] and "8, 4, 4, 4" in rows[3]
     assert r.stdout.count("no production rollback in the window") == 1

@@ -699,6 +699,8 @@ def test_a_sealed_onset_never_reaches_an_observer_and_the_runner_closes_and_reve
     assert post(server, watcher_key, kind="drift.detected", id="D1", data={"affected_class": "invoices"})[0] == 201
     form = open_step(runner, "close the exercise")
     form.locator("button[type=submit]").click()
+    runner.wait_for_selector("#result form.confirm")  # a close cannot be undone: it is asked first
+    runner.click("#result form.confirm button[type=submit]")
     runner.wait_for_selector("#result .ok")
     runner.wait_for_selector("form.reveal button")
     shot(runner, "runner-closed")

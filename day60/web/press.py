@@ -225,8 +225,8 @@ def repeated(visible: list[dict[str, Any]], kind: str, ident: str) -> list[str]:
     earlier = next((e for e in reversed(visible) if e["kind"] == kind and e["id"] == ident), None)
     if earlier is None:
         return []
-    at = f" at {earlier['at']}" if earlier["at"] else ""
-    return [f"seq {earlier['seq']} already records {kind} for {ident}, by {earlier['by'] or 'the toolkit'}{at}: "
+    at = f" at {dt.datetime.fromisoformat(earlier['at']).replace(microsecond=0).isoformat()}" if earlier["at"] else ""
+    return [f"seq {earlier['seq']} already records the {kind} for {ident}, by {earlier['by'] or 'the toolkit'}{at}: "
             "record it again only if this is a second, different one"]
 
 

@@ -66,6 +66,7 @@ _INSTANT = re.compile(r"\b(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,
 _KIND = re.compile(r"(?<![\w.-])(" + "|".join(re.escape(k) for k in sorted(KINDS, key=len, reverse=True))
                    + r")(?![\w-])")
 _FLAG = re.compile(r"--set (\w+)|--([a-z][a-z-]*)")
+_EVENT = re.compile(r"event \d+ \([^)]*\): ")
 _ISO_FIX = re.compile(r"write it as ISO 8601, e\.g\. [^;]*?, or 'now'")
 
 
@@ -73,10 +74,10 @@ def kind_words(kind: str) -> str:
     return KINDS.get(kind, kind.replace(".", " ").replace("-", " "))
 
 
-def shown_at(text: Any, tz: Any = None) -> str:
+def shown_at(text: Any, tz: Any = None, fine: bool = False) -> str:
     """An instant as a person reads it, in ``tz`` (the exercise's zone) with its offset, to the
-    second (to the microsecond when it has one): "2026-03-03 14:02:07 -05:00". Text that is no
-    instant is returned as it is."""
+    second: "2026-03-03 14:02:07 -05:00" (``fine``: to the microsecond when it has one, where the
+    fraction is what the sentence is about). Text that is no instant is returned as it is."""
     if not text:
         return ""
     try:
@@ -88,7 +89,7 @@ def shown_at(text: Any, tz: Any = None) -> str:
     if tz is not None:
         value = value.astimezone(tz)
     offset = value.strftime("%z")
-    clock = f"{value:%H:%M:%S}" + (f".{value.microsecond:06d}" if value.microsecond else "")
+    clock = f"{value:%H:%M:%S}" + (f".{value.microsecond:06d}" if fine and value.microsecond else "")
     return f"{value:%Y-%m-%d} {clock} {offset[:3]}:{offset[3:]}"
 
 
@@ -100,8 +101,9 @@ def plain(message: str, tz: Any = None, zone: str = "") -> str:
     field, sep, rest = message.partition(": ")
     if sep and field in FIELDS:  # the field the refusal is about, as the page labels it
         message = f"{FIELDS[field][:1].upper()}{FIELDS[field][1:]}: {rest}"
+    message = _EVENT.sub("", message)  # the line being pressed is the one the person knows
     text = _ISO_FIX.sub(hint, message)
-    text = _INSTANT.sub(lambda m: shown_at(f"{m.group(1)}T{m.group(2)}{m.group(3).replace('Z', '+00:00')}", tz),
+    text = _INSTANT.sub(lambda m: shown_at(f"{m.group(1)}T{m.group(2)}{m.group(3).replace('Z', '+00:00')}", tz, True),
                         text)
     text = _KIND.sub(lambda m: kind_words(m.group(1)), text)
 

@@ -779,4 +779,4 @@ def test_show_marks_a_line_recorded_late(run, tmp_path):
     path = make_journal(tmp_path / "ex.jsonl")
     jr.append(path, "drift.false-alert", "F1", NOW, {"pressed_at": "2026-03-02T10:00:00+00:00"}, "Ana (auditor)")
     r = run("show", path)
-    assert r.exit_code == 0 and "recorded late (pressed 2026-03-02T10:00:00+00:00 on the browser's clock)" in r.stdout
+    assert r.exit_code == 0 and "recorded late (pressed 2026-03-02 10:00 +00:00 on the browser's clock)" in r.stdout

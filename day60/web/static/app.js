@@ -140,13 +140,14 @@
   // Other people's new lines, read out by screen readers (the timeline itself is not a live region:
   // a whole table read again at every line would drown the room).
   function announce(before) {
+    if (!before) { return; }  // the page's own first restore after a reload: nothing is new
     var news = [];
     document.querySelectorAll("#timeline tr[data-seq]").forEach(function (tr) {
       if (!before[tr.getAttribute("data-seq")] && tr.getAttribute("data-by") !== body.getAttribute("data-who")) {
         news.push(tr.getAttribute("data-said"));
       }
     });
-    if (news.length && Object.keys(before).length) { said.textContent = "New: " + news.reverse().join("; ") + "."; }
+    if (news.length) { said.textContent = "New: " + news.reverse().join("; ") + "."; }
   }
 
   // ----- the answer box, next to the step pressed ----------------------------------------
@@ -447,7 +448,7 @@
   }, true);
   (function () {
     var all = typed();
-    if (Object.keys(all).length) { restore({kept: all, focus: null, anchor: null, seqs: {}}); }
+    if (Object.keys(all).length) { restore({kept: all, focus: null, anchor: null, seqs: null}); }
   })();
 
   // This browser's reading of a moment, as the page shows every time: in the exercise's zone,

@@ -411,8 +411,15 @@ def score_html(journal: Any, figures: Any, score: dict[str, Any], title: str = "
     from day60.timeline import svg
 
     header = journal.header
+    # Who wrote each line, shown beside the times a reader checks (a line the toolkit wrote has no author).
+    authors = {e["seq"]: {"kind": e["kind"], "by": e.get("by")} for e in journal.events}
+    drift_authors: dict[str, list[tuple[int, str, str]]] = {}
+    for e in journal.events:
+        if e["kind"] in ("drift.onset", "drift.detected", "drift.notice") and e.get("by"):
+            drift_authors.setdefault(e["id"], []).append((e["seq"], e["kind"].split(".")[1], e["by"]))
     return html("score.html.j2", {
-        "title": title, "header": header, "score": score, "figures": figures.summary,
+        "title": title, "header": header, "score": score, "figures": figures.summary, "authors": authors,
+        "drift_authors": drift_authors,
         "synthetic": bool(header.get("synthetic")),
         "timeline_svg": svg(journal.events, journal.calendar(), header["window"]),
         "reconcile": reconcile,

@@ -699,6 +699,8 @@ def test_a_sealed_onset_never_reaches_an_observer_and_the_runner_closes_and_reve
     assert post(server, watcher_key, kind="drift.detected", id="D1", data={"affected_class": "invoices"})[0] == 201
     form = open_step(runner, "close the exercise")
     form.locator("button[type=submit]").click()
+    runner.wait_for_selector("#result form.confirm")  # a close cannot be undone: it is asked first
+    runner.click("#result form.confirm button[type=submit]")
     runner.wait_for_selector("#result .ok")
     runner.wait_for_selector("form.reveal button")
     shot(runner, "runner-closed")
@@ -777,4 +779,4 @@ def test_show_marks_a_line_recorded_late(run, tmp_path):
     path = make_journal(tmp_path / "ex.jsonl")
     jr.append(path, "drift.false-alert", "F1", NOW, {"pressed_at": "2026-03-02T10:00:00+00:00"}, "Ana (auditor)")
     r = run("show", path)
-    assert r.exit_code == 0 and "recorded late (pressed 2026-03-02T10:00:00+00:00 on the browser's clock)" in r.stdout
+    assert r.exit_code == 0 and "recorded late (pressed 2026-03-02 10:00 +00:00 on the browser's clock)" in r.stdout

@@ -483,8 +483,8 @@ def test_a_long_word_never_pushes_the_page_wider_than_the_window(browser, tmp_pa
             time.sleep(0.3)  # the page's first refresh on opening its stream has landed
             assert page.evaluate("document.documentElement.scrollWidth") <= width
             right = page.wait_for_function("""() => { const row = [...document.querySelectorAll('#timeline tr')]
-                .find(r => r.innerText.includes('LONG-1')); return row && row.cells[4]
-                && row.cells[4].getBoundingClientRect().right; }""", timeout=20000).json_value()
+                .find(r => r.innerText.includes('LONG-1')); const by = row && row.querySelector('td.by');
+                return by && by.getBoundingClientRect().right; }""", timeout=20000).json_value()
             assert right <= width  # the author's column is on the page, not cut off past its edge
             screenshot(page, SHOTS / f"long-word-{width}.png")
             context.close()

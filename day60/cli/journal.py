@@ -545,12 +545,13 @@ def show(
     journal: Path = typer.Argument(..., help="The exercise journal."),
     fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
 ) -> None:
-    """The timeline, corrections applied and marked, in the exercise's timezone.
+    """The timeline, corrections applied and marked, in the exercise's timezone, with who wrote each line.
 
     Example: day60 show ex.jsonl
     """
     from day60 import journal as jr
     from day60 import reading
+    from day60.display import when
 
     _check_format(fmt)
     from day60 import permissions
@@ -560,28 +561,31 @@ def show(
     raw = {e["seq"]: e for e in j.events}
     rows = []
     for e in sorted(jr.effective(j.events), key=lambda e: (e.at is None, e.at.timestamp() if e.at else 0, e.seq)):
-        mark = "; ".join(f"corrected by seq {c['seq']} (was {e.original_at}): {c['reason']}" for c in e.corrections)
+        zone = j.header["calendar"]["timezone"]
+        mark = "; ".join(f"corrected by seq {c['seq']} (was {when(e.original_at, zone)}): {c['reason']}"
+                         for c in e.corrections)
         if e.sealed:
             mark = "sealed until revealed"
         elif e.revealed:
             mark = "revealed at close"
         if e.data.get("pressed_at"):  # sent late by a page of 'day60 serve'
-            mark = "; ".join(filter(None, [f"recorded late (pressed {e.data['pressed_at']} on the browser's clock)",
-                                           mark]))
+            mark = "; ".join(filter(None, [f"recorded late (pressed {when(e.data['pressed_at'], zone)} on the "
+                                           "browser's clock)", mark]))
         standing = permissions.claim_status(raw[e.seq], judged) if e.seq in raw else None
         if standing is not None:  # the supplier's own claim: it counts once accepted
             mark = "; ".join(filter(None, [mark, f"claim by {raw[e.seq]['by']}: {standing}"]))
         rows.append({"seq": e.seq, "at": e.at.astimezone(j.tz).isoformat() if e.at else None, "kind": e.kind,
-                     "id": e.id, "data": e.data, "mark": mark})
+                     "id": e.id, "by": e.by, "data": e.data, "mark": mark})
     if fmt == "json":
         print_json({"header": j.header, "timeline": rows, "partial_line": j.partial, "head": j.head})
         return
     h = j.header
     typer.echo(f"{h['partner']} / {h['supplier']} / {h['deployment']}  tier {h['tier']}"
                + ("  SYNTHETIC" if h.get("synthetic") else ""))
-    print_table([{**r, "at": (r["at"] or "sealed")[:19].replace("T", " "),
-                  "data": ", ".join(f"{k}={v}" for k, v in r["data"].items() if k != "commitment")}
-                 for r in rows], ["seq", "at", "kind", "id", "data", "mark"])
+    typer.echo(f"times in {h['calendar']['timezone']}")
+    print_table([{**r, "at": when(r["at"]) if r["at"] else "sealed", "by": r["by"] or "",
+                  "data": ", ".join(f"{k}={v}" for k, v in r["data"].items() if k not in ("commitment", "pressed_at"))}
+                 for r in rows], ["seq", "at", "kind", "id", "by", "data", "mark"])
     if j.partial:
         typer.echo(f"note: a partial last line was ignored; run 'day60 verify --repair {journal}'", err=True)
 

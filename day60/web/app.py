@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime as dt
 import hmac
 import json
 import secrets
@@ -32,6 +31,7 @@ from starlette.staticfiles import StaticFiles
 from day60 import checklist, permissions, timeparse
 from day60.errors import InputError
 from day60.web import press as presses
+from day60.web import words
 from day60.web.room import ROLES, Keys, Participant, Room, check_name, check_role
 
 HERE = Path(__file__).resolve().parent
@@ -72,18 +72,6 @@ def _visible(text: Any) -> str:
     separator and unassigned characters), which are shown by their code point."""
     return "".join(f"<U+{ord(c):04X}>" if unicodedata.category(c) in ("Cf", "Zl", "Zp", "Cn", "Co", "Cs")
                    else c for c in str(text))
-
-
-def _shown_at(text: str | None) -> str:
-    """An instant as stored (the offset it was typed with), to the second: "2026-03-03 09:00:00 +00:00"."""
-    if not text:
-        return ""
-    try:
-        value = dt.datetime.fromisoformat(text)
-    except ValueError:
-        return text
-    offset = value.isoformat()[-6:] if value.tzinfo else ""
-    return f"{value:%Y-%m-%d %H:%M:%S} {offset}".rstrip()
 
 
 class SecurityHeaders:
@@ -131,8 +119,15 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
     keys = Keys.beside(path, token)
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True),
                       trim_blocks=True, lstrip_blocks=True)
+    zone = room.header["calendar"]["timezone"]
     env.filters["visible"] = _visible
-    env.filters["at"] = _shown_at
+    env.filters["at"] = lambda text: words.shown_at(text, room.tz)  # every instant a person sees: the exercise's zone
+    env.filters["kindwords"] = words.kind_words
+    env.globals["zone"] = zone
+
+    def said(message: str) -> str:
+        """A refusal or a warning made for the command line, in the room's words."""
+        return words.plain(message, room.tz, zone)
 
     # ----- who is asking -------------------------------------------------------------------
 
@@ -206,7 +201,7 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
         for e in shown:
             if e["kind"] == "correction":
                 fixes.setdefault(e["data"]["target"], []).append(
-                    f"corrected by seq {e['seq']} to {_shown_at(e['data']['at'])}: {e['data']['reason']}")
+                    f"corrected by seq {e['seq']} to {words.shown_at(e['data']['at'], room.tz)}: {e['data']['reason']}")
             elif e["kind"] == "reveal":
                 fixes.setdefault(e["data"]["target"], []).append(f"revealed by seq {e['seq']} (sealed when recorded)")
                 opened[e["data"]["target"]] = e["data"]["at"]
@@ -222,8 +217,8 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
             if e["at"] is None and not marks:
                 marks.append("sealed until revealed")
             if e["data"].get("pressed_at"):
-                marks.insert(0, f"recorded late (pressed at {_shown_at(e['data']['pressed_at'])} on the browser's "
-                                "clock)")
+                marks.insert(0, f"recorded late (pressed at {words.shown_at(e['data']['pressed_at'], room.tz)} on the "
+                                "browser's clock)")
             data = ", ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in e["data"].items()
                              if k not in ("commitment", "pressed_at"))
             rows.append({"seq": e["seq"], "at": e["at"] or opened.get(e["seq"]), "kind": e["kind"], "id": e["id"],
@@ -238,6 +233,7 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
                      presses.may_record(who, s.kind)]
         if presses.may_record(who, "accept"):  # the measured party's claims waiting for an auditor
             steps = checklist.claims_to_judge(shown) + steps
+        steps = _in_place(steps, shown)
         out = []
         for s in steps:
             fields = [{"name": a.name, "label": a.name.replace("_", " "), "help": a.help, "kind": a.kind,
@@ -264,6 +260,7 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
         correctable = [] if stopped else [
             e for e in reversed(shown) if e["kind"] not in skip and e["at"] is not None
             and (rule.get("lines") == "any" or e["by"] == who.by)][:12]
+        correctable = [{**e, "what": words.kind_words(e["kind"])} for e in correctable]
         return {"status": checklist.status(shown, seals_hidden=not who.runner, header=room.header),
                 "steps": steps_for(who, is_local, shown), "closed": closed,
                 "correctable": correctable, "problem": room.problem, "head": head,
@@ -369,14 +366,15 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
         except InputError as exc:
             room.wake()  # a journal found damaged by this press is shown on every page
             return render("result.html", status=403 if isinstance(exc, presses.Forbidden) else 422,
-                          refused=one_line(exc), form=None)
+                          refused=said(one_line(exc)), form=None)
         if done.unconfirmed:
             again = {**form, "confirm": "1", "at": done.when.isoformat()}
             pending = {"kind": p.kind, "id": p.ident, "at": done.when.isoformat(), "late": p.pressed_at}
-            return render("result.html", warnings=done.warnings, form=again, refused=None, pending=pending)
+            return render("result.html", warnings=[said(w) for w in done.warnings], form=again, refused=None,
+                          pending=pending)
         room.wake()
         return render("result.html", headers={"hx-trigger": "day60-recorded"}, events=done.events,
-                      warnings=done.warnings, held_at=done.held_at, refused=None, form=None)
+                      warnings=[said(w) for w in done.warnings], held_at=done.held_at, refused=None, form=None)
 
     async def reveal_form(request: Request) -> Response:
         joined = _page_who(request)
@@ -385,7 +383,7 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
         try:
             done = await run_in_threadpool(presses.reveal, room, joined[0], local(request))
         except InputError as exc:
-            return render("result.html", status=403, refused=one_line(exc), form=None)
+            return render("result.html", status=403, refused=said(one_line(exc)), form=None)
         room.wake()
         return render("result.html", revealed=done, refused=None, form=None)
 
@@ -466,6 +464,8 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
                         await asyncio.wait_for(queue.get(), timeout=left)
                     except TimeoutError:
                         continue
+                    if room.closing:  # the server is stopping: the reply ends, the page will reconnect
+                        return
                     head = room.head(who)
                     if head != last:
                         last = head
@@ -484,7 +484,7 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
         if request.url.path.startswith("/api/"):
             return JSONResponse({"error": message}, status_code=status)
         if request.headers.get("hx-request") == "true":
-            return render("result.html", status=status, refused=message, form=None)
+            return render("result.html", status=status, refused=said(message), form=None)
         return render("error.html", status=status, refused=message, h=room.header, journal=room.path.name)
 
     async def on_refused(request: Request, exc: Exception) -> Response:
@@ -525,11 +525,15 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
                           f"'day60 stamp {path} --tsa {tsa}'", file=sys.stderr, flush=True)
 
         tasks = [asyncio.create_task(follow())] + ([asyncio.create_task(stamp())] if tsa else [])
+        _end_streams_on_exit(room, asyncio.get_running_loop())
         try:
             yield
         finally:
             for task in tasks:
                 task.cancel()
+            if room.closing:
+                print(f"stopped serving {path.name}: every line a page was told of is in the journal; pages "
+                      "reconnect by themselves when it is served again", file=sys.stderr, flush=True)
 
     routes = [
         Route("/", index, methods=["GET"]),
@@ -572,6 +576,48 @@ def _runner_only(step: checklist.Step) -> bool:
         data.get("source") == "exercise"
 
 
+def _end_streams_on_exit(room: Room, loop: asyncio.AbstractEventLoop) -> None:
+    """Have a stop (Ctrl-C, SIGTERM) end every open event stream at once. Uvicorn waits for running
+    replies before it stops and then cancels them, each with a traceback: a page's stream is a
+    reply that never ends by itself. The handler uvicorn installed is still called, and uvicorn puts
+    back the handlers it found when it stops."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        previous = signal.getsignal(sig)
+        if not callable(previous):
+            continue
+
+        def ending(signum: int, frame: Any, previous: Any = previous) -> None:
+            loop.call_soon_threadsafe(room.close_streams)
+            previous(signum, frame)
+
+        signal.signal(sig, ending)
+
+
+def _in_place(steps: list[checklist.Step], shown: list[dict[str, Any]]) -> list[checklist.Step]:
+    """Steps in an order that does not move as lines arrive: the claims to judge first, then one
+    group an id, in the order the ids first appear in the journal, then what starts something new,
+    then the close. Within a group, the order the checklist gives."""
+    first: dict[str, int] = {}
+    for e in shown:
+        first.setdefault(e["id"], e["seq"])
+
+    def rank(step: checklist.Step) -> tuple[int, int]:
+        if step.group == "claims to accept or reject":
+            return (0, 0)
+        if step.group == "new":
+            return (2, 0)
+        if step.group == "close":
+            return (3, 0)
+        return (1, first.get(step.group, 1 << 60))
+
+    return sorted(steps, key=rank)
+
+
 def _watch_steps(shown: list[dict[str, Any]], who: Participant) -> list[checklist.Step]:
     """What a watcher stamps on a signed-off injection whose sealed start it cannot see: the
     supplier's detection and its written notice, and the stop. Offered for every signed-off id
@@ -586,11 +632,14 @@ def _watch_steps(shown: list[dict[str, Any]], who: Participant) -> list[checklis
         if "safety.agreed" not in ks or ks & {"injection.not-run", "injection.stopped", "drift.onset",
                                               "incident.raised", "rollback.criterion-met", "incident.detected"}:
             continue
+        # Worded for what the watcher sees: a signed-off injection whose start it is not shown, which
+        # may be a sealed drift; a milestone already recorded is not offered again.
         if "drift.detected" not in ks:
-            out.append(checklist.Step(f"{ident}: supplier detected the drift (if {ident} is a drift injection)",
-                                      "drift.detected", ident, group=ident))
-        out.append(checklist.Step(f"{ident}: written notice of the drift received", "drift.notice", ident,
-                                  group=ident))
+            out.append(checklist.Step(f"{ident}: the supplier says it has detected a drift", "drift.detected",
+                                      ident, group=ident))
+        if "drift.notice" not in ks:
+            out.append(checklist.Step(f"{ident}: a written notice of a drift has arrived", "drift.notice", ident,
+                                      group=ident))
         out.append(checklist.Step(f"{ident}: injection stopped by its stop condition", "injection.stopped",
                                   ident, group=ident))
     return out  # steps_for keeps those the participant's role may take

@@ -171,7 +171,7 @@ def _record(room: Room, who: Participant, press: Press, stamp: dt.datetime, loca
     if room.problem:
         raise InputError("JOURNAL", f"{room.path} no longer verifies ({room.problem})",
                          f"stop the server and run 'day60 verify {room.path}'")
-    events = room.lines(who)[0]  # one view for every decision below (the access list takes what who may see)
+    events, visible = room.lines(who)  # one view for every decision below (the access list takes what who may see)
     when, late, now = instant(room, press, stamp)
     data = dict(press.data)
     if press.kind == "correction":
@@ -181,6 +181,9 @@ def _record(room: Room, who: Participant, press: Press, stamp: dt.datetime, loca
     if who.runner and local and room.held is not None and room.held.exists():
         held_at = checklist.held_instants(journal.load_held(room.held), events)
     warned = checklist.warnings(room.header, press.kind, press.ident, when, timeparse.now(), held_at)
+    warned = repeated(visible, press.kind, press.ident) + warned
+    if warn_only and press.kind == "exercise.close":
+        warned += closing(visible, who)
     if warned and warn_only and not press.confirm:
         return Outcome([], warned, when, unconfirmed=True)
     lines: list[tuple[str, dt.datetime, dict[str, Any]]] = []
@@ -204,6 +207,35 @@ def _record(room: Room, who: Participant, press: Press, stamp: dt.datetime, loca
         room.refresh()
     shown_held = when.isoformat() if written[-1]["at"] is None else None
     return Outcome(written, warned, when, shown_held)
+
+
+# Milestones an id has once: a second line of the same kind for the same id is almost always two
+# people pressing the same button, so it is confirmed first, naming the line already there.
+ONCE = {"safety.agreed", "injection.stopped", "injection.not-run", "drift.onset", "drift.detected", "drift.notice",
+        "drift.announced", "drift.told", "incident.raised", "incident.detected", "incident.partner-notice",
+        "incident.communicated", "rollback.criterion-met", "rollback.decision", "rollback.serving",
+        "rollback.smoke-pass", "rollback.requeue-complete", "rollback.data-restore", "exercise.close"}
+
+
+def repeated(visible: list[dict[str, Any]], kind: str, ident: str) -> list[str]:
+    """A warning naming the line that already records milestone ``kind`` for ``ident`` among the
+    lines this participant may see (so a sealed line is never named), or none."""
+    if kind not in ONCE:
+        return []
+    earlier = next((e for e in reversed(visible) if e["kind"] == kind and e["id"] == ident), None)
+    if earlier is None:
+        return []
+    at = f" at {dt.datetime.fromisoformat(earlier['at']).replace(microsecond=0).isoformat()}" if earlier["at"] else ""
+    return [f"seq {earlier['seq']} already records the {kind} for {ident}, by {earlier['by'] or 'the toolkit'}{at}: "
+            "record it again only if this is a second, different one"]
+
+
+def closing(visible: list[dict[str, Any]], who: Participant) -> list[str]:
+    """What the runner confirms before the close: that it cannot be undone, and what is still open."""
+    still = [item for items in checklist.status(visible, seals_hidden=not who.runner).values() for item in items]
+    out = ["closing cannot be undone: after the close only corrections, disputes and the reveal can be recorded"]
+    out += [f"still open: {item}" for item in still] or ["nothing is still open"]
+    return out
 
 
 def _check_together(events: list[dict[str, Any]], ident: str,

@@ -180,6 +180,7 @@ class Room:
         # looking at the file (see press.record); presses wait for the journal's lock anyway.
         self.pressing = threading.Lock()
         self._waiting: set[asyncio.Queue[None]] = set()
+        self.closing = False  # the server is stopping: the pages' event streams end
         self._publish(list(j.events))
 
     def _publish(self, events: list[dict[str, Any]]) -> None:
@@ -268,6 +269,11 @@ class Room:
 
     def unsubscribe(self, queue: asyncio.Queue[None]) -> None:
         self._waiting.discard(queue)
+
+    def close_streams(self) -> None:
+        """End every open event stream (the server is stopping)."""
+        self.closing = True
+        self.wake()
 
     def wake(self) -> None:
         """Tell every waiting page to look again (each decides whether its own view changed)."""

@@ -30,9 +30,9 @@ def day60(*args: str) -> str:
                           text=True).stdout
 
 
-def new(path: Path) -> None:
+def new(path: Path, calendar: str = "uk-office") -> None:
     day60("new", str(path), "--partner", "Acme BPO", "--supplier", "Nimbus AI", "--deployment", "claims intake",
-          "--tier", "T3", "-c", "uk-office", "--window-start", (NOW - dt.timedelta(days=1)).isoformat(),
+          "--tier", "T3", "-c", calendar, "--window-start", (NOW - dt.timedelta(days=1)).isoformat(),
           "--window-end", (NOW + dt.timedelta(days=10)).isoformat(), "--runner", "J. Auditor", "--synthetic",
           "--announced")
 
@@ -87,40 +87,57 @@ def terminal_png(text: str, out: Path, browser) -> None:
 
 
 def serve_shots(folder: Path, browser) -> None:
+    """The room as its people see it, in New York time: the runner's desktop, an auditor's desktop with
+    an answer beside the button pressed, the close being confirmed, and a partner's phone."""
     path = folder / "serve.jsonl"
-    new(path)
+    new(path, "us-office")
     held = folder / "serve-held.json"
     proc = subprocess.Popen([sys.executable, "-m", "day60", "serve", str(path), "--held", str(held), "--port", "0",
                              "--token", "team-token-2026"], env=ENV, stdout=subprocess.PIPE, text=True)
     url = proc.stdout.readline().split(" at ")[1].strip()
+    tokens = {"runner": proc.stdout.readline().rsplit(": ", 1)[1].strip()}
     proc.stdout.readline()
-    runner_token = proc.stdout.readline().rsplit(": ", 1)[1].strip()
-    time.sleep(2)
+    while len(tokens) < 7:
+        role, token = proc.stdout.readline().strip().rsplit(": ", 1)
+        tokens[role] = token
+    desktop, phone = {"width": 1366, "height": 768}, {"width": 390, "height": 844}
     try:
-        def join(name: str, role: str, token: str):
-            page = browser.new_page(viewport={"width": 1280, "height": 820})
-            page.goto(url)
+        def join(name: str, role: str, viewport: dict = desktop):
+            context = browser.new_context(viewport=viewport, is_mobile=viewport is phone, has_touch=viewport is phone)
+            page = context.new_page()
+            for _ in range(50):  # the server answers within a moment of printing its address
+                try:
+                    page.goto(url)
+                    break
+                except Exception:
+                    page.wait_for_timeout(100)
             page.fill("input[name=name]", name)
             page.select_option("select[name=role]", role)
-            page.fill("input[name=token]", token)
+            page.fill("input[name=token]", tokens[role])
             page.click("button[type=submit]")
-            page.wait_for_selector("#timeline")
+            page.wait_for_function("() => document.getElementById('conn').textContent === 'connected'")
             return page
 
-        runner = join("J. Auditor", "runner", runner_token)
-        watcher = join("Sam Lee", "observer", "team-token-2026")
+        runner = join("J. Auditor", "runner")
+        ana = join("Ana Diaz", "auditor")
 
-        def press(page, label: str, fields: dict | None = None, selects: dict | None = None) -> None:
+        def step(page, label: str):
             details = page.locator("details.step", has=page.locator("summary", has_text=label)).first
-            details.locator("summary").click()
-            form = details.locator("form")
+            if not details.evaluate("d => d.open"):
+                details.locator("summary").click()
+            return details
+
+        def press(page, label: str, fields: dict | None = None, selects: dict | None = None, answer: str = ".ok"):
+            details = step(page, label)
             for name, value in (fields or {}).items():
-                form.locator(f"[name='{name}']").fill(value)
+                details.locator(f"[name='{name}']").fill(value)
             for name, value in (selects or {}).items():
-                form.locator(f"[name='{name}']").select_option(value)
-            form.locator("button[type=submit]").click()
-            page.wait_for_selector("#result .ok, #result .refused, #result .warning")
-            time.sleep(0.6)
+                details.locator(f"[name='{name}']").select_option(value)
+            details.locator("button[type=submit]").click()
+            page.wait_for_selector(f"#result {answer}")
+
+        def settled(page, text: str) -> None:
+            page.wait_for_function(f"() => document.getElementById('timeline').innerText.includes({text!r})")
 
         press(runner, "new: safety sign-off", {"id": "D1", "f.agreement": "SOW-7 annex B", "f.stop_owner": "Kim Ode",
                                                "f.stop_condition": "error rate above 5%",
@@ -128,16 +145,26 @@ def serve_shots(folder: Path, browser) -> None:
                                                "at": (NOW - dt.timedelta(hours=3)).isoformat()},
               {"f.no_live_personal_data": "yes"})
         press(runner, "D1: start the drift injection", {"f.affected_class": "invoices"})
-        press(watcher, "new: incident notified by the partner", {"id": "I4"}, {"f.severity": "2"})
-        press(watcher, "I4: supplier detected it", {}, {"f.severity": "2", "f.source": "organic"})
-        press(watcher, "I4: waiting on partner starts")
-        details = watcher.locator("details.step", has=watcher.locator("summary", has_text="I4: restore confirmed"))
-        details.first.locator("summary").click()
-        details.first.locator("[name='f.check']").fill("canary green")
-        time.sleep(1)
-        watcher.evaluate("() => window.scrollTo(0, 0)")
-        watcher.screenshot(path=str(OUT / "serve-observer.png"), full_page=True)
+        press(ana, "new: incident notified by the partner", {"id": "I4"}, {"f.severity": "2"})
+        settled(runner, "I4")
+        press(ana, "new: drift found in the records", {"id": "D2", "f.affected_class": "refunds"})
+        press(ana, "D2: written notice received", {"f.affected_class": "refunds", "f.evidence": "mail 4411"})
+        settled(runner, "mail 4411")
+        press(runner, "new: supplier alert withdrawn as false", {"id": "FA1"})
+        settled(ana, "FA1")
+        press(ana, "I4: supplier detected it", {}, {"f.severity": "2", "f.source": "organic"})
+        press(ana, "new: monthly report received", {"id": "March"}, answer=".refused")
+        ana.screenshot(path=str(OUT / "serve-answer.png"))
+        press(runner, "close the exercise", answer=".warning")
+        runner.screenshot(path=str(OUT / "serve-close.png"))
+        runner.click("#result button.dismiss")
+        runner.evaluate("() => window.scrollTo(0, 0)")
         runner.screenshot(path=str(OUT / "serve-runner.png"))
+        pat = join("Pat Okafor", "partner", phone)
+        press(pat, "I4: waiting on partner starts")
+        pat.screenshot(path=str(OUT / "serve-phone.png"))
+        pat.evaluate("() => window.scrollTo(0, document.querySelector('.timeline').offsetTop - 40)")
+        pat.screenshot(path=str(OUT / "serve-phone-timeline.png"))
     finally:
         proc.terminate()
         proc.wait()

@@ -14,7 +14,14 @@
      three times, then waiting twice as long each time, up to 30 s. A fetch that failed while the
      stream is open is tried again on the same schedule; while it is closed, its reopening
      refreshes. A key the server no longer accepts (it was restarted with a new secret, or this
-     browser left on another tab) stops every request: the page says to join again. */
+     browser left on another tab) stops every request: the page says to join again.
+   - Answers where the person looks: the answer box moves next to the step whose button was
+     pressed (and stays there when the step is gone), scrolled into view; a plain "recorded"
+     fades after a while, a refusal or a question stays until answered.
+   - Keyboard: the focus stays where it was across refreshes; n and p move between the steps;
+     other people's new lines are read out by screen readers (a polite live region).
+   - What is typed in a step is kept in this tab (sessionStorage) until it is recorded, so a
+     reload does not lose it. */
 (function () {
   "use strict";
   var meta = document.querySelector('meta[name="day60-csrf"]');
@@ -25,7 +32,12 @@
   var conn = document.getElementById("conn");
   var queuedNote = document.getElementById("queued");
   var result = document.getElementById("result");
+  var home = document.getElementById("home");
+  var said = document.getElementById("said");
+  var TYPED = "day60-typed|" + body.getAttribute("data-journal") + "|" + body.getAttribute("data-who");
   var flushing = false;
+  var answerAt = null;  // the data-key of the step the answer box sits beside, and the steps around it
+  var lastPressed = null;
 
   function setConn(ok) {
     conn.textContent = ok ? "connected" : "not connected: presses are queued here and sent when it is back";
@@ -57,8 +69,20 @@
       kept[d.getAttribute("data-key")] = {open: d.open, values: values};
     });
     var active = document.activeElement;
-    var focus = active && active.closest && active.closest("#state details.step");
-    return {kept: kept, focus: focus ? [focus.getAttribute("data-key"), active.name] : null, anchor: anchor(focus)};
+    var inResult = active && result.contains(active) ? active : null;
+    var focus = !inResult && active && active.closest && active.closest("#state details.step");
+    var where = null;
+    if (focus) { where = active.tagName === "SUMMARY" ? "__summary" : active.name; }
+    var steps = Array.prototype.slice.call(document.querySelectorAll("#state details.step"));
+    var lostAt = -1;  // the focus is elsewhere in the open items (a heading, the reveal button)
+    if (!focus && !inResult && active && active !== document.body && active.closest && active.closest("#state")) {
+      lostAt = steps.length;
+    }
+    var seqs = {};
+    document.querySelectorAll("#timeline tr[data-seq]").forEach(function (tr) { seqs[tr.getAttribute("data-seq")] = 1; });
+    if (result.parentNode !== home) { home.appendChild(result); }  // kept out of the swap, put back by restore()
+    return {kept: kept, focus: focus ? [focus.getAttribute("data-key"), where, steps.indexOf(focus)] : null,
+            anchor: anchor(focus || null), inResult: inResult, lostAt: lostAt, seqs: seqs};
   }
 
   // The step a person is working in (the one holding the focus, else the first open one on the
@@ -89,15 +113,89 @@
         }
       });
       if (saved.focus && saved.focus[0] === d.getAttribute("data-key")) {
-        var target = d.querySelector('[name="' + saved.focus[1] + '"]');
-        if (target) { target.focus({preventScroll: true}); }
+        var target = saved.focus[1] === "__summary" ? d.querySelector("summary")
+          : d.querySelector('[name="' + saved.focus[1] + '"]');
+        if (target) { target.focus({preventScroll: true}); saved.focused = true; }
       }
     });
+    placeAnswer();
+    if (saved.inResult && document.contains(saved.inResult)) {
+      saved.inResult.focus({preventScroll: true});
+    } else if ((saved.focus && !saved.focused) || saved.lostAt >= 0) {
+      // The step in focus is gone (it was done): the focus goes to the step now in its place,
+      // never to the page's body, from where the next Tab would reach "leave".
+      var steps = document.querySelectorAll("#state details.step summary");
+      var at = saved.focus ? saved.focus[2] : saved.lostAt;
+      var next = steps[Math.min(at, steps.length - 1)] || document.getElementById("steps") ||
+        document.getElementById("state");
+      next.focus({preventScroll: true});
+    }
     if (saved.anchor && saved.anchor.step) {
       var moved = saved.anchor.step.getBoundingClientRect().top - saved.anchor.top;
       if (moved) { window.scrollBy(0, moved); }
     }
+    announce(saved.seqs);
   }
+
+  // Other people's new lines, read out by screen readers (the timeline itself is not a live region:
+  // a whole table read again at every line would drown the room).
+  function announce(before) {
+    if (!before) { return; }  // the page's own first restore after a reload: nothing is new
+    var news = [];
+    document.querySelectorAll("#timeline tr[data-seq]").forEach(function (tr) {
+      if (!before[tr.getAttribute("data-seq")] && tr.getAttribute("data-by") !== body.getAttribute("data-who")) {
+        news.push(tr.getAttribute("data-said"));
+      }
+    });
+    if (news.length) { said.textContent = "New: " + news.reverse().join("; ") + "."; }
+  }
+
+  // ----- the answer box, next to the step pressed ----------------------------------------
+  function keyOf(d) { return d ? d.getAttribute("data-key") : null; }
+
+  function placeBeside(form) {
+    var step = form.closest("details.step") || form;
+    var all = Array.prototype.slice.call(document.querySelectorAll("#state details.step"));
+    var i = all.indexOf(step);
+    answerAt = {key: keyOf(step), before: i > 0 ? keyOf(all[i - 1]) : null,
+                after: i >= 0 && i + 1 < all.length ? keyOf(all[i + 1]) : null};
+    step.parentNode.insertBefore(result, step.nextSibling);
+  }
+
+  function findStep(key) {
+    if (!key) { return null; }
+    var found = null;
+    document.querySelectorAll("#state details.step").forEach(function (d) { if (keyOf(d) === key) { found = d; } });
+    return found;
+  }
+
+  // Back beside its step after the open items were fetched again; a step that is gone (done)
+  // leaves the answer where it stood, between the steps that were around it.
+  function placeAnswer() {
+    if (!answerAt) { return; }
+    var step = findStep(answerAt.key) || findStep(answerAt.before), after = null;
+    if (step) { step.parentNode.insertBefore(result, step.nextSibling); return; }
+    after = findStep(answerAt.after);
+    if (after) { after.parentNode.insertBefore(result, after); return; }
+    var heading = document.getElementById("steps");
+    if (heading) { heading.parentNode.insertBefore(result, heading.nextSibling); }
+  }
+
+  function inView() {
+    if (!result.firstChild) { return; }
+    var box = result.getBoundingClientRect();
+    if (box.top < 60 || box.bottom > window.innerHeight) { result.scrollIntoView({block: "nearest"}); }
+  }
+
+  var fading = 0;
+  result.addEventListener("htmx:afterSwap", function () {
+    inView();
+    var mine = ++fading;
+    if (result.querySelector("[data-fades]")) {
+      setTimeout(function () { if (mine === fading && result.querySelector("[data-fades]")) { result.innerHTML = ""; } },
+                 20000);
+    }
+  });
 
   var refreshing = false, again = false;
   function fetchText(url) {
@@ -235,6 +333,13 @@
     if (form && form.matches && form.matches("form.press, form.confirm")) {
       form.setAttribute("data-pressed", new Date().toISOString());  // the moment of the press
     }
+    if (form && form.matches && form.matches("form.press, form.reveal")) {
+      fading++;
+      result.innerHTML = "";
+      result.className = "result";
+      placeBeside(form);
+      lastPressed = form;
+    }
   });
 
   document.body.addEventListener("htmx:sendError", function (ev) {
@@ -248,6 +353,7 @@
       result.textContent = "Not connected: the onset was not sealed, and a seal is never queued. Its time is " +
         "filled in; press again when the connection is back.";
       result.className = "result refused";
+      inView();
       return;
     }
     var params = {};
@@ -255,9 +361,13 @@
     var items = loadQueue();
     items.push({params: params, pressed_at: pressed});
     saveQueue(items);
-    result.textContent = "Not connected: queued with this browser's time (" + pressed + "); it will be sent " +
-      "and recorded late when the connection is back.";
+    items[items.length - 1].key = answerAt ? answerAt.key : null;
+    saveQueue(items);
+    result.textContent = "Not connected: queued with this browser's time (" + shownTime(pressed) + "); it will " +
+      "be sent and recorded late when the connection is back.";
     result.className = "result warning";
+    inView();
+    forget(form);
     form.reset();
     var d = form.closest("details");
     if (d) { d.open = false; }
@@ -266,6 +376,7 @@
   document.body.addEventListener("day60-recorded", function (ev) {
     var form = ev.target;
     if (form && form.matches && form.matches("form.press")) {
+      forget(form);
       form.reset();
       var d = form.closest("details");
       if (d) { d.open = false; }
@@ -275,6 +386,9 @@
   document.body.addEventListener("click", function (ev) {
     if (ev.target && ev.target.matches && ev.target.matches("button.dismiss")) {
       result.innerHTML = "";
+      result.className = "result";
+      var back = lastPressed && document.contains(lastPressed) && lastPressed.querySelector("button[type=submit]");
+      (back || document.getElementById("steps") || document.getElementById("state")).focus();
       flush();
     }
   });
@@ -301,13 +415,69 @@
           var rest = loadQueue();
           rest.shift();
           saveQueue(rest);
+          var step = findStep(item.key);
+          if (step) { placeBeside(step.querySelector("form") || step); }
           htmx.swap(result, text, {swapStyle: "innerHTML"});
           result.className = "result";
+          inView();
         });
       })
       .then(function () { flushing = false; flush(); },
             function () { flushing = false; if (!refused) { setConn(false); } });
   }
+
+  // ----- what is typed survives a reload (this tab only) ------------------------------------
+  function typed() { try { return JSON.parse(sessionStorage.getItem(TYPED) || "{}"); } catch (e) { return {}; } }
+  function keep(all) { try { sessionStorage.setItem(TYPED, JSON.stringify(all)); } catch (e) { /* full: not kept */ } }
+  function forget(form) {
+    var d = form.closest("details.step");
+    if (!d) { return; }
+    var all = typed();
+    delete all[keyOf(d)];
+    keep(all);
+  }
+  document.addEventListener("input", function (ev) {
+    var d = ev.target && ev.target.closest && ev.target.closest("#state details.step");
+    if (!d || ev.target.type === "hidden" || !ev.target.name) { return; }
+    var all = typed(), values = {};
+    d.querySelectorAll("input, select").forEach(function (el) {
+      if (el.type !== "hidden" && el.name) { values[el.name] = el.type === "checkbox" ? el.checked : el.value; }
+    });
+    all[keyOf(d)] = {open: true, values: values};
+    keep(all);
+  }, true);
+  (function () {
+    var all = typed();
+    if (Object.keys(all).length) { restore({kept: all, focus: null, anchor: null, seqs: null}); }
+  })();
+
+  // This browser's reading of a moment, as the page shows every time: in the exercise's zone,
+  // with its offset ("2026-03-03 14:02:07 -05:00").
+  function shownTime(iso) {
+    var parts = {};
+    try {
+      new Intl.DateTimeFormat("en-CA", {timeZone: body.getAttribute("data-zone") || "UTC", year: "numeric",
+        month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23",
+        timeZoneName: "longOffset"}).formatToParts(new Date(iso)).forEach(function (p) { parts[p.type] = p.value; });
+    } catch (e) { return iso; }
+    return parts.year + "-" + parts.month + "-" + parts.day + " " + parts.hour + ":" + parts.minute + ":" +
+      parts.second + " " + ((parts.timeZoneName || "").replace("GMT", "") || "+00:00");
+  }
+
+  // ----- keys: n and p move between the steps ---------------------------------------------
+  document.addEventListener("keydown", function (ev) {
+    if (ev.ctrlKey || ev.altKey || ev.metaKey || (ev.key !== "n" && ev.key !== "p")) { return; }
+    var t = ev.target;
+    if (t && (t.isContentEditable || /^(INPUT|SELECT|TEXTAREA)$/.test(t.tagName))) { return; }
+    var summaries = Array.prototype.slice.call(document.querySelectorAll("#state details.step summary"));
+    if (!summaries.length) { return; }
+    var here = t && t.closest ? t.closest("details.step") : null;
+    var i = here ? summaries.indexOf(here.querySelector("summary")) : -1;
+    var j = ev.key === "n" ? i + 1 : (i < 0 ? summaries.length - 1 : i - 1);
+    j = Math.max(0, Math.min(summaries.length - 1, j));
+    ev.preventDefault();
+    summaries[j].focus();
+  });
 
   saveQueue(loadQueue());
   // The queue is sent while the stream is open (its reopening sends it too): a server that is

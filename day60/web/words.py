@@ -1,0 +1,118 @@
+"""The room's words: what a page says, in the exercise's own timezone and without the command line.
+
+The journal and the JSON twin keep ISO 8601 instants, kind names and field names, which scripts
+read. People in the room never saw 'day60 log': a page shows every instant in the exercise's
+timezone with its offset ("2026-03-03 14:02:07 -05:00"), every kind in words ("written notice
+of the drift"), and a refusal as one sentence that names the field on the page, not the flag.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+# Kinds as a person in the room says them. A kind missing here reads as its name in words.
+KINDS = {
+    "safety.agreed": "safety sign-off",
+    "injection.stopped": "injection stopped",
+    "injection.not-run": "injection not run",
+    "drift.onset": "drift onset",
+    "drift.detected": "supplier's detection of the drift",
+    "drift.notice": "written notice of the drift",
+    "drift.false-alert": "false alert",
+    "drift.announced": "drift announced in advance",
+    "drift.told": "supplier told of the injection",
+    "incident.raised": "incident raised",
+    "incident.detected": "supplier's detection of the incident",
+    "incident.partner-notice": "partner's notice of the incident",
+    "incident.classified": "severity set",
+    "incident.communicated": "first communication to the partner",
+    "incident.wait-start": "start of waiting on the partner",
+    "incident.wait-end": "end of waiting on the partner",
+    "incident.change-window-start": "start of the change window",
+    "incident.change-window-end": "end of the change window",
+    "incident.restored": "restore confirmed",
+    "incident.ticket-closed": "ticket closed",
+    "incident.reopened": "incident reopened",
+    "incident.withdrawn": "incident withdrawn",
+    "incident.excluded": "incident excluded",
+    "rollback.criterion-met": "rollback criterion met",
+    "rollback.decision": "rollback decision",
+    "rollback.serving": "previous release serving",
+    "rollback.smoke-pass": "smoke set passed",
+    "rollback.requeue-complete": "re-queue complete",
+    "rollback.data-restore": "data restored",
+    "report.received": "monthly report received",
+    "report.element": "report element checked",
+    "exercise.close": "close of the exercise",
+    "correction": "correction",
+    "reveal": "reveal",
+    "dispute": "dispute",
+    "resolve": "dispute resolved",
+    "accept": "acceptance of a claim",
+    "reject": "rejection of a claim",
+    "notice.sent": "notice sent",
+    "timestamp.token": "timestamp token",
+}
+
+# The fields a refusal names, as the page labels them (the command line's flags mean nothing here).
+FIELDS = {
+    "--at": "when", "at": "when", "--set at": "the right time", "pause end": "ended at",
+    "--id": "id", "--seq": "seq", "f.target": "entry", "target": "entry", "--set reason": "why it was wrong",
+}
+
+_INSTANT = re.compile(r"\b(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)(Z|[+-]\d{2}:\d{2})")
+_KIND = re.compile(r"(?<![\w.-])(" + "|".join(re.escape(k) for k in sorted(KINDS, key=len, reverse=True))
+                   + r")(?![\w-])")
+_FLAG = re.compile(r"--set (\w+)|--([a-z][a-z-]*)")
+_EVENT = re.compile(r"event \d+ \([^)]*\): ")
+_ISO_FIX = re.compile(r"write it as ISO 8601, e\.g\. [^;]*?, or 'now'")
+
+
+def kind_words(kind: str) -> str:
+    return KINDS.get(kind, kind.replace(".", " ").replace("-", " "))
+
+
+def shown_at(text: Any, tz: Any = None, fine: bool = False) -> str:
+    """An instant as a person reads it, in ``tz`` (the exercise's zone) with its offset, to the
+    second: "2026-03-03 14:02:07 -05:00" (``fine``: to the microsecond when it has one, where the
+    fraction is what the sentence is about). Text that is no instant is returned as it is."""
+    if not text:
+        return ""
+    try:
+        value = dt.datetime.fromisoformat(str(text))
+    except ValueError:
+        return str(text)
+    if value.tzinfo is None:
+        return f"{value:%Y-%m-%d %H:%M:%S}"
+    if tz is not None:
+        value = value.astimezone(tz)
+    offset = value.strftime("%z")
+    clock = f"{value:%H:%M:%S}" + (f".{value.microsecond:06d}" if fine and value.microsecond else "")
+    return f"{value:%Y-%m-%d} {clock} {offset[:3]}:{offset[3:]}"
+
+
+def plain(message: str, tz: Any = None, zone: str = "") -> str:
+    """``message`` (a refusal or a warning made for the command line) in the room's words: its
+    instants in the exercise's zone, its kinds in words, its flags as the fields the page shows."""
+    hint = f"type a date and time such as 2026-03-02 09:00 (read as {zone} time), or leave it empty for now" \
+        if zone else "type a date and time such as 2026-03-02 09:00, or leave it empty for now"
+    field, sep, rest = message.partition(": ")
+    if sep and field in FIELDS:  # the field the refusal is about, as the page labels it
+        message = f"{FIELDS[field][:1].upper()}{FIELDS[field][1:]}: {rest}"
+    message = _EVENT.sub("", message)  # the line being pressed is the one the person knows
+    text = _ISO_FIX.sub(hint, message)
+    text = _INSTANT.sub(lambda m: shown_at(f"{m.group(1)}T{m.group(2)}{m.group(3).replace('Z', '+00:00')}", tz, True),
+                        text)
+    text = _KIND.sub(lambda m: kind_words(m.group(1)), text)
+
+    def flag(m: re.Match[str]) -> str:
+        whole = m.group(0)
+        if whole in FIELDS:
+            return f"'{FIELDS[whole]}'"
+        name = m.group(1) or m.group(2)
+        return f"'{name.replace('_', ' ')}'"
+
+    text = _FLAG.sub(flag, text)
+    return text[:1].upper() + text[1:]

@@ -17,14 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from day60.errors import InputError
+from day60.evidence.names import DRILLS_JSON, MANIFEST, MANIFEST_FORMAT, SCHEDULE_JSON, SCORE_JSON, SOURCES
+from day60.evidence.supersede import changelog
 
-MANIFEST = "document.json"
-MANIFEST_FORMAT = "day60.report/1"
-SCORE_JSON = "score.json"
-SCHEDULE_JSON = "schedule.json"
-DRILLS_JSON = "drills.json"
-SOURCES = {"journal": "journal.jsonl", "rubric": "rubric.yaml", "deal": "deal.toml", "answers": "answers.json",
-           "superseded": "superseded.json", "observations": "observations.json"}
+__all__ = ["DRILLS_JSON", "MANIFEST", "MANIFEST_FORMAT", "SCHEDULE_JSON", "SCORE_JSON", "SOURCES", "TITLES",
+           "Document", "drills_document", "finish", "manifest", "pdf_bytes", "schedule_document", "score_document",
+           "score_result", "selfassess_document"]
 # The titles a score report may carry: the cover's heading is one of these, never free text.
 TITLES = {"score": ("Day-60 exercise score", "Day-60 exercise score (SYNTHETIC demo)"),
           "selfassess": ("Day-60 self-assessment", "Day-60 self-assessment (SYNTHETIC demo)")}
@@ -93,15 +91,12 @@ def score_result(journal: Any, published: Any, deal: Any, provenance: dict[str, 
     elements, parties, floor), provenance, and what it supersedes. Returns assess.Assessed."""
     from day60 import assess, clauses
 
-    done = assess.score_journal(journal, published, deal.parameters if deal else None,
-                                list(deal.report_elements) if deal else None)
+    done = assess.score_journal(journal, published, *assess.deal_terms(deal))
     if deal is not None:
         done.result["deal"] = {"sha256": deal.sha256, "parties_differ": clauses.parties_problem(deal, journal.header)}
         done.result["deal_floor"] = clauses.floor_verdict(done.result, deal)
     done.result["provenance"] = provenance
     if superseded is not None:
-        from day60.evidence.supersede import changelog
-
         done.result.update(changelog(superseded, superseded_name, done.result, journal))
     return done
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from day60.errors import InputError
+from day60.evidence.names import SCORE_JSON
 
 FIELD = "--supersede"
 
@@ -39,17 +40,16 @@ def _embedded_score(raw: bytes, path: str | Path) -> bytes:
     """The score JSON a report PDF carries; refused by name when the PDF carries none."""
     from day60.evidence import pdf as pdfs
 
-    score_json = "score.json"  # documents.SCORE_JSON; named here, as documents imports this module
     try:
         embedded = pdfs.guarded(path, pdfs.attachments, pdfs.reader(raw, path))
     except (InputError, pdfs.Departs) as exc:
         reason = exc.problem if isinstance(exc, InputError) else str(exc)
         raise InputError(FIELD, f"{path} is a PDF day60 cannot read a score from: {reason}",
                          "name the score report PDF as 'day60 score --pdf' wrote it, or its score JSON") from None
-    if score_json not in embedded:
+    if SCORE_JSON not in embedded:
         raise InputError(FIELD, f"{path} is a PDF that carries no score: it is not a report written by 'day60 score'",
                          "name the score report PDF that 'day60 score --pdf' wrote for this journal, or its score JSON")
-    return embedded[score_json]
+    return embedded[SCORE_JSON]
 
 
 def _parse(raw: bytes, name: str) -> dict[str, Any]:
@@ -138,15 +138,16 @@ def unchecked(old: dict[str, Any], rubric_sha256: str | None, deal_sha256: str |
 
 
 def _score_prefix(prefix: bytes, published: Any, deal: Any) -> dict[str, Any]:
+    """The score, tier and lines of the journal's first lines under this rubric and deal, as
+    ``day60 score`` computed them then (``assess.score_journal``, the call its score starts from)."""
+    from day60 import assess
     from day60 import journal as jr
-    from day60.evidence.documents import score_result
+    from day60.display import jsonable
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "superseded.jsonl"
         path.write_bytes(prefix)
-        from day60.display import jsonable
-
-        return jsonable(score_result(jr.read(path), published, deal, {}).result)
+        return jsonable(assess.score_journal(jr.read(path), published, *assess.deal_terms(deal)).result)
 
 
 def changelog(raw: bytes, name: str, new: dict[str, Any], journal: Any) -> dict[str, Any]:

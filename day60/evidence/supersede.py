@@ -23,6 +23,45 @@ from day60.evidence.names import SCORE_JSON
 FIELD = "--supersede"
 
 
+def check_outputs(outputs: dict[str, Path | None], inputs: list[tuple[str, Path | None]], superseding: bool) -> None:
+    """Refuse, before any work, an output of ``day60 score`` that would replace a file: a score is
+    never silently replaced (an earlier score, or any other plain file, is refused in the score's
+    own words, naming the new file and ``--supersede``; a folder, a device, an input, a journal or a
+    signed report in ``files.check_outputs``' more precise ones), and ask for an output to keep a
+    superseding score in."""
+    import os
+
+    from day60 import files
+
+    def refuse(field: str, target: Path) -> InputError:
+        return InputError(field, f"{target} already exists: a score is never silently replaced",
+                          f"write to a new file, naming the score it replaces: {field} {fresh_name(target)} "
+                          f"--supersede {target}")
+
+    for field, target in outputs.items():
+        if target is not None and os.path.lexists(target) and os.path.isfile(target) \
+                and not any(src is not None and os.path.exists(src) and os.path.samefile(target, src)
+                            for _n, src in inputs) \
+                and files.protected(target) in (None, files.PUBLISHED, files.REPORT):
+            raise refuse(field, target)
+    files.check_outputs(outputs, inputs)
+    for field, target in outputs.items():
+        if target is not None and os.path.lexists(target):  # a dangling link, say: never replaced either
+            raise refuse(field, target)
+    if superseding and outputs.get("--out") is None and outputs.get("--pdf") is None:
+        raise InputError("--out", "is needed with --supersede (or --pdf): the new score must be kept to be read",
+                         "write the new score to a new file with --pdf NEW.pdf or --out NEW.json")
+
+
+def fresh_name(target: Path) -> str:
+    """A name beside ``target`` that does not exist yet (score.pdf gives score-2.pdf), for advice."""
+    stem = re.sub(r"-[0-9]+$", "", target.stem)  # score-2.pdf gives score-3.pdf, not score-2-2.pdf
+    n = 2
+    while (candidate := target.with_name(f"{stem}-{n}{target.suffix}")).exists() and n < 1000:
+        n += 1
+    return str(candidate)
+
+
 def load(path: str | Path, journal: Any, published: Any, deal: Any) -> bytes:
     """The superseded score's bytes, checked against the journal (see ``check``): the score JSON
     written by ``--out``, or the one a score report PDF embeds (its data, which the PDF's pages are

@@ -44,6 +44,14 @@ def score_journal(journal: jr.Journal, published: rubric.Rubric | None = None,
     return Assessed(journal, figures, result)
 
 
+def deal_terms(deal: Any) -> tuple[dict[str, Any] | None, list[str] | None]:
+    """What ``score_journal`` takes from a deal file (``clauses.Deal``, or None for none): its
+    parameters (the targets) and the report elements it adds."""
+    if deal is None:
+        return None, None
+    return deal.parameters, list(deal.report_elements)
+
+
 def self_assess(qs: selfassess.QuestionSet, ans: selfassess.Answers, journal_path: str | Path,
                 tickets: selfassess.Tickets | None = None, deal_parameters: dict[str, Any] | None = None,
                 deal_elements: list[str] | None = None) -> Assessed:

@@ -1647,6 +1647,18 @@ def parties_problem(deal: Deal, header: dict[str, Any]) -> str | None:
     return "; ".join(wrong) or None
 
 
+def parties_allowed(deal: Deal | None, header: dict[str, Any], allowed: bool) -> str | None:
+    """A deal naming other parties than the journal is refused (``--sow``) unless ``allowed`` (then
+    its problem is returned, for every output to say so); None when the parties agree or no deal."""
+    if deal is None:
+        return None
+    problem = parties_problem(deal, header)
+    if problem and not allowed:
+        raise InputError("--sow", f"the deal and the journal name different parties: {problem}",
+                         "give this exercise's own deal file, or add --parties-differ to go on (every output says so)")
+    return problem
+
+
 def floor_verdict(result: dict[str, Any], deal: Deal) -> dict[str, Any] | None:
     """The score against the deal's Day-60 floor, judged on the unrounded score at the deal's tier."""
     floor = deal.parameters.get("day60_score_floor")

@@ -17,14 +17,14 @@ os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 from day60.cli import clock, journal, web, imports, figures, scores, evidence, portfolio, clauses, selfassess  # noqa: F401
 from day60.cli import voice, examples  # noqa: F401
 # isort: on
-from day60.cli.base import app
+from day60.cli.base import app, app_for
 
 __all__ = ["app", "main"]
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app(prog_name="day60")
+    """Console-script entry point: the app, built for the command the line names (``app_for``)."""
+    app_for(sys.argv[1:])(prog_name="day60")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,6 +7,7 @@ them, so ``day60 --help`` and ``day60 log`` start quickly.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import shlex
 import sys
@@ -33,7 +34,14 @@ class _Day60Group(TyperGroup):
         command = super().get_command(ctx, cmd_name)
         if command is not None:
             _name_metavars(command)
+            # its --help is made on demand, with the names the context offers (a sub-context inherits them)
+            _plain_coercion([*command.params, *([command.get_help_option(ctx)] if ctx is not None else [])])
         return command
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)
+        _plain_coercion([option])
+        return option
 
     def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
              standalone_mode: bool = True, **extra: Any) -> Any:
@@ -41,6 +49,7 @@ class _Day60Group(TyperGroup):
 
         global COMMAND_LINE
         COMMAND_LINE = shlex.join(["day60", *(sys.argv[1:] if args is None else [str(a) for a in args])])
+        _plain_coercion(self.params)  # the group's own options; its --help's and its commands' as they are made
         try:
             with _notes():
                 code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
@@ -116,6 +125,71 @@ def _name_metavars(command: Any) -> None:
             param.metavar = _METAVARS.get(primary) or _BY_TYPE.get(bare, bare.upper())
 
 
+def _plain_coercion(params: list[Any]) -> None:
+    """Convert the plain values of a command's ``params`` (text, a path, a list of either, a flag)
+    directly.
+
+    typer (0.2x) checks every value through a pydantic TypeAdapter it builds on a command's first
+    parse, one per parameter, and one more per path value: on a short command such as ``log``
+    that set-up, and the pydantic modules it loads before any day60 code needs them, cost more
+    than the command's own work. For these types the check is a conversion that cannot fail
+    (``str``; ``Path(value)``, which is what pydantic does with a text; a flag click has already
+    made a bool), so it is done here, with typer's own path checks (``exists``, ``dir_okay``...)
+    and messages. Any other type, a custom parser, or a typer without this machinery keeps
+    typer's own coercion."""
+    from pathlib import Path
+
+    plain = _plain_runtime()
+    if plain is None:
+        return
+    for param in params:
+        desc = getattr(param, "type_descriptor", None)
+        if desc is None or getattr(param, "_runtime_param", True) is not None or desc.parameter_info.parser:
+            continue
+        many = desc.is_list
+        annotation = desc.annotation.__args__[0] if many and len(getattr(desc.annotation, "__args__", ())) == 1 \
+            else desc.annotation
+        if annotation in (str, bool) or (annotation is Path and desc.parameter_info.path_type is None):
+            param._runtime_param = plain(parameter_info=desc.parameter_info, annotation=desc.annotation,
+                                         kind=annotation, many=many)
+
+
+@functools.cache
+def _plain_runtime() -> Any:
+    """typer's RuntimeParam for values of type str or Path (or lists of them), or None on a typer
+    that has no such class (it then coerces through click's types, with no adapter to save)."""
+    try:
+        from typer._coercion import RuntimeParam, build_runtime_param, resolve_type_descriptor
+        from typer._param_types import coerce_cli_path
+    except ImportError:  # pragma: no cover - another typer
+        return None
+    from dataclasses import dataclass
+    from pathlib import Path
+
+    @dataclass(frozen=True)
+    class Plain(RuntimeParam):
+        kind: type  # str, Path or bool
+        many: bool
+
+        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            if self.many:
+                return [self._one(v, param, ctx) for v in (value if isinstance(value, list | tuple) else [value])]
+            return self._one(value, param, ctx)
+
+        def _one(self, value: Any, param: Any, ctx: Any) -> Any:
+            if self.kind is bool and isinstance(value, bool):  # a flag: click has made it a bool already
+                return value
+            if self.kind is not bool and isinstance(value, str | Path):
+                if self.kind is str:
+                    return str(value)
+                return coerce_cli_path(Path(value), self.parameter_info, path_type=Path, param=param, ctx=ctx)
+            # bytes, a bool option given as a word, or a value a test passed: typer's own way
+            return build_runtime_param(resolve_type_descriptor(self.kind, self.parameter_info)) \
+                ._coerce_value(value, param=param, ctx=ctx)
+
+    return Plain
+
+
 def _one_line(text: str) -> str:
     """A message as one printable line: control characters an input carried are shown escaped."""
     import re
@@ -159,6 +233,29 @@ voice_app = _app("Score recorded voice-agent episodes against temporal contracts
 clauses_app = _app("The contract clause library: list, show, and export a deal's schedule.")
 app.add_typer(clauses_app, name="clauses")
 app.add_typer(voice_app, name="voice")
+
+def app_for(args: list[str]) -> typer.Typer:
+    """The app a command line runs: when its first word names one command or group, a copy of
+    ``app`` holding that one alone, else ``app`` itself (``--help``, ``--version``, a word that is no
+    command: typer then lists or suggests from all of them).
+
+    typer builds the parser of every command it holds before it reads the first word (75 of them,
+    each from its function's signature); a run uses one. The copy's command is built from the same
+    function, so its options, help, usage and errors are those of the whole app."""
+    import copy
+
+    from typer.main import get_command_name
+
+    word = args[0] if args else ""
+    commands = [c for c in app.registered_commands
+                if c.callback is not None and (c.name or get_command_name(c.callback.__name__)) == word]
+    groups = [g for g in app.registered_groups if g.name == word]
+    if word.startswith("-") or not (commands or groups):
+        return app
+    lean = copy.copy(app)
+    lean.registered_commands, lean.registered_groups = commands, groups
+    return lean
+
 
 FORMAT_HELP = "table for people (rounded), json for machines (unrounded)."
 

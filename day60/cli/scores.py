@@ -49,32 +49,14 @@ def score(
 
     Example: day60 score ex.jsonl --pdf score.pdf
     """
-    from day60 import clauses, files, reading, rubric
+    from day60 import clauses, reading, rubric
     from day60.errors import InputError
     from day60.evidence import documents, sign, timestamp
     from day60.evidence import supersede as superseding
 
     _check_format(fmt)
     inputs = [("JOURNAL", journal), ("--rubric", rubric_file), ("--sow", sow), ("--supersede", supersede)]
-    for field, target in (("--pdf", pdf), ("--html", html), ("--out", out)):
-        # an earlier score (or any other plain file) gets the score's own words; a folder, a device,
-        # an input, a journal or a signed report get check_outputs' more precise ones
-        if target is not None and os.path.lexists(target) and os.path.isfile(target) \
-                and not any(src is not None and os.path.exists(src) and os.path.samefile(target, src)
-                            for _n, src in inputs) \
-                and files.protected(target) in (None, files.PUBLISHED, files.REPORT):
-            raise InputError(field, f"{target} already exists: a score is never silently replaced",
-                             f"write to a new file, naming the score it replaces: {field} {_fresh(target)} "
-                             f"--supersede {target}")
-    files.check_outputs({"--pdf": pdf, "--html": html, "--out": out}, inputs)
-    for field, target in (("--pdf", pdf), ("--html", html), ("--out", out)):
-        if target is not None and os.path.lexists(target):  # a dangling link, say: never replaced either
-            raise InputError(field, f"{target} already exists: a score is never silently replaced",
-                             f"write to a new file, naming the score it replaces: {field} {_fresh(target)} "
-                             f"--supersede {target}")
-    if supersede is not None and out is None and pdf is None:
-        raise InputError("--out", "is needed with --supersede (or --pdf): the new score must be kept to be read",
-                         "write the new score to a new file with --pdf NEW.pdf or --out NEW.json")
+    superseding.check_outputs({"--pdf": pdf, "--html": html, "--out": out}, inputs, supersede is not None)
     if tsa is not None:
         timestamp.check_url(tsa)
         if pdf is None:
@@ -98,62 +80,21 @@ def score(
         step("computing the figures and the score")
         done = documents.score_result(j, published, deal, provenance, old, str(supersede))
         step("writing the report")
-        _write_score(done, j, published, deal, old, out, html, pdf, signer, tsa)  # nothing printed if it fails
+        scored = reading.read_back(j, "scored") if pdf or html else None  # the bytes a report embeds
+        documents.write_score(done, scored, published, deal, old, out, html, pdf, signer, tsa,
+                              _wrote)  # nothing printed if it fails
     _emit_score(done.result, fmt)
 
 
-def _fresh(target: Path) -> str:
-    """A name beside ``target`` that does not exist yet (score.pdf gives score-2.pdf), for advice."""
-    import re
-
-    stem = re.sub(r"-[0-9]+$", "", target.stem)  # score-2.pdf gives score-3.pdf, not score-2-2.pdf
-    n = 2
-    while (candidate := target.with_name(f"{stem}-{n}{target.suffix}")).exists() and n < 1000:
-        n += 1
-    return str(candidate)
-
-
-def _write_score(done: Any, j: Any, published: Any, deal: Any, old: bytes | None, out: Path | None,
-                 html: Path | None, pdf: Path | None, signer: Any, tsa: str | None,
-                 title: str = "Day-60 exercise score") -> None:
-    """Every output built in memory first (signed and timestamped), then written: a failure on the
-    way writes nothing."""
-    from day60 import files, reading
-    from day60.display import jsonable
-    from day60.evidence import documents
-
-    body = None
-    if pdf or html:
-        document = documents.score_document(done, reading.read_back(j, "scored"), published.raw,
-                                            deal.raw if deal else None, old,
-                                            title, signer.identity() if signer else None, tsa)
-        if pdf:
-            raw, pages = documents.pdf_bytes(document)
-            body = documents.finish(raw, signer, tsa)
-    if out is not None:
-        files.write_atomic(out, json.dumps(jsonable(done.result), indent=2, sort_keys=True, allow_nan=False) + "\n",
-                           "--out", new=True)
-        typer.echo(f"wrote {out}", err=True)
-    if html:
-        files.write_atomic(html, document.html, "--html", new=True)
-        typer.echo(f"wrote {html}", err=True)
-    if pdf:
-        files.write_atomic(pdf, body, "--pdf", new=True)
-        done_with = (f", signed by {signer.subject}" if signer else "") + (f", timestamped by {tsa}" if tsa else "")
-        typer.echo(f"wrote {pdf} ({pages} pages{done_with})", err=True)
+def _wrote(path: Path, detail: str) -> None:
+    typer.echo(f"wrote {path}{detail}", err=True)
 
 
 def _parties(deal: Any, j: Any, allowed: bool) -> str | None:
-    """Refuse a deal naming other parties than the journal, unless told to go on (then said loudly)."""
-    if deal is None:
-        return None
+    """``clauses.parties_allowed`` (refused unless told to go on), said loudly when allowed."""
     from day60 import clauses
-    from day60.errors import InputError
 
-    problem = clauses.parties_problem(deal, j.header)
-    if problem and not allowed:
-        raise InputError("--sow", f"the deal and the journal name different parties: {problem}",
-                         "give this exercise's own deal file, or add --parties-differ to go on (every output says so)")
+    problem = clauses.parties_allowed(deal, j.header, allowed)
     if problem:
         typer.echo(f"warning: the deal and the journal name different parties: {problem}", err=True)
     return problem

@@ -13,18 +13,18 @@ the same bytes, which is what ``verify-report`` compares.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from day60.errors import InputError
+from day60.evidence.names import DRILLS_JSON, MANIFEST, MANIFEST_FORMAT, SCHEDULE_JSON, SCORE_JSON, SOURCES
+from day60.evidence.supersede import changelog
 
-MANIFEST = "document.json"
-MANIFEST_FORMAT = "day60.report/1"
-SCORE_JSON = "score.json"
-SCHEDULE_JSON = "schedule.json"
-DRILLS_JSON = "drills.json"
-SOURCES = {"journal": "journal.jsonl", "rubric": "rubric.yaml", "deal": "deal.toml", "answers": "answers.json",
-           "superseded": "superseded.json", "observations": "observations.json"}
+__all__ = ["DRILLS_JSON", "MANIFEST", "MANIFEST_FORMAT", "SCHEDULE_JSON", "SCORE_JSON", "SOURCES", "TITLES",
+           "Document", "drills_document", "finish", "manifest", "pdf_bytes", "schedule_document", "score_document",
+           "score_result", "selfassess_document"]
 # The titles a score report may carry: the cover's heading is one of these, never free text.
 TITLES = {"score": ("Day-60 exercise score", "Day-60 exercise score (SYNTHETIC demo)"),
           "selfassess": ("Day-60 self-assessment", "Day-60 self-assessment (SYNTHETIC demo)")}
@@ -93,15 +93,12 @@ def score_result(journal: Any, published: Any, deal: Any, provenance: dict[str, 
     elements, parties, floor), provenance, and what it supersedes. Returns assess.Assessed."""
     from day60 import assess, clauses
 
-    done = assess.score_journal(journal, published, deal.parameters if deal else None,
-                                list(deal.report_elements) if deal else None)
+    done = assess.score_journal(journal, published, *assess.deal_terms(deal))
     if deal is not None:
         done.result["deal"] = {"sha256": deal.sha256, "parties_differ": clauses.parties_problem(deal, journal.header)}
         done.result["deal_floor"] = clauses.floor_verdict(done.result, deal)
     done.result["provenance"] = provenance
     if superseded is not None:
-        from day60.evidence.supersede import changelog
-
         done.result.update(changelog(superseded, superseded_name, done.result, journal))
     return done
 
@@ -125,6 +122,37 @@ def score_document(done: Any, journal_bytes: bytes, rubric_bytes: bytes, deal_by
     out.append((MANIFEST, manifest("score", title, signer, tsa, written_at), "what this document is and how it was "
                                                                             "made", "Data"))
     return Document("score", html, out, done.result, written_at)
+
+
+def write_score(done: Any, journal_bytes: bytes | None, published: Any, deal: Any, superseded: bytes | None,
+                out: Path | None, html: Path | None, pdf: Path | None, signer: Any, tsa: str | None,
+                wrote: Callable[[Path, str], None], title: str = "Day-60 exercise score") -> None:
+    """The outputs of ``day60 score``: the score JSON, the report's HTML and its PDF (signed and
+    timestamped when asked), every one built in memory first and then written as a new file, so a
+    failure on the way writes nothing. ``journal_bytes``: the journal as scored (``reading.read_back``),
+    needed only for a report. ``wrote(path, detail)`` is told of each file once written."""
+    from day60 import files
+    from day60.display import jsonable
+
+    body, pages, document = None, 0, None
+    if pdf or html:
+        assert journal_bytes is not None, "a report embeds the journal's bytes as scored"
+        document = score_document(done, journal_bytes, published.raw, deal.raw if deal else None, superseded,
+                                  title, signer.identity() if signer else None, tsa)
+        if pdf:
+            raw, pages = pdf_bytes(document)
+            body = finish(raw, signer, tsa)
+    if out is not None:
+        files.write_atomic(out, json.dumps(jsonable(done.result), indent=2, sort_keys=True, allow_nan=False) + "\n",
+                           "--out", new=True)
+        wrote(out, "")
+    if html and document is not None:
+        files.write_atomic(html, document.html, "--html", new=True)
+        wrote(html, "")
+    if pdf and body is not None:
+        files.write_atomic(pdf, body, "--pdf", new=True)
+        done_with = (f", signed by {signer.subject}" if signer else "") + (f", timestamped by {tsa}" if tsa else "")
+        wrote(pdf, f" ({pages} pages{done_with})")
 
 
 # ----- a self-assessment ---------------------------------------------------------------------------

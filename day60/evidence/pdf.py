@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from day60.errors import InputError
+from day60.evidence.names import MANIFEST
 
 LOGGERS = ("pypdf", "pyhanko", "pyhanko_certvalidator", "fontTools", "weasyprint", "asyncio", "urllib3")
 MIB = 1024 * 1024
@@ -44,7 +45,7 @@ DECODE_FLOOR = 16 * MIB  # decoded bytes of the whole file always allowed ...
 DECODE_RATIO = 64  # ... and beyond it, this many times the file's size
 MAX_DECODED = 1024 * MIB  # and never more than this, whatever the file's size
 CHUNK = 256 * 1024  # inflate works this many bytes at a time
-REPORT_MANIFEST = "document.json"  # what every day60 report embeds (evidence.documents.MANIFEST)
+REPORT_MANIFEST = MANIFEST  # what every day60 report embeds
 FILTERS = {"/FlateDecode"}  # the only filter an embedded file may use (what WeasyPrint writes)
 # Annotations a viewer may draw; a signature's own widget is allowed only with no area.
 SIGNING_CATALOG_KEYS = {"/AcroForm", "/Extensions", "/DSS", "/Perms"}

@@ -18,8 +18,48 @@ from pathlib import Path
 from typing import Any
 
 from day60.errors import InputError
+from day60.evidence.names import SCORE_JSON
 
 FIELD = "--supersede"
+
+
+def check_outputs(outputs: dict[str, Path | None], inputs: list[tuple[str, Path | None]], superseding: bool) -> None:
+    """Refuse, before any work, an output of ``day60 score`` that would replace a file: a score is
+    never silently replaced (an earlier score, or any other plain file, is refused in the score's
+    own words, naming the new file and ``--supersede``; a folder, a device, an input, a journal or a
+    signed report in ``files.check_outputs``' more precise ones), and ask for an output to keep a
+    superseding score in."""
+    import os
+
+    from day60 import files
+
+    def refuse(field: str, target: Path) -> InputError:
+        return InputError(field, f"{target} already exists: a score is never silently replaced",
+                          f"write to a new file, naming the score it replaces: {field} {fresh_name(target)} "
+                          f"--supersede {target}")
+
+    for field, target in outputs.items():
+        if target is not None and os.path.lexists(target) and os.path.isfile(target) \
+                and not any(src is not None and os.path.exists(src) and os.path.samefile(target, src)
+                            for _n, src in inputs) \
+                and files.protected(target) in (None, files.PUBLISHED, files.REPORT):
+            raise refuse(field, target)
+    files.check_outputs(outputs, inputs)
+    for field, target in outputs.items():
+        if target is not None and os.path.lexists(target):  # a dangling link, say: never replaced either
+            raise refuse(field, target)
+    if superseding and outputs.get("--out") is None and outputs.get("--pdf") is None:
+        raise InputError("--out", "is needed with --supersede (or --pdf): the new score must be kept to be read",
+                         "write the new score to a new file with --pdf NEW.pdf or --out NEW.json")
+
+
+def fresh_name(target: Path) -> str:
+    """A name beside ``target`` that does not exist yet (score.pdf gives score-2.pdf), for advice."""
+    stem = re.sub(r"-[0-9]+$", "", target.stem)  # score-2.pdf gives score-3.pdf, not score-2-2.pdf
+    n = 2
+    while (candidate := target.with_name(f"{stem}-{n}{target.suffix}")).exists() and n < 1000:
+        n += 1
+    return str(candidate)
 
 
 def load(path: str | Path, journal: Any, published: Any, deal: Any) -> bytes:
@@ -39,17 +79,16 @@ def _embedded_score(raw: bytes, path: str | Path) -> bytes:
     """The score JSON a report PDF carries; refused by name when the PDF carries none."""
     from day60.evidence import pdf as pdfs
 
-    score_json = "score.json"  # documents.SCORE_JSON; named here, as documents imports this module
     try:
         embedded = pdfs.guarded(path, pdfs.attachments, pdfs.reader(raw, path))
     except (InputError, pdfs.Departs) as exc:
         reason = exc.problem if isinstance(exc, InputError) else str(exc)
         raise InputError(FIELD, f"{path} is a PDF day60 cannot read a score from: {reason}",
                          "name the score report PDF as 'day60 score --pdf' wrote it, or its score JSON") from None
-    if score_json not in embedded:
+    if SCORE_JSON not in embedded:
         raise InputError(FIELD, f"{path} is a PDF that carries no score: it is not a report written by 'day60 score'",
                          "name the score report PDF that 'day60 score --pdf' wrote for this journal, or its score JSON")
-    return embedded[score_json]
+    return embedded[SCORE_JSON]
 
 
 def _parse(raw: bytes, name: str) -> dict[str, Any]:
@@ -138,15 +177,16 @@ def unchecked(old: dict[str, Any], rubric_sha256: str | None, deal_sha256: str |
 
 
 def _score_prefix(prefix: bytes, published: Any, deal: Any) -> dict[str, Any]:
+    """The score, tier and lines of the journal's first lines under this rubric and deal, as
+    ``day60 score`` computed them then (``assess.score_journal``, the call its score starts from)."""
+    from day60 import assess
     from day60 import journal as jr
-    from day60.evidence.documents import score_result
+    from day60.display import jsonable
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "superseded.jsonl"
         path.write_bytes(prefix)
-        from day60.display import jsonable
-
-        return jsonable(score_result(jr.read(path), published, deal, {}).result)
+        return jsonable(assess.score_journal(jr.read(path), published, *assess.deal_terms(deal)).result)
 
 
 def changelog(raw: bytes, name: str, new: dict[str, Any], journal: Any) -> dict[str, Any]:

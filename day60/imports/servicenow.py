@@ -143,10 +143,29 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
         raise InputError("--date-format", "a ServiceNow export writes its times without an offset, so a format "
                                           "with %z cannot be its own", "leave %z out; --mode says how its times are "
                                                                        "read")
+    from day60.imports.snow_shapes import Shapes  # label headers, JSON answers, the event log (snow_shapes)
+
+    shapes = Shapes(paths, settings, notes, books)
+    try:
+        yield from _read(shapes, settings, notes, books, times, fmt)
+    finally:
+        shapes.close()
+
+
+def _read(shapes: Any, settings: Settings, notes: list[str], books: Books, times: Times,
+          fmt: str) -> Iterator[Ticket | Unreadable | Unmatched]:
+    yield from shapes.problems
     files: dict[str, list[tuple[Path, list[str]]]] = {t: [] for t in TABLES}
-    for p in paths:
+    for p in shapes.paths:
         header = csv_header(p, "EXPORT", how=settings.files)
         files[kind_of(header, p)].append((p, header))
+    if shapes.logs:
+        if any(files.values()):
+            raise InputError("EXPORT", f"{shapes.logs[0][0]} is an incident event log, which holds each ticket's "
+                                       "history itself; it is read alone", "import the event log on its own")
+        yield from shapes.read_logs(_Run(settings, books, states.rules("servicenow", settings.states), times, fmt),
+                                    fmt)
+        return
     if not files["incident"]:
         raise InputError("EXPORT", "no incident export was given", "give the incident table's CSV export")
     audits, journals = files["sys_audit"], files["sys_journal_field"]
@@ -194,7 +213,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                 yield from _incidents(con, p, header, bool(audits), bool(journals), times_cols, text_cols, run, held)
             yield from _unmatched(con, run, bool(audits), bool(journals))
         except duckdb.Error as exc:
-            for p in paths:  # a quote opened and not closed: name its row, as the Python reader finds it
+            for p in shapes.paths:  # a quote opened and not closed: name its row, as the Python reader finds it
                 for _ in csv_rows(p, "EXPORT", how=settings.files)[1]:
                     pass
             raise InputError("EXPORT", f"the export cannot be read ({str(exc).splitlines()[0][:160]})",

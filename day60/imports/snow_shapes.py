@@ -55,9 +55,10 @@ def _is_json(p: Path) -> bool:
 
 
 def renamed(header: list[str]) -> tuple[list[str], list[str]]:
-    """A label header as field names (``labels``), and the labels that were read so; a header
-    that holds the field ``number`` is a field-name header and stays as written."""
-    if "number" in header:
+    """A label header as field names (``labels``), and the labels that were read so. Only an
+    incident list's label header (its ``Number`` column, no ``number`` field) is renamed: any
+    other header stays as written."""
+    if "number" in header or "Number" not in (h.strip() for h in header):  # not the incident list's labels
         return header, []
     labels: dict[str, str] = rules()["labels"]
     out = [labels.get(h.strip(), h) for h in header]

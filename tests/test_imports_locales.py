@@ -34,6 +34,12 @@ def test_jira_csv_in_spanish(run, tmp_path):
                                                            ("incident.ticket-closed", "2024-01-03T16:29:00+01:00")]
     assert got["jira:MSA-7"][0][:2] == ("incident.detected", "2024-07-18T09:10:00+02:00")
     assert got["jira:MSA-9"][0][:2] == ("incident.detected", "2024-12-01T12:00:00+01:00")
+    # Categoría de estado "Listo" is Jira's Done category in Spanish (states.yaml): MSA-7, Completado
+    # with no Resolución and no Resuelta, entered it at 18/jul/24 10:53 AM: over, with no
+    # resolution, then; MSA-9 "En curso" stays open.
+    assert [(k, at, d["resolved"]) for k, at, d in got["jira:MSA-7"] if k == "incident.ticket-closed"] == \
+        [("incident.ticket-closed", "2024-07-18T10:53:00+02:00", False)]
+    assert [k for k, _, _ in got["jira:MSA-9"]] == ["incident.detected"]
     from day60.imports import jira, records
     from day60.imports.books import Books
     from day60.imports.tabular import FileOptions

@@ -8,7 +8,8 @@ Each case runs in a fresh Python process, so its peak resident memory (ru_maxrss
 - ``servicenow``: a Table API answer {"result": [...]} of N incidents (raw values), turned into
   its field-name stand-in by ``snow_shapes.Shapes`` and read through DuckDB by
   ``servicenow.read``;
-- ``json.load``: the same Zendesk pages loaded whole, as the readers did before, for comparison.
+- ``json.load``: the ServiceNow answer (one file) loaded whole, as the JSON readers did before,
+  for comparison.
 
 Run: python benchmarks/import_scale.py [--rows N] [--cases zendesk,servicenow,json.load]
 """
@@ -81,7 +82,7 @@ def child(case: str, paths: list[str]) -> None:
     if case == "json.load":
         for p in files:
             doc = json.loads(p.read_bytes())
-            count += len(doc["tickets"])
+            count += len(doc["result"])
         del doc
     else:
         module = zendesk if case == "zendesk" else servicenow
@@ -108,7 +109,7 @@ def main() -> None:
         folder = Path(tmp)
         made: dict[str, list[Path]] = {}
         for case in args.cases.split(","):
-            kind = "servicenow" if case == "servicenow" else "zendesk"
+            kind = "zendesk" if case == "zendesk" else "servicenow"
             if kind not in made:
                 made[kind] = (write_servicenow if kind == "servicenow" else write_zendesk)(folder, args.rows)
                 size = sum(p.stat().st_size for p in made[kind])

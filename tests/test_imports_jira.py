@@ -9,6 +9,7 @@ exporting user's zone is Europe/London (GMT in early March, so UTC).
 """
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -55,6 +56,8 @@ CHANGELOG = {"note": "SYNTHETIC: the search API's answer with expand=changelog",
         {"created": "2026-03-03T12:00:00.000+0000", "items": [
             {"field": "status", "fromString": "In Progress", "toString": "Resolved"},
             {"field": "resolution", "fromString": None, "toString": "Done"}]}]}}]}
+
+DATA = Path(__file__).parent / "data" / "imports" / "jira"
 
 
 def _cycle(start, stop, millis):
@@ -233,3 +236,87 @@ def test_a_used_column_twice_is_refused(run, tmp_path, export):
     export[0].write_text("\n".join(lines) + "\n")
     line = refused(run, new_journal(tmp_path), "jira", *export, "--map", write(tmp_path, "map.toml", MAP))
     assert "has the column 'Priority' 2 times" in line
+
+
+# ----- the REST search answer alone -----------------------------------------------------------
+# Shape (research36 SHAPES.md 2b): {"expand", "startAt", "maxResults", "total", "issues": [{"id",
+# "key", "fields": {"created", "updated", "resolutiondate", "statuscategorychangedate", "status":
+# {"name", "statusCategory": {"key"}}, "resolution", "priority", "issuetype"}, "changelog":
+# {"histories": [{"created", "items": [{"field", "fromString", "toString"}]}]}}]}; times with an
+# offset written without a colon (airbytehq/airbyte@209afcb, real, MIT). Field meanings (Atlassian
+# REST docs): resolutiondate the resolution, null while unresolved; statusCategory.key new,
+# indeterminate or done whatever the language; statuscategorychangedate the entry into it.
+
+def _issue(key, status, category, created, updated, resolved=None, resolution=None, changed=None, histories=()):
+    cat = {"key": category, "name": {"done": "Listo", "indeterminate": "En curso"}.get(category, "Por hacer")}
+    return {"expand": "operations,changelog", "id": str(10000 + int(key.split("-")[1])), "key": key,
+            "self": f"https://example.atlassian.net/rest/api/2/issue/{key}",
+            "fields": {"created": created, "updated": updated, "resolutiondate": resolved,
+                       "statuscategorychangedate": changed, "status": {"name": status, "statusCategory": cat},
+                       "resolution": None if resolution is None else {"name": resolution},
+                       "priority": {"name": "Alta"}, "issuetype": {"name": "Incidente"}, "summary": "SYNTHETIC"},
+            "changelog": {"startAt": 0, "maxResults": len(histories), "total": len(histories),
+                          "histories": [{"id": str(n), "created": at, "items": [
+                              {"field": "status", "fieldtype": "jira", "fromString": old, "toString": new}]}
+                              for n, (at, old, new) in enumerate(histories)]}}
+
+
+def test_rest_search_alone_in_spanish(run, tmp_path):
+    """The search answer with expand=changelog and no CSV, a Spanish instance (statuses Resuelta,
+    Cerrada, En curso; the category read from its key). Times are UTC (+0000).
+
+    - SUP-201: Resuelta, category done, resolution Listo, resolutiondate 2 March 11:00: resolved at
+      11:00 (no monitoring evidence: a closure); its changelog moves it to "Esperando al cliente"
+      at 09:30 and back to "En curso" at 10:00, which the map's [pauses] calls a wait: 0.5 h.
+    - SUP-202: Cerrada, category done, no resolution, entered the Done category 3 March 10:00: over
+      with no resolution, at 10:00.
+    - SUP-203: page 1 holds it En curso (updated 4 March 09:00); page 2 Resuelta (updated 12:00,
+      resolutiondate 12:00). The later copy is the ticket (resolved at 12:00); the earlier is
+      counted with it. Page 1 reads 2 (SUP-201, SUP-203), page 2 reads 2 (SUP-202, SUP-203): all imported.
+    """
+    t0 = "2026-03-02T{}:00.000+0000"
+    one = {"expand": "schema,names", "startAt": 0, "maxResults": 2, "total": 3, "issues": [
+        _issue("SUP-201", "Resuelta", "done", t0.format("09:00"), t0.format("11:00"), t0.format("11:00"), "Listo",
+               t0.format("11:00"), [(t0.format("09:30"), "En curso", "Esperando al cliente"),
+                                    (t0.format("10:00"), "Esperando al cliente", "En curso"),
+                                    (t0.format("11:00"), "En curso", "Resuelta")]),
+        _issue("SUP-203", "En curso", "indeterminate", "2026-03-04T08:00:00.000+0000",
+               "2026-03-04T09:00:00.000+0000")]}
+    two = {"expand": "schema,names", "startAt": 2, "maxResults": 2, "total": 3, "issues": [
+        _issue("SUP-202", "Cerrada", "done", "2026-03-03T09:00:00.000+0000", "2026-03-03T10:00:00.000+0000",
+               changed="2026-03-03T10:00:00.000+0000"),
+        _issue("SUP-203", "Resuelta", "done", "2026-03-04T08:00:00.000+0000", "2026-03-04T12:00:00.000+0000",
+               "2026-03-04T12:00:00.000+0000", "Listo", "2026-03-04T12:00:00.000+0000",
+               [("2026-03-04T12:00:00.000+0000", "En curso", "Resuelta")])]}
+    from tests.imports_common import events_of
+
+    j = new_journal(tmp_path)
+    out = imported(run, j, "jira", write(tmp_path, "search1.json", json.dumps(one)),
+                   write(tmp_path, "search2.json", json.dumps(two)), "--map",
+                   write(tmp_path, "map.toml", '[pauses]\n"Esperando al cliente" = "wait"\n[severity]\nAlta = 2\n'))
+    assert {f["file"]: (f["read"], f["imported"]) for f in out["files"]} == {"search1.json": (2, 2),
+                                                                           "search2.json": (2, 2)}
+    first = [(k, a, d.get("resolved")) for k, a, d in events_of(j, "jira:SUP-201")]
+    assert first == [("incident.detected", "2026-03-02T09:00:00+00:00", None),
+                     ("incident.wait-start", "2026-03-02T09:30:00+00:00", None),
+                     ("incident.wait-end", "2026-03-02T10:00:00+00:00", None),
+                     ("incident.ticket-closed", "2026-03-02T11:00:00+00:00", True)]
+    second = [(a, d["resolved"]) for k, a, d in events_of(j, "jira:SUP-202") if k == "incident.ticket-closed"]
+    assert second == [("2026-03-03T10:00:00+00:00", False)]
+    third = [a for k, a, _ in events_of(j, "jira:SUP-203") if k == "incident.ticket-closed"]
+    assert third == ["2026-03-04T12:00:00+00:00"]
+
+
+def test_real_airbyte_search_answer_alone(run, tmp_path):
+    """The real Jira Cloud search answer recorded by Airbyte (MIT; .source.txt): one issue,
+    TESTKEY13-1, status To Do (category key new), created 2022-06-09T16:29:31.871-0700, no
+    resolution: an open ticket, its opening (standing in for a detection) at that instant."""
+    from tests.builders import make_journal
+    from tests.imports_common import events_of
+
+    j = make_journal(tmp_path / "j.jsonl", [], tier="T2", window=("2022-06-01T09:00", "2022-12-30T17:00"),
+                     synthetic=True)
+    out = imported(run, j, "jira", DATA / "verbatim_airbyte_search_issues.json", "--severity-map", "Low=4")
+    assert out["imported"] == ["TESTKEY13-1"]
+    assert [(k, a) for k, a, _ in events_of(j, "jira:TESTKEY13-1")] == \
+        [("incident.detected", "2022-06-09T16:29:31.871000-07:00")]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.imports_common import imported
+from tests.imports_common import imported, new_journal, write
 from tests.test_imports_tabular import DATA, events, journal
 
 
@@ -34,6 +34,12 @@ def test_jira_csv_in_spanish(run, tmp_path):
                                                            ("incident.ticket-closed", "2024-01-03T16:29:00+01:00")]
     assert got["jira:MSA-7"][0][:2] == ("incident.detected", "2024-07-18T09:10:00+02:00")
     assert got["jira:MSA-9"][0][:2] == ("incident.detected", "2024-12-01T12:00:00+01:00")
+    # Categoría de estado "Listo" is Jira's Done category in Spanish (states.yaml): MSA-7, Completado
+    # with no Resolución and no Resuelta, entered it at 18/jul/24 10:53 AM: over, with no
+    # resolution, then; MSA-9 "En curso" stays open.
+    assert [(k, at, d["resolved"]) for k, at, d in got["jira:MSA-7"] if k == "incident.ticket-closed"] == \
+        [("incident.ticket-closed", "2024-07-18T10:53:00+02:00", False)]
+    assert [k for k, _, _ in got["jira:MSA-9"]] == ["incident.detected"]
     from day60.imports import jira, records
     from day60.imports.books import Books
     from day60.imports.tabular import FileOptions
@@ -95,3 +101,46 @@ def test_a_month_in_another_language_is_unreadable_in_its_own_words(run, tmp_pat
         times.read("18/lip/26 9:10 AM", "Created")
 
 
+
+
+def test_thousands_separators_read_per_the_files_locale(run, tmp_path):
+    """The sheet's own hours written with thousands separators, as the locale writes them.
+
+    - A German Excel CSV (';' between cells, so the decimal separator is the comma): DE-1's
+      "1.234,5" hours is 1234.5 h; DE-2's "1.234" is 1234 h (the point groups thousands there).
+    - An English CSV (','): EN-1's "1,234.5" is 1234.5 h; EN-2's "1,234" is 1234 h.
+    - A tab-separated file says nothing of its locale: TAB-1's "1,234" could be 1234 or 1.234 h,
+      so that row is unreadable, naming the column; TAB-2's "1.234,5" (both separators) reads
+      1234.5 h whatever the locale.
+    The vendor's hours land on each ticket's restore as vendor_wall_ms (hours x 3,600,000)."""
+    from tests.imports_common import events_of
+
+    cmap = ('[times]\ntimezone = "Europe/London"\nformat = "%d.%m.%Y %H:%M"\n[columns]\nid = "Ticket"\n'
+            'opened = "Opened"\nrestored = "Restored"\ncheck = "Check"\nvendor_hours = "Vendor hours"\n')
+    head = ["Ticket", "Opened", "Restored", "Check", "Vendor hours"]
+
+    def sheet(name: str, delim: str, rows: list[list[str]]) -> Path:
+        path = tmp_path / name
+        path.write_bytes("\r\n".join(delim.join(r) for r in [head, *rows]).encode("utf-8") + b"\r\n")
+        return path
+
+    def hours(j: Path, ident: str) -> float:
+        done = [d for k, _, d in events_of(j, f"csv:{ident}") if k == "incident.restored"]
+        return done[0]["vendor_wall_ms"] / 3_600_000
+
+    when = ["02.03.2026 09:00", "02.03.2026 10:00", "SYNTHETIC monitor"]
+    m = write(tmp_path, "map.toml", cmap)
+    j = new_journal(tmp_path, "de.jsonl")
+    imported(run, j, "csv", sheet("de.csv", ";", [["DE-1", *when, '"1.234,5"'], ["DE-2", *when, "1.234"]]),
+             "--map", m)
+    assert (hours(j, "DE-1"), hours(j, "DE-2")) == (1234.5, 1234.0)
+    j = new_journal(tmp_path, "en.jsonl")
+    imported(run, j, "csv", sheet("en.csv", ",", [["EN-1", *when, '"1,234.5"'], ["EN-2", *when, '"1,234"']]),
+             "--map", m)
+    assert (hours(j, "EN-1"), hours(j, "EN-2")) == (1234.5, 1234.0)
+    j = new_journal(tmp_path, "tab.jsonl")
+    out = imported(run, j, "csv", sheet("tab.txt", "\t", [["TAB-1", *when, "1,234"], ["TAB-2", *when, "1.234,5"]]),
+                   "--map", m)
+    assert [u["ref"] for u in out["unreadable"]] == ["TAB-1"]
+    assert "Vendor hours: '1,234' could be read" in out["unreadable"][0]["reason"]
+    assert hours(j, "TAB-2") == 1234.5

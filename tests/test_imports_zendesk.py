@@ -177,3 +177,100 @@ def test_a_ticket_twice_is_refused(run, tmp_path, export):
     export[0].write_text(json.dumps(tickets))
     line = refused(run, new_journal(tmp_path), "zendesk", *export, "--map", write(tmp_path, "map.toml", MAP))
     assert "appear more than once: '202' (tickets.json item 2, tickets.json item 9)" in line
+
+
+# ----- incremental exports: a ticket in several copies ---------------------------------------
+# Shapes (research36 SHAPES.md 3, from facetoe/zenpy's recorded answers and Zendesk's docs):
+# cursor-based {"tickets", "after_url", "after_cursor", "before_cursor", "end_of_stream"} and
+# time-based {"tickets", "count", "end_of_stream", "next_page", "end_time"}; each ticket has
+# updated_at (ISO 8601 UTC) and generated_timestamp (epoch seconds: when the copy was made, no
+# update coming between). A deleted ticket keeps updated_at = created_at; only
+# generated_timestamp moves.
+
+def _copy(ident, created, updated, generated, status, **more):
+    return {"id": ident, "created_at": created, "updated_at": updated, "generated_timestamp": generated,
+            "type": "incident", "subject": f"SYNTHETIC {ident}", "priority": "high", "status": status, "tags": [],
+            "custom_fields": [], **more}
+
+
+def _epoch(day, hm):
+    import datetime as dt
+
+    return int(dt.datetime.fromisoformat(_t(day, hm).replace("Z", "+00:00")).timestamp())
+
+
+def test_incremental_cursor_copies_latest_wins_history_kept(run, tmp_path):
+    """Three cursor pages; 602 and 603 changed while the export ran.
+
+    - 601: one copy, open: open.
+    - 602: pending in the copy updated 3 March 10:00 and generated 10:20, solved in the copy
+      updated 12:00. The later copy is the ticket. Between the copies: pending from 10:00 (the
+      update that made it so) to at least 10:20 (the copy's generation; no update came between):
+      a wait on the requester of at least 20 min. Its restore (custom field 1003, checked by 1004)
+      at 12:00, from its opening at 09:00 (standing in for a detection): 3.0 h less 20 min
+      = 2 h 40 min = 2.6667 h.
+    - 603: solved (updated 4 March 10:00), then open (updated 11:00), then solved (updated 12:00):
+      a re-open dated 11:00 (the latest it can have happened), the earlier solve at 10:00, its last
+      solve ticket_metrics' solved_at 12:00.
+    No copy is dropped: page 1 reads 3 and imports 3 (601, and the earlier copies of 602 and 603,
+    counted with their tickets); page 2 reads 2, page 3 reads 1, all imported."""
+    restored = [{"id": 1003, "value": _t("03", "12:00")}, {"id": 1004, "value": "SYNTHETIC canary"}]
+    pages = [
+        {"tickets": [_copy(601, _t("02", "09:00"), _t("02", "09:00"), _epoch("02", "09:01"), "open"),
+                     _copy(602, _t("03", "09:00"), _t("03", "10:00"), _epoch("03", "10:20"), "pending"),
+                     _copy(603, _t("04", "09:00"), _t("04", "10:00"), _epoch("04", "10:01"), "solved")],
+         "after_url": "https://example.zendesk.com/api/v2/incremental/tickets/cursor.json?cursor=MTAw",
+         "before_url": None, "after_cursor": "MTAw", "before_cursor": None, "end_of_stream": False},
+        {"tickets": [_copy(603, _t("04", "09:00"), _t("04", "11:00"), _epoch("04", "11:01"), "open"),
+                     _copy(602, _t("03", "09:00"), _t("03", "12:00"), _epoch("03", "12:05"), "solved",
+                           custom_fields=restored)],
+         "after_url": "https://example.zendesk.com/api/v2/incremental/tickets/cursor.json?cursor=MjAw",
+         "before_url": None, "after_cursor": "MjAw", "before_cursor": None, "end_of_stream": False},
+        {"tickets": [_copy(603, _t("04", "09:00"), _t("04", "12:00"), _epoch("04", "12:01"), "solved")],
+         "after_url": None, "before_url": None, "after_cursor": None, "before_cursor": None, "end_of_stream": True},
+    ]
+    metrics = {"ticket_metrics": [{"ticket_id": 602, "solved_at": _t("03", "12:00"), "reopens": 0},
+                                  {"ticket_id": 603, "solved_at": _t("04", "12:00"), "reopens": 1}]}
+    files = [write(tmp_path, f"cursor_page{n + 1}.json", json.dumps(p, indent=2)) for n, p in enumerate(pages)]
+    zmap = write(tmp_path, "map.toml", '[columns]\nrestored = "custom_field:1003"\ncheck = "custom_field:1004"\n'
+                                       '[severity]\nhigh = 2\n')
+    j = new_journal(tmp_path)
+    out = imported(run, j, "zendesk", *files, write(tmp_path, "ticket_metrics.json", json.dumps(metrics)),
+                   "--map", zmap)
+    got = {f["file"]: (f["read"], f["imported"]) for f in out["files"]}
+    assert got == {"cursor_page1.json": (3, 3), "cursor_page2.json": (2, 2), "cursor_page3.json": (1, 1),
+                   "ticket_metrics.json": (2, 2)}
+    assert sorted(out["imported"]) == ["601", "602", "603"]
+    from tests.imports_common import events_of, per_ticket
+
+    t = per_ticket(j)
+    assert t.loc["zendesk:602", "restore_hours_at_least"] == pytest.approx(2 + 40 / 60)
+    waits = [(k, a) for k, a, _ in events_of(j, "zendesk:602") if k.startswith("incident.wait")]
+    assert waits == [("incident.wait-start", "2026-03-03T10:00:00+00:00"),
+                     ("incident.wait-end", "2026-03-03T10:20:00+00:00")]
+    kinds = [(k, a) for k, a, _ in events_of(j, "zendesk:603") if k in ("incident.reopened", "incident.ticket-closed")]
+    assert kinds == [("incident.ticket-closed", "2026-03-04T10:00:00+00:00"),
+                     ("incident.reopened", "2026-03-04T11:00:00+00:00"),
+                     ("incident.ticket-closed", "2026-03-04T12:00:00+00:00")]
+
+
+def test_incremental_time_based_repeats_the_end_time_second(run, tmp_path):
+    """Time-based pages repeat every ticket of the end_time second: 701 (solved, updated 2 March
+    10:00) is on both pages, the same copy; 702 is deleted, on both pages with updated_at equal to
+    created_at and only generated_timestamp moved. 701 is one ticket, closed (solved, no monitoring
+    evidence) at ticket_metrics' solved_at 10:00; 702 is counted apart as deleted, both copies with
+    it. Page 1: read 2, imported 1, skipped 1; page 2 the same."""
+    first = _copy(701, _t("02", "09:00"), _t("02", "10:00"), _epoch("02", "10:00"), "solved")
+    gone = _copy(702, _t("02", "08:00"), _t("02", "08:00"), _epoch("02", "10:00"), "deleted")
+    pages = [{"tickets": [gone, first], "count": 2, "end_of_stream": False, "end_time": _epoch("02", "10:00"),
+              "next_page": "https://example.zendesk.com/api/v2/incremental/tickets.json?start_time=1772445600"},
+             {"tickets": [first, {**gone, "generated_timestamp": _epoch("02", "10:30")}], "count": 2,
+              "end_of_stream": True, "end_time": _epoch("02", "10:30"), "next_page": None}]
+    files = [write(tmp_path, f"time_page{n + 1}.json", json.dumps(p)) for n, p in enumerate(pages)]
+    j = new_journal(tmp_path)
+    out = imported(run, j, "zendesk", *files, write(tmp_path, "ticket_metrics.json", json.dumps(
+        {"ticket_metrics": [{"ticket_id": 701, "solved_at": _t("02", "10:00"), "reopens": 0}]})),
+        "--severity-map", "high=2")
+    got = {f["file"]: (f["read"], f["imported"], f["skipped"]) for f in out["files"]}
+    assert got["time_page1.json"] == (2, 1, 1) and got["time_page2.json"] == (2, 1, 1)
+    assert out["imported"] == ["701"] and [s["ticket"] for s in out["skipped"]] == ["702"]

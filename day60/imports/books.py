@@ -47,13 +47,19 @@ class Books:
 
     def __init__(self, paths: list[Path]) -> None:
         self.books = {str(p): Book(p.name) for p in paths}
+        self.aliases: dict[str, str] = {}  # a stand-in file a reader wrote -> the export it stands for
 
-    def key(self, path: Path) -> str:
-        return str(path)
+    def alias(self, stand_in: Path | str, export: Path | str) -> None:
+        """Records read from ``stand_in`` (a copy a reader wrote of ``export`` in another shape, such
+        as a ServiceNow JSON answer as CSV) are the export's records."""
+        self.aliases[str(stand_in)] = self.key(export)
+
+    def key(self, path: Path | str) -> str:
+        return self.aliases.get(str(path), str(path))
 
     def read(self, path: Path | str, n: int = 1) -> None:
         """``n`` more records read from the file."""
-        self.books[str(path)].read += n
+        self.books[self.key(path)].read += n
 
     def add(self, key: str, bucket: str, n: int = 1, reason: str | None = None) -> None:
         book = self.books.get(key)

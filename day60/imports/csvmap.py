@@ -30,7 +30,7 @@ from pathlib import Path
 from day60.errors import InputError
 from day60.imports import states
 from day60.imports.books import Books
-from day60.imports.locales import LocalisedTimes
+from day60.imports.locales import LocalisedTimes, decimal_of, figure
 from day60.imports.records import (
     PAUSE_KINDS,
     Pause,
@@ -75,6 +75,8 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
         used = list(cols.values())
         header, rows = csv_rows(p, "EXPORT", used=used, free=[cols[k] for k in TEXT if k in cols], how=settings.files)
         require_columns(header, used, p, "EXPORT", "the map")
+        layout = settings.files.found.get(str(p))
+        decimal = decimal_of(layout.delimiter) if layout is not None and layout.kind != "xlsx" else None
         first: dict[str, tuple[str, dict[str, str], Ticket | None, str | None]] = {}
         order: list[str] = []
         repeated: list[str] = []
@@ -100,7 +102,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                     continued[ref] = continued.get(ref, 0) + 1
                 continue
             try:
-                ticket, problem = _ticket(row, where, times, settings, rules), None
+                ticket, problem = _ticket(row, where, times, settings, rules, decimal), None
                 ticket.file = key
             except RowProblem as exc:
                 ticket, problem = None, str(exc)
@@ -126,7 +128,8 @@ def _continues(row: dict[str, str], main: dict[str, str], cols: dict[str, str]) 
                for key, c in cols.items() if key not in CONTINUED)
 
 
-def _ticket(row: dict[str, str], where: str, times: Times, settings: Settings, rules: states.Rules) -> Ticket:
+def _ticket(row: dict[str, str], where: str, times: Times, settings: Settings, rules: states.Rules,
+            decimal: str | None = ".") -> Ticket:
     cols = settings.columns
 
     def cell(key: str) -> str | None:
@@ -161,8 +164,10 @@ def _ticket(row: dict[str, str], where: str, times: Times, settings: Settings, r
     if standing == states.DELETED:
         t.apart = (states.DELETED, f"{cols['state']} {t.state!r}, which the map's [states] deleted names")
         return t
-    wall = number(cell("vendor_hours"), cols.get("vendor_hours", ""))
-    business = number(cell("vendor_business_hours"), cols.get("vendor_business_hours", ""))
+    # the sheet's hours as its locale writes them (1.234,5 or 1,234.5): ``locales.figure``
+    wall = number(figure(cell("vendor_hours"), cols.get("vendor_hours", ""), decimal), cols.get("vendor_hours", ""))
+    business = number(figure(cell("vendor_business_hours"), cols.get("vendor_business_hours", ""), decimal),
+                      cols.get("vendor_business_hours", ""))
     if wall is not None or business is not None:
         t.vendor = VendorClock("the sheet's own hours (" + ", ".join(
             cols[k] for k in ("vendor_hours", "vendor_business_hours") if k in cols) + ")", wall, business,

@@ -58,6 +58,7 @@ from day60.imports.records import (
 PAUSES = {"Waiting for customer": "wait", "Pending": "kept"}
 CATEGORY, CATEGORY_CHANGED = "Status Category", "Status Category Changed"  # Jira's own columns
 SLA_NAME = "Time to resolution"
+REST_CATEGORIES = {"new": "To Do", "indeterminate": "In Progress", "done": "Done"}  # statusCategory.key
 DATE_FORMAT = "%d/%b/%y %I:%M %p"
 CHANGE_FIELDS = ("Custom field (Change start date)", "Custom field (Change completion date)")
 KEYS = ("severity", "detected", "partner_notice", "communicated", "acknowledged", "restored", "check", "outcome",
@@ -105,6 +106,31 @@ def _kind(doc: Any, p: Path) -> tuple[str, Any]:
                      "('values' with SLA names), alone or keyed by issue key")
 
 
+def _name(value: Any, key: str = "name") -> str:
+    """A field the REST answer writes as an object ({"name": ...}), or as text, or null."""
+    if isinstance(value, dict):
+        value = value.get(key)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def rest_row(issue: Any) -> dict[str, Any] | None:
+    """An issue of the REST search answer as the CSV's row, in Jira's English column names:
+    Status Category from the status category's ``key`` (``new``, ``indeterminate``, ``done``:
+    the same in every language Jira speaks), so a done status in any language is done."""
+    if not isinstance(issue, dict) or not isinstance(issue.get("key"), str) or not isinstance(issue.get("fields"),
+                                                                                           dict):
+        return None
+    f = issue["fields"]
+    status = f.get("status") if isinstance(f.get("status"), dict) else {}
+    category = status.get("statusCategory") if isinstance(status.get("statusCategory"), dict) else {}
+    key = _name(category, "key")
+    return {"Issue key": issue["key"], "Issue id": str(issue.get("id") or ""), "Issue Type": _name(f.get("issuetype")),
+            "Created": f.get("created"), "Resolved": f.get("resolutiondate"), "Status": _name(status),
+            CATEGORY: REST_CATEGORIES.get(key, _name(category)), CATEGORY_CHANGED: f.get("statuscategorychangedate"),
+            "Resolution": _name(f.get("resolution")), "Priority": _name(f.get("priority")),
+            "\0updated": f.get("updated") if isinstance(f.get("updated"), str) else ""}
+
+
 def _request_of(doc: dict[str, Any], p: Path) -> str:
     links = [str((doc.get("_links") or {}).get("self", ""))] + \
         [str((v.get("_links") or {}).get("self", "")) for v in doc["values"] if isinstance(v, dict)]
@@ -130,10 +156,12 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
     held: dict[Any, dict[str, int]] = {}
     sla_from: dict[str, str] = {}
     issues = []
+    rest: list[tuple[Path, str, list[dict[str, Any] | None]]] = []  # search answers' issues, as CSV rows
     for p in paths:
         key = books.key(p)
         if p.suffix.lower() == ".json":
-            kind, doc = _kind(_load_json(p), p)
+            raw = _load_json(p)
+            kind, doc = _kind(raw, p)
             if kind == "sla":
                 books.read(p, len(doc))
                 for ref in doc:
@@ -143,8 +171,12 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                 sla.update(doc)
                 continue
             books.read(p, len(doc))
+            if kind == "changelog" and isinstance(raw, dict) and isinstance(raw.get("issues"), list):
+                rest.append((p, key, [rest_row(i) for i in raw["issues"]]))
             for i, (ref, histories) in enumerate(doc):
                 where = f"{p.name} issue {i + 1}"
+                if isinstance(ref, str) and histories is None and isinstance(raw, dict) and "issues" in raw:
+                    histories = []  # a search answer without expand=changelog: the issue, no history
                 if not isinstance(ref, str | tuple) or not isinstance(histories, list):
                     yield Unreadable(where, None, "is not an issue with a key and its change histories", key)
                     continue
@@ -154,8 +186,17 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                 yield from _history(ref, histories, where, api_times, history, key)
         else:
             issues.append(p)
-    if not issues:
-        raise InputError("EXPORT", "no issue CSV was given", "give the Jira Service Management CSV export")
+    if not issues and not rest:
+        raise InputError("EXPORT", "no issue CSV was given", "give the Jira Service Management CSV export, or "
+                                                             "the search answer with its fields (issues[].fields)")
+    if not issues:  # the REST search answer alone: its issues are the tickets, their times as written
+        yield from _rest_tickets(rest, api_times, settings, history, sla, held, sla_from, rules, books)
+        for ref, files in held.items():
+            for other, count in files.items():
+                yield Unmatched(other, ref if isinstance(ref, str) else f"issue id {ref[1]}", count, "changelog")
+        for ref, other in sla_from.items():
+            yield Unmatched(other, ref, 1, "SLA")
+        return
     if not history:
         notes.append("no changelog export was given: status intervals and re-opens cannot be rebuilt, so no "
                      "waiting on the partner is excluded and no earlier resolution is known")
@@ -212,6 +253,49 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
             yield Unmatched(other, ref if isinstance(ref, str) else f"issue id {ref[1]}", count, "changelog")
     for ref, other in sla_from.items():
         yield Unmatched(other, ref, 1, "SLA")
+
+
+def _rest_tickets(rest: list[tuple[Path, str, list[dict[str, Any] | None]]], times: Times, settings: Settings,
+                  history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]], sla: dict[str, Any],
+                  held: dict[Any, dict[str, int]], sla_from: dict[str, str], rules: states.Rules,
+                  books: Books) -> Iterator[Ticket | Unreadable]:
+    """The search answer's issues as tickets. Offset (startAt) and token pages over a changing
+    search repeat an issue: the copy with the latest ``fields.updated`` is the ticket and every
+    copy is counted with it (its changelog histories are read once)."""
+    latest: dict[str, tuple[dt.datetime, int, int]] = {}
+    for f, (_p, _key, rows) in enumerate(rest):
+        for i, row in enumerate(rows):
+            if row is None:
+                continue
+            try:
+                when = times.read(row["\0updated"] or None, "updated") or dt.datetime.min.replace(tzinfo=dt.UTC)
+            except RowProblem:
+                when = dt.datetime.min.replace(tzinfo=dt.UTC)
+            ref = row["Issue key"].strip()
+            if ref not in latest or (when, f, i) >= latest[ref]:
+                latest[ref] = (when, f, i)
+    pauses_of = {**PAUSES, **settings.pauses}
+    cols = _columns(settings, list(next((r for _p, _k, rows in rest for r in rows if r), {}) or []))
+    for f, (p, key, rows) in enumerate(rest):
+        for i, row in enumerate(rows):
+            where = f"{p.name} issue {i + 1}"
+            if row is None:
+                continue  # listed unreadable with its changelog already
+            ref = row["Issue key"].strip()
+            if latest[ref][1:] != (f, i):
+                continue  # an earlier copy: counted with the latest (its changelog record is held under the key)
+            attached = _take(held, sla_from, ref, row)
+            attached[key] = attached.get(key, 0) - 1  # the issue's own record is the ticket's
+            try:
+                t = _ticket(row, where, times, settings, cols, history, sla, pauses_of, {}, rules, bool(row[CATEGORY]))
+            except RowProblem as exc:
+                yield Unreadable(where, ref, str(exc), key, 1)
+                for other, count in attached.items():
+                    if count:
+                        books.add(other, "unreadable", count)
+                continue
+            t.file, t.attached = key, {k: n for k, n in attached.items() if n}
+            yield t
 
 
 def _take(held: dict[Any, dict[str, int]], sla_from: dict[str, str], ref: str, row: dict[str, Any]) -> dict[str, int]:
@@ -314,8 +398,8 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, c
         resolver = (row.get(cols["resolved_by"]) or "").strip()
         if resolver in settings.integrations:
             t.auto_resolved = f"{cols['resolved_by']} {resolver!r}"
-    changes_of = sorted(history.get(key, []) + history.get(("id", (row.get("Issue id") or "").strip()), []),
-                        key=lambda c: c[0])
+    changes_of = sorted(dict.fromkeys(history.get(key, []) + history.get(("id", (row.get("Issue id") or "").strip()),
+                                                                          [])), key=lambda c: c[0])
     done = _done_words(rules)
     _intervals(t, [c for c in changes_of if c[1] == "status"], pauses_of, done)
     _resolutions(t, changes_of, done)

@@ -104,3 +104,52 @@ def jira_header(header: list[str]) -> tuple[list[str], str | None]:
     names, prefix = HEADERS[lang], CUSTOM_FIELD[lang]
     out = [names.get(h, "Custom field (" + h[len(prefix):] if h.startswith(prefix) else h) for h in header]
     return out, LANGUAGE_NAMES[lang]
+
+
+# ----- numbers written as their user's locale writes them -----------------------------------
+# A spreadsheet or a display-value export writes a duration or a count as its user sees it:
+# 5,510,746 (ServiceNow's calendar_stc, seen in a real export) or 1,234.5 in an English locale,
+# 1.234,5 in a German one, 1 234,5 in a French one. Which separator is the decimal one follows
+# from the file: Excel writes ';' between cells exactly where the locale's decimal separator is
+# the comma (the comma being taken), and ',' where it is the point. A figure whose reading the
+# file does not settle (1,234 in a tab-separated file: a thousand and more, or one and a bit) is
+# refused, naming the field, never guessed.
+
+_GROUPS = {",": re.compile(r"[0-9]{1,3}(,[0-9]{3})+(\.[0-9]+)?"),
+           ".": re.compile(r"[0-9]{1,3}(\.[0-9]{3})+(,[0-9]+)?"),
+           " ": re.compile(r"[0-9]{1,3}( [0-9]{3})+(,[0-9]+)?")}
+_PLAIN = re.compile(r"[0-9]+(\.[0-9]+)?")
+_COMMA_DECIMAL = re.compile(r"[0-9]+,[0-9]+")
+_SPACES = str.maketrans({"\u00a0": " ", "\u202f": " ", "'": " "})
+
+
+def decimal_of(delimiter: str | None) -> str | None:
+    """The decimal separator a file's cell delimiter implies: ';' the comma, ',' the point; else
+    not known."""
+    return {";": ",", ",": "."}.get(delimiter or "")
+
+
+def figure(text: str | None, column: str, decimal: str | None) -> str | None:
+    """``text`` as a plain number (``1234.5``) for ``records.number``: thousands separators taken
+    out and the decimal separator made a point, as ``decimal`` (the file's, ``decimal_of``) reads
+    it; a figure it does not settle is refused naming ``column``."""
+    raw = (text or "").strip().translate(_SPACES)
+    if not raw or (_PLAIN.fullmatch(raw) and not (decimal == "," and "." in raw and len(raw.split(".")[1]) == 3)):
+        return raw or None
+    ambiguous = re.fullmatch(r"[0-9]{1,3}[.,][0-9]{3}", raw)
+    if ambiguous and decimal is None:
+        raise RowProblem(f"{column}: {raw!r} could be read with its separator for thousands or for decimals, and "
+                         "the file does not say which its locale uses; export it without thousands separators (or "
+                         "as CSV with the locale's own delimiter)")
+    if decimal == "," and _COMMA_DECIMAL.fullmatch(raw):
+        return raw.replace(",", ".")
+    for sep, pattern in _GROUPS.items():
+        if pattern.fullmatch(raw):
+            point = "," if sep in ". " else "."
+            if decimal is not None and point != decimal and (point in raw or ambiguous):
+                continue  # read the other way, below
+            return raw.replace(sep, "").replace(",", ".")
+    if decimal == "." and re.fullmatch(r"[0-9]{1,3}\.[0-9]{3}", raw):
+        return raw
+    raise RowProblem(f"{column}: {raw[:20]!r} is not a number as this file's locale writes one"
+                     + (f" (decimal separator {decimal!r})" if decimal else ""))

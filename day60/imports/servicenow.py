@@ -120,6 +120,7 @@ class _Run:
     slas: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     taken: set[Any] = field(default_factory=set)  # change and SLA records read into a ticket
     sys_ids: set[str] = field(default_factory=set)  # of every incident row read: what the history joins
+    decimal: str | None = "."  # the incident file's decimal separator, from its delimiter (locales.decimal_of)
 
 
 def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) -> Iterator[Ticket | Unreadable
@@ -143,10 +144,29 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
         raise InputError("--date-format", "a ServiceNow export writes its times without an offset, so a format "
                                           "with %z cannot be its own", "leave %z out; --mode says how its times are "
                                                                        "read")
+    from day60.imports.snow_shapes import Shapes  # label headers, JSON answers, the event log (snow_shapes)
+
+    shapes = Shapes(paths, settings, notes, books)
+    try:
+        yield from _read(shapes, settings, notes, books, times, fmt)
+    finally:
+        shapes.close()
+
+
+def _read(shapes: Any, settings: Settings, notes: list[str], books: Books, times: Times,
+          fmt: str) -> Iterator[Ticket | Unreadable | Unmatched]:
+    yield from shapes.problems
     files: dict[str, list[tuple[Path, list[str]]]] = {t: [] for t in TABLES}
-    for p in paths:
+    for p in shapes.paths:
         header = csv_header(p, "EXPORT", how=settings.files)
         files[kind_of(header, p)].append((p, header))
+    if shapes.logs:
+        if any(files.values()):
+            raise InputError("EXPORT", f"{shapes.logs[0][0]} is an incident event log, which holds each ticket's "
+                                       "history itself; it is read alone", "import the event log on its own")
+        yield from shapes.read_logs(_Run(settings, books, states.rules("servicenow", settings.states), times, fmt),
+                                    fmt)
+        return
     if not files["incident"]:
         raise InputError("EXPORT", "no incident export was given", "give the incident table's CSV export")
     audits, journals = files["sys_audit"], files["sys_journal_field"]
@@ -194,7 +214,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                 yield from _incidents(con, p, header, bool(audits), bool(journals), times_cols, text_cols, run, held)
             yield from _unmatched(con, run, bool(audits), bool(journals))
         except duckdb.Error as exc:
-            for p in paths:  # a quote opened and not closed: name its row, as the Python reader finds it
+            for p in shapes.paths:  # a quote opened and not closed: name its row, as the Python reader finds it
                 for _ in csv_rows(p, "EXPORT", how=settings.files)[1]:
                     pass
             raise InputError("EXPORT", f"the export cannot be read ({str(exc).splitlines()[0][:160]})",
@@ -379,6 +399,10 @@ def _incidents(con: duckdb.DuckDBPyConnection, p: Path, header: list[str], audit
         names += ["\0notes", "\0notes_n"]
     cur = con.execute(f"SELECT {', '.join(select)} FROM {_csv(held, p, 'rej_incident')} i {joins}")
     pauses_of = {**PAUSES, **settings.pauses}
+    from day60.imports.locales import decimal_of
+
+    found = settings.files.found.get(str(p))
+    run.decimal = decimal_of(found.delimiter) if found is not None and found.kind != "xlsx" else None
     while rows := cur.fetchmany(20_000):
         for values in rows:
             row = dict(zip(names, values, strict=True))
@@ -489,7 +513,7 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
     reopens = (row.get("reopen_count") or "").strip()
     if reopens.isdigit() and int(reopens) > 0:
         t.reopen_count = int(reopens)
-    t.vendor = _stc(row, t, resolved, settings.mode == "display")
+    t.vendor = _stc(row, t, resolved, settings.mode == "display", run.decimal)
     if audited:
         history = _changes_of(row["\0history"], times)
         t.pauses = _holds(history, t, pauses_of)
@@ -512,14 +536,15 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
     return t
 
 
-_GROUPED = re.compile(r"[0-9]{1,3}(,[0-9]{3})+")  # an integer display value with thousands separators
+def _stc(row: dict[str, Any], t: Ticket, resolved: dt.datetime | None, display: bool,
+         decimal: str | None = ".") -> VendorClock | None:
+    from day60.imports.locales import figure
 
-
-def _stc(row: dict[str, Any], t: Ticket, resolved: dt.datetime | None, display: bool) -> VendorClock | None:
     def seconds(name: str) -> str | None:
         raw = (row.get(name) or "").strip()
-        # A display export writes an integer as its user sees it: 5,510,746 (seen in real exports).
-        return raw.replace(",", "") if display and _GROUPED.fullmatch(raw) else raw
+        # A display export writes a figure as its user sees it: 5,510,746 (seen in real exports),
+        # 5.510.746 in a German locale: read as the file's locale writes it (``locales.figure``).
+        return figure(raw, name, decimal) if display else raw
 
     wall = number(seconds("calendar_stc"), "calendar_stc", 1 / 3600)
     business = number(seconds("business_stc"), "business_stc", 1 / 3600)

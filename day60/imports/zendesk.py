@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from day60.errors import InputError
-from day60.imports import states
+from day60.imports import jsonstream, states
 from day60.imports.books import Books
 from day60.imports.records import (
     Pause,
@@ -41,8 +41,6 @@ from day60.imports.records import (
     check_columns,
     confirm,
     number,
-    peek,
-    read_json_export,
 )
 
 DESCRIPTION = ("tickets JSON, ticket_metrics JSON, ticket_metric_events JSON and ticket_audits JSON from the Support "
@@ -54,12 +52,43 @@ METRICS = ("requester_wait_time", "agent_work_time", "reply_time")
 
 
 def _kind(p: Path) -> str:
-    head = peek(p, "EXPORT")
-    found = [k for k in _KEYS if f'"{k}"' in head]
+    """Which answer a file is: the top-level key that holds its list of records (streamed: read
+    only as far as that key)."""
+    found = jsonstream.envelope(p, _KEYS)
     if not found:
         raise InputError("EXPORT", f"{p} is not an export the zendesk format reads",
-                         f"it takes the Support API's JSON answers: {', '.join(_KEYS)} (ticket_audits)")
-    return max(found, key=len)
+                         f"it takes the Support API's JSON answers: {', '.join(_KEYS)} (ticket_audits), "
+                         "each list under its own key")
+    return found
+
+
+def _stamp(item: dict[str, Any]) -> tuple[str, int]:
+    """A ticket copy's place among the copies of one ticket: its updated_at (ISO 8601 UTC, which
+    sorts as text), then the export's generated_timestamp (epoch seconds) where it has one."""
+    updated = item.get("updated_at")
+    generated = item.get("generated_timestamp")
+    return (updated if isinstance(updated, str) else "",
+            generated if isinstance(generated, int) and not isinstance(generated, bool) else -1)
+
+
+def _versions(docs: list[tuple[Path, str, str]]) -> dict[str, list[tuple[tuple[str, int], int, int, str]]]:
+    """Pass one over the tickets exports: every copy of each ticket, (stamp, file, item, status),
+    latest last. An incremental export repeats a ticket that changed while it ran (cursor) or
+    every ticket of its end_time second (time-based); pages overlap."""
+    out: dict[str, list[tuple[tuple[str, int], int, int, str]]] = {}
+    for f, (p, _name, _key) in enumerate(docs):
+        for i, item in enumerate(jsonstream.records(p, "tickets")):
+            if isinstance(item, dict) and item.get("id") is not None and not isinstance(item.get("id"), dict | list):
+                out.setdefault(str(item["id"]), []).append((_stamp(item), f, i, str(item.get("status") or "")))
+    for ref, copies in list(out.items()):
+        copies.sort()
+        # Which copy holds is read from the copies' own times only: copies with no updated_at, or
+        # two latest copies of one time that disagree, are left as they are (the import refuses
+        # a ticket given twice, naming both)
+        if len(copies) > 1 and (any(not c[0][0] for c in copies) or
+                                (copies[-1][0] == copies[-2][0] and copies[-1][3] != copies[-2][3])):
+            del out[ref]
+    return out
 
 
 def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) -> Iterator[Ticket | Unreadable
@@ -67,12 +96,15 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
     check_columns(settings, KEYS, "zendesk")
     rules = states.rules("zendesk", settings.states)
     times = Times(settings)
-    docs: dict[str, list[tuple[str, str, list[Any]]]] = {k: [] for k in _KEYS}
+    docs: dict[str, list[tuple[Path, str, str]]] = {k: [] for k in _KEYS}
     for p in paths:
-        kind = _kind(p)
-        items = read_json_export(p, "EXPORT", kind)
-        books.read(p, len(items))
-        docs[kind].append((p.name, books.key(p), items))
+        docs[_kind(p)].append((p, p.name, books.key(p)))
+
+    def items_of(kind: str) -> Iterator[tuple[str, str, int, Any]]:
+        for p, name, key in docs[kind]:
+            for i, item in enumerate(jsonstream.records(p, kind)):
+                books.read(p)
+                yield name, key, i, item
     if not docs["tickets"]:
         raise InputError("EXPORT", "no tickets export was given", "give the tickets JSON export")
     # What completes each ticket, with the file each record came from: what the ticket settles,
@@ -84,66 +116,74 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
         slot[key] = slot.get(key, 0) + 1
 
     metrics: dict[str, tuple[dict[str, Any], str]] = {}
-    for name, key, items in docs["ticket_metrics"]:
-        for i, m in enumerate(items):
-            if not isinstance(m, dict) or m.get("ticket_id") is None or isinstance(m.get("ticket_id"), dict | list):
-                yield Unreadable(f"{name} item {i + 1}", None, "is not a ticket_metrics record with a ticket_id", key)
-                continue
-            ticket = str(m["ticket_id"])
-            if ticket in metrics:  # a later page holds it again: the later record is read
-                books.skip(metrics[ticket][1], f"a ticket_metrics record given again in {name}")
-                held[ticket][metrics[ticket][1]] -= 1
-            metrics[ticket] = (m, key)
-            hold(ticket, key)
+    for name, key, i, m in items_of("ticket_metrics"):
+        if not isinstance(m, dict) or m.get("ticket_id") is None or isinstance(m.get("ticket_id"), dict | list):
+            yield Unreadable(f"{name} item {i + 1}", None, "is not a ticket_metrics record with a ticket_id", key)
+            continue
+        ticket = str(m["ticket_id"])
+        if ticket in metrics:  # a later page holds it again: the later record is read
+            books.skip(metrics[ticket][1], f"a ticket_metrics record given again in {name}")
+            held[ticket][metrics[ticket][1]] -= 1
+        metrics[ticket] = (m, key)
+        hold(ticket, key)
     events: dict[str, list[tuple[dt.datetime, str, str]]] = {}
-    for name, key, items in docs["ticket_metric_events"]:
-        for i, e in enumerate(items):
-            if not isinstance(e, dict) or e.get("ticket_id") is None or isinstance(e.get("ticket_id"), dict | list):
-                yield Unreadable(f"{name} item {i + 1}", None, "is not a ticket_metric_event with a ticket_id", key)
-                continue
-            if e.get("metric") not in METRICS:
-                books.skip(key, f"a metric event of a metric the import does not read (it reads {', '.join(METRICS)})")
-                continue
-            if e["metric"] == "reply_time" and e.get("instance_id") not in (1, None):
-                books.skip(key, "a reply_time event after the first reply")
-                continue
-            try:
-                at = times.required(e.get("time"), "time")
-            except RowProblem as exc:
-                yield Unreadable(f"{name} item {i + 1}", str(e.get("ticket_id")), str(exc), key)
-                continue
-            events.setdefault(str(e["ticket_id"]), []).append((at, e["metric"], str(e.get("type"))))
-            hold(str(e["ticket_id"]), key)
+    for name, key, i, e in items_of("ticket_metric_events"):
+        if not isinstance(e, dict) or e.get("ticket_id") is None or isinstance(e.get("ticket_id"), dict | list):
+            yield Unreadable(f"{name} item {i + 1}", None, "is not a ticket_metric_event with a ticket_id", key)
+            continue
+        if e.get("metric") not in METRICS:
+            books.skip(key, f"a metric event of a metric the import does not read (it reads {', '.join(METRICS)})")
+            continue
+        if e["metric"] == "reply_time" and e.get("instance_id") not in (1, None):
+            books.skip(key, "a reply_time event after the first reply")
+            continue
+        try:
+            at = times.required(e.get("time"), "time")
+        except RowProblem as exc:
+            yield Unreadable(f"{name} item {i + 1}", str(e.get("ticket_id")), str(exc), key)
+            continue
+        events.setdefault(str(e["ticket_id"]), []).append((at, e["metric"], str(e.get("type"))))
+        hold(str(e["ticket_id"]), key)
     audits: dict[str, list[tuple[dt.datetime, dict[str, Any]]]] = {}
-    for name, key, items in docs["audits"]:
-        for i, a in enumerate(items):
-            if not isinstance(a, dict) or not isinstance(a.get("events"), list) or a.get("ticket_id") is None:
-                yield Unreadable(f"{name} item {i + 1}", None, "is not an audit with a ticket_id and events", key)
-                continue
-            try:
-                at = times.required(a.get("created_at"), "created_at")
-            except RowProblem as exc:
-                yield Unreadable(f"{name} item {i + 1}", str(a.get("ticket_id")), str(exc), key)
-                continue
-            for ev in a["events"]:
-                if isinstance(ev, dict):
-                    audits.setdefault(str(a["ticket_id"]), []).append((at, ev))
-            hold(str(a["ticket_id"]), key)
+    for name, key, i, a in items_of("audits"):
+        if not isinstance(a, dict) or not isinstance(a.get("events"), list) or a.get("ticket_id") is None:
+            yield Unreadable(f"{name} item {i + 1}", None, "is not an audit with a ticket_id and events", key)
+            continue
+        try:
+            at = times.required(a.get("created_at"), "created_at")
+        except RowProblem as exc:
+            yield Unreadable(f"{name} item {i + 1}", str(a.get("ticket_id")), str(exc), key)
+            continue
+        for ev in a["events"]:
+            if isinstance(ev, dict):
+                audits.setdefault(str(a["ticket_id"]), []).append((at, ev))
+        hold(str(a["ticket_id"]), key)
     if not docs["ticket_metric_events"]:
         notes.append("no ticket_metric_events export was given: pending intervals and re-opens cannot be rebuilt, "
                      "so no waiting on the partner is excluded")
     if settings.notes and not docs["audits"]:
         notes.append("the map has [notes] but no ticket_audits export was given: no comment was read")
-    for name, key, items in docs["tickets"]:
-        for i, item in enumerate(items):
+    versions = _versions(docs["tickets"])
+    files = [key for _p, _name, key in docs["tickets"]]
+    for f, (p, name, key) in enumerate(docs["tickets"]):
+        for i, item in enumerate(jsonstream.records(p, "tickets")):
+            books.read(p)
             where = f"{name} item {i + 1}"
-            ref = str(item.get("id")) if isinstance(item, dict) else None
+            ok = isinstance(item, dict) and item.get("id") is not None and not isinstance(item.get("id"), dict | list)
+            ref = str(item["id"]) if ok else None
+            copies = versions.get(ref, []) if ref is not None else []
+            if len(copies) > 1 and copies[-1][1:3] != (f, i):
+                continue  # an earlier copy: read into the latest one's history, and counted with it
             attached = held.pop(ref, {}) if ref is not None else {}
+            for _when, other, _i, _status in copies[:-1]:
+                attached[files[other]] = attached.get(files[other], 0) + 1
             try:
-                if not isinstance(item, dict) or item.get("id") is None or isinstance(item.get("id"), dict | list):
+                if not ok:
                     raise RowProblem("is not a ticket with an id")
                 t = _ticket(item, where, times, settings, (metrics.get(ref) or ({}, ""))[0], events.get(ref, []),
                             audits.get(ref, []), bool(docs["ticket_metric_events"]), rules)
+                if len(copies) > 1:
+                    _copies(t, copies, bool(events.get(ref)), times, settings, rules)
             except RowProblem as exc:
                 yield Unreadable(where, ref, str(exc), key)
                 for other, n in attached.items():
@@ -152,7 +192,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
             t.file, t.attached = key, attached
             yield t
     kinds = {key: "ticket_audits" if kind == "audits" else kind
-             for kind, found in docs.items() for _n, key, _i in found}
+             for kind, found in docs.items() for _p, _n, key in found}
     for ticket, files in held.items():  # metrics, events and audits of tickets the tickets export lacks
         for other, n in files.items():
             if n:
@@ -349,3 +389,44 @@ def _intervals(events: list[tuple[dt.datetime, str, str]], metric: str) -> list[
     if paused is not None:
         out.append((paused, None))
     return out
+
+
+def _copies(t: Ticket, copies: list[tuple[tuple[str, int], int, int, str]], timed: bool, times: Times,
+            settings: Settings, rules: states.Rules) -> None:
+    """What the earlier copies of a ticket in an incremental export say between them: each copy
+    is the ticket as it stood from its updated_at (the update that made it so) until its
+    generated_timestamp (no update came between). A copy solved or closed followed by one that
+    is not is a re-open, dated at the later copy's update (the latest it can have happened); a
+    run of pending copies followed by another status is a wait on the requester of at least the
+    first copy's update to the last one's generation. Where ticket_metric_events give the
+    ticket's metric times, those are its waits and re-opens, and the copies only say how many."""
+    t.notes.append(f"{len(copies)} copies in the incremental export (the latest, updated {copies[-1][0][0]}, is "
+                   f"the ticket; {len(copies) - 1} earlier counted with it)")
+    if timed:
+        return
+    seen = []
+    for (updated, generated), _f, _i, status in copies:
+        try:
+            at = times.read(updated or None, "updated_at")
+        except RowProblem:
+            continue
+        until = dt.datetime.fromtimestamp(generated, dt.UTC) if 0 <= generated < 253402300800 else at
+        if at is not None:
+            seen.append((at, max(at, until or at), status))
+    pending = settings.pauses.get("pending", "wait")
+    run: list[tuple[dt.datetime, dt.datetime, str]] = []
+    for n, (at, until, status) in enumerate(seen):
+        if n and rules.status(seen[n - 1][2]) == "resolved" and rules.status(status) == "open" and \
+                status not in rules.deleted:
+            t.reopens.append((at, f"copy updated {seen[n - 1][0].isoformat()} {seen[n - 1][2]}, copy updated "
+                                  f"{at.isoformat()} {status}"))
+            t.earlier.append((seen[n - 1][0], f"{seen[n - 1][2]}, then re-opened (incremental copies)"))
+        if status == "pending":
+            run.append((at, until, status))
+            continue
+        if run:
+            t.pauses.append(Pause(pending, run[0][0], run[-1][1], f"pending in {len(run)} incremental cop"
+                                  f"{'y' if len(run) == 1 else 'ies'}: the least the wait lasted"))
+            run = []
+    if t.reopens and t.resolved is not None and t.resolved <= t.reopens[-1][0]:
+        t.resolved = None  # solved before the last re-open and not since

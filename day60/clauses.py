@@ -329,6 +329,14 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
     ``extra_parameters`` are ids other consumers accept (the rubric's targets).
     """
     data, raw = read_toml(path, "--sow", "a deal TOML file")
+    return deal_from_data(data, raw, path, lib, extra_parameters, draft)
+
+
+def deal_from_data(data: dict[str, Any], raw: bytes, path: str | Path, lib: Library,
+                   extra_parameters: set[str] = frozenset(), draft: bool = False) -> Deal:
+    """``load_deal`` on a deal file already read: ``data`` its tables, ``raw`` its bytes (hashed),
+    ``path`` where it is (a calendar path is read relative to it). ``clauses diff`` runs an edited
+    value through this, the deal file's own checks, before it suggests carrying the value back."""
     problems: list[str] = []
     if re.search(f"[{MARKS}]", raw.decode("utf-8", "replace")):
         problems.append("the file holds Unicode private-use characters U+E000 to U+E007, which the schedule keeps "

@@ -156,10 +156,13 @@ def clauses_diff(
     sow: Path = typer.Option(..., "--sow", help="The deal file (TOML) to compare it with."),
     fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
 ) -> None:
-    """How an edited Word schedule differs from a deal file: values changed (expected: the deal
-    file's; found: the copy's property, with the deal-file line that carries it back), values shown
-    other than their property (expected: the property; found: the text), wording changed,
-    paragraphs gone or added. Exit 0 when the copy says what the deal file does, 1 when it differs.
+    """How an edited Word schedule differs from a fresh export of a deal file, over the whole
+    document: values changed (expected: the deal file's; found: the copy's property, with the
+    deal-file line that carries it back, or "cannot read" where the text is not exactly a value the
+    deal file accepts), properties added, the copy's record of its deal file, values and
+    cross-references shown other than they should be, every paragraph and table cell reworded, gone
+    or added, fields pointed elsewhere, hidden text. Exit 0 when the copy says what the deal file
+    does, 1 when it differs.
 
     Example: day60 clauses diff --sow synthetic-sow.toml schedule-edited.docx
     """

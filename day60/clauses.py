@@ -1140,6 +1140,13 @@ def comply(lib: Library, deal: Deal, figures: dict[str, Any], source: str,
     if outside:  # a share above 100 percent (or below 0) is a typing error, never a figure to judge
         raise InputError("--figures", f"{'; '.join(outside)}: not a percentage from 0 to 100",
                          "give each rate in percent (23.8 for 23.8 percent)")
+    deemed = {c.figure for clause in lib.clauses.values() for c in clause.checks if c.deemed}
+    wrong = [k for k, v in sorted(figures.items()) if isinstance(v, dict) and v.get("deemed") is not None
+             and k not in deemed]
+    if wrong:  # a Deemed Severity 2 Incident exists only where a clause says which events are one
+        raise InputError("--figures", f"{', '.join(k[:40] for k in wrong)} give(s) a deemed count, but no clause makes "
+                                      "an event under that check a Deemed Severity 2 Incident",
+                         f"remove deemed there (checks that have them: {', '.join(sorted(deemed))})")
     rows = []
     for cid in deal.include:
         clause = lib.clauses[cid]
@@ -1360,8 +1367,18 @@ FIGURE_FIELDS = ("value", "n", "reason", "note", "months", "relief", "deemed", "
 RELIEF_EVENTS = {"partner-cause": "a Partner Cause", "force-majeure": "force majeure",
                  "upstream-outage": "an Upstream Outage", "volume": "volumes above the Volume Forecast",
                  "instructed-change": "a change the Partner instructed", "exercise": "an Exercise Event"}
-PERIOD_FIELDS = {"month": "YYYY-MM", "charges": "a sum of money", "volume": "a count", "forecast": "a count",
+PERIOD_FIELDS = {"month": "YYYY-MM", "charges": "a sum of money", "documents": "a count",
+                 "documents_forecast": "a count", "contacts": "a count", "contacts_forecast": "a count",
                  "critical_failures_before": "a whole count"}
+# The volume relief (relief clause, (d)) counts Documents and Contacts apart: a surge of one never
+# relieves a Service Level measured on the other. Each volume-sensitive check's unit, by the volume
+# the relief counts it in.
+VOLUME_KINDS = {"Documents": "documents", "Agent turns": "contacts", "Contacts": "contacts"}
+RELIEF_FIELDS = {"event": "one of " + ", ".join(RELIEF_EVENTS), "agreed": "true or false", "note": "text",
+                 "recomputed": "the figure with the relieved Items left out",
+                 "inseparable": "true where the relieved Items cannot be told apart from the rest",
+                 "accepted_by": "who accepted the claim", "accepted_on": "when (YYYY-MM-DD)"}
+_PERIOD_FIX = 'write period as {"month": "YYYY-MM", "charges": number, "documents": count, ...}'
 
 
 def load_figures(path: str | Path) -> dict[str, Any]:
@@ -1404,25 +1421,54 @@ def load_figures(path: str | Path) -> dict[str, Any]:
         relief = fig.get("relief")
         if relief is not None and (not isinstance(relief, dict) or relief.get("event") not in RELIEF_EVENTS
                                    or not isinstance(relief.get("agreed", False), bool)
-                                   or set(relief) - {"event", "agreed", "note"}
-                                   or not isinstance(relief.get("note", ""), str)):
-            problems.append(f"{fid[:40]}.relief is not {{\"event\": one of {', '.join(RELIEF_EVENTS)}, "
-                            "\"agreed\": true or false, \"note\": text}")
+                                   or not isinstance(relief.get("inseparable", False), bool)
+                                   or set(relief) - set(RELIEF_FIELDS)
+                                   or not all(isinstance(relief.get(k, ""), str) for k in ("note", "accepted_by"))
+                                   or not _number_or_none(relief.get("recomputed"))
+                                   or not _date_or_none(relief.get("accepted_on"))):
+            problems.append(f"{fid[:40]}.relief is not {{" + ", ".join(f'"{k}": {v}' for k, v in RELIEF_FIELDS.items())
+                            + "}")
+        value = fig.get("value")
+        if isinstance(months, list) and months and isinstance(value, int | float) and not isinstance(value, bool) \
+                and all(isinstance(m, int | float) for m in months) and float(months[-1]) != float(value):
+            problems.append(f"{fid[:40]}.months ends with {months[-1]!r}, not this period's value {value!r} (months "
+                            "run oldest first, this period last)")
     if problems:
+        only_period = all(p.startswith("period") for p in problems)
         raise InputError("--figures", f"{len(problems)} problem(s): " + "; ".join(problems[:10]),
-                         'write each figure as {"value": number, "n": count}')
+                         _PERIOD_FIX if only_period else 'write each figure as {"value": number, "n": count} (see '
+                                                         "docs/clauses.md for months, relief, deemed and period)")
     return data
+
+
+def _number_or_none(v: Any) -> bool:
+    return v is None or (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v))
+
+
+def _date_or_none(v: Any) -> bool:
+    if v is None:
+        return True
+    try:
+        dt.date.fromisoformat(v)
+    except (TypeError, ValueError):
+        return False
+    return isinstance(v, str)
 
 
 def _period_problems(period: Any) -> list[str]:
     if not isinstance(period, dict):
         return ['period is not {"month": "YYYY-MM", "charges": number, ...}']
     problems = [f"period.{str(k)[:40]} is not a period field ({', '.join(PERIOD_FIELDS)})"
-                for k in sorted(set(period) - set(PERIOD_FIELDS))]
+                for k in sorted(set(period) - set(PERIOD_FIELDS) - {"volume", "forecast"})]
     month = period.get("month")
     if month is not None and not (isinstance(month, str) and re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", month)):
         problems.append(f"period.month {str(month)[:20]!r} is not YYYY-MM")
-    for key in ("charges", "volume", "forecast", "critical_failures_before"):
+    for key in sorted({"volume", "forecast"} & set(period)):
+        problems.append(f"period.{key} is no longer read: the volume relief counts Documents and Contacts apart, so "
+                        "give period.documents and period.documents_forecast, period.contacts and "
+                        "period.contacts_forecast")
+    for key in ("charges", "documents", "documents_forecast", "contacts", "contacts_forecast",
+                "critical_failures_before"):
         v = period.get(key)
         if v is None:
             continue
@@ -1430,8 +1476,8 @@ def _period_problems(period: Any) -> list[str]:
             problems.append(f"period.{key} is {repr(v)[:30]}, not {PERIOD_FIELDS[key]} from 0")
         elif key == "critical_failures_before" and not isinstance(v, int):
             problems.append(f"period.{key} is {v!r}, not a whole count")
-        elif key == "forecast" and v == 0:
-            problems.append("period.forecast is 0: a forecast volume must be above 0")
+        elif key.endswith("forecast") and v == 0:
+            problems.append(f"period.{key} is 0: a forecast volume must be above 0")
     return problems
 
 
@@ -1624,9 +1670,18 @@ def _exercise_events(tables: dict[str, Any], deal: Deal, out: dict[str, Any], cl
         out["drift-notice"]["sources"] = {"exercise": int((scored["source"] == "exercise").sum()),
                                           "organic": int((scored["source"] != "exercise").sum())}
         ceiling = deal.parameters.get("drift_notice_business_hours")
+        organic = scored["source"] != "exercise"
+        _organic_part(out["drift-notice"], scored[organic], "notice_business_hours", NOT_DETECTED)
         if closed and isinstance(ceiling, int | float):
             late = (scored["status"] == NOT_DETECTED) | (scored["notice_business_hours"] > ceiling)
-            out["drift-notice"]["deemed"] = int(late.sum())
+            # Exercise Events attract no Deemed Incident Credit: only drifts that arose of themselves count,
+            # each in the month its onset occurred (the service-credits clause charges it to that month).
+            out["drift-notice"]["deemed"] = int((late & organic).sum())
+            out["drift-notice"]["deemed_exercise"] = int((late & ~organic).sum())
+            months = scored[late & organic]["onset"].dropna().astype(str).str[:7]
+            out["drift-notice"]["deemed_months"] = {str(k): int(v) for k, v in months.value_counts().items()}
+            if int((late & organic).sum()) > len(months):
+                out["drift-notice"]["deemed_months"]["unknown"] = int((late & organic).sum()) - len(months)
     incidents = tables["incidents"]
     judged = incidents[incidents["status"].isin(["restored", "unconfirmed", "open", "unclassified"])]
     for sev in ("1", "2", "3", "4"):
@@ -1635,10 +1690,26 @@ def _exercise_events(tables: dict[str, Any], deal: Deal, out: dict[str, Any], cl
         mine = judged[(judged["severity"] == float(sev)) | ((judged["status"] == "unclassified") & (sev == "1"))]
         out[f"restore-sev{sev}"]["sources"] = {"exercise": int((mine["source"] == "exercise").sum()),
                                                "organic": int((mine["source"] != "exercise").sum())}
+        _organic_part(out[f"restore-sev{sev}"], mine[mine["source"] != "exercise"],
+                      "restore_business_hours" if sev in ("3", "4") else "restore_hours", None)
     if "rollback" in out:
         rollbacks = tables["rollbacks"]
         production = int(((rollbacks["kind"] == "production") & (rollbacks["status"] == "in the window")).sum())
         out["rollback"]["sources"] = {"unknown": production}
+
+
+def _organic_part(figure: dict[str, Any], rows: Any, column: str, never: str | None) -> None:
+    """Beside a journal figure, the same figure over only the events that arose of themselves
+    (``sources.organic_value``), and whether any of those is a breach with no time to compare (never
+    notified, still open or unconfirmed): the part the relief clause leaves judged when an exercise
+    mixes Exercise Events with real ones."""
+    sources = figure.setdefault("sources", {})
+    if rows.empty or column not in rows:
+        sources.update(organic_value=None, organic_breach=False)
+        return
+    times = rows[column].dropna()
+    broken = rows["status"].isin(["open", "unconfirmed"] + ([never] if never else []))
+    sources.update(organic_value=float(times.max()) if len(times) else None, organic_breach=bool(broken.any()))
 
 
 def _plain_name(text: Any) -> str:

@@ -237,7 +237,10 @@ def comply(
     if (journal is None) == (figures is None):
         raise InputError("--figures", "give exactly one of a JOURNAL or --figures", "pass one source of figures")
     if charges is not None and not (0 <= charges <= 1e15):  # also refuses nan and inf
-        raise InputError("--charges", f"is {charges!r}, not a sum of money from 0", "give the month's charges")
+        raise InputError("--charges", f"is {charges!r}, not a sum of money from 0 to 1e15",
+                         "give the month's Monthly Charges")
+    if charges is not None:
+        charges = charges + 0.0  # -0 is 0
     deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=True)
     scope, mismatch = None, None
     period: dict = {}
@@ -263,10 +266,16 @@ def comply(
         period = {"month": str((j.header.get("window") or {}).get("end", ""))[:7] or None}
     rows = clauses.comply(lib, deal, measured, source, scope)
     if charges is not None:
+        if period.get("charges") is not None and float(period["charges"]) != charges:
+            raise InputError("--charges", f"is {charges:,.2f}, but the figures file's period.charges is "
+                                          f"{float(period['charges']):,.2f}",
+                             "give the month's Monthly Charges once: drop --charges or period.charges")
         period["charges"] = charges
     from day60 import commercial
 
     after = commercial.consequences(lib, deal, rows, measured, period) if len(deal.modules) > 1 else None
+    if after is None:
+        _say_what_is_ignored(measured, period, charges)
     trace = _provenance({"deal": Path(sow), "figures": Path(figures) if figures else None,
                          "journal": j.sha256 if journal else None}, clause_library=f"{lib.id} {lib.version}")
     synthetic = bool(deal.deal.get("synthetic")) or bool(journal and j.header.get("synthetic"))
@@ -316,6 +325,25 @@ def comply(
 
 
 
+def _say_what_is_ignored(measured: dict, period: dict, charges: float | None) -> None:
+    """A deal with no commercial modules works out no credits, Critical Failures or relief: say so
+    (on stderr) for whatever the input gave for them, and report the Deemed Severity 2 Incidents,
+    which the service-levels clause still makes Severity 2 Incidents."""
+    given = [what for what, present in (
+        ("--charges", charges is not None),
+        ("period", any(k != "month" for k in period)),
+        ("relief claims", any(isinstance(f, dict) and f.get("relief") for f in measured.values())),
+        ("months", any(isinstance(f, dict) and f.get("months") for f in measured.values()))) if present]
+    if given:
+        typer.echo(f"note: the deal includes no commercial module, so {', '.join(given)} "
+                   f"{'is' if len(given) == 1 else 'are'} ignored: no Service Credit, Critical Failure or relief is "
+                   "worked out", err=True)
+    for check, f in sorted(measured.items()):
+        if isinstance(f, dict) and f.get("deemed"):
+            typer.echo(f"note: {check}: {f['deemed']} Deemed Severity 2 Incident(s), each a Severity 2 Incident "
+                       "under the schedule", err=True)
+
+
 def commercial_lines(after: dict, currency: str) -> dict[str, list[str]]:
     """What follows from the verdicts, as the lines a table footer and the PDF print: the credits,
     the Critical Failures and termination, relief, the Hypercare Period, and what is not computed."""
@@ -335,7 +363,8 @@ def commercial_lines(after: dict, currency: str) -> dict[str, list[str]]:
             out["credits"].append(f"{d['check']}: {d['count']} Deemed Severity 2 Incident(s) x {d['each_percent']:g} "
                                   f"percent = {d['percent_of_at_risk']:g} percent of the At-Risk Amount"
                                   + (f" ({d['note']})" if d["note"] else ""))
-        total = (f"total {credits['percent_of_at_risk']:g} percent of the At-Risk Amount"
+        total = (("conditional, if " + credits["conditional"] + ": ") if credits.get("conditional") else "") + (
+                 f"total {credits['percent_of_at_risk']:g} percent of the At-Risk Amount"
                  + (f" (capped from {credits['uncapped_percent_of_at_risk']:g})" if credits["capped"] else "")
                  + f", {credits['percent_of_charges']:g} percent of the Monthly Charges")
         if credits["amount"] is not None:
@@ -348,12 +377,14 @@ def commercial_lines(after: dict, currency: str) -> dict[str, list[str]]:
             out["critical"].append(f"{f['check']}: {f['kind']} ({f['detail']})")
         if critical["note"]:
             out["critical"].append(critical["note"])
+        if critical.get("conditional"):
+            out["critical"].append(f"conditional: these count only if {critical['conditional']}")
         term = critical["termination"]
         out["critical"].append(f"{critical['counted']} Critical Failure(s) counted this period; termination right: "
                                + {True: "arises", False: "does not arise", None: "cannot tell"}[term["arises"]]
                                + f" ({term['why']})")
     for r in after["relief"]:
-        out["relief"].append(f"{r['check']}: {'applied' if r['applied'] else 'claimed, not applied'}: {r['why']}")
+        out["relief"].append(f"{r['check']}: {'applied' if r['applied'] else 'not applied'}: {r['why']}")
     if after.get("hypercare"):
         h = after["hypercare"]
         out["relief"].append(f"period {h['month']}: " + ("before" if h["before_credit_start"] else "on or after")

@@ -177,6 +177,7 @@ class Library(BaseModel):
     definitions: dict[str, str]
     documents: dict[str, DocumentSpec]
     precedence: str
+    report: dict[str, Any] = {}  # the Monthly Report annex: the charter's elements reworded, and the schedule's own
     clauses: dict[str, Clause] = {}
     parts: dict[str, Module] = {}  # the modules, by id, in the library's order
 
@@ -429,6 +430,11 @@ def deal_from_data(data: dict[str, Any], raw: bytes, path: str | Path, lib: Libr
     if tier is not None:
         problems += _tier_problems(tier, params)
     problems += _module_problems(lib, include, modules, params)
+    live, effective = params.get("go_live_date"), deal.get("effective_date")
+    if isinstance(live, dt.date) and isinstance(effective, dt.date) and live < effective:
+        problems.append(f"parameters.go_live_date {live.isoformat()} is before deal.effective_date "
+                        f"{effective.isoformat()}: the System cannot go live before the schedule takes effect (set the "
+                        "Go-Live Date on or after it)")
     levels = data.get("service_levels", {})
     problems += _service_level_problems(lib, include, modules, params, levels)
     missing += sorted({d for part in parts for d in part.documents} - set(documents))
@@ -872,7 +878,8 @@ def _calendar_rows(table: dict[str, Any] | None, holidays: list[dict[str, str]] 
         years = f"{holidays[0]['date'][:4]} to {holidays[-1]['date'][:4]}"
         rows.append(("Public holidays", f"the {len(holidays)} dates for {place} listed in the public holidays annex "
                                         f"({years}); for a later year, the public holidays officially declared for "
-                                        f"{place}, recorded in writing by the parties before that year begins"))
+                                        f"{place}, recorded in writing by the parties before that year begins or, "
+                                        "failing such a record, as the government of that place declares them"))
     else:
         rows.append(("Public holidays", "none"))
     rows.append(("Closures", ", ".join(str(c) for c in table.get("closures", [])) or "none"))
@@ -1047,9 +1054,13 @@ def schedule(lib: Library, deal: Deal, draft: bool = False) -> dict[str, Any]:
                           "fixed": p.fixed_note if p.fixed is not None else None})
     from day60.resources import report_elements
 
-    elements = [{"id": e["id"], "what": e["what"], "source": f"charter {e.get('section', '')}".strip()}
-                for e in report_elements()] + [{"id": k, "what": v, "source": "this schedule"}
-                                               for k, v in deal.report_elements.items()]
+    wording = lib.report.get("wording", {})
+    elements = [{"id": e["id"], "what": _parties(wording.get(e["id"], e["what"]), deal),
+                 "source": f"charter {e.get('section', '')}".strip()} for e in report_elements()]
+    # What this schedule's own clauses and modules require the Monthly Report to contain.
+    elements += [{"id": e["id"], "what": _parties(e["what"], deal), "source": f"clause {numbers.clause[e['needs']]}"}
+                 for e in lib.report.get("elements", []) if e["needs"] in numbers.clause]
+    elements += [{"id": k, "what": v, "source": "this schedule"} for k, v in deal.report_elements.items()]
     holidays = _holidays(deal)
     linked = {p["id"]: p["value"] for p in table}
     for row in levels:

@@ -405,6 +405,8 @@ def test_bad_charges_are_refused_in_one_line(run, tmp_path, charges):
     (lambda t: t.replace('service_hours = "all-hours"', 'service_hours = "weekdays"'),
      "parameters.service_hours is 'weekdays', not one of all-hours, business-hours"),
     (lambda t: t.replace("go_live_date = 2026-09-01", 'go_live_date = "soon"'), "go_live_date is 'soon', not a date"),
+    (lambda t: t.replace("go_live_date = 2026-09-01", "go_live_date = 2025-01-01"),
+     "parameters.go_live_date 2025-01-01 is before deal.effective_date 2026-08-01"),
     (lambda t: t.replace('include = ["service-credits"', 'include = ["service-credit"'),
      "modules.include names unknown module 'service-credit'"),
 ])

@@ -8,6 +8,7 @@ figures with the deal's thresholds on the unrounded figure.
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import functools
 import hashlib
 import itertools
@@ -397,9 +398,14 @@ def deal_from_data(data: dict[str, Any], raw: bytes, path: str | Path, lib: Libr
         problems.append("modules is not a table holding include, a list of module ids (e.g. include = "
                         "[\"service-credits\"])")
         chosen = []
+    meant: set[str] = set()  # modules a misspelt name was probably meant to be: what follows from them is not repeated
     for mid in chosen:
         if mid not in lib.parts:
-            problems.append(f"modules.include names unknown module {mid[:60]!r} (modules: {', '.join(lib.modules)})")
+            close = difflib.get_close_matches(mid, lib.modules, n=1)
+            problems.append(f"modules.include names unknown module {mid[:60]!r} ("
+                            + (f"did you mean {close[0]}? " if close else "") + f"modules: {', '.join(lib.modules)})")
+            if close:
+                meant.add(close[0])
     modules = [m for m in lib.modules if lib.parts[m].always or m in chosen]
     parts = [lib.clauses[c] for c in include if c in lib.clauses] + [lib.parts[m] for m in modules]
     params = data.get("parameters", {})
@@ -442,6 +448,11 @@ def deal_from_data(data: dict[str, Any], raw: bytes, path: str | Path, lib: Libr
         missing.append("calendar")
     if missing and not draft:
         problems.append(f"missing parameters, documents or calendar (or export with --draft): {', '.join(missing)}")
+    if meant:
+        follow = [p for p in problems if any(f"the {m} module" in p for m in meant)]
+        problems = [p for p in problems if p not in follow] + (
+            [f"({len(follow)} more problem(s) follow from the misspelt module and go once it is fixed)"]
+            if follow else [])
     if problems:
         raise InputError("--sow", f"{len(problems)} problem(s): " + "; ".join(problems),
                          "fix the deal file (see 'day60 clauses list')")
@@ -629,7 +640,8 @@ def _check_value(spec: Parameter, value: Any) -> str | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return f"is {str(value)[:40]!r}, not a number of {spec.unit}"
     if spec.type in WHOLE and value != int(value):
-        return f"is {value!r}, not a whole number of {spec.unit}"
+        whole = spec.unit if spec.unit.startswith("a whole") else f"a whole number of {spec.unit}"
+        return f"is {value!r}, not {whole}"
     if spec.min is not None and value < spec.min:
         return f"is {value:g}, below the least allowed {spec.min:g} {spec.unit}"
     if spec.max is not None and value > spec.max:

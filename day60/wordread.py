@@ -70,6 +70,7 @@ class Paragraph:
 class Copy:
     properties: dict[str, str]
     paragraphs: list[Paragraph]
+    revisions: int = 0  # tracked insertions and deletions (w:ins, w:del) not yet accepted or rejected
 
 
 def _parse(blob: bytes) -> Any:
@@ -115,13 +116,15 @@ def read_bytes(blob: bytes, name: str) -> Copy:
     try:
         properties = _properties(parts.get("docProps/custom.xml"))
         styles = _styles(parts.get("word/styles.xml"))
-        paragraphs = [_paragraph(p, styles) for p in _parse(parts["word/document.xml"]).iter(f"{W}p")]
+        body = _parse(parts["word/document.xml"])
+        paragraphs = [_paragraph(p, styles) for p in body.iter(f"{W}p")]
+        revisions = sum(1 for _ in body.iter(f"{W}ins", f"{W}del"))
     except Exception as exc:  # lxml's errors, and any shape the copy's XML should not have
         if isinstance(exc, InputError):
             raise
         raise InputError("DOCX", f"{name}: its XML cannot be read ({type(exc).__name__})",
                          "give the .docx a lawyer edited") from None
-    return Copy(properties, paragraphs)
+    return Copy(properties, paragraphs, revisions)
 
 
 def _properties(blob: bytes | None) -> dict[str, str]:

@@ -419,6 +419,46 @@ def test_a_deals_commercial_tables_are_checked(run, tmp_path, edit, words):
     assert not (tmp_path / "s.md").exists()
 
 
+@pytest.mark.parametrize("edit, words, absent", [
+    (lambda t: t.replace("termination_failures = 3", "termination_failures = 2.5"),
+     "parameters.termination_failures is 2.5, not a whole number;", "of a whole number"),
+    (lambda t: t.replace('include = ["service-credits"', 'include = ["service-credit"'),
+     "did you mean service-credits?", "credit_weight needs"),
+])
+def test_a_deals_small_mistakes_read_as_one_plain_message(run, tmp_path, edit, words, absent):
+    """Finding 25: "not a whole number of a whole number" reads "not a whole number"; a misspelt
+    module says which was meant, and the eleven Credit Weights that need it are one follow-on
+    line, not eleven problems."""
+    path = tmp_path / "deal.toml"
+    path.write_text(edit(SOW.read_text()))
+    r = run("clauses", "export", "--sow", path, "--md", tmp_path / "s.md")
+    assert r.exit_code == 2 and words in r.stderr and absent not in r.stderr, r.stderr
+
+
+def test_small_messages_name_the_right_fix(run, tmp_path):
+    """Finding 25: a period error's fix speaks of the period, not of figures; --charges 1e308 names
+    the upper limit; --charges -0 prints GBP 0.00; 'clauses show reliefs' suggests relief; Credit
+    Weights adding up to more than 100 percent are said to: the synthetic deal's weights add up to
+    100 (not said); raising its two weights of 15 (field accuracy, restore-sev1) to 90 makes
+    100 - 30 + 180 = 250."""
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps({"period": {"month": "2026-13"}}))
+    r = run("comply", "--sow", SOW, "--figures", path)
+    assert r.exit_code == 2 and 'write period as {"month": "YYYY-MM"' in r.stderr
+    path.write_text(json.dumps({"period": {"month": "2026-11"}, "field-accuracy": {"value": 99.0, "n": 1200}}))
+    r = run("comply", "--sow", SOW, "--figures", path, "--charges", "1e308")
+    assert r.exit_code == 2 and "from 0 to 1e15" in r.stderr
+    r = run("comply", "--sow", SOW, "--figures", path, "--charges", "-0")
+    assert "GBP 0.00 of an At-Risk Amount of GBP 0.00" in r.stdout and "-0.00" not in r.stdout
+    r = run("clauses", "show", "reliefs")
+    assert r.exit_code == 2 and "did you mean relief?" in r.stderr
+    heavy = tmp_path / "heavy.toml"
+    heavy.write_text(SOW.read_text().replace("credit_weight = 15 }", "credit_weight = 90 }"))
+    r = run("clauses", "export", "--sow", heavy, "--md", tmp_path / "s.md")
+    assert r.exit_code == 0 and "Credit Weights add up to 250 percent" in r.stderr
+    assert "Credit Weights" not in run("clauses", "export", "--sow", SOW, "--md", tmp_path / "t.md").stderr
+
+
 def test_a_draft_deal_missing_a_modules_values_says_so_instead_of_guessing(run, tmp_path):
     """comply reads a deal as a draft: with at_risk_percent unfilled there is no At-Risk Amount to
     share, so no credits are worked out, and the output says which value is missing (exit as the

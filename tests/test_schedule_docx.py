@@ -527,3 +527,30 @@ def test_a_copy_saved_by_libreoffice_without_edits_is_still_clean(run, export, t
                    timeout=180)
     r, found = _diff(run, out / export.name)
     assert r.exit_code == 0 and found["differences"] == [], found
+
+
+def test_export_keeps_a_negotiated_copy_unless_forced_and_names_each_format_rightly(run, export, tmp_path):
+    """Finding 24: exporting over a Word file that is not a clean export of this deal (here one
+    holding the other side's tracked insertion in clause 22.5) is refused in one line, exit 2, the
+    copy untouched; --force replaces it; a clean export at the path is simply rewritten. An output
+    whose name ends otherwise than its format (Markdown into a .docx name, a PDF into .txt) is
+    refused, nothing written."""
+    insertion = ('<w:ins w:id="901" w:author="Other side" w:date="2026-12-01T10:00:00Z"><w:r><w:t xml:space="preserve">'
+                 ' No Service Credit is payable in December.</w:t></w:r></w:ins>')
+
+    def tracked(xml: str) -> str:
+        return re.sub(r'(w:name="clause_service_credits_cap".*?)(</w:p>)', r"\g<1>" + insertion + r"\g<2>", xml,
+                      count=1, flags=re.S)
+
+    negotiated = _edit(export, tmp_path / "negotiated.docx", document=tracked)
+    before = negotiated.read_bytes()
+    r = run("clauses", "export", "--sow", SOW, "--docx", negotiated)
+    assert r.exit_code == 2 and "is an edited copy" in r.stderr and "1 tracked change(s)" in r.stderr
+    assert r.stderr.count("\n") == 1 and negotiated.read_bytes() == before
+    assert run("clauses", "export", "--sow", SOW, "--docx", negotiated, "--force").exit_code == 0
+    assert negotiated.read_bytes() != before
+    assert run("clauses", "export", "--sow", SOW, "--docx", export).exit_code == 0  # a clean export: rewritten
+    for option, name in (("--md", "negotiated.docx"), ("--pdf", "schedule.txt"), ("--docx", "schedule.doc")):
+        target = tmp_path / f"x-{name}"
+        r = run("clauses", "export", "--sow", SOW, option, target)
+        assert r.exit_code == 2 and option in r.stderr and "does not end in" in r.stderr and not target.exists()

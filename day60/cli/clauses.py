@@ -63,7 +63,11 @@ def clauses_show(clause_id: str = typer.Argument(..., help="A clause or module i
 
     lib = clauses.load_library()
     if clause_id not in lib.clauses and clause_id not in lib.parts:
-        raise InputError("ID", f"{clause_id!r} is not a clause or module", "see 'day60 clauses list'")
+        import difflib
+
+        close = difflib.get_close_matches(clause_id, [*lib.clauses, *lib.parts], n=1)
+        raise InputError("ID", f"{clause_id[:60]!r} is not a clause or module",
+                         (f"did you mean {close[0]}? " if close else "") + "see 'day60 clauses list'")
     c = lib.clauses.get(clause_id) or lib.parts[clause_id]
     where = f"charter {c.section}; " if isinstance(c, clauses.Clause) else "commercial module; "
     typer.echo(f"{c.title} ({where}library {lib.id} {lib.version}; numbered as in a schedule holding every clause "
@@ -107,8 +111,12 @@ def clauses_export(
                                         "DAY60_SIGN_PASSPHRASE or a prompt)."),
     tsa: str = typer.Option(None, "--tsa", metavar="URL",
                             help="An RFC 3161 timestamp authority for the PDF (with --sign: PAdES B-T)."),
+    force: bool = typer.Option(False, "--force", help="Replace a Word file that differs from a clean export (an "
+                                                      "edited or negotiated copy) all the same."),
 ) -> None:
     """The clause schedule with the deal's values filled in. Prints Markdown when no file is named.
+    A Word file already at --docx that is not a clean export of this deal (edited, with tracked
+    changes, or not day60's) is kept unless --force: compare it first with 'day60 clauses diff'.
 
     Example: day60 clauses export --sow synthetic-sow.toml --pdf schedule.pdf
     (the SYNTHETIC deal: day60 examples synthetic-deal --copy .)
@@ -119,6 +127,11 @@ def clauses_export(
     from day60.evidence import documents, sign, timestamp
 
     files.check_outputs({"--pdf": pdf, "--md": md, "--html": html, "--docx": docx}, [("--sow", sow)])
+    for option, path, endings in (("--pdf", pdf, (".pdf",)), ("--md", md, (".md", ".markdown")),
+                                  ("--html", html, (".html", ".htm")), ("--docx", docx, (".docx",))):
+        if path is not None and not path.name.casefold().endswith(endings):
+            raise InputError(option, f"{path.name} does not end in {' or '.join(endings)}, so it would hold another "
+                                     "format than its name says", f"name the {option[2:].upper()} file *{endings[0]}")
     if tsa is not None:
         timestamp.check_url(tsa)
         if pdf is None:
@@ -127,9 +140,16 @@ def clauses_export(
     lib = clauses.load_library()
     deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=draft)
     s = clauses.schedule(lib, deal, draft=draft)
+    weights = sum(float(v.get("credit_weight", 0)) for v in deal.service_levels.values())
+    if weights > 100:
+        typer.echo(f"note: the Credit Weights add up to {weights:g} percent of the At-Risk Amount; a month's Service "
+                   "Credits never pass 100 percent of it, so a month missing most Service Levels credits less than "
+                   "their weights say", err=True)
     if not (pdf or md or html or docx):
         typer.echo(render.html("schedule.md.j2", {"s": s}))
         return
+    if docx is not None and docx.exists() and not force:
+        _keep_an_edited_copy(lib, deal, s, docx)
     body = None
     document = documents.schedule_document(s, deal.raw, signer.identity() if signer else None, tsa)
     if pdf:  # built, signed and timestamped before anything is written
@@ -148,6 +168,28 @@ def clauses_export(
         files.write_atomic(pdf, body, "--pdf")
         done_with = (f", signed by {signer.subject}" if signer else "") + (f", timestamped by {tsa}" if tsa else "")
         typer.echo(f"wrote {pdf} ({pages} pages{done_with})", err=True)
+
+
+def _keep_an_edited_copy(lib, deal, s, docx: Path) -> None:
+    """Refuse to write over a Word file at --docx unless it is a clean export of this deal: a
+    negotiated copy (edited, or holding the other side's tracked changes) would be lost."""
+    from day60 import wordread
+    from day60.errors import InputError
+
+    try:
+        copy = wordread.read_bytes(docx.read_bytes(), docx.name)
+    except (InputError, OSError):
+        copy = None
+    if copy is None or wordread.EXPORT["sha256"] not in copy.properties:
+        raise InputError("--docx", f"{docx} exists and is not a Word schedule day60 exported, so writing would lose it",
+                         "choose another path, or give --force to replace it")
+    found = wordread.compare(lib, deal, s, copy)["differences"]
+    if found or copy.revisions:
+        what = (f"{len(found)} difference(s) from a clean export" if found else "") + (
+            (" and " if found else "") + f"{copy.revisions} tracked change(s)" if copy.revisions else "")
+        raise InputError("--docx", f"{docx} is an edited copy ({what}), which writing would lose",
+                         f"compare it with 'day60 clauses diff --sow {deal.path} {docx}', write elsewhere, or give "
+                         "--force to replace it")
 
 
 @clauses_app.command("diff")

@@ -149,12 +149,10 @@ def _unjudged(lib: Library, deal: Deal, by_check: dict[str, dict[str, Any]], can
     the service-levels clause treats each as missed where the Provider gave no figure, gave none
     with its Sample Size, or measured fewer units than its Minimum Volume though more were
     available. comply cannot see which, so it lists them here and credits nothing for them."""
-    if not deal.has("service-credits"):
-        return
     none, bare, short = [], [], []
     for check, level in deal.service_levels.items():
         row = by_check.get(check)
-        if "credit_weight" not in level or row is None or row["status"] != "not run":
+        if not deal.has("service-credits") or "credit_weight" not in level or row is None or row["status"] != "not run":
             continue
         reason = row["reason"] or ""
         if "Minimum Volume" in reason:
@@ -165,6 +163,12 @@ def _unjudged(lib: Library, deal: Deal, by_check: dict[str, dict[str, Any]], can
             none.append(check)
         elif row["value"] is not None and not row["n"]:
             bare.append(check)
+    score = by_check.get("day60-score")
+    if score is not None and score["status"] == "tier not demonstrated" and deal.has("day60-exercise"):
+        cannot.append(f"day60-score: tier not demonstrated ({score['reason']}); clause "
+                      f"{clause_number(deal, 'day60-exercise')} treats the score as below its floor where what is "
+                      "missing was the Provider's to supply or do, and has the exercise run again where it was the "
+                      "Partner's or the Auditor's: comply cannot tell whose it was")
     where = f"clause {clause_number(deal, 'service-levels')}"
     if none:
         cannot.append(f"{len(none)} Service Level(s) with a Credit Weight have no figure here ({', '.join(none)}): "

@@ -473,3 +473,16 @@ def test_a_draft_deal_missing_a_modules_values_says_so_instead_of_guessing(run, 
     assert after["credits"] is None and "Service Credits: the deal leaves at_risk_percent unfilled" in after["cannot"]
     assert after["critical_failures"]["found"] == [{"check": "containment", "kind": "beyond its Critical Level",
                                                    "detail": "40.0 is below the Critical Level of 45"}]
+
+
+def test_a_score_that_does_not_demonstrate_its_tier_says_what_the_clause_makes_of_it():
+    """Finding 20: a Day-60 score of 80 (floor 70) whose journal does not show what tier T3
+    requires (no Monthly Report received and audited in the window) reads "tier not demonstrated",
+    neither met nor missed; clause 20.8 now says it is below the floor where the gap was the
+    Provider's and re-run where it was the Partner's or the Auditor's, which comply cannot tell
+    from the figure, so it says so under "Not computed" with the clause."""
+    rows, after = follow({"day60-score": {"value": 80.0, "n": 1, "tier_not_demonstrated":
+                                          "no monthly report was received and audited in the window"}})
+    assert rows["day60-score"]["status"] == "tier not demonstrated"
+    assert any(line.startswith("day60-score: tier not demonstrated") and "clause 20 treats the score as below its "
+               "floor" in line for line in after["cannot"]), after["cannot"]

@@ -8,6 +8,7 @@ figures with the deal's thresholds on the unrounded figure.
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import functools
 import hashlib
 import itertools
@@ -177,6 +178,7 @@ class Library(BaseModel):
     definitions: dict[str, str]
     documents: dict[str, DocumentSpec]
     precedence: str
+    report: dict[str, Any] = {}  # the Monthly Report annex: the charter's elements reworded, and the schedule's own
     clauses: dict[str, Clause] = {}
     parts: dict[str, Module] = {}  # the modules, by id, in the library's order
 
@@ -329,6 +331,14 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
     ``extra_parameters`` are ids other consumers accept (the rubric's targets).
     """
     data, raw = read_toml(path, "--sow", "a deal TOML file")
+    return deal_from_data(data, raw, path, lib, extra_parameters, draft)
+
+
+def deal_from_data(data: dict[str, Any], raw: bytes, path: str | Path, lib: Library,
+                   extra_parameters: set[str] = frozenset(), draft: bool = False) -> Deal:
+    """``load_deal`` on a deal file already read: ``data`` its tables, ``raw`` its bytes (hashed),
+    ``path`` where it is (a calendar path is read relative to it). ``clauses diff`` runs an edited
+    value through this, the deal file's own checks, before it suggests carrying the value back."""
     problems: list[str] = []
     if re.search(f"[{MARKS}]", raw.decode("utf-8", "replace")):
         problems.append("the file holds Unicode private-use characters U+E000 to U+E007, which the schedule keeps "
@@ -388,9 +398,14 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
         problems.append("modules is not a table holding include, a list of module ids (e.g. include = "
                         "[\"service-credits\"])")
         chosen = []
+    meant: set[str] = set()  # modules a misspelt name was probably meant to be: what follows from them is not repeated
     for mid in chosen:
         if mid not in lib.parts:
-            problems.append(f"modules.include names unknown module {mid[:60]!r} (modules: {', '.join(lib.modules)})")
+            close = difflib.get_close_matches(mid, lib.modules, n=1)
+            problems.append(f"modules.include names unknown module {mid[:60]!r} ("
+                            + (f"did you mean {close[0]}? " if close else "") + f"modules: {', '.join(lib.modules)})")
+            if close:
+                meant.add(close[0])
     modules = [m for m in lib.modules if lib.parts[m].always or m in chosen]
     parts = [lib.clauses[c] for c in include if c in lib.clauses] + [lib.parts[m] for m in modules]
     params = data.get("parameters", {})
@@ -421,6 +436,11 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
     if tier is not None:
         problems += _tier_problems(tier, params)
     problems += _module_problems(lib, include, modules, params)
+    live, effective = params.get("go_live_date"), deal.get("effective_date")
+    if isinstance(live, dt.date) and isinstance(effective, dt.date) and live < effective:
+        problems.append(f"parameters.go_live_date {live.isoformat()} is before deal.effective_date "
+                        f"{effective.isoformat()}: the System cannot go live before the schedule takes effect (set the "
+                        "Go-Live Date on or after it)")
     levels = data.get("service_levels", {})
     problems += _service_level_problems(lib, include, modules, params, levels)
     missing += sorted({d for part in parts for d in part.documents} - set(documents))
@@ -428,6 +448,11 @@ def load_deal(path: str | Path, lib: Library, extra_parameters: set[str] = froze
         missing.append("calendar")
     if missing and not draft:
         problems.append(f"missing parameters, documents or calendar (or export with --draft): {', '.join(missing)}")
+    if meant:
+        follow = [p for p in problems if any(f"the {m} module" in p for m in meant)]
+        problems = [p for p in problems if p not in follow] + (
+            [f"({len(follow)} more problem(s) follow from the misspelt module and go once it is fixed)"]
+            if follow else [])
     if problems:
         raise InputError("--sow", f"{len(problems)} problem(s): " + "; ".join(problems),
                          "fix the deal file (see 'day60 clauses list')")
@@ -615,7 +640,8 @@ def _check_value(spec: Parameter, value: Any) -> str | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return f"is {str(value)[:40]!r}, not a number of {spec.unit}"
     if spec.type in WHOLE and value != int(value):
-        return f"is {value!r}, not a whole number of {spec.unit}"
+        whole = spec.unit if spec.unit.startswith("a whole") else f"a whole number of {spec.unit}"
+        return f"is {value!r}, not {whole}"
     if spec.min is not None and value < spec.min:
         return f"is {value:g}, below the least allowed {spec.min:g} {spec.unit}"
     if spec.max is not None and value > spec.max:
@@ -864,7 +890,8 @@ def _calendar_rows(table: dict[str, Any] | None, holidays: list[dict[str, str]] 
         years = f"{holidays[0]['date'][:4]} to {holidays[-1]['date'][:4]}"
         rows.append(("Public holidays", f"the {len(holidays)} dates for {place} listed in the public holidays annex "
                                         f"({years}); for a later year, the public holidays officially declared for "
-                                        f"{place}, recorded in writing by the parties before that year begins"))
+                                        f"{place}, recorded in writing by the parties before that year begins or, "
+                                        "failing such a record, as the government of that place declares them"))
     else:
         rows.append(("Public holidays", "none"))
     rows.append(("Closures", ", ".join(str(c) for c in table.get("closures", [])) or "none"))
@@ -1039,9 +1066,13 @@ def schedule(lib: Library, deal: Deal, draft: bool = False) -> dict[str, Any]:
                           "fixed": p.fixed_note if p.fixed is not None else None})
     from day60.resources import report_elements
 
-    elements = [{"id": e["id"], "what": e["what"], "source": f"charter {e.get('section', '')}".strip()}
-                for e in report_elements()] + [{"id": k, "what": v, "source": "this schedule"}
-                                               for k, v in deal.report_elements.items()]
+    wording = lib.report.get("wording", {})
+    elements = [{"id": e["id"], "what": _parties(wording.get(e["id"], e["what"]), deal),
+                 "source": f"charter {e.get('section', '')}".strip()} for e in report_elements()]
+    # What this schedule's own clauses and modules require the Monthly Report to contain.
+    elements += [{"id": e["id"], "what": _parties(e["what"], deal), "source": f"clause {numbers.clause[e['needs']]}"}
+                 for e in lib.report.get("elements", []) if e["needs"] in numbers.clause]
+    elements += [{"id": k, "what": v, "source": "this schedule"} for k, v in deal.report_elements.items()]
     holidays = _holidays(deal)
     linked = {p["id"]: p["value"] for p in table}
     for row in levels:
@@ -1132,6 +1163,13 @@ def comply(lib: Library, deal: Deal, figures: dict[str, Any], source: str,
     if outside:  # a share above 100 percent (or below 0) is a typing error, never a figure to judge
         raise InputError("--figures", f"{'; '.join(outside)}: not a percentage from 0 to 100",
                          "give each rate in percent (23.8 for 23.8 percent)")
+    deemed = {c.figure for clause in lib.clauses.values() for c in clause.checks if c.deemed}
+    wrong = [k for k, v in sorted(figures.items()) if isinstance(v, dict) and v.get("deemed") is not None
+             and k not in deemed]
+    if wrong:  # a Deemed Severity 2 Incident exists only where a clause says which events are one
+        raise InputError("--figures", f"{', '.join(k[:40] for k in wrong)} give(s) a deemed count, but no clause makes "
+                                      "an event under that check a Deemed Severity 2 Incident",
+                         f"remove deemed there (checks that have them: {', '.join(sorted(deemed))})")
     rows = []
     for cid in deal.include:
         clause = lib.clauses[cid]
@@ -1352,8 +1390,18 @@ FIGURE_FIELDS = ("value", "n", "reason", "note", "months", "relief", "deemed", "
 RELIEF_EVENTS = {"partner-cause": "a Partner Cause", "force-majeure": "force majeure",
                  "upstream-outage": "an Upstream Outage", "volume": "volumes above the Volume Forecast",
                  "instructed-change": "a change the Partner instructed", "exercise": "an Exercise Event"}
-PERIOD_FIELDS = {"month": "YYYY-MM", "charges": "a sum of money", "volume": "a count", "forecast": "a count",
+PERIOD_FIELDS = {"month": "YYYY-MM", "charges": "a sum of money", "documents": "a count",
+                 "documents_forecast": "a count", "contacts": "a count", "contacts_forecast": "a count",
                  "critical_failures_before": "a whole count"}
+# The volume relief (relief clause, (d)) counts Documents and Contacts apart: a surge of one never
+# relieves a Service Level measured on the other. Each volume-sensitive check's unit, by the volume
+# the relief counts it in.
+VOLUME_KINDS = {"Documents": "documents", "Agent turns": "contacts", "Contacts": "contacts"}
+RELIEF_FIELDS = {"event": "one of " + ", ".join(RELIEF_EVENTS), "agreed": "true or false", "note": "text",
+                 "recomputed": "the figure with the relieved Items left out",
+                 "inseparable": "true where the relieved Items cannot be told apart from the rest",
+                 "accepted_by": "who accepted the claim", "accepted_on": "when (YYYY-MM-DD)"}
+_PERIOD_FIX = 'write period as {"month": "YYYY-MM", "charges": number, "documents": count, ...}'
 
 
 def load_figures(path: str | Path) -> dict[str, Any]:
@@ -1396,25 +1444,54 @@ def load_figures(path: str | Path) -> dict[str, Any]:
         relief = fig.get("relief")
         if relief is not None and (not isinstance(relief, dict) or relief.get("event") not in RELIEF_EVENTS
                                    or not isinstance(relief.get("agreed", False), bool)
-                                   or set(relief) - {"event", "agreed", "note"}
-                                   or not isinstance(relief.get("note", ""), str)):
-            problems.append(f"{fid[:40]}.relief is not {{\"event\": one of {', '.join(RELIEF_EVENTS)}, "
-                            "\"agreed\": true or false, \"note\": text}")
+                                   or not isinstance(relief.get("inseparable", False), bool)
+                                   or set(relief) - set(RELIEF_FIELDS)
+                                   or not all(isinstance(relief.get(k, ""), str) for k in ("note", "accepted_by"))
+                                   or not _number_or_none(relief.get("recomputed"))
+                                   or not _date_or_none(relief.get("accepted_on"))):
+            problems.append(f"{fid[:40]}.relief is not {{" + ", ".join(f'"{k}": {v}' for k, v in RELIEF_FIELDS.items())
+                            + "}")
+        value = fig.get("value")
+        if isinstance(months, list) and months and isinstance(value, int | float) and not isinstance(value, bool) \
+                and all(isinstance(m, int | float) for m in months) and float(months[-1]) != float(value):
+            problems.append(f"{fid[:40]}.months ends with {months[-1]!r}, not this period's value {value!r} (months "
+                            "run oldest first, this period last)")
     if problems:
+        only_period = all(p.startswith("period") for p in problems)
         raise InputError("--figures", f"{len(problems)} problem(s): " + "; ".join(problems[:10]),
-                         'write each figure as {"value": number, "n": count}')
+                         _PERIOD_FIX if only_period else 'write each figure as {"value": number, "n": count} (see '
+                                                         "docs/clauses.md for months, relief, deemed and period)")
     return data
+
+
+def _number_or_none(v: Any) -> bool:
+    return v is None or (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v))
+
+
+def _date_or_none(v: Any) -> bool:
+    if v is None:
+        return True
+    try:
+        dt.date.fromisoformat(v)
+    except (TypeError, ValueError):
+        return False
+    return isinstance(v, str)
 
 
 def _period_problems(period: Any) -> list[str]:
     if not isinstance(period, dict):
         return ['period is not {"month": "YYYY-MM", "charges": number, ...}']
     problems = [f"period.{str(k)[:40]} is not a period field ({', '.join(PERIOD_FIELDS)})"
-                for k in sorted(set(period) - set(PERIOD_FIELDS))]
+                for k in sorted(set(period) - set(PERIOD_FIELDS) - {"volume", "forecast"})]
     month = period.get("month")
     if month is not None and not (isinstance(month, str) and re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", month)):
         problems.append(f"period.month {str(month)[:20]!r} is not YYYY-MM")
-    for key in ("charges", "volume", "forecast", "critical_failures_before"):
+    for key in sorted({"volume", "forecast"} & set(period)):
+        problems.append(f"period.{key} is no longer read: the volume relief counts Documents and Contacts apart, so "
+                        "give period.documents and period.documents_forecast, period.contacts and "
+                        "period.contacts_forecast")
+    for key in ("charges", "documents", "documents_forecast", "contacts", "contacts_forecast",
+                "critical_failures_before"):
         v = period.get(key)
         if v is None:
             continue
@@ -1422,8 +1499,8 @@ def _period_problems(period: Any) -> list[str]:
             problems.append(f"period.{key} is {repr(v)[:30]}, not {PERIOD_FIELDS[key]} from 0")
         elif key == "critical_failures_before" and not isinstance(v, int):
             problems.append(f"period.{key} is {v!r}, not a whole count")
-        elif key == "forecast" and v == 0:
-            problems.append("period.forecast is 0: a forecast volume must be above 0")
+        elif key.endswith("forecast") and v == 0:
+            problems.append(f"period.{key} is 0: a forecast volume must be above 0")
     return problems
 
 
@@ -1616,9 +1693,18 @@ def _exercise_events(tables: dict[str, Any], deal: Deal, out: dict[str, Any], cl
         out["drift-notice"]["sources"] = {"exercise": int((scored["source"] == "exercise").sum()),
                                           "organic": int((scored["source"] != "exercise").sum())}
         ceiling = deal.parameters.get("drift_notice_business_hours")
+        organic = scored["source"] != "exercise"
+        _organic_part(out["drift-notice"], scored[organic], "notice_business_hours", NOT_DETECTED)
         if closed and isinstance(ceiling, int | float):
             late = (scored["status"] == NOT_DETECTED) | (scored["notice_business_hours"] > ceiling)
-            out["drift-notice"]["deemed"] = int(late.sum())
+            # Exercise Events attract no Deemed Incident Credit: only drifts that arose of themselves count,
+            # each in the month its onset occurred (the service-credits clause charges it to that month).
+            out["drift-notice"]["deemed"] = int((late & organic).sum())
+            out["drift-notice"]["deemed_exercise"] = int((late & ~organic).sum())
+            months = scored[late & organic]["onset"].dropna().astype(str).str[:7]
+            out["drift-notice"]["deemed_months"] = {str(k): int(v) for k, v in months.value_counts().items()}
+            if int((late & organic).sum()) > len(months):
+                out["drift-notice"]["deemed_months"]["unknown"] = int((late & organic).sum()) - len(months)
     incidents = tables["incidents"]
     judged = incidents[incidents["status"].isin(["restored", "unconfirmed", "open", "unclassified"])]
     for sev in ("1", "2", "3", "4"):
@@ -1627,10 +1713,26 @@ def _exercise_events(tables: dict[str, Any], deal: Deal, out: dict[str, Any], cl
         mine = judged[(judged["severity"] == float(sev)) | ((judged["status"] == "unclassified") & (sev == "1"))]
         out[f"restore-sev{sev}"]["sources"] = {"exercise": int((mine["source"] == "exercise").sum()),
                                                "organic": int((mine["source"] != "exercise").sum())}
+        _organic_part(out[f"restore-sev{sev}"], mine[mine["source"] != "exercise"],
+                      "restore_business_hours" if sev in ("3", "4") else "restore_hours", None)
     if "rollback" in out:
         rollbacks = tables["rollbacks"]
         production = int(((rollbacks["kind"] == "production") & (rollbacks["status"] == "in the window")).sum())
         out["rollback"]["sources"] = {"unknown": production}
+
+
+def _organic_part(figure: dict[str, Any], rows: Any, column: str, never: str | None) -> None:
+    """Beside a journal figure, the same figure over only the events that arose of themselves
+    (``sources.organic_value``), and whether any of those is a breach with no time to compare (never
+    notified, still open or unconfirmed): the part the relief clause leaves judged when an exercise
+    mixes Exercise Events with real ones."""
+    sources = figure.setdefault("sources", {})
+    if rows.empty or column not in rows:
+        sources.update(organic_value=None, organic_breach=False)
+        return
+    times = rows[column].dropna()
+    broken = rows["status"].isin(["open", "unconfirmed"] + ([never] if never else []))
+    sources.update(organic_value=float(times.max()) if len(times) else None, organic_breach=bool(broken.any()))
 
 
 def _plain_name(text: Any) -> str:

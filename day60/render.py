@@ -448,7 +448,14 @@ def compare_html(comparison: dict[str, Any], provenance: dict[str, Any]) -> str:
 
 def docx(schedule: dict[str, Any], out: str | Path, field: str = "--docx", *, language: str,
          written_at: str | None = None) -> None:
-    """Write the clause schedule as an editable Word file from templates/schedule.docx (docxtpl).
+    """Write the clause schedule as an editable Word file (``docx_bytes``) to ``out``."""
+    from day60.files import write_atomic
+
+    write_atomic(out, docx_bytes(schedule, language=language, written_at=written_at), field)
+
+
+def docx_bytes(schedule: dict[str, Any], *, language: str, written_at: str | None = None) -> bytes:
+    """The clause schedule as an editable Word file from templates/schedule.docx (docxtpl).
     Text is XML-escaped; clauses and their paragraphs are numbered by Word's own list numbering.
     ``language`` is the English Word spell-checks it in (the clause library's); ``written_at`` the export's run time
     (ISO 8601 with its offset, as the PDF's manifest records it; default now)."""
@@ -457,7 +464,6 @@ def docx(schedule: dict[str, Any], out: str | Path, field: str = "--docx", *, la
 
     from docxtpl import DocxTemplate
 
-    from day60.files import write_atomic
     from day60.wordfile import finish
 
     template = DocxTemplate(data_dir("templates") / "schedule.docx")
@@ -471,4 +477,4 @@ def docx(schedule: dict[str, Any], out: str | Path, field: str = "--docx", *, la
            f"day60 {__version__}")
     buffer = io.BytesIO()
     template.save(buffer)
-    write_atomic(out, buffer.getvalue(), field)
+    return buffer.getvalue()

@@ -5,8 +5,18 @@ and shows it through DOCPROPERTY fields, puts a bookmark on each clause title an
 records the deal file's SHA-256 it was exported from. A lawyer edits the copy: changes a value in
 File > Properties (and updates the fields), overtypes a value in the text, rewords a paragraph,
 adds or deletes one. This module reads the copy's properties, fields and bookmarked paragraphs and
-says, against the schedule the deal file fills today, what differs and how to bring each changed
-value back into the deal file.
+says, against a fresh export of the deal file as it is today, what differs and how to bring each
+changed value back into the deal file.
+
+The whole binding document is compared, not only the clauses: every paragraph and table cell of
+the body, in order (the title block, precedence, calendar, definitions, material, measures, Service
+Level Table, parameters and annexes alike), text a run marks hidden (``w:vanish``, which Word
+neither shows nor prints) named as such, and every field by its instruction (which property a
+DOCPROPERTY field shows, which bookmark a REF field points at) as well as by what it shows. Every
+custom property is compared too: a value the deal does not give, or a changed record of the deal
+file the copy was exported from, is a difference. A changed value is offered back as a deal-file
+line only when the copy's text is exactly what the deal file would show for that value and the
+deal file's own checks accept it; otherwise the diff says it cannot read it.
 
 Only the copy's XML is read, with a parser that resolves no entities and fetches nothing, and no
 part larger than ``LIMIT`` bytes is opened: a Word file is untrusted input.
@@ -28,15 +38,19 @@ from day60.wordfile import EXPORT
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 LIMIT = 32 * 1024 * 1024  # the most any one part may hold once unpacked
-_DOCPROPERTY = re.compile(r'^\s*DOCPROPERTY\s+(?:"([^"]+)"|(\S+))', re.I)
-_REF = re.compile(r"^\s*REF\s+(\S+)", re.I)
+_DOCPROPERTY = re.compile(r'^\s*DOCPROPERTY\s+(?:"([^"]+)"|(\S+))(.*)$', re.I | re.S)
+_REF = re.compile(r"^\s*REF\s+(\S+)(.*)$", re.I | re.S)
+# How a field's result is styled: Word writes MERGEFORMAT, LibreOffice drops it on saving.
+_FORMAT_SWITCH = re.compile(r"\\\*\s*(MERGEFORMAT|CHARFORMAT)\b", re.I)
+_OFF = {"0", "false", "off"}
 
 
 @dataclass
 class Paragraph:
-    """One paragraph of the copy: its style, the bookmarks that start in it, its text as shown, and
-    its text with each field's result replaced by a placeholder (so a value's edit is not also a
-    wording edit), and the fields it holds as (kind, target, shown)."""
+    """One paragraph of the copy: its style, the bookmarks that start in it, its text as shown, its
+    text with each field replaced by a placeholder naming the field's instruction (so a value's edit
+    is not also a wording edit, and a field pointed elsewhere is), the fields it holds as (kind,
+    target, shown), and any text its runs mark hidden."""
 
     style: str
     bookmarks: list[str]
@@ -44,12 +58,19 @@ class Paragraph:
     skeleton: str
     fields: list[tuple[str, str, str]] = field(default_factory=list)
     in_table: bool = False
+    hidden: str = ""
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """What two paragraphs must share to say the same thing."""
+        return self.skeleton, self.hidden
 
 
 @dataclass
 class Copy:
     properties: dict[str, str]
     paragraphs: list[Paragraph]
+    revisions: int = 0  # tracked insertions and deletions (w:ins, w:del) not yet accepted or rejected
 
 
 def _parse(blob: bytes) -> Any:
@@ -63,37 +84,47 @@ def read(path: Path) -> Copy:
     """The copy's custom properties and paragraphs (body and table cells, in document order)."""
     if not path.is_file():
         raise InputError("DOCX", f"{path} is not a file", "give the path of the edited .docx")
-    try:
-        with zipfile.ZipFile(path) as z:
-            parts = {}
-            for name in ("word/document.xml", "docProps/custom.xml", "word/styles.xml"):
-                try:
-                    info = z.getinfo(name)
-                except KeyError:
-                    continue
-                if info.file_size > LIMIT:
-                    raise InputError("DOCX", f"{path.name}: its part {name} unpacks to {info.file_size} bytes",
-                                     "give a Word schedule exported by day60")
-                parts[name] = z.read(name)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise InputError("DOCX", f"{path.name} is not a Word file ({type(exc).__name__})",
-                         "give the .docx a lawyer edited") from None
-    if "word/document.xml" not in parts:
-        raise InputError("DOCX", f"{path.name} holds no Word document", "give the .docx a lawyer edited")
-    try:
-        properties = _properties(parts.get("docProps/custom.xml"))
-        styles = _style_names(parts.get("word/styles.xml"))
-        paragraphs = [_paragraph(p, styles) for p in _parse(parts["word/document.xml"]).iter(f"{W}p")]
-    except Exception as exc:  # lxml's errors, and any shape the copy's XML should not have
-        if isinstance(exc, InputError):
-            raise
-        raise InputError("DOCX", f"{path.name}: its XML cannot be read ({type(exc).__name__})",
-                         "give the .docx a lawyer edited") from None
-    if EXPORT["sha256"] not in properties:
+    copy = read_bytes(path.read_bytes() if path.stat().st_size <= 4 * LIMIT else b"", path.name)
+    if EXPORT["sha256"] not in copy.properties:
         raise InputError("DOCX", f"{path.name} carries no day60 export properties, so it is not a schedule "
                                  "'day60 clauses export --docx' wrote (or they were deleted)",
                          "compare a copy of an exported schedule")
-    return Copy(properties, paragraphs)
+    return copy
+
+
+def read_bytes(blob: bytes, name: str) -> Copy:
+    """``read`` on a Word file's bytes (``name`` says which file, in messages)."""
+    import io
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(blob)) as z:
+            parts = {}
+            for part in ("word/document.xml", "docProps/custom.xml", "word/styles.xml"):
+                try:
+                    info = z.getinfo(part)
+                except KeyError:
+                    continue
+                if info.file_size > LIMIT:
+                    raise InputError("DOCX", f"{name}: its part {part} unpacks to {info.file_size} bytes",
+                                     "give a Word schedule exported by day60")
+                parts[part] = z.read(part)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise InputError("DOCX", f"{name} is not a Word file ({type(exc).__name__})",
+                         "give the .docx a lawyer edited") from None
+    if "word/document.xml" not in parts:
+        raise InputError("DOCX", f"{name} holds no Word document", "give the .docx a lawyer edited")
+    try:
+        properties = _properties(parts.get("docProps/custom.xml"))
+        styles = _styles(parts.get("word/styles.xml"))
+        body = _parse(parts["word/document.xml"])
+        paragraphs = [_paragraph(p, styles) for p in body.iter(f"{W}p")]
+        revisions = sum(1 for _ in body.iter(f"{W}ins", f"{W}del"))
+    except Exception as exc:  # lxml's errors, and any shape the copy's XML should not have
+        if isinstance(exc, InputError):
+            raise
+        raise InputError("DOCX", f"{name}: its XML cannot be read ({type(exc).__name__})",
+                         "give the .docx a lawyer edited") from None
+    return Copy(properties, paragraphs, revisions)
 
 
 def _properties(blob: bytes | None) -> dict[str, str]:
@@ -107,56 +138,76 @@ def _properties(blob: bytes | None) -> dict[str, str]:
     return out
 
 
-def _style_names(blob: bytes | None) -> dict[str, str]:
+def _on(el: Any) -> bool:
+    """Whether a toggle property (such as ``w:vanish``) is switched on."""
+    return el is not None and str(el.get(f"{W}val", "true")).casefold() not in _OFF
+
+
+def _styles(blob: bytes | None) -> dict[str, tuple[str, bool]]:
+    """Each style id's name and whether the style hides its text (its own ``w:vanish``)."""
     if blob is None:
         return {}
     out = {}
     for style in _parse(blob).iter(f"{W}style"):
         name = style.find(f"{W}name")
-        out[style.get(f"{W}styleId", "")] = name.get(f"{W}val", "") if name is not None else ""
+        out[style.get(f"{W}styleId", "")] = (name.get(f"{W}val", "") if name is not None else "",
+                                             _on(style.find(f"{W}rPr/{W}vanish")))
     return out
 
 
-def _field(instruction: str) -> tuple[str, str] | None:
-    found = _DOCPROPERTY.match(instruction)
+def _field(instruction: str) -> tuple[str, str]:
+    """A field's kind and what it names, its formatting switch set aside (LibreOffice drops
+    MERGEFORMAT on saving): ("value", property), ("ref", "bookmark switches"), or ("field", the
+    instruction) for any other field."""
+    text = " ".join(_FORMAT_SWITCH.sub("", instruction).split())
+    found = _DOCPROPERTY.match(text)
     if found:
-        return "value", found.group(1) or found.group(2)
-    found = _REF.match(instruction)
+        rest = found.group(3).strip()
+        return "value", (found.group(1) or found.group(2)) + (f" {rest}" if rest else "")
+    found = _REF.match(text)
     if found:
-        return "ref", found.group(1)
-    return None
+        switches = sorted(s for s in found.group(2).split() if s.casefold() != "\\h")  # \h: a hyperlink, nothing shown
+        return "ref", " ".join([found.group(1), *switches])
+    return "field", text
 
 
-def _paragraph(p: Any, styles: dict[str, str]) -> Paragraph:
+def _paragraph(p: Any, styles: dict[str, tuple[str, bool]]) -> Paragraph:
     """Walk a paragraph's runs in order: simple fields (w:fldSimple) and complex ones (begin,
-    instruction, separate, result, end) both count, whichever Word saved."""
+    instruction, separate, result, end) both count, whichever Word saved. A run hidden by its own
+    ``w:vanish``, its character style or the paragraph's style goes to ``hidden``, not ``text``."""
     style = p.find(f"{W}pPr/{W}pStyle")
+    style_id = style.get(f"{W}val", "") if style is not None else ""
+    style_name, style_hides = styles.get(style_id, ("", False))
     text: list[str] = []
     skeleton: list[str] = []
+    hidden: list[str] = []
     fields: list[tuple[str, str, str]] = []
-    state = {"instr": None, "result": None}  # a complex field being read
+    state: dict[str, Any] = {"instr": None, "result": None}  # a complex field being read
+
+    def add(kind: str, target: str, shown: str) -> None:
+        text.append(shown)
+        fields.append((kind, target, shown))
+        skeleton.append(f"<{kind}:{target}>")
 
     def close() -> None:
-        found = _field("".join(state["instr"] or []))
-        shown = "".join(state["result"] or [])
-        text.append(shown)
-        if found:
-            fields.append((found[0], found[1], shown))
-            skeleton.append(f"<{found[0]}>")
-        else:
-            skeleton.append(shown)
+        add(*_field("".join(state["instr"] or [])), "".join(state["result"] or []))
         state["instr"] = state["result"] = None
 
+    def hides(el: Any) -> bool:
+        run = next((a for a in el.iterancestors() if a.tag == f"{W}r"), None)
+        if run is None:
+            return style_hides
+        rpr = run.find(f"{W}rPr")
+        if rpr is not None and rpr.find(f"{W}vanish") is not None:
+            return _on(rpr.find(f"{W}vanish"))
+        char = rpr.find(f"{W}rStyle") if rpr is not None else None
+        return styles.get(char.get(f"{W}val", ""), ("", False))[1] if char is not None else style_hides
+
     for el in p.iter():
+        if el.tag == f"{W}p" and el is not p:
+            break  # a paragraph nested in this one (a text box) is read as a paragraph of its own
         if el.tag == f"{W}fldSimple":
-            found = _field(el.get(f"{W}instr", ""))
-            shown = "".join(t.text or "" for t in el.iter(f"{W}t"))
-            text.append(shown)
-            if found:
-                fields.append((found[0], found[1], shown))
-                skeleton.append(f"<{found[0]}>")
-            else:
-                skeleton.append(shown)
+            add(*_field(el.get(f"{W}instr", "")), "".join(t.text or "" for t in el.iter(f"{W}t")))
         elif el.tag == f"{W}fldChar":
             kind = el.get(f"{W}fldCharType")
             if kind == "begin":
@@ -171,15 +222,16 @@ def _paragraph(p: Any, styles: dict[str, str]) -> Paragraph:
             if any(a.tag == f"{W}fldSimple" for a in el.iterancestors()):
                 continue
             piece = "\t" if el.tag == f"{W}tab" else (el.text or "")
-            if state["result"] is not None:
+            if hides(el):
+                hidden.append(piece)
+            elif state["result"] is not None:
                 state["result"].append(piece)
             elif state["instr"] is None:
                 text.append(piece)
                 skeleton.append(piece)
     marks = [b.get(f"{W}name", "") for b in p.iter(f"{W}bookmarkStart")]
-    return Paragraph(styles.get(style.get(f"{W}val", ""), "") if style is not None else "", marks,
-                     " ".join("".join(text).split()), " ".join("".join(skeleton).split()), fields,
-                     any(a.tag == f"{W}tbl" for a in p.iterancestors()))
+    return Paragraph(style_name, marks, " ".join("".join(text).split()), " ".join("".join(skeleton).split()),
+                     fields, any(a.tag == f"{W}tbl" for a in p.iterancestors()), " ".join("".join(hidden).split()))
 
 
 # ----- the comparison ------------------------------------------------------------------------------
@@ -193,28 +245,68 @@ def _toml_value(value: Any) -> str:
     return repr(value)
 
 
-def _bring_back(lib: clauses.Library, name: str, shown: str, figure_units: dict[str, Any]) -> str:
-    """How to put an edited value into the deal file, as a TOML line (or why it cannot be read)."""
+def _bring_back(lib: clauses.Library, deal: clauses.Deal, name: str, shown: str,
+                units: dict[str, Any]) -> str:
+    """The deal-file line that carries an edited value back, or why there is none. A value is read
+    only where the copy's text is exactly what the deal file would show for it (so "2 hours 30
+    minutes" is not read as 2 hours, nor "4 Business Hours" as 4 hours), and only where the deal
+    file's own checks accept it (a Critical Level on the wrong side of its target is refused)."""
+    import tomllib
+
     check, _, key = name.partition(".")
+    text = " ".join(shown.split())
     if key:  # a Service Level Table value: check.critical, check.minimum_volume, check.credit_weight
-        found = lib.check(check)
-        if found is None:
-            return "not a value of this library"
-        spec = {"critical": figure_units[check], "minimum_volume": clauses.Parameter(
-            id=key, type="number", min=1, description="Minimum Volume"), "credit_weight": clauses.Parameter(
-            id=key, type="percent", min=0, max=100, description="Credit Weight")}[key]
-        value = clauses.read_value(spec, shown)
+        if lib.check(check) is None or key not in clauses.SERVICE_LEVEL_KEYS:
+            return "not a value of this clause library: remove the property"
+        if text.casefold() in ("none", "no", "-", ""):
+            value = None
+        else:
+            spec = {"critical": units.get(check), "minimum_volume": clauses.Parameter(
+                id=key, type="number", min=1, description="Minimum Volume"), "credit_weight": clauses.Parameter(
+                id=key, type="percent", min=0, max=100, description="Credit Weight")}[key]
+            if spec is None:
+                return f"{check} is not a Service Level that takes a {key}"
+            value = clauses.read_value(spec, text)
+            unit = spec.unit
+    else:
+        spec = lib.parameter(name)
+        if spec is None:
+            return "not a parameter of this clause library: remove the property"
+        value, unit = clauses.read_value(spec, text), spec.unit
+    if value is None and not (key and text.casefold() in ("none", "no", "-", "")):
+        return f"cannot read {text[:60]!r} as {unit}: put the value in the deal file by hand"
+    data = tomllib.loads(deal.raw.decode("utf-8")) if deal.raw else {}
+    if key:
+        levels = data.setdefault("service_levels", {})
+        entry = dict(levels.get(check) or {})
         if value is None:
-            return f"cannot read {shown[:60]!r} as {spec.unit}"
-        return f"[service_levels] {check} = {{ ..., {key} = {_toml_value(value)} }}"
-    spec = lib.parameter(name)
-    if spec is None:
-        return "not a parameter of this library"
-    value = clauses.read_value(spec, shown)
-    if value is None:
-        return f"cannot read {shown[:60]!r} as {spec.unit}"
-    problem = clauses._check_value(spec, value.isoformat() if hasattr(value, "isoformat") else value)
-    return f"[parameters] {name} = {_toml_value(value)}" + (f" (but it {problem})" if problem else "")
+            entry.pop(key, None)
+        else:
+            entry[key] = value
+        levels[check] = entry
+        line = (f"[service_levels] {check} = {{ ..., {key} = {_toml_value(value)} }}" if value is not None else
+                f"[service_levels] {check}: remove {key}")
+    else:
+        data.setdefault("parameters", {})[name] = value
+        line = f"[parameters] {name} = {_toml_value(value)}"
+    try:
+        edited = clauses.deal_from_data(data, deal.raw, deal.path, lib, _rubric_ids(), draft=True)
+        shows = clauses.schedule(lib, edited, draft=True)["linked"].get(name)
+    except InputError as exc:
+        return f"cannot bring {text[:60]!r} back: the deal file would refuse it ({exc.problem[:200]})"
+    if value is None and shows is None:
+        return line
+    if shows is None or " ".join(shows.split()) != text:
+        return f"cannot read {text[:60]!r} exactly as {unit} (the deal file would show {shows!r}): put the value in " \
+               "the deal file by hand"
+    return line
+
+
+def _rubric_ids() -> set[str]:
+    """The rubric's target ids, which a deal file may also set (as ``load_deal`` is told by the CLI)."""
+    from day60 import rubric
+
+    return set(rubric.parameter_ids(rubric.load()))
 
 
 def _words(a: str, b: str) -> str:
@@ -230,21 +322,16 @@ def _words(a: str, b: str) -> str:
     return text if len(text) <= 300 else text[:299] + "\u2026"
 
 
-def compare(lib: clauses.Library, deal: clauses.Deal, schedule: dict[str, Any], copy: Copy) -> dict[str, Any]:
-    """Every difference between the copy and the schedule ``deal`` fills: values changed in the
-    properties, values shown in the text other than their property says (overtyped, or fields not
-    updated), wording changed, paragraphs gone or added. Each difference says where it is and, for
-    a value, the deal-file line that would carry it back."""
-    diffs: list[dict[str, Any]] = []
-    units = {r["check"]: lib.parameter(lib.check(r["check"])[1].parameter)  # type: ignore[index]
-             for r in schedule["service_levels"]}
-    where_shown: dict[str, list[str]] = {}
+def _places(schedule: dict[str, Any], paragraphs: list[Paragraph]) -> list[str]:
+    """Where each paragraph is, as a reader finds it: "clause 17.2", "the table in clause 21", "the
+    Parameters table", "the title block"."""
     numbers = {clauses.bookmark_name(q["id"]): q["number"] or str(c["number"])
                for c in (*schedule["clauses"], *schedule["modules"]) for q in c["paragraphs"]}
     titles = {clauses.bookmark_name(c["id"]): str(c["number"]) for c in (*schedule["clauses"], *schedule["modules"])}
     numbers.update(titles)
     current, section, clause = "the title block", "title block", None
-    for para in copy.paragraphs:
+    out = []
+    for para in paragraphs:
         if para.style.casefold() == "heading 1":
             current, section, clause = f"the {para.text} section", para.text, None
         for mark in para.bookmarks:
@@ -252,15 +339,29 @@ def compare(lib: clauses.Library, deal: clauses.Deal, schedule: dict[str, Any], 
                 current = f"clause {numbers[mark]}"
             if mark in titles:
                 clause = titles[mark]
-        here = (f"the table in clause {clause}" if clause else f"the {section} table") if para.in_table else current
+        out.append((f"the table in clause {clause}" if clause else f"the {section} table") if para.in_table
+                   else current)
+    return out
+
+
+def _linked_value_diffs(lib: clauses.Library, deal: clauses.Deal, schedule: dict[str, Any], copy: Copy,
+                        places: list[str]) -> list[dict[str, Any]]:
+    """Values changed or removed in the properties, properties the export never had, and values the
+    text shows other than its property says."""
+    diffs: list[dict[str, Any]] = []
+    units = {r["check"]: lib.parameter(lib.check(r["check"])[1].parameter)  # type: ignore[index]
+             for r in schedule["service_levels"]}
+    where_shown: dict[str, list[str]] = {}
+    for para, here in zip(copy.paragraphs, places, strict=True):
         for kind, target, shown in para.fields:
-            if kind == "value":
-                where_shown.setdefault(target, []).append(here)
-                if target in schedule["linked"] and shown != copy.properties.get(target, shown):
-                    diffs.append({"kind": "shown differently", "name": target, "where": here,
-                                  "expected": copy.properties.get(target), "found": shown,
-                                  "bring_back": "the text shows something other than its property: update the "
-                                                "fields (F9), or change the property, then compare again"})
+            if kind != "value":
+                continue
+            where_shown.setdefault(target, []).append(here)
+            if target in schedule["linked"] and shown != copy.properties.get(target, shown):
+                diffs.append({"kind": "shown differently", "name": target, "where": here,
+                              "expected": copy.properties.get(target), "found": shown,
+                              "bring_back": "the text shows something other than its property: update the "
+                                            "fields (F9), or change the property, then compare again"})
     for name, expected in schedule["linked"].items():
         got = copy.properties.get(name)
         if got is None:
@@ -269,58 +370,122 @@ def compare(lib: clauses.Library, deal: clauses.Deal, schedule: dict[str, Any], 
         elif got != expected:
             diffs.append({"kind": "value changed", "name": name, "where": "; ".join(dict.fromkeys(
                 where_shown.get(name, []))) or "document properties", "expected": expected, "found": got,
-                          "bring_back": _bring_back(lib, name, got, units)})
-    order = ("value changed", "property removed", "shown differently")
-    diffs.sort(key=lambda d: order.index(d["kind"]))  # what to bring back first, then what the text shows
-    diffs += _wording(schedule, copy)
+                          "bring_back": _bring_back(lib, deal, name, got, units)})
+    own = set(schedule["linked"]) | set(EXPORT.values())
+    for name in sorted(set(copy.properties) - own):
+        diffs.append({"kind": "property added", "name": name[:80], "where": "document properties", "expected": None,
+                      "found": copy.properties[name][:300],
+                      "bring_back": "the export has no such property: " + (
+                          _bring_back(lib, deal, name, copy.properties[name], units)
+                          if lib.parameter(name) or "." in name else "remove it (or agree it by Change Note)")})
     exported = copy.properties.get(EXPORT["sha256"])
-    notes = []
     if exported != deal.sha256:
-        notes.append(f"the copy was exported from a deal file with SHA-256 {exported}, not this one "
-                     f"({deal.sha256}): the comparison is with this deal file as it is now")
-    if copy.properties.get(EXPORT["library"]) != f"{lib.id} {lib.version}":
-        notes.append(f"the copy was exported with clause library {copy.properties.get(EXPORT['library'])}; this "
-                     f"toolkit has {lib.id} {lib.version}, so wording differences may be the library's")
-    return {"differences": diffs, "notes": notes, "exported_from": exported, "deal": deal.sha256}
+        diffs.append({"kind": "another deal file", "name": EXPORT["sha256"], "where": "document properties",
+                      "expected": deal.sha256, "found": (exported or "")[:80],
+                      "bring_back": "the copy says it was exported from another deal file (or its record was "
+                                    "changed): compare it with that deal file, or re-export from this one"})
+    library = f"{lib.id} {lib.version}"
+    if copy.properties.get(EXPORT["library"]) != library:
+        diffs.append({"kind": "another clause library", "name": EXPORT["library"], "where": "document properties",
+                      "expected": library, "found": (copy.properties.get(EXPORT["library"]) or "")[:80],
+                      "bring_back": "the copy was exported with another clause library (or its record was changed): "
+                                    "its wording is that library's; re-export to compare"})
+    order = ("value changed", "property removed", "property added", "another deal file", "another clause library",
+             "shown differently")
+    diffs.sort(key=lambda d: order.index(d["kind"]))  # what to bring back first, then what the text shows
+    return diffs
 
 
-def _wording(schedule: dict[str, Any], copy: Copy) -> list[dict[str, Any]]:
-    """Clause titles and paragraphs, matched by their bookmarks: changed wording (values and
-    cross-references set aside), paragraphs gone, paragraphs added among the clauses."""
-    expected: dict[str, tuple[str, str]] = {}
-    for c in (*schedule["clauses"], *schedule["modules"]):
-        expected[clauses.bookmark_name(c["id"])] = (f"clause {c['number']} title", c["title"])
-        for q in c["paragraphs"]:
-            expected[clauses.bookmark_name(q["id"])] = (f"clause {q['number'] or c['number']}", _skeleton(q["marked"]))
-    found: dict[str, Paragraph] = {}
-    out = []
-    last = None
-    for para in copy.paragraphs:
-        marks = [m for m in para.bookmarks if m in expected]
-        for mark in marks:
-            found.setdefault(mark, para)
-        if marks:
-            last = expected[marks[0]][0]
-        elif para.style.startswith(("Clause Paragraph", "Clause Text")) and para.text.strip():
-            out.append({"kind": "paragraph added", "name": None, "where": f"after {last or 'the start'}",
-                        "expected": None, "found": para.text[:300], "bring_back": "a wording change: agree it by "
-                        "Change Note; the deal file holds values, not wording"})
-    for mark, (where, text) in expected.items():
-        para = found.get(mark)
-        if para is None:
-            out.append({"kind": "paragraph gone", "name": None, "where": where, "expected": text[:300], "found": None,
-                        "bring_back": "deleted, or its bookmark removed: a wording change to agree by Change Note"})
-            continue
-        got = para.text if where.endswith("title") else para.skeleton
-        if " ".join(got.split()) != " ".join(text.split()):
-            out.append({"kind": "wording changed", "name": None, "where": where, "expected": text[:300],
-                        "found": got[:300], "bring_back": "a wording change (" + _words(text, got) + "): agree it "
-                        "by Change Note; the deal file holds values, not wording"})
+def compare(lib: clauses.Library, deal: clauses.Deal, schedule: dict[str, Any], copy: Copy,
+            fresh: Copy | None = None) -> dict[str, Any]:
+    """Every difference between the copy and ``fresh``, a new export of the schedule ``deal``
+    fills (made here when not given): values changed in the properties, properties added, the
+    copy's record of its deal file, values shown other than their property says, and then, paragraph
+    by paragraph over the whole body and every table cell, wording changed, fields pointed
+    elsewhere, cross-references showing another number, hidden text, paragraphs gone or added.
+    Each difference says where it is and, for a value, the deal-file line that would carry it back
+    (or that it cannot be read)."""
+    if fresh is None:
+        fresh = fresh_export(lib, deal)
+    places = _places(schedule, copy.paragraphs)
+    diffs = _linked_value_diffs(lib, deal, schedule, copy, places)
+    diffs += _body(schedule, copy, fresh, places)
+    notes = []
+    toolkit = copy.properties.get(EXPORT["toolkit"])
+    mine = fresh.properties.get(EXPORT["toolkit"])
+    if toolkit != mine:
+        notes.append(f"the copy was exported with {toolkit}; this is {mine}")
+    return {"differences": diffs, "notes": notes, "exported_from": copy.properties.get(EXPORT["sha256"]),
+            "deal": deal.sha256}
+
+
+def fresh_export(lib: clauses.Library, deal: clauses.Deal) -> Copy:
+    """The Word schedule ``clauses export --docx`` writes for ``deal`` today (as a draft where the
+    deal leaves values unfilled), read back as a copy is."""
+    from day60 import render
+
+    try:
+        s = clauses.schedule(lib, deal, draft=False)
+    except InputError:
+        s = clauses.schedule(lib, deal, draft=True)
+    return read_bytes(render.docx_bytes(s, language=s["language"]), "the fresh export")
+
+
+def _body(schedule: dict[str, Any], copy: Copy, fresh: Copy, places: list[str]) -> list[dict[str, Any]]:
+    """The copy's body against the fresh export's, paragraph by paragraph (blank ones aside)."""
+    mine = [i for i, p in enumerate(copy.paragraphs) if p.text or p.fields or p.hidden]
+    theirs = [i for i, p in enumerate(fresh.paragraphs) if p.text or p.fields or p.hidden]
+    there = _places(schedule, fresh.paragraphs)
+    a = [fresh.paragraphs[i].key for i in theirs]
+    b = [copy.paragraphs[i].key for i in mine]
+    out: list[dict[str, Any]] = []
+    change = "a wording change: agree it by Change Note; the deal file holds values, not wording"
+
+    def paired(i: int, j: int) -> None:
+        old, new = fresh.paragraphs[i], copy.paragraphs[j]
+        here = places[j]
+        if new.hidden and new.hidden != old.hidden:
+            out.append({"kind": "hidden text", "name": None, "where": here, "expected": old.hidden or None,
+                        "found": new.hidden[:300], "bring_back": "text marked hidden (w:vanish), which Word neither "
+                        "shows nor prints: unhide it, or agree its removal by Change Note"})
+        if new.skeleton != old.skeleton:
+            bare = (_FIELD_TOKEN.sub("<field>", old.skeleton), _FIELD_TOKEN.sub("<field>", new.skeleton))
+            if bare[0] == bare[1]:
+                out.append({"kind": "field changed", "name": None, "where": here, "expected": old.skeleton[:300],
+                            "found": new.skeleton[:300], "bring_back": "a field names another property or bookmark "
+                            "than the export's (" + _words(old.skeleton, new.skeleton) + "): restore it, or re-export"})
+            else:
+                out.append({"kind": "wording changed", "name": None, "where": here, "expected": old.text[:300],
+                            "found": new.text[:300], "bring_back": f"{change} ({_words(old.skeleton, new.skeleton)})"})
+        for (kind, target, shown), (_, _, expected) in zip(new.fields, old.fields, strict=False):
+            if kind == "ref" and shown != expected and new.skeleton == old.skeleton:
+                out.append({"kind": "shown differently", "name": target.split()[0], "where": here,
+                            "expected": expected, "found": shown, "bring_back": "a cross-reference shows a number its "
+                            "bookmark does not have: update the fields (F9), then compare again"})
+        lost = [m for m in old.bookmarks if m.startswith("clause_") and m not in new.bookmarks]
+        if lost:
+            out.append({"kind": "bookmark removed", "name": ", ".join(lost), "where": here, "expected": None,
+                        "found": None, "bring_back": "the cross-references to it lose their target: restore the "
+                        "bookmark (or re-export)"})
+
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        pairs = list(zip(range(i1, i2), range(j1, j2), strict=False)) if op in ("equal", "replace") else []
+        for i, j in pairs:
+            paired(theirs[i], mine[j])
+        for i in range(i1 + len(pairs), i2):
+            old = fresh.paragraphs[theirs[i]]
+            out.append({"kind": "paragraph gone", "name": None, "where": there[theirs[i]],
+                        "expected": old.text[:300], "found": None,
+                        "bring_back": "deleted, or its text removed: a wording change to agree by Change Note"})
+        for j in range(j1 + len(pairs), j2):
+            new = copy.paragraphs[mine[j]]
+            before = places[mine[j - 1]] if j > 0 else "the start"
+            out.append({"kind": "paragraph added", "name": None, "where": f"after {before}",
+                        "expected": None, "found": (new.text or new.hidden)[:300], "bring_back": change})
+            if new.hidden:
+                out[-1]["bring_back"] += " (it holds hidden text, which Word neither shows nor prints)"
     return out
 
 
-def _skeleton(marked: str) -> str:
-    """A marked paragraph with each value and cross-reference as the placeholder a copy's field
-    reads as (see ``_paragraph``)."""
-    return " ".join("".join(f"<{kind}>" if kind else words
-                            for kind, _, words in clauses.ref_parts(marked)).split())
+_FIELD_TOKEN = re.compile(r"<(value|ref|field):[^>]*>")

@@ -452,7 +452,8 @@ def build(out: Path) -> None:
                  "It is not a contract.")
     doc.add_paragraph("{%p endif %}")
     doc.add_paragraph("{%p if s.draft %}")
-    _banner(doc, "DRAFT: {{ s.unfilled | length }} parameter(s) are not yet filled and are shown as named blanks: "
+    _banner(doc, "DRAFT: {{ s.unfilled | length }} value(s) (parameters, material or calendar) are not yet filled "
+                 "and are shown as named blanks: "
                  "{{ s.unfilled | join(', ') }}.")
     doc.add_paragraph("{%p endif %}")
     _pairs(doc, (("Agreement", "{{ s.deal.agreement }}"),

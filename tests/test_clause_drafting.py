@@ -7,8 +7,8 @@ commercial module, and, for the references, a narrow deal and one whose Agreemen
 parties otherwise. The text checked is the library's: each paragraph with the deal's values set
 aside (a deal's own names are the parties' business), the definitions, the clauses' definition
 tables, the material's descriptions, the Service Level Table's sources and the parameter
-descriptions. The Monthly Report annex comes from the rubric (rubric/report-elements-v1.yaml),
-versioned with it, and is not part of this check."""
+descriptions, and the Monthly Report annex (the rubric's elements in the library's own words,
+then those the schedule's clauses and modules require; a deal's own additions are its business)."""
 
 import re
 
@@ -55,6 +55,7 @@ def corpus(s) -> list[tuple[str, str]]:
     out += [(f"Service Level Table, {r['check']}", r["source"]) for r in s["service_levels"]]
     out += [(f"parameter {p['id']}", p["description"]) for p in s["parameters"]]
     out += [(f"calendar {label}", value) for label, value in s["calendar"]]
+    out += [(f"annex element {e['id']}", e["what"]) for e in s["report_elements"] if e["source"] != "this schedule"]
     return out
 
 
@@ -262,3 +263,66 @@ def test_every_reference_in_the_library_resolves(tmp_path):
     relief.write_text(relief.read_text().replace(bad, good).replace("p.volume_tolerance_percent", "p.volume_tolerance"))
     with pytest.raises(clauses.InputError, match=r"p\.volume_tolerance"):
         clauses.load_library(folder)
+
+
+def _paragraph(s, pid: str) -> str:
+    return next(clauses.plain(q["marked"]) for c in (*s["clauses"], *s["modules"]) for q in c["paragraphs"]
+                if q["id"] == pid)
+
+
+def test_the_monthly_report_annex_holds_what_the_schedule_requires_the_report_to_contain(tmp_path):
+    """Issue 40, findings 19 and 21: the annex listed only the charter's ten elements, so the
+    completeness Service Level did not reach the Service Credits with their working (22.6), the
+    Deemed Severity 2 Incidents (21.4), the relieved Items (24.2), the false containment reporting
+    (clause 8) or the other Service Levels' figures. Each is now an element, citing the clause that
+    requires it. The charter's elements read in defined terms ("Labelled Set", "Severity", "Sample
+    Size", "Partner"), and with the Agreement's names for the parties the annex uses them too."""
+    s = _schedule()
+    annex = {e["id"]: e for e in s["report_elements"]}
+    for element, clause in (("service-credits", "clause 22"), ("deemed-incidents", "clause 21"),
+                            ("relieved-items", "clause 24"), ("false-containment", "clause 8"),
+                            ("service-level-figures", "clause 21"), ("critical-failures", "clause 23")):
+        assert annex[element]["source"] == clause, element
+    words = " ".join(e["what"] for e in s["report_elements"])
+    for wrong in ("waiting on the partner", "For each severity", "frozen labelled set", "both sample sizes",
+                  "item count"):
+        assert wrong not in words
+    assert "Labelled Set" in annex["drift-both-samples"]["what"]
+    path = tmp_path / "named.toml"
+    path.write_text(SOW.read_text().replace("synthetic = true", 'synthetic = true\nprovider_term = "Supplier"\n'
+                                                                'partner_term = "Customer"'))
+    named = " ".join(e["what"] for e in _schedule(path)["report_elements"])
+    assert "only the Customer can supply" in named and "Partner" not in named
+
+
+def test_the_schedule_says_what_a_lawyer_and_the_suppliers_lawyer_asked_it_to():
+    """Findings 14, 16, 17, 18, 20, 22 and 23, each one sentence of the shipped schedule:
+    one Critical Failure per Service Level per period (23.1); the measurer must reach the Minimum
+    Volume, a Provider short of it by choice misses (21.3); the Retainer Schedule cannot reclass
+    or exclude its way out of this schedule's figures (precedence) and a Deemed Severity 2 Incident
+    is one whatever the Retainer Schedule says (21.4); the Expert's remit covers the relief and
+    Rectification Plan questions 23.3 and 24.3 send it (25.3); a score that does not demonstrate
+    its tier has a consequence (20.8); the audit clause uses the Auditor's independence of 20.4
+    (26.5); 20.1 allows the re-run of 20.8; the System is available "at every hour of every day";
+    a later year's holidays have a fallback; a Critical Failure resting on a Provisional Figure
+    cannot ground termination until settled (25.4); the Partner answers a relief claim in time
+    (24.3); a period with nothing to measure is not missed (21.2); an Incident an injection causes
+    is an Exercise Event."""
+    s = _schedule()
+    assert "no more than one Critical Failure in a Measurement Period" in _paragraph(s, "critical-failures.what")
+    volume = _paragraph(s, "service-levels.volume")
+    assert "shall measure it over every unit" in volume and "the Service Level is missed in that period" in volume
+    assert "moves no figure of this schedule" in s["precedence"]
+    assert "only where the definitions table of the clause concerned leaves it out" in s["precedence"]
+    assert "however the Retainer Schedule would class it" in _paragraph(s, "service-levels.deemed")
+    expert = _paragraph(s, "measurement-disputes.expert")
+    assert "whether a claimed Relief Event excuses a miss" in expert and "Rectification Plan" in expert
+    assert "is not a score at that tier" in _paragraph(s, "day60-exercise.score")
+    assert "conditions of independence in clause 20.4" in _paragraph(s, "audit-records.audit")
+    assert "and again as clause 20.8 allows" in _paragraph(s, "day60-exercise.scope")
+    assert "available to process work at every hour of every day" in _paragraph(s, "commencement.hours")
+    assert "failing such a record" in dict(s["calendar"])["Public holidays"]
+    assert "may not give notice of termination" in _paragraph(s, "measurement-disputes.provisional")
+    assert "shall accept or reject a claim" in _paragraph(s, "relief.claim")
+    assert "neither met nor missed" in _paragraph(s, "service-levels.judging")
+    assert "that one of them causes in turn" in s["definitions"]["Exercise Event"]

@@ -408,3 +408,149 @@ def test_diff_refuses_what_it_cannot_compare_in_one_line(run, tmp_path):
                         ((plain, "--format", "yaml"), "--format")):
         r = run("clauses", "diff", "--sow", SOW, *args)
         assert r.exit_code == 2 and words in r.stderr and r.stderr.count("\n") == 1 and not r.stdout, r.output
+
+
+@pytest.mark.parametrize("old, new, kind, where", [
+    ("this schedule prevails; on any other matter the Agreement prevails", "the Agreement prevails",
+     "wording changed", "the Precedence section"),
+    ("a period both parties agreed in writing, before it began,", "a period the Provider notifies",
+     "wording changed", "the Definitions table"),
+    (">GBP<", ">EUR<", "wording changed", "the title block table"),
+    (">2027-05-03<", ">2027-05-04<", "wording changed", "the Annex: Public holidays table"),
+    (">09:00-17:30<", ">10:00-16:00<", "wording changed", "the Business calendar table"),
+    ("Measured by the Partner", "Measured by the Provider", "wording changed", "the table in clause 21"),
+    ("Customer policy pack 2026-08", "Customer policy pack 2027-01", "wording changed",
+     "the Incorporated material table"),
+])
+def test_every_paragraph_and_table_cell_of_the_copy_is_compared(run, export, tmp_path, old, new, kind, where):
+    """Issue 40, finding 1: an edit anywhere in the binding document (the precedence clause, a
+    definition, the currency in the title block, a holiday date in the annex, the calendar's hours,
+    who measures a Service Level in the Service Level Table, a piece of incorporated material) is a
+    difference, named where it is, exit 1; before, only bookmarked clause paragraphs were compared
+    and each of these read "no difference"."""
+    r, found = _diff(run, _edit(export, tmp_path / "edited.docx", document=lambda xml: xml.replace(old, new, 1)))
+    assert r.exit_code == 1, found
+    assert (kind, where) in {(d["kind"], d["where"]) for d in found["differences"]}, found["differences"]
+
+
+def test_hidden_text_added_properties_and_a_forged_deal_hash_are_differences(run, export, tmp_path):
+    """Finding 1 and 4: clause 22.5 (the cap) marked hidden with w:vanish reads the same in the
+    XML but Word neither shows nor prints it: a "hidden text" difference at clause 22.5. Custom
+    properties the export never had (rollback.critical) are differences, offered back through the
+    deal file's checks (rollback's ceiling is 30 minutes, so a Critical Level of 60 minutes is on the
+    right side: "[service_levels] rollback = { ..., critical = 60 }"). A copy whose record of the
+    deal file's SHA-256 was changed is a difference ("another deal file"), not a note. Each exit 1."""
+    def hide(xml: str) -> str:
+        return re.sub(r'(w:name="clause_service_credits_cap".*?<w:r>)', r"\g<1><w:rPr><w:vanish/></w:rPr>", xml,
+                      count=1, flags=re.S)
+
+    r, found = _diff(run, _edit(export, tmp_path / "hidden.docx", document=hide))
+    assert r.exit_code == 1 and ("hidden text", "clause 22.5") in {(d["kind"], d["where"]) for d in
+                                                                   found["differences"]}
+    prop = ('<property fmtid="{D5CDD505-2E9C-101B-9397-08002B2CF9AE}" pid="900" name="rollback.critical">'
+            '<vt:lpwstr>60 minutes</vt:lpwstr></property></Properties>')
+    r, found = _diff(run, _edit(export, tmp_path / "prop.docx", custom=lambda x: x.replace("</Properties>", prop)))
+    added = next(d for d in found["differences"] if d["kind"] == "property added")
+    assert r.exit_code == 1 and added["name"] == "rollback.critical"
+    assert added["bring_back"].endswith("[service_levels] rollback = { ..., critical = 60 }")
+    r, found = _diff(run, _edit(export, tmp_path / "sha.docx",
+                                custom=lambda x: re.sub(r'(deal file SHA-256"><vt:lpwstr>)[0-9a-f]{4}', r"\g<1>0000",
+                                                        x)))
+    assert r.exit_code == 1 and "another deal file" in {d["kind"] for d in found["differences"]}
+
+
+def test_a_field_pointed_elsewhere_or_a_reference_overtyped_is_a_difference(run, export, tmp_path):
+    """Finding 2: clause 17.2's first field re-pointed from restore_sev1_hours to
+    restore_sev2_hours (its result overtyped to match, "8 hours") shows the Severity 2 target
+    where the Severity 1 target belongs: "field changed" at clause 17.2. A REF field pointed at
+    another paragraph, and one whose shown number was overtyped to a clause that does not exist
+    (22.9), are differences too. Exit 1 each; before, all three read "no difference"."""
+    def swap(xml: str) -> str:
+        return re.sub(r'DOCPROPERTY &quot;restore_sev1_hours&quot;([^>]*>\s*<w:r>.*?<w:t[^>]*>)4 hours',
+                      r"DOCPROPERTY &quot;restore_sev2_hours&quot;\g<1>8 hours", xml, count=1, flags=re.S)
+
+    r, found = _diff(run, _edit(export, tmp_path / "swap.docx", document=swap))
+    assert r.exit_code == 1 and ("field changed", "clause 17.2") in {(d["kind"], d["where"])
+                                                                     for d in found["differences"]}
+    r, found = _diff(run, _edit(export, tmp_path / "ref.docx", document=lambda x: x.replace(
+        "REF clause_measurement_disputes_expert ", "REF clause_measurement_disputes_review ", 1)))
+    assert r.exit_code == 1 and "field changed" in {d["kind"] for d in found["differences"]}
+    r, found = _diff(run, _edit(export, tmp_path / "num.docx", document=lambda x: re.sub(
+        r'(REF clause_service_credits_at_risk [^>]*>\s*<w:r>.*?<w:t[^>]*>)22\.2', r"\g<1>22.9", x, count=1,
+        flags=re.S)))
+    stale = [d for d in found["differences"] if d["kind"] == "shown differently"]
+    assert r.exit_code == 1 and [(d["name"], d["expected"], d["found"]) for d in stale] == [
+        ("clause_service_credits_at_risk", "22.2", "22.9")]
+
+
+@pytest.mark.parametrize("name, shown, words", [
+    ("restore_sev1_hours", "2 hours 30 minutes", "cannot read '2 hours 30 minutes' exactly"),
+    ("restore_sev1_hours", "4 days", "cannot read '4 days' exactly"),
+    ("restore_sev1_hours", "3\u00bd hours", "cannot read"),
+    ("restore_sev1_hours", "4-6 hours", "cannot read '4-6 hours' exactly"),
+    ("restore_sev1_hours", "1e2 hours", "cannot read '1e2 hours' exactly"),
+    ("restore_sev1_hours", "0x10 hours", "cannot read '0x10 hours' exactly"),
+    ("restore_sev1_hours", "4 Business Hours", "cannot read '4 Business Hours' exactly"),
+    ("restore_sev1_hours", "[restore_sev1_hours: hours]", "cannot read"),
+    ("restore_sev1_hours", "2.5 hours", "[parameters] restore_sev1_hours = 2.5"),
+    ("field-accuracy.critical", "99 percent", "the deal file would refuse it"),
+    ("containment.critical", "none", "[service_levels] containment: remove critical"),
+])
+def test_a_value_is_brought_back_only_when_it_reads_exactly_and_the_deal_file_accepts_it(run, export, tmp_path,
+                                                                                         name, shown, words):
+    """Finding 3: the line that carries a value back into the deal file is offered only where the
+    property's text is exactly what the deal file would show for that value (2.5 hours is; "2
+    hours 30 minutes", "4 days", "1e2 hours", "4 Business Hours" and a draft's blank are not, and
+    were read as 2, 4, 1, 4 and 1) and the deal file's checks accept it: a Critical Level of 99
+    percent for field accuracy is above its 95 percent floor, so on the wrong side, and is refused.
+    A Critical Level set to "none" comes back as removing it."""
+    old = {"restore_sev1_hours": "4 hours", "field-accuracy.critical": "90 percent",
+           "containment.critical": "45 percent"}[name]
+    from xml.sax.saxutils import escape
+
+    r, found = _diff(run, _edit(export, tmp_path / "v.docx", custom=lambda x: x.replace(
+        f'name="{name}"><vt:lpwstr>{old}<', f'name="{name}"><vt:lpwstr>{escape(shown)}<')))
+    changed = next(d for d in found["differences"] if d["kind"] == "value changed")
+    assert r.exit_code == 1 and words in changed["bring_back"], changed
+
+
+@pytest.mark.skipif(__import__("shutil").which("soffice") is None, reason="LibreOffice is not installed")
+def test_a_copy_saved_by_libreoffice_without_edits_is_still_clean(run, export, tmp_path):
+    """A copy opened and saved in LibreOffice, unedited (its fields saved as complex fields, its
+    MERGEFORMAT switches dropped, its style names cased its own way) says what the deal file says:
+    exit 0, no difference, though every paragraph and field instruction is now compared."""
+    import subprocess
+
+    out = tmp_path / "lo"
+    subprocess.run(["soffice", "--headless", f"-env:UserInstallation=file://{tmp_path}/profile", "--convert-to",
+                    "docx:MS Word 2007 XML", "--outdir", str(out), str(export)], check=True, capture_output=True,
+                   timeout=180)
+    r, found = _diff(run, out / export.name)
+    assert r.exit_code == 0 and found["differences"] == [], found
+
+
+def test_export_keeps_a_negotiated_copy_unless_forced_and_names_each_format_rightly(run, export, tmp_path):
+    """Finding 24: exporting over a Word file that is not a clean export of this deal (here one
+    holding the other side's tracked insertion in clause 22.5) is refused in one line, exit 2, the
+    copy untouched; --force replaces it; a clean export at the path is simply rewritten. An output
+    whose name ends otherwise than its format (Markdown into a .docx name, a PDF into .txt) is
+    refused, nothing written."""
+    insertion = ('<w:ins w:id="901" w:author="Other side" w:date="2026-12-01T10:00:00Z"><w:r><w:t xml:space="preserve">'
+                 ' No Service Credit is payable in December.</w:t></w:r></w:ins>')
+
+    def tracked(xml: str) -> str:
+        return re.sub(r'(w:name="clause_service_credits_cap".*?)(</w:p>)', r"\g<1>" + insertion + r"\g<2>", xml,
+                      count=1, flags=re.S)
+
+    negotiated = _edit(export, tmp_path / "negotiated.docx", document=tracked)
+    before = negotiated.read_bytes()
+    r = run("clauses", "export", "--sow", SOW, "--docx", negotiated)
+    assert r.exit_code == 2 and "is an edited copy" in r.stderr and "1 tracked change(s)" in r.stderr
+    assert r.stderr.count("\n") == 1 and negotiated.read_bytes() == before
+    assert run("clauses", "export", "--sow", SOW, "--docx", negotiated, "--force").exit_code == 0
+    assert negotiated.read_bytes() != before
+    assert run("clauses", "export", "--sow", SOW, "--docx", export).exit_code == 0  # a clean export: rewritten
+    for option, name in (("--md", "negotiated.docx"), ("--pdf", "schedule.txt"), ("--docx", "schedule.doc")):
+        target = tmp_path / f"x-{name}"
+        r = run("clauses", "export", "--sow", SOW, option, target)
+        assert r.exit_code == 2 and option in r.stderr and "does not end in" in r.stderr and not target.exists()

@@ -63,7 +63,11 @@ def clauses_show(clause_id: str = typer.Argument(..., help="A clause or module i
 
     lib = clauses.load_library()
     if clause_id not in lib.clauses and clause_id not in lib.parts:
-        raise InputError("ID", f"{clause_id!r} is not a clause or module", "see 'day60 clauses list'")
+        import difflib
+
+        close = difflib.get_close_matches(clause_id, [*lib.clauses, *lib.parts], n=1)
+        raise InputError("ID", f"{clause_id[:60]!r} is not a clause or module",
+                         (f"did you mean {close[0]}? " if close else "") + "see 'day60 clauses list'")
     c = lib.clauses.get(clause_id) or lib.parts[clause_id]
     where = f"charter {c.section}; " if isinstance(c, clauses.Clause) else "commercial module; "
     typer.echo(f"{c.title} ({where}library {lib.id} {lib.version}; numbered as in a schedule holding every clause "
@@ -107,8 +111,12 @@ def clauses_export(
                                         "DAY60_SIGN_PASSPHRASE or a prompt)."),
     tsa: str = typer.Option(None, "--tsa", metavar="URL",
                             help="An RFC 3161 timestamp authority for the PDF (with --sign: PAdES B-T)."),
+    force: bool = typer.Option(False, "--force", help="Replace a Word file that differs from a clean export (an "
+                                                      "edited or negotiated copy) all the same."),
 ) -> None:
     """The clause schedule with the deal's values filled in. Prints Markdown when no file is named.
+    A Word file already at --docx that is not a clean export of this deal (edited, with tracked
+    changes, or not day60's) is kept unless --force: compare it first with 'day60 clauses diff'.
 
     Example: day60 clauses export --sow synthetic-sow.toml --pdf schedule.pdf
     (the SYNTHETIC deal: day60 examples synthetic-deal --copy .)
@@ -119,6 +127,11 @@ def clauses_export(
     from day60.evidence import documents, sign, timestamp
 
     files.check_outputs({"--pdf": pdf, "--md": md, "--html": html, "--docx": docx}, [("--sow", sow)])
+    for option, path, endings in (("--pdf", pdf, (".pdf",)), ("--md", md, (".md", ".markdown")),
+                                  ("--html", html, (".html", ".htm")), ("--docx", docx, (".docx",))):
+        if path is not None and not path.name.casefold().endswith(endings):
+            raise InputError(option, f"{path.name} does not end in {' or '.join(endings)}, so it would hold another "
+                                     "format than its name says", f"name the {option[2:].upper()} file *{endings[0]}")
     if tsa is not None:
         timestamp.check_url(tsa)
         if pdf is None:
@@ -127,9 +140,16 @@ def clauses_export(
     lib = clauses.load_library()
     deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=draft)
     s = clauses.schedule(lib, deal, draft=draft)
+    weights = sum(float(v.get("credit_weight", 0)) for v in deal.service_levels.values())
+    if weights > 100:
+        typer.echo(f"note: the Credit Weights add up to {weights:g} percent of the At-Risk Amount; a month's Service "
+                   "Credits never pass 100 percent of it, so a month missing most Service Levels credits less than "
+                   "their weights say", err=True)
     if not (pdf or md or html or docx):
         typer.echo(render.html("schedule.md.j2", {"s": s}))
         return
+    if docx is not None and docx.exists() and not force:
+        _keep_an_edited_copy(lib, deal, s, docx)
     body = None
     document = documents.schedule_document(s, deal.raw, signer.identity() if signer else None, tsa)
     if pdf:  # built, signed and timestamped before anything is written
@@ -150,16 +170,41 @@ def clauses_export(
         typer.echo(f"wrote {pdf} ({pages} pages{done_with})", err=True)
 
 
+def _keep_an_edited_copy(lib, deal, s, docx: Path) -> None:
+    """Refuse to write over a Word file at --docx unless it is a clean export of this deal: a
+    negotiated copy (edited, or holding the other side's tracked changes) would be lost."""
+    from day60 import wordread
+    from day60.errors import InputError
+
+    try:
+        copy = wordread.read_bytes(docx.read_bytes(), docx.name)
+    except (InputError, OSError):
+        copy = None
+    if copy is None or wordread.EXPORT["sha256"] not in copy.properties:
+        raise InputError("--docx", f"{docx} exists and is not a Word schedule day60 exported, so writing would lose it",
+                         "choose another path, or give --force to replace it")
+    found = wordread.compare(lib, deal, s, copy)["differences"]
+    if found or copy.revisions:
+        what = (f"{len(found)} difference(s) from a clean export" if found else "") + (
+            (" and " if found else "") + f"{copy.revisions} tracked change(s)" if copy.revisions else "")
+        raise InputError("--docx", f"{docx} is an edited copy ({what}), which writing would lose",
+                         f"compare it with 'day60 clauses diff --sow {deal.path} {docx}', write elsewhere, or give "
+                         "--force to replace it")
+
+
 @clauses_app.command("diff")
 def clauses_diff(
     docx: Path = typer.Argument(..., metavar="DOCX", help="A Word schedule exported with --docx, as edited."),
     sow: Path = typer.Option(..., "--sow", help="The deal file (TOML) to compare it with."),
     fmt: str = typer.Option("table", "--format", help=FORMAT_HELP),
 ) -> None:
-    """How an edited Word schedule differs from a deal file: values changed (expected: the deal
-    file's; found: the copy's property, with the deal-file line that carries it back), values shown
-    other than their property (expected: the property; found: the text), wording changed,
-    paragraphs gone or added. Exit 0 when the copy says what the deal file does, 1 when it differs.
+    """How an edited Word schedule differs from a fresh export of a deal file, over the whole
+    document: values changed (expected: the deal file's; found: the copy's property, with the
+    deal-file line that carries it back, or "cannot read" where the text is not exactly a value the
+    deal file accepts), properties added, the copy's record of its deal file, values and
+    cross-references shown other than they should be, every paragraph and table cell reworded, gone
+    or added, fields pointed elsewhere, hidden text. Exit 0 when the copy says what the deal file
+    does, 1 when it differs.
 
     Example: day60 clauses diff --sow synthetic-sow.toml schedule-edited.docx
     """
@@ -234,7 +279,10 @@ def comply(
     if (journal is None) == (figures is None):
         raise InputError("--figures", "give exactly one of a JOURNAL or --figures", "pass one source of figures")
     if charges is not None and not (0 <= charges <= 1e15):  # also refuses nan and inf
-        raise InputError("--charges", f"is {charges!r}, not a sum of money from 0", "give the month's charges")
+        raise InputError("--charges", f"is {charges!r}, not a sum of money from 0 to 1e15",
+                         "give the month's Monthly Charges")
+    if charges is not None:
+        charges = charges + 0.0  # -0 is 0
     deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=True)
     scope, mismatch = None, None
     period: dict = {}
@@ -260,10 +308,16 @@ def comply(
         period = {"month": str((j.header.get("window") or {}).get("end", ""))[:7] or None}
     rows = clauses.comply(lib, deal, measured, source, scope)
     if charges is not None:
+        if period.get("charges") is not None and float(period["charges"]) != charges:
+            raise InputError("--charges", f"is {charges:,.2f}, but the figures file's period.charges is "
+                                          f"{float(period['charges']):,.2f}",
+                             "give the month's Monthly Charges once: drop --charges or period.charges")
         period["charges"] = charges
     from day60 import commercial
 
     after = commercial.consequences(lib, deal, rows, measured, period) if len(deal.modules) > 1 else None
+    if after is None:
+        _say_what_is_ignored(measured, period, charges)
     trace = _provenance({"deal": Path(sow), "figures": Path(figures) if figures else None,
                          "journal": j.sha256 if journal else None}, clause_library=f"{lib.id} {lib.version}")
     synthetic = bool(deal.deal.get("synthetic")) or bool(journal and j.header.get("synthetic"))
@@ -313,6 +367,25 @@ def comply(
 
 
 
+def _say_what_is_ignored(measured: dict, period: dict, charges: float | None) -> None:
+    """A deal with no commercial modules works out no credits, Critical Failures or relief: say so
+    (on stderr) for whatever the input gave for them, and report the Deemed Severity 2 Incidents,
+    which the service-levels clause still makes Severity 2 Incidents."""
+    given = [what for what, present in (
+        ("--charges", charges is not None),
+        ("period", any(k != "month" for k in period)),
+        ("relief claims", any(isinstance(f, dict) and f.get("relief") for f in measured.values())),
+        ("months", any(isinstance(f, dict) and f.get("months") for f in measured.values()))) if present]
+    if given:
+        typer.echo(f"note: the deal includes no commercial module, so {', '.join(given)} "
+                   f"{'is' if len(given) == 1 else 'are'} ignored: no Service Credit, Critical Failure or relief is "
+                   "worked out", err=True)
+    for check, f in sorted(measured.items()):
+        if isinstance(f, dict) and f.get("deemed"):
+            typer.echo(f"note: {check}: {f['deemed']} Deemed Severity 2 Incident(s), each a Severity 2 Incident "
+                       "under the schedule", err=True)
+
+
 def commercial_lines(after: dict, currency: str) -> dict[str, list[str]]:
     """What follows from the verdicts, as the lines a table footer and the PDF print: the credits,
     the Critical Failures and termination, relief, the Hypercare Period, and what is not computed."""
@@ -332,7 +405,8 @@ def commercial_lines(after: dict, currency: str) -> dict[str, list[str]]:
             out["credits"].append(f"{d['check']}: {d['count']} Deemed Severity 2 Incident(s) x {d['each_percent']:g} "
                                   f"percent = {d['percent_of_at_risk']:g} percent of the At-Risk Amount"
                                   + (f" ({d['note']})" if d["note"] else ""))
-        total = (f"total {credits['percent_of_at_risk']:g} percent of the At-Risk Amount"
+        total = (("conditional, if " + credits["conditional"] + ": ") if credits.get("conditional") else "") + (
+                 f"total {credits['percent_of_at_risk']:g} percent of the At-Risk Amount"
                  + (f" (capped from {credits['uncapped_percent_of_at_risk']:g})" if credits["capped"] else "")
                  + f", {credits['percent_of_charges']:g} percent of the Monthly Charges")
         if credits["amount"] is not None:
@@ -345,12 +419,14 @@ def commercial_lines(after: dict, currency: str) -> dict[str, list[str]]:
             out["critical"].append(f"{f['check']}: {f['kind']} ({f['detail']})")
         if critical["note"]:
             out["critical"].append(critical["note"])
+        if critical.get("conditional"):
+            out["critical"].append(f"conditional: these count only if {critical['conditional']}")
         term = critical["termination"]
         out["critical"].append(f"{critical['counted']} Critical Failure(s) counted this period; termination right: "
                                + {True: "arises", False: "does not arise", None: "cannot tell"}[term["arises"]]
                                + f" ({term['why']})")
     for r in after["relief"]:
-        out["relief"].append(f"{r['check']}: {'applied' if r['applied'] else 'claimed, not applied'}: {r['why']}")
+        out["relief"].append(f"{r['check']}: {'applied' if r['applied'] else 'not applied'}: {r['why']}")
     if after.get("hypercare"):
         h = after["hypercare"]
         out["relief"].append(f"period {h['month']}: " + ("before" if h["before_credit_start"] else "on or after")

@@ -238,11 +238,32 @@ def test_a_spray_of_claims_around_the_seal_earns_nothing(tmp_path):
         == (0, 0, 0)
 
 
+def test_the_supplier_s_claim_sets_no_severity_over_the_twin(fixed):
+    """Attack 37, finding 1, as it was made: the supplier's key posted a detection of I2 at Thu 5
+    March 11:40 with "severity": 4 and got 201; accepted, I2 would have been judged at severity 4's
+    loose business-hour target. Now 403 naming data.severity and what the supplier writes on
+    incident.detected (its note only), and nothing is written; without the field the claim is
+    written (201) with the journal's own source for I2 (organic: no one raised it)."""
+    seller = join(fixed, "Sam Seller", "supplier")
+    before = fixed.journal.read_bytes()
+    for data in ({"severity": 4}, {"source": "exercise"}, {"severity": 1, "note": "x"}):
+        status, answer = post(fixed, seller, kind="incident.detected", id="I2", at="2026-03-05T11:40+00:00",
+                              data=data)
+        assert status == 403 and answer["error"].startswith("data.s"), answer
+        assert "the supplier (the measured party) writes: note" in answer["error"]
+    assert fixed.journal.read_bytes() == before
+    status, answer = post(fixed, seller, kind="incident.detected", id="I2", at="2026-03-05T11:40+00:00",
+                          data={"note": "alert 12"})
+    assert status == 201 and answer["event"]["data"] == {"note": "alert 12", "source": "organic"}, answer
+
+
 # ----- every role, every kind --------------------------------------------------------------------
 
 
-def _body(kind: str, ident: str, seqs: dict[str, int]) -> dict:
-    """A request for ``kind`` as a script would send it, with data its model takes."""
+def _body(kind: str, ident: str, seqs: dict[str, int], role: str = "runner") -> dict:
+    """A request for ``kind`` as a script would send it, with data its model takes (and, for a role
+    the table limits to some fields, only those: the others are refused in
+    ``test_a_supplier_claim_never_sets_a_severity_or_a_source``)."""
     data = {
         "safety.agreed": SIGN_OFF, "injection.stopped": {"reason": "r"}, "injection.not-run": {"reason": "r"},
         "drift.onset": {"source": "organic", "affected_class": "c"}, "drift.detected": {"affected_class": "c"},
@@ -262,6 +283,9 @@ def _body(kind: str, ident: str, seqs: dict[str, int]) -> dict:
         "timestamp.token": {"covers_seq": 0, "covers_hash": "0" * 64, "tsa": "x", "token": "AAAA"},
         "accept": {"target": seqs["claim"], "reason": "r"}, "reject": {"target": seqs["claim"], "reason": "r"},
     }.get(kind, {})
+    mine = permissions.table().writes(role, kind)
+    if mine is not None and permissions.may_record(role, kind):
+        data = {k: v for k, v in data.items() if k in mine}
     return {"kind": kind, "id": ident, "data": data}
 
 
@@ -290,8 +314,7 @@ def test_every_role_tries_every_kind(tmp_path, role):
         runner = join(server, "J. Auditor", "runner")
         seqs = {"runner": post(server, runner, kind="drift.false-alert", id="R-LINE")[1]["event"]["seq"]}
         seller = join(server, "Sam Seller", "supplier")
-        seqs["claim"] = post(server, seller, kind="incident.detected", id="CLAIMED",
-                             data={"severity": 2, "source": "organic"})[1]["event"]["seq"]
+        seqs["claim"] = post(server, seller, kind="incident.detected", id="CLAIMED")[1]["event"]["seq"]
         seqs["dispute"] = post(server, runner, kind="dispute", id="d", data={"line": "restore", "reason": "r"}
                                )[1]["event"]["seq"]
         key = runner if role == "runner" else join(server, f"P {role}", role)
@@ -299,7 +322,7 @@ def test_every_role_tries_every_kind(tmp_path, role):
         for kind in KINDS:
             if kind == "exercise.close":
                 continue  # the runner's close would end the matrix: its refusal for the others is below
-            status, answer = post(server, key, **_body(kind, f"M-{kind}", seqs))
+            status, answer = post(server, key, **_body(kind, f"M-{kind}", seqs, role))
             if (status == 403) == _allowed(role, kind) or status not in (201, 403, 422):
                 wrong.append((kind, status, answer.get("error")))
         if role != "runner":

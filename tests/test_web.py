@@ -432,7 +432,9 @@ def test_the_json_twin_takes_8_clients_at_50_events_each_at_once(server):
     events = {e["id"]: e for e in jr.read(server.journal).events}
     for sent, back, _, answer in results:
         line = events[answer["event"]["id"]]
-        assert line == answer["event"]  # the answer is the line as written
+        # the answer is the line as written, without the chain's hashes (a page other than the
+        # runner's is never sent them: a hash would tell of a sealed line before it)
+        assert {k: v for k, v in line.items() if k not in ("prev", "hash")} == answer["event"]
         at = dt.datetime.fromisoformat(line["at"]).timestamp()
         assert sent - 0.001 <= at <= back + 0.001
         assert sent - 0.001 <= dt.datetime.fromisoformat(line["recorded_at"]).timestamp() <= back + 0.001

@@ -40,6 +40,12 @@ MAX_BODY = 64 * 1024  # a press is a few hundred bytes; nothing a page or a scri
 # once: one that trickled in for an hour would be recorded an hour before it was sent.
 BODY_SECONDS = 5.0
 KEEPALIVE_SECONDS = 15.0  # a comment on every open stream, on a fixed beat
+# Open event streams (each holds one of the server's request slots, day60.cli.web.MAX_CONNECTIONS,
+# for as long as it is open): a participant's pages and scripts, one role's participants, and all
+# but the runner's together; the runner's are not capped, and the slots left over are the room's.
+STREAMS_PER_PARTICIPANT = 4
+STREAMS_PER_ROLE = 16
+STREAMS_NOT_RUNNER = 40
 TIMELINE_ROWS = 200  # the page shows the latest lines; 'day60 show' shows them all
 COOKIE = "day60_key"
 JOIN_COOKIE = "day60_join"
@@ -49,6 +55,51 @@ HEADERS = {"content-security-policy": CSP, "x-content-type-options": "nosniff", 
            "x-frame-options": "DENY", "cross-origin-opener-policy": "same-origin",
            "cross-origin-resource-policy": "same-origin", "permissions-policy": "camera=(), microphone=()"}
 LOOPBACK = ("127.0.0.1", "::1", "::ffff:127.0.0.1")
+
+
+class Streams:
+    """Who holds how many open event streams; ``take`` refuses one beyond a cap (HTTP 429, or 503
+    when the room's share is full) and returns what gives it back."""
+
+    def __init__(self) -> None:
+        self.open: dict[tuple[str, ...], int] = {}
+
+    def take(self, who: Participant) -> Any:
+        if who.runner:
+            return lambda: None
+        keys = [("participant", who.role, who.name), ("role", who.role), ("all",)]
+        held = [self.open.get(k, 0) for k in keys]
+        if held[0] >= STREAMS_PER_PARTICIPANT:
+            raise Refused(429, f"{who.name} already has {held[0]} event streams open (at most "
+                               f"{STREAMS_PER_PARTICIPANT} a participant); close a page or a script's stream first")
+        if held[1] >= STREAMS_PER_ROLE:
+            raise Refused(429, f"the {who.label}'s participants already have {held[1]} event streams open (at "
+                               f"most {STREAMS_PER_ROLE} a role); close a page first")
+        if held[2] >= STREAMS_NOT_RUNNER:
+            raise Refused(503, f"{held[2]} event streams are open, as many as this server keeps for pages other "
+                               "than the runner's; try again when a page is closed")
+        for k in keys:
+            self.open[k] = self.open.get(k, 0) + 1
+
+        def release() -> None:
+            for k in keys:
+                self.open[k] -= 1
+
+        return release
+
+
+class _Held(StreamingResponse):
+    """A stream that gives its place back however it ends (even before its first byte)."""
+
+    def __init__(self, content: Any, release: Any, **kwargs: Any) -> None:
+        super().__init__(content, **kwargs)
+        self.release = release
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.release()
 
 
 class Refused(Exception):
@@ -447,7 +498,11 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
     async def api_stream(request: Request) -> Response:
         return _stream(request, from_bearer(request))
 
+    streams = Streams()
+
     def _stream(request: Request, who: Participant) -> Response:
+        release = streams.take(who)
+
         async def events() -> AsyncIterator[str]:
             queue = room.subscribe()
             last, problem = room.head(who), room.problem
@@ -476,7 +531,7 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
             finally:
                 room.unsubscribe(queue)
 
-        return StreamingResponse(events(), media_type="text/event-stream", headers={"x-accel-buffering": "no"})
+        return _Held(events(), release, media_type="text/event-stream", headers={"x-accel-buffering": "no"})
 
     # ----- errors, lifespan ----------------------------------------------------------------
 

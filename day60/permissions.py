@@ -124,7 +124,36 @@ def check_name(name: Any, field: str = "name") -> str:
         raise InputError(field, f"{name[:40]!r} is not a name this journal can carry",
                          "use 1 to 80 visible characters, with no control, invisible or direction-changing "
                          "characters (such as U+200B, U+202E) and no parentheses")
+    # Any bracket at all, and whatever reads as one once normalised (superscript, subscript and
+    # fullwidth parentheses): "Sam ⁽runner⁾" would read as a role of its own.
+    brackets = sorted({c for c in name if any(unicodedata.category(n) in ("Ps", "Pe")
+                                              for n in c + unicodedata.normalize("NFKC", c))})
+    if brackets:
+        shown = ", ".join(f"U+{ord(c):04X}" for c in brackets if ord(c) > 127) or "ASCII brackets"
+        raise InputError(field, f"{name[:40]!r} holds a bracket or a character that reads as one ({shown})",
+                         "write the name without brackets of any kind: a name in brackets reads as a role")
     return name
+
+
+def _folded(text: str) -> str:
+    import unicodedata
+
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def check_person(name: str, role: str, header: dict[str, Any], field: str = "name") -> None:
+    """Refuse a person's name that is the journal's runner's (for anyone but the runner) or one of
+    the parties' in its header (partner, supplier, the runner's organisation), compared casefolded
+    and NFKC-normalised: a dispute "by J. Auditor" from the supplier's contact reads as the runner's."""
+    parties = {"runner": "runner", "partner": "partner", "supplier": "supplier",
+               "runner_organisation": "runner's organisation"}
+    mine = _folded(name)
+    for key, what in parties.items():
+        value = header.get(key)
+        if not isinstance(value, str) or _folded(value) != mine or (key == "runner" and role == RUNNER):
+            continue
+        raise InputError(field, f"{name[:60]!r} is the name of this journal's {what}",
+                         "act under your own name (a person's name is never the runner's or a party's)")
 
 
 def actor_for(as_role: str | None, name: str | None) -> Actor:
@@ -260,6 +289,8 @@ def authorise(actor: Actor, kind: str, ident: str, data: dict[str, Any], header:
         raise NotPermitted("role", f"{role[:40]!r} is not a role of the access list", "see roles/" + TABLE)
     label = t.label(role)
     data = dict(data)
+    if role != TOOLKIT and actor.name is not None:
+        check_person(actor.name, role, header)
     if role != TOOLKIT:
         ours = sorted(set(data) & t.toolkit_fields)
         if ours:

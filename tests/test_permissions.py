@@ -445,3 +445,48 @@ def test_a_refusal_never_offers_a_field_only_the_toolkit_writes(tmp_path, run):
     assert runner.exit_code == 2, runner.output
     assert "drift.notice takes: note, affected_class, evidence" in runner.stderr
     assert "pressed_at" not in mine.stderr + runner.stderr
+
+
+@pytest.mark.parametrize(("name", "points"), [("Sam ⁽runner⁾", "U+207D, U+207E"), ("Sam （runner）", "U+FF08, U+FF09"),
+                                              ("Sam ₍runner₎", "U+208D, U+208E"), ("Sam [runner]", "ASCII brackets"),
+                                              ("Sam ❨runner❩", "U+2768, U+2769")])
+def test_a_name_holds_no_bracket_of_any_kind(tmp_path, run, name, points):
+    """Attack 37, finding 6: "Sam ⁽runner⁾" and fullwidth parentheses passed the ASCII-only rule
+    and read as a role. Every Unicode opening or closing bracket (categories Ps and Pe), and any
+    character NFKC turns into one, is refused at the command line (exit 2, one line naming the
+    code points, nothing written)."""
+    path = journal(tmp_path, [("drift.onset", "D1", "2026-03-03T10:00",
+                               {"source": "organic", "affected_class": "invoices"})])
+    before = path.read_bytes()
+    r = run("log", path, "drift.notice", "--id", "D1", "--at", "2026-03-03T12:00", "--set", "affected_class=invoices",
+            "--set", "evidence=e", "--as", "supplier", "--by", name)
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith("error: --by: "), r.output
+    assert f"holds a bracket or a character that reads as one ({points})" in r.stderr
+    assert path.read_bytes() == before
+
+
+def test_no_one_acts_under_the_runner_s_or_a_party_s_name_and_disputes_print_the_role(tmp_path, run):
+    """Attack 37, finding 6: the supplier's contact filed a dispute "by J. Auditor" (the runner's
+    name) and the score text and PDF read "dispute ... by J. Auditor, <supplier>", the PDF with no
+    role at all. The runner of this journal is "Test runner", its supplier "Test supplier": the
+    supplier's "test  RUNNER" and "Test Supplier" are refused (casefolded, NFKC, spaces folded:
+    exit 2, nothing written); the runner itself may give its own name. A dispute by Sam Seller as
+    the supplier prints "by Sam Seller as the supplier (the measured party), Test supplier" in
+    the score text, and the report's dispute list says the same."""
+    path = journal(tmp_path)
+    before = path.read_bytes()
+    for name in ("test  RUNNER", "Test Supplier", "ＴＥＳＴ runner"):
+        r = run("dispute", path, "--line", "restore", "--as", "supplier", "--by", name, "--reason", "x")
+        assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.output
+        assert "is the name of this journal's" in r.stderr and "your own name" in r.stderr
+    assert path.read_bytes() == before
+    assert run("dispute", path, "--line", "restore", "--as", "runner", "--by", "Test runner", "--reason",
+               "our own doubt").exit_code == 0
+    assert run("dispute", path, "--line", "restore", "--as", "supplier", "--by", "Sam Seller", "--reason",
+               "I2 was a test").exit_code == 0
+    r = run("score", path)
+    assert "by Sam Seller as the supplier (the measured party), Test supplier: open" in r.stdout, r.stdout
+    assert "by Test runner as the runner, " in r.stdout
+    html = tmp_path / "score.html"
+    assert run("score", path, "--html", html).exit_code == 0
+    assert "raised by Sam Seller as the supplier (the measured party) (Test supplier" in html.read_text()

@@ -353,6 +353,17 @@ def test_event_streams_are_capped_per_participant_and_role_and_never_the_runner(
             conn.close()
 
 
+def test_no_one_joins_under_the_runner_s_name(fixed):
+    """Attack 37, finding 6: the supplier's contact joined as "J. Auditor", the runner's own name.
+    Joining under the runner's name (casefolded, NFKC) or a party's ("Nimbus AI", "Audit Co") is
+    refused 422 naming the field; the runner joins under its own."""
+    for name in ("J. Auditor", "j.  auditor", "ｎｉｍｂｕｓ ai", "Audit Co"):
+        status, answer, _ = request(fixed, "POST", "/api/join", {"token": fixed.tokens["supplier"], "name": name,
+                                                                 "role": "supplier"})
+        assert status == 422 and answer["error"].startswith("name: ") and "your own name" in answer["error"], answer
+    assert join(fixed, "J. Auditor", "runner")
+
+
 # ----- every role, every kind --------------------------------------------------------------------
 
 

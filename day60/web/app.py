@@ -356,6 +356,7 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
     def join_as(request: Request, token: Any, name: Any, role: Any) -> Participant:
         role = check_role(role)
         name = check_name(name)
+        permissions.check_person(name, role, room.header)
         expected = keys.runner_token if role == "runner" else keys.join_token(role)
         if not isinstance(token, str) or not hmac.compare_digest(token.encode(), expected.encode()):
             hint = "the runner token this server printed" if role == "runner" else \

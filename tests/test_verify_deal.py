@@ -77,3 +77,29 @@ def test_expect_deal_bad_input_and_a_report_with_no_deal(forged):
     r = _cli("verify-report", plain, "--expect-deal", forged["real"])
     assert r.exit_code == 1 and "it carries no deal" in r.stderr, r.output
     assert "scored against no deal: every target is the rubric's published default" in r.stdout
+
+
+def test_a_lookalike_rubric_is_named_by_code_point_and_its_targets_are_its_own(forged, tmp_path):
+    """Attack 37, finding 7: a rubric whose id is "dаy60" (its second letter Cyrillic, U+0430) with
+    the re-queue target eased from 90 to 120 minutes was reported as "not one day60 publishes" with
+    the Cyrillic letter shown as is, and its targets were labelled "(rubric default)". Its standing
+    now names U+0430 CYRILLIC SMALL LETTER A, and every target of a score against it reads "this
+    rubric's own value", the score's targets "this rubric's own values", never "rubric default"."""
+    import json
+
+    from day60 import rubric
+    from day60.resources import data_dir
+
+    text = (data_dir("rubric") / "day60-v1.yaml").read_text(encoding="utf-8")
+    assert "\nid: day60\n" in text and "target: 90" in text
+    odd = text.replace("\nid: day60\n", "\nid: d\u0430y60\n").replace("target: 90", "target: 120")
+    path = tmp_path / "own.yaml"
+    path.write_text(odd, encoding="utf-8")
+    state, words = rubric.standing(rubric.loads(path.read_bytes()))
+    assert state == "unpublished" and "U+0430 CYRILLIC SMALL LETTER A" in words, words
+    r = _cli("score", forged["journal"], "--rubric", path, "--format", "json")
+    assert r.exit_code == 0, r.output
+    assert "rubric default" not in r.stdout and "this rubric's own value" in r.stdout
+    assert json.loads(r.stdout)["targets"].startswith("this rubric's own values")
+    r = _cli("score", forged["journal"], "--rubric", path)
+    assert "rubric default" not in r.stdout and "this rubric's own value" in r.stdout

@@ -258,6 +258,12 @@ def test_the_supplier_s_claim_sets_no_severity_over_the_twin(fixed):
     status, answer = post(fixed, seller, kind="incident.detected", id="I2", at="2026-03-05T11:40+00:00",
                           data={"note": "alert 12"})
     assert status == 201 and answer["event"]["data"] == {"note": "alert 12", "source": "organic"}, answer
+    # and its page (the twin's state) offers it no field it may not write
+    steps = request(fixed, "GET", "/api/state", key=seller)[1]["next"]
+    offered = {(s["kind"], f["name"]) for s in steps for f in s["fields"]}
+    assert ("drift.notice", "affected_class") in offered, offered
+    table = permissions.table()
+    assert all(name in table.writes("supplier", kind) for kind, name in offered), offered
 
 
 def test_the_supplier_cannot_time_a_sealed_onset_from_its_own_numbers(fixed):

@@ -291,11 +291,12 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
             steps = checklist.claims_to_judge(shown) + steps
         out = []
         for s in steps:
+            mine = permissions.table().writes(who.role, s.kind)  # a role the table limits is offered only its fields
             fields = [{"name": a.name, "label": a.name.replace("_", " "), "help": a.help, "kind": a.kind,
                        "choices": a.choices, "required": a.required or (a.name == "affected_class"),
                        "attest": a.attest}
                       for a in checklist.fields_for(s.kind, s.data, permissions.table().record.get(s.kind, {})
-                                                    .get(who.role) == "claim")]
+                                                    .get(who.role) == "claim") if mine is None or a.name in mine]
             sealed = s.kind == "drift.onset" and s.data.get("source") == "exercise"
             pauses = checklist.open_pauses(shown, s.id) if s.kind == "incident.restored" and s.id else {}
             out.append({"label": s.label, "kind": s.kind, "id": s.id, "preset": s.data, "fields": fields,

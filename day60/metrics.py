@@ -173,7 +173,7 @@ def _holiday_source(calendar: dict[str, Any]) -> dict[str, Any]:
 def _disputes(events: list[dict[str, Any]], header: dict[str, Any]) -> list[dict[str, Any]]:
     """Every dispute and its outcome (8.4.1: nothing leaves the log); one raised by the runner or a
     second auditor, or filed under the runner's own organisation, is marked a self-dispute (8.4.2)."""
-    from day60.permissions import RUNNER, organisation, role_of
+    from day60.permissions import RUNNER, organisation, role_of, table
 
     ours = organisation(RUNNER, header).casefold()  # the runner's organisation, or the words that stand for it
     out: dict[int, dict[str, Any]] = {}
@@ -181,8 +181,9 @@ def _disputes(events: list[dict[str, Any]], header: dict[str, Any]) -> list[dict
         if e["kind"] == "dispute":
             d = e["data"]
             own = role_of(e["by"]) in (RUNNER, "auditor") or d["organisation"].casefold() == ours
+            role = table().label(role_of(e["by"]) or RUNNER)  # printed beside the name: a name alone proves nothing
             out[e["seq"]] = {"seq": e["seq"], "line": d["line"], "reason": d["reason"], "raised_by": d["raised_by"],
-                             "organisation": d["organisation"], "raised_at": e["at"], "self_dispute": own,
+                             "role": role, "organisation": d["organisation"], "raised_at": e["at"], "self_dispute": own,
                              "outcome": None, "outcome_reason": None, "exclude": [], "corrections_since": []}
         elif e["kind"] == "resolve" and e["data"]["target"] in out:
             out[e["data"]["target"]].update(outcome=e["data"]["outcome"], outcome_reason=e["data"]["reason"],

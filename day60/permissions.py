@@ -53,6 +53,13 @@ class Table:
     accept: dict[str, tuple[str, ...]]
     toolkit_fields: frozenset[str]
     claim_fields: dict[str, tuple[str, ...]]
+    fields: dict[str, dict[str, tuple[str, ...]]]
+
+    def writes(self, role: str, kind: str) -> tuple[str, ...] | None:
+        """The data fields ``role`` writes on ``kind``, or None where the table does not limit them
+        (the kind's model decides)."""
+        limited = self.fields.get(role)
+        return None if limited is None else limited.get(kind, ())
 
     @property
     def people(self) -> tuple[str, ...]:
@@ -82,12 +89,15 @@ def table() -> Table:
     problems = [k for k in record if k not in KINDS or k in ACTIONS]
     problems += [f"{k}: {r}={s}" for k, g in record.items() for r, s in g.items() if r not in roles or s not in SCOPES]
     problems += [k for k in KINDS if k not in record and k not in ACTIONS]
+    fields = {r: {k: tuple(v) for k, v in kinds.items()} for r, kinds in (raw.get("fields") or {}).items()}
+    problems += [f"fields: {r}" for r in fields if r not in roles]
+    problems += [f"fields: {r}: {k}" for r, kinds in fields.items() for k in kinds if k not in KINDS]
     if problems:  # a shipped table that does not cover the kinds exactly is a build fault, never a user's
         raise RuntimeError(f"roles/{TABLE} does not match the event kinds: {', '.join(problems)}")
     return Table(str(raw["version"]), roles, record, {r: dict(v) for r, v in raw["correct"].items()},
                  frozenset(r for r, ok in raw["dispute"].items() if ok),
                  {r: tuple(v) for r, v in raw["accept"].items()}, frozenset(raw["toolkit_fields"]),
-                 {k: tuple(v) for k, v in raw["claim_fields"].items()})
+                 {k: tuple(v) for k, v in raw["claim_fields"].items()}, fields)
 
 
 def role_of(by: str | None) -> str | None:
@@ -114,7 +124,36 @@ def check_name(name: Any, field: str = "name") -> str:
         raise InputError(field, f"{name[:40]!r} is not a name this journal can carry",
                          "use 1 to 80 visible characters, with no control, invisible or direction-changing "
                          "characters (such as U+200B, U+202E) and no parentheses")
+    # Any bracket at all, and whatever reads as one once normalised (superscript, subscript and
+    # fullwidth parentheses): "Sam ⁽runner⁾" would read as a role of its own.
+    brackets = sorted({c for c in name if any(unicodedata.category(n) in ("Ps", "Pe")
+                                              for n in c + unicodedata.normalize("NFKC", c))})
+    if brackets:
+        shown = ", ".join(f"U+{ord(c):04X}" for c in brackets if ord(c) > 127) or "ASCII brackets"
+        raise InputError(field, f"{name[:40]!r} holds a bracket or a character that reads as one ({shown})",
+                         "write the name without brackets of any kind: a name in brackets reads as a role")
     return name
+
+
+def _folded(text: str) -> str:
+    import unicodedata
+
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def check_person(name: str, role: str, header: dict[str, Any], field: str = "name") -> None:
+    """Refuse a person's name that is the journal's runner's (for anyone but the runner) or one of
+    the parties' in its header (partner, supplier, the runner's organisation), compared casefolded
+    and NFKC-normalised: a dispute "by J. Auditor" from the supplier's contact reads as the runner's."""
+    parties = {"runner": "runner", "partner": "partner", "supplier": "supplier",
+               "runner_organisation": "runner's organisation"}
+    mine = _folded(name)
+    for key, what in parties.items():
+        value = header.get(key)
+        if not isinstance(value, str) or _folded(value) != mine or (key == "runner" and role == RUNNER):
+            continue
+        raise InputError(field, f"{name[:60]!r} is the name of this journal's {what}",
+                         "act under your own name (a person's name is never the runner's or a party's)")
 
 
 def actor_for(as_role: str | None, name: str | None) -> Actor:
@@ -250,11 +289,14 @@ def authorise(actor: Actor, kind: str, ident: str, data: dict[str, Any], header:
         raise NotPermitted("role", f"{role[:40]!r} is not a role of the access list", "see roles/" + TABLE)
     label = t.label(role)
     data = dict(data)
+    if role != TOOLKIT and actor.name is not None:
+        check_person(actor.name, role, header)
     if role != TOOLKIT:
         ours = sorted(set(data) & t.toolkit_fields)
         if ours:
             raise NotPermitted(", ".join(f"data.{k}" for k in ours), "is written by the toolkit itself, never by a "
                                "person", "leave it out (a seal is made with --seal, a late press by the page)")
+    _may_write_fields(role, kind, data)
     if seal and role != RUNNER:
         raise NotPermitted("seal", "only the runner seals an injected onset", "ask the runner")
     shown = visible(lines, role) if lines is not None else None
@@ -274,6 +316,22 @@ def authorise(actor: Actor, kind: str, ident: str, data: dict[str, Any], header:
     else:
         _may_record(actor, kind, ident, data, about if about is not None else facts(ident, shown or []))
     return actor.by(header), data
+
+
+def _may_write_fields(role: str, kind: str, data: dict[str, Any]) -> None:
+    """Refuse a data field the table's ``fields`` does not give ``role`` on ``kind`` (a dispute's
+    identity is refused by the dispute's own rule, with its own reason)."""
+    t = table()
+    mine = t.writes(role, kind)
+    if mine is None or not may_record(role, kind):  # a kind it may not record is refused as such
+        return
+    extra = sorted(set(data) - set(mine) - (set(IDENTITY) if kind == "dispute" else set()))
+    if extra:
+        takes = ", ".join(mine) or "no data field (its instant only)"
+        raise NotPermitted(", ".join(f"data.{k}" for k in extra),
+                           f"the {t.label(role)} does not set {', '.join(extra)} on {kind}: its line is for "
+                           "what it claims, and may move no other figure",
+                           f"leave {', '.join(extra)} out; on {kind} the {t.label(role)} writes: {takes}")
 
 
 def _may_record(actor: Actor, kind: str, ident: str, data: dict[str, Any], about: Facts) -> None:
@@ -301,6 +359,11 @@ def _may_record(actor: Actor, kind: str, ident: str, data: dict[str, Any], about
         raise NotPermitted("id", f"{ident[:60]} is the id of a signed-off injection, which only the runner starts",
                            "give a real drift, incident or rollback an id of its own")
     if scope == "claim":
+        from day60.events import DATA_MODELS
+
+        if "source" in DATA_MODELS[kind].model_fields and "source" not in data:
+            # not the claimant's to say: the journal's own word (the runner raised it, or it is real)
+            data["source"] = "exercise" if about.raised else "organic"
         missing = [f for f in t.claim_fields.get(kind, ()) if not data.get(f)]
         if missing:
             raise InputError(", ".join(f"--set {f}" for f in missing), f"a claim of {kind} names the {missing[0]} it "
@@ -393,13 +456,35 @@ def claim_status(line: dict[str, Any], judged: dict[int, dict[str, Any]]) -> str
     return "pending" if verdict is None else "accepted" if verdict["kind"] == "accept" else "rejected"
 
 
+LATE = ("pressed_at",)  # what the toolkit itself adds to a person's line (a press sent late)
+
+
+def claimed(line: dict[str, Any]) -> dict[str, Any]:
+    """The data a claim carries into the figures: only the fields the table's ``fields`` gives its
+    role on its kind (and a late press's browser time), so a severity or a source on the line,
+    typed outside the toolkit or filled in by the kind's model, moves no figure."""
+    mine = table().writes(role_of(line.get("by")) or "", line["kind"])
+    if mine is None:
+        return line["data"]
+    return {k: v for k, v in line["data"].items() if k in mine or k in LATE}
+
+
 def counted(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The lines the figures read: every line but a claim not (or not yet) accepted. A cheap pass
-    when the journal holds no claim."""
+    """The lines the figures read: every line but a claim not (or not yet) accepted, an accepted
+    claim holding only the data its role writes (``claimed``). A cheap pass when the journal holds
+    no claim."""
     if not any(role_of(e.get("by")) in table().claimants() for e in events):
         return events
     judged = judgements(events)
-    return [e for e in events if claim_status(e, judged) in (None, "accepted")]
+    out = []
+    for e in events:
+        status = claim_status(e, judged)
+        if status is None:
+            out.append(e)
+        elif status == "accepted":
+            data = claimed(e)
+            out.append(e if data == e["data"] else {**e, "data": data})
+    return out
 
 
 def markdown() -> str:
@@ -422,4 +507,7 @@ def markdown() -> str:
         "| `accept`, `reject` | " + " | ".join(", ".join(f"claims of the {w}" for w in t.accept[r])
                                               if r in t.accept else "-" for r in roles) + " |",
     ]
-    return head + "\n".join(rows + actions) + "\n"
+    limits = ["", "| role | kind | the only data fields it writes |", "| --- | --- | --- |"]
+    limits += [f"| {r} | `{kind}` | {', '.join(f'`{f}`' for f in fields) or 'none (its instant only)'} |"
+               for r, kinds in t.fields.items() for kind, fields in kinds.items()]
+    return head + "\n".join(rows + actions + (limits if t.fields else [])) + "\n"

@@ -130,8 +130,9 @@ def standing(rubric: Rubric) -> tuple[str, str]:
     table = published()
     name = f"{rubric.id} {rubric.version}"
     if rubric.id not in table:
-        return "unpublished", (f"rubric {name!r} (SHA-256 {rubric.sha256}) is not one day60 publishes: its lines "
-                               "are the report's own, checked only against themselves")
+        return "unpublished", (f"rubric {name!r} (SHA-256 {rubric.sha256}) is not one day60 publishes"
+                               f"{_lookalike(name)}: its lines and targets are the report's own, checked only "
+                               "against themselves")
     hashes = table[rubric.id].get(rubric.version)
     if hashes is None:
         return "changed", (f"it names the published rubric {rubric.id!r} at version {rubric.version!r}, which day60 "
@@ -141,6 +142,25 @@ def standing(rubric: Rubric) -> tuple[str, str]:
         return "changed", (f"it names the published rubric {name}, but its bytes hash to {rubric.sha256[:16]}..., "
                            f"not to the file published under that name ({shipped}): it was changed")
     return "published", f"rubric {name} as published (SHA-256 {rubric.sha256})"
+
+
+def _lookalike(name: str) -> str:
+    """The characters outside ASCII in a rubric's id and version, by code point and Unicode name,
+    so that a Cyrillic letter in "dаy60" is seen for what it is (empty when there are none)."""
+    import unicodedata
+
+    odd = [f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}" for c in dict.fromkeys(name) if ord(c) > 127]
+    return f" (its name holds characters outside ASCII: {', '.join(odd)})" if odd else ""
+
+
+def _own_targets(node: Any, words: str) -> Any:
+    """``node`` with every target labelled "rubric default" relabelled ``words``."""
+    if isinstance(node, dict):
+        return {k: (words if k == "source" and v == "rubric default" else _own_targets(v, words))
+                for k, v in node.items()}
+    if isinstance(node, list):
+        return [_own_targets(v, words) for v in node]
+    return node
 
 
 def loads(raw: bytes, target: str = "the rubric", shipped: bool = False) -> Rubric:
@@ -181,6 +201,9 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
                          f"use one of {', '.join(rubric.tiers)}")
     tier = rubric.tiers[tier_id]
     lines = [_score_line(line, figures, tier_id, tier, deal) for line in rubric.lines]
+    own = standing(rubric)[0] != "published"
+    if own:  # a target an unpublished rubric sets is its own value, never a published default
+        lines = _own_targets(lines, "this rubric's own value (not a published rubric)")
     for line in lines:
         if line["id"] in (not_evidenced or {}):  # "don't know" is never "did not happen"
             line.update(status="not evidenced", earned=0.0,
@@ -231,7 +254,8 @@ def score(figures: Figures, header: dict[str, Any], rubric: Rubric, deal: dict[s
         "rubric": {"id": rubric.id, "version": rubric.version, "sha256": rubric.sha256},
         "journal_sha256": figures.summary["journal_sha256"],
         "journal_head": figures.summary.get("journal_head"),
-        "targets": "deal file" if deal else "rubric defaults (no deal file given)",
+        "targets": "deal file" if deal else ("this rubric's own values (not a published rubric; no deal file given)"
+                                             if own else "rubric defaults (no deal file given)"),
         "synthetic": bool(header.get("synthetic")),
         "lines": lines,
         "disputes": disputes,

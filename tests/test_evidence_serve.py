@@ -153,8 +153,57 @@ def test_headers_past_the_limit_are_refused(server):
     assert reply.startswith(b"HTTP/1.1 4") or reply == b"", reply[:80]
 
 
+def test_connections_that_send_nothing_take_no_request_slot(server):
+    """Attack 37, finding 5: 66 connections that sent nothing (reopened every 15 s) left every
+    request answered 503, since uvicorn's limit counted open connections. Requests are counted
+    now, not connections: with HARD_CONNECTIONS + 12 = 140 silent connections open, a request is
+    answered by the app, and each connection past the 128th closed the oldest silent one to make room
+    (140 + 1 - 128 = 13 closed by the time the page is answered, the page's own included in the
+    141), the rest left to SILENT_TIMEOUT."""
+    silent = []
+    try:
+        for _ in range(web.HARD_CONNECTIONS + 12):
+            silent.append(_connect(server))
+        time.sleep(0.5)
+        reply = _get(server, "/")  # the app's own answer (421: this helper's Host names no port), not 503
+        assert reply.startswith(b"HTTP/1.1 421"), reply[:200]
+        time.sleep(0.5)
+        closed = [i for i, sock in enumerate(silent) if _closed(sock)]
+        assert len(closed) >= 13 and closed[:13] == list(range(13)), closed
+    finally:
+        for sock in silent:
+            sock.close()
+
+
+def test_a_full_server_answers_503_as_json_under_api():
+    """Attack 37, finding 4: the 503 on /api was plain text. Beyond MAX_CONNECTIONS requests at
+    once (65 running, this one included), /api/ answers 503 with a JSON error and Retry-After;
+    a page gets the same status in text; at 64 the request goes through."""
+    import asyncio
+    import json
+
+    def ask(path: str, running: int) -> list[dict]:
+        sent: list[dict] = []
+
+        async def app(scope, receive, send):
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+
+        async def send(message):
+            sent.append(message)
+
+        limited = web._over_capacity(app, set(range(running)))
+        asyncio.run(limited({"type": "http", "path": path}, None, send))
+        return sent
+
+    start, body = ask("/api/state", web.MAX_CONNECTIONS + 1)
+    assert start["status"] == 503 and (b"content-type", b"application/json") in start["headers"]
+    assert "try again" in json.loads(body["body"])["error"] and (b"retry-after", b"1") in start["headers"]
+    assert ask("/", web.MAX_CONNECTIONS + 1)[0]["status"] == 503
+    assert ask("/api/state", web.MAX_CONNECTIONS)[0]["status"] == 200
+
+
 def test_the_limits_are_the_ones_uvicorn_is_started_with():
     limits = web.server_limits()
-    assert limits["timeout_keep_alive"] == web.KEEP_ALIVE and limits["limit_concurrency"] == web.MAX_CONNECTIONS
+    assert limits["timeout_keep_alive"] == web.KEEP_ALIVE and "limit_concurrency" not in limits
     assert limits["h11_max_incomplete_event_size"] == web.MAX_HEADER_BYTES
     assert issubclass(limits["http"], __import__("asyncio").Protocol)

@@ -319,7 +319,7 @@ def test_a_pending_claim_never_blocks_the_auditors_own_record(tmp_path):
     runner's line is written, the claim is rejected, and the clock runs 10:05 to 14:00, 3.92 h."""
     path = journal(tmp_path, [("safety.agreed", "I1", "2026-02-27T10:00", SIGN_OFF),
                               ("incident.raised", "I1", "2026-03-03T10:00")])
-    claim = jr.append(path, "incident.detected", "I1", t("2026-03-03T13:00"), {"severity": 2}, actor=SUPPLIER)
+    claim = jr.append(path, "incident.detected", "I1", t("2026-03-03T13:00"), {}, actor=SUPPLIER)
     jr.append(path, "incident.detected", "I1", t("2026-03-03T10:05"), {"severity": 2}, actor=Actor("runner"))
     jr.append(path, "incident.restored", "I1", t("2026-03-03T14:00"), {"check": "probe"}, actor=Actor("runner"))
     jr.append(path, "reject", "I1", t("2026-03-03T15:00"), {"target": claim["seq"], "reason": "alert at 10:05"},
@@ -337,8 +337,7 @@ def test_the_engine_leaves_a_journal_with_supplier_incident_claims_to_the_refere
     path = journal(tmp_path, [("incident.detected", "I1", "2026-03-03T10:00", {"severity": 2, "source": "organic"}),
                               ("incident.restored", "I1", "2026-03-03T12:00", {"check": "c"})])
     engine.read_fast(path)  # nothing judged: the fast path takes it
-    jr.append(path, "incident.detected", "I2", t("2026-03-03T11:00"), {"severity": 2, "source": "organic"},
-              actor=SUPPLIER)
+    jr.append(path, "incident.detected", "I2", t("2026-03-03T11:00"), {}, actor=SUPPLIER)
     with pytest.raises(engine.Declined, match="claim of the measured party"):
         engine.read_fast(path)
     rows = incidents(path)
@@ -360,3 +359,134 @@ def test_every_front_end_names_who_is_writing():
 def test_the_json_schema_lists_the_new_kinds(run):
     r = run("schema", "accept")
     assert r.exit_code == 0 and json.loads(r.stdout)["properties"]["kind"]["const"] == "accept"
+
+
+# ----- attack 37: what a claim may carry ----------------------------------------------------------
+
+
+def _restore_claim_journal(tmp_path: Path) -> Path:
+    """I1 raised by the runner Thu 5 March 11:30 (signed off), restored Fri 6 March 11:40."""
+    return journal(tmp_path, [("safety.agreed", "I1", "2026-02-27T10:00", SIGN_OFF),
+                              ("incident.raised", "I1", "2026-03-05T11:30")])
+
+
+def test_a_supplier_claim_never_sets_a_severity_or_a_source(tmp_path, run):
+    """Attack 37, finding 1. The supplier claimed I1's detection at Thu 5 March 11:40 with
+    severity 4; once accepted, the restore to Fri 6 March 11:40 was judged at severity 4's target
+    (8.5 business hours: Thu 11:40-17:30 is 5 h 50, Fri 09:00-11:40 is 2 h 40; against 40 bh, full
+    marks, 25 of 25) instead of the strictest (24 elapsed hours against severity 1's 4 h target,
+    at its 24 h cut-off: 60%, 15 of 25).
+
+    Now the access list's ``fields`` gives the supplier no field on incident.detected: severity and
+    source are refused (exit 2, one line naming the field and the fix, nothing written). A line
+    that carries a severity anyway (written outside the toolkit's front ends) moves nothing once
+    accepted: the incident stays unclassified and restore earns 15 of 25."""
+    from day60 import assess
+
+    path = _restore_claim_journal(tmp_path)
+    before = path.read_bytes()
+    for field in ("severity=4", "source=organic"):
+        r = run("log", path, "incident.detected", "--id", "I1", "--at", "2026-03-05T11:40", "--set", field,
+                "--as", "supplier", "--by", "Sam Seller")
+        name = field.split("=")[0]
+        assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.output
+        assert r.stderr.startswith(f"error: data.{name}: the supplier (the measured party) does not set {name} "
+                                   "on incident.detected"), r.stderr
+        assert "writes: note" in r.stderr and "Traceback" not in r.output
+    assert path.read_bytes() == before
+    forged = jr.append(path, "incident.detected", "I1", t("2026-03-05T11:40"), {"severity": 4},
+                       by="Sam Seller (supplier)")
+    assert forged["data"]["severity"] == 4 and permissions.is_claim(forged)
+    assert run("accept", path, "--seq", forged["seq"], "--reason", "alert in its console at 11:40").exit_code == 0
+    jr.append(path, "incident.restored", "I1", t("2026-03-06T11:40"), {"check": "probe"}, actor=Actor("runner"))
+    jr.append(path, "exercise.close", "exercise", t("2026-03-13T17:30"), {})
+    row = incidents(path)["I1"]
+    assert row["restore_hours"] == 24 and row["status"] == "unclassified"
+    lines = {x["id"]: x for x in assess.score_journal(jr.read(path)).result["lines"]}
+    assert lines["restore"]["earned"] == pytest.approx(15)
+
+
+def test_claims_shows_every_field_being_accepted_and_no_none(tmp_path, run):
+    """Attack 37, findings 1 and 7: 'day60 claims' printed "None" in a class column for an
+    incident claim, never showed a severity the claim carried, and listed a correction without
+    the instant it proposes. Each claim now reads what accepting it records: the kind and instant
+    and every field the claim carries into the figures (a drift notice's class and evidence; an
+    incident detection's instant alone, its model's default source being none of the supplier's),
+    and a correction's target and proposed instant, Tue 3 March 12:00."""
+    path = journal(tmp_path, [("drift.onset", "D1", "2026-03-03T10:00",
+                               {"source": "organic", "affected_class": "invoices"}),
+                              ("safety.agreed", "I1", "2026-02-27T10:00", SIGN_OFF),
+                              ("incident.raised", "I1", "2026-03-05T11:30")])
+    notice = jr.append(path, "drift.notice", "D1", t("2026-03-05T10:00"), {"affected_class": "invoices",
+                                                                           "evidence": "alert 4411"}, actor=SUPPLIER)
+    jr.append(path, "incident.detected", "I1", t("2026-03-05T11:40"), {}, actor=SUPPLIER)
+    jr.correct(path, notice["seq"], t("2026-03-03T12:00"), "typed the wrong day", actor=SUPPLIER)
+    r = run("claims", path)
+    assert r.exit_code == 0, r.output
+    assert "None" not in r.stdout and "null" not in r.stdout
+    assert "affected_class=invoices; evidence=alert 4411" in r.stdout
+    assert "incident.detected at 2026-03-05T11:40:00+00:00" in r.stdout and "source" not in r.stdout
+    assert f"seq {notice['seq']} moved to 2026-03-03T12:00:00+00:00; reason=typed the wrong day" in r.stdout
+    listed = json.loads(run("claims", path, "--format", "json").stdout)["claims"]
+    assert listed[1]["fields"] == {} and listed[2]["fields"]["at"] == "2026-03-03T12:00:00+00:00"
+
+
+def test_a_refusal_never_offers_a_field_only_the_toolkit_writes(tmp_path, run):
+    """Attack 37, finding 7: sending data.by was refused with "drift.notice takes: note,
+    pressed_at, ...", and pressed_at is itself refused as the toolkit's. The supplier is told what
+    it writes on the kind; any other role is told the model's fields less the toolkit's."""
+    path = journal(tmp_path, [("drift.onset", "D1", "2026-03-03T10:00",
+                               {"source": "organic", "affected_class": "invoices"})])
+    mine = run("log", path, "drift.notice", "--id", "D1", "--at", "2026-03-03T12:00", "--set", "affected_class=x",
+               "--set", "evidence=e", "--set", "by=Eve", "--as", "supplier", "--by", "Sam Seller")
+    assert mine.exit_code == 2 and "writes: affected_class, evidence, note" in mine.stderr, mine.output
+    runner = run("log", path, "drift.notice", "--id", "D1", "--at", "2026-03-03T12:00", "--set", "affected_class=x",
+                 "--set", "evidence=e", "--set", "by=Eve")
+    assert runner.exit_code == 2, runner.output
+    assert "drift.notice takes: note, affected_class, evidence" in runner.stderr
+    assert "pressed_at" not in mine.stderr + runner.stderr
+
+
+@pytest.mark.parametrize(("name", "points"), [("Sam ⁽runner⁾", "U+207D, U+207E"), ("Sam （runner）", "U+FF08, U+FF09"),
+                                              ("Sam ₍runner₎", "U+208D, U+208E"), ("Sam [runner]", "ASCII brackets"),
+                                              ("Sam ❨runner❩", "U+2768, U+2769")])
+def test_a_name_holds_no_bracket_of_any_kind(tmp_path, run, name, points):
+    """Attack 37, finding 6: "Sam ⁽runner⁾" and fullwidth parentheses passed the ASCII-only rule
+    and read as a role. Every Unicode opening or closing bracket (categories Ps and Pe), and any
+    character NFKC turns into one, is refused at the command line (exit 2, one line naming the
+    code points, nothing written)."""
+    path = journal(tmp_path, [("drift.onset", "D1", "2026-03-03T10:00",
+                               {"source": "organic", "affected_class": "invoices"})])
+    before = path.read_bytes()
+    r = run("log", path, "drift.notice", "--id", "D1", "--at", "2026-03-03T12:00", "--set", "affected_class=invoices",
+            "--set", "evidence=e", "--as", "supplier", "--by", name)
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith("error: --by: "), r.output
+    assert f"holds a bracket or a character that reads as one ({points})" in r.stderr
+    assert path.read_bytes() == before
+
+
+def test_no_one_acts_under_the_runner_s_or_a_party_s_name_and_disputes_print_the_role(tmp_path, run):
+    """Attack 37, finding 6: the supplier's contact filed a dispute "by J. Auditor" (the runner's
+    name) and the score text and PDF read "dispute ... by J. Auditor, <supplier>", the PDF with no
+    role at all. The runner of this journal is "Test runner", its supplier "Test supplier": the
+    supplier's "test  RUNNER" and "Test Supplier" are refused (casefolded, NFKC, spaces folded:
+    exit 2, nothing written); the runner itself may give its own name. A dispute by Sam Seller as
+    the supplier prints "by Sam Seller as the supplier (the measured party), Test supplier" in
+    the score text, and the report's dispute list says the same."""
+    path = journal(tmp_path)
+    before = path.read_bytes()
+    for name in ("test  RUNNER", "Test Supplier", "ＴＥＳＴ runner"):
+        r = run("dispute", path, "--line", "restore", "--as", "supplier", "--by", name, "--reason", "x")
+        assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.output
+        assert "is the name of this journal's" in r.stderr and "your own name" in r.stderr
+    assert path.read_bytes() == before
+    assert run("dispute", path, "--line", "restore", "--as", "runner", "--by", "Test runner", "--reason",
+               "our own doubt").exit_code == 0
+    assert run("dispute", path, "--line", "restore", "--as", "supplier", "--by", "Sam Seller", "--reason",
+               "I2 was a test").exit_code == 0
+    r = run("score", path)
+    assert "by Sam Seller as the supplier (the measured party), Test supplier: open" in r.stdout, r.stdout
+    assert "by Test runner as the runner, " in r.stdout
+    html = tmp_path / "score.html"
+    assert run("score", path, "--html", html).exit_code == 0
+    assert "raised by Sam Seller as the supplier (the measured party) (Test supplier" in html.read_text()

@@ -428,11 +428,13 @@ def test_the_json_twin_takes_8_clients_at_50_events_each_at_once(server):
         t.start()
     for t in threads:
         t.join()
-    assert [r[2] for r in results] == [201] * 400
+    assert [r[2] for r in results] == [201] * 400, next(r[3] for r in results if r[2] != 201)
     events = {e["id"]: e for e in jr.read(server.journal).events}
     for sent, back, _, answer in results:
         line = events[answer["event"]["id"]]
-        assert line == answer["event"]  # the answer is the line as written
+        # the answer is the line as written, without the chain's hashes (a page other than the
+        # runner's is never sent them: a hash would tell of a sealed line before it)
+        assert {k: v for k, v in line.items() if k not in ("prev", "hash")} == answer["event"]
         at = dt.datetime.fromisoformat(line["at"]).timestamp()
         assert sent - 0.001 <= at <= back + 0.001
         assert sent - 0.001 <= dt.datetime.fromisoformat(line["recorded_at"]).timestamp() <= back + 0.001

@@ -112,7 +112,7 @@ def test_only_the_runner_starts_an_injection_or_resolves_a_dispute(served):
     # Nor may anyone else begin a drift, an incident or a rollback under a signed-off id: a supplier
     # contact's "detected, severity 4" under I1 took the id (the runner's raise was then refused as
     # a second incident) and set the severity with the loosest target.
-    status, answer = post(served, seller, kind="incident.detected", id="I1", data={"severity": 4})
+    status, answer = post(served, seller, kind="incident.detected", id="I1")
     assert status == 403 and "signed-off injection" in answer["error"], answer
     for body in ({"kind": "incident.partner-notice", "id": "I1"},
                  {"kind": "rollback.criterion-met", "id": "R1", "data": {"kind": "rehearsal"}}):
@@ -125,7 +125,7 @@ def test_only_the_runner_starts_an_injection_or_resolves_a_dispute(served):
                 data={"kind": "production", "source": "organic"})[0] == 403
     # The runner does all three; once the incident is raised, the supplier claims its detection.
     assert post(served, runner, kind="incident.raised", id="I1")[0] == 201
-    assert post(served, seller, kind="incident.detected", id="I1", data={"severity": 2})[0] == 201
+    assert post(served, seller, kind="incident.detected", id="I1")[0] == 201
     assert post(served, runner, kind="resolve", id="lead-time",
                 data={"target": dispute, "outcome": "rejected", "reason": "no alert in the channel"})[0] == 201
 

@@ -17,6 +17,7 @@ the browser is Debian's Chromium (the ``browser`` fixture).
 
 import datetime as dt
 import json
+import time
 
 import pytest
 from typer.testing import CliRunner
@@ -122,18 +123,20 @@ def test_the_supplier_cannot_correct_its_notice_after_the_reveal(fixed):
     status, answer = post(fixed, seller, kind="drift.notice", id="D1", at="2026-03-10T12:00+00:00",
                           data={"affected_class": "invoices", "evidence": "alert 4411, email to the partner"})
     assert status == 201 and answer["event"]["by"] == "Sam Seller (supplier)"
-    notice = answer["event"]["seq"]
+    notice = answer["event"]["seq"]  # the supplier's own number for it: its view holds no sealed onset
+    line = notice + 1  # the journal's seq, which the runner's page shows: D1's sealed onset is before it
     # Before it is accepted the claim counts in no figure, and only an auditor may accept it.
     assert post(fixed, seller, kind="accept", id="D1", data={"target": notice, "reason": "mine"})[0] == 403
     status, state = request(fixed, "GET", "/api/state", key=runner)[:2]
-    assert any(s["kind"] == "accept" and s["preset"] == {"target": notice} for s in state["next"])
-    assert post(fixed, runner, kind="accept", id="D1", data={"target": notice, "reason": "email in the inbox"}
+    assert any(s["kind"] == "accept" and s["preset"] == {"target": line} for s in state["next"])
+    assert post(fixed, runner, kind="accept", id="D1", data={"target": line, "reason": "email in the inbox"}
                 )[0] == 201
     assert post(fixed, runner, kind="exercise.close", id="exercise", at="2026-03-13T17:30+00:00")[0] == 201
     assert request(fixed, "POST", "/api/reveal", key=runner)[0] == 200
     before = fixed.journal.read_bytes()
-    status, answer = post(fixed, seller, kind="correction", id=str(notice),
-                          data={"target": notice, "at": "2026-03-02T10:01+00:00", "reason": "typed the wrong day"})
+    # Revealed, D1's onset takes its place in the supplier's view: its notice is numbered `line` now.
+    status, answer = post(fixed, seller, kind="correction", id=str(line),
+                          data={"target": line, "at": "2026-03-02T10:01+00:00", "reason": "typed the wrong day"})
     assert status == 403 and "once the exercise is closed or an onset revealed" in answer["error"], answer
     assert fixed.journal.read_bytes() == before
     lines = score(fixed.journal)
@@ -238,11 +241,142 @@ def test_a_spray_of_claims_around_the_seal_earns_nothing(tmp_path):
         == (0, 0, 0)
 
 
+def test_the_supplier_s_claim_sets_no_severity_over_the_twin(fixed):
+    """Attack 37, finding 1, as it was made: the supplier's key posted a detection of I2 at Thu 5
+    March 11:40 with "severity": 4 and got 201; accepted, I2 would have been judged at severity 4's
+    loose business-hour target. Now 403 naming data.severity and what the supplier writes on
+    incident.detected (its note only), and nothing is written; without the field the claim is
+    written (201) with the journal's own source for I2 (organic: no one raised it)."""
+    seller = join(fixed, "Sam Seller", "supplier")
+    before = fixed.journal.read_bytes()
+    for data in ({"severity": 4}, {"source": "exercise"}, {"severity": 1, "note": "x"}):
+        status, answer = post(fixed, seller, kind="incident.detected", id="I2", at="2026-03-05T11:40+00:00",
+                              data=data)
+        assert status == 403 and answer["error"].startswith("data.s"), answer
+        assert "the supplier (the measured party) writes: note" in answer["error"]
+    assert fixed.journal.read_bytes() == before
+    status, answer = post(fixed, seller, kind="incident.detected", id="I2", at="2026-03-05T11:40+00:00",
+                          data={"note": "alert 12"})
+    assert status == 201 and answer["event"]["data"] == {"note": "alert 12", "source": "organic"}, answer
+    # and its page (the twin's state) offers it no field it may not write
+    steps = request(fixed, "GET", "/api/state", key=seller)[1]["next"]
+    offered = {(s["kind"], f["name"]) for s in steps for f in s["fields"]}
+    assert ("drift.notice", "affected_class") in offered, offered
+    table = permissions.table()
+    assert all(name in table.writes("supplier", kind) for kind, name in offered), offered
+
+
+def test_the_supplier_cannot_time_a_sealed_onset_from_its_own_numbers(fixed):
+    """Attack 37, finding 3: the supplier corrected its own claim once a second and read the seq of
+    each answer; the seq it never got (14, 16: no 15) was the sealed onset, timed to a second.
+
+    Pages other than the runner's now number the lines they see 1, 2, 3... and carry no prev or
+    hash. Worked by hand on the fixed journal: journal seqs 1 and 2 are the sign-offs of D1 and I1,
+    3 the sealed onset of D1, 4 to 7 the lines of I1 and I2, so the supplier sees 6 lines,
+    numbered 1 to 6. Its notice is journal seq 8, its number 7; its correction of "7" is written
+    naming journal seq 8, and is its number 8. The runner signs D2 off (journal 10, the supplier's 9)
+    and seals D2's onset (journal 11, hidden); the supplier's next probe is journal 12 and its
+    number 10: no gap. Its view lists 1 to 10, the stream's head reads 10, and no answer holds a
+    hash a gap could be read from. After the reveal the onsets take their places (12 lines shown
+    before the reveal lines)."""
+    import http.client
+
+    seller, runner = join(fixed, "Sam Seller", "supplier"), join(fixed, "J. Auditor", "runner")
+    status, answer = post(fixed, seller, kind="drift.notice", id="D1", at="2026-03-10T12:00+00:00",
+                          data={"affected_class": "invoices", "evidence": "alert 4411"})
+    assert status == 201 and answer["event"]["seq"] == 7 and "hash" not in answer["event"], answer
+    probe = {"kind": "correction", "id": "7", "data": {"target": 7, "at": "2026-03-10T11:00+00:00", "reason": "probe"}}
+    status, answer = post(fixed, seller, **probe)
+    assert status == 201 and answer["event"]["seq"] == 8 and answer["event"]["data"]["target"] == 7, answer
+    assert jr.read(fixed.journal).events[-1]["data"]["target"] == 8  # the journal names its own seq
+    assert post(fixed, runner, kind="safety.agreed", id="D2", at="2026-03-02T08:00+00:00", data=SIGN_OFF)[0] == 201
+    assert post(fixed, runner, kind="drift.onset", id="D2", seal=True, data={"affected_class": "claims"})[0] == 201
+    status, answer = post(fixed, seller, **probe)
+    assert status == 201 and answer["event"]["seq"] == 10, answer
+    assert jr.read(fixed.journal).events[-1]["seq"] == 12
+    status, seen, _ = request(fixed, "GET", "/api/events?after=0", key=seller)
+    assert [e["seq"] for e in seen["events"]] == list(range(1, 11)) and seen["head"] == 10
+    assert not any("hash" in e or "prev" in e for e in seen["events"])
+    conn = http.client.HTTPConnection("127.0.0.1", fixed.port, timeout=10)
+    conn.request("GET", "/api/stream", headers={"Authorization": f"Bearer {seller}"})
+    stream = conn.getresponse()
+    first = b"".join(stream.fp.readline() for _ in range(4))
+    conn.close()
+    assert b"data: 10\n" in first, first
+    # The runner's view is the journal's own.
+    assert request(fixed, "GET", "/api/events?after=0", key=runner)[1]["head"] == 12
+    assert post(fixed, runner, kind="exercise.close", id="exercise", at="2026-03-13T17:30+00:00")[0] == 201
+    assert request(fixed, "POST", "/api/reveal", key=runner)[0] == 200
+    status, seen, _ = request(fixed, "GET", "/api/events?after=0", key=seller)
+    assert [e["seq"] for e in seen["events"]] == list(range(1, 16)) and seen["events"][2]["kind"] == "drift.onset"
+
+
+def test_event_streams_are_capped_per_participant_and_role_and_never_the_runner(fixed):
+    """Attack 37, finding 4: one supplier key held 63 event streams and every other request, the
+    runner's join included, was answered 503 for as long as they stayed open. Now, worked by hand
+    from the caps (4 a participant, 16 a role, 40 for every page but the runner's): Sam's 5th
+    stream is refused 429 in JSON naming the 4; four more supplier names with 4 each make 16, so a
+    sixth name's first stream is refused 429 naming the role's 16; the runner still joins, reads
+    its state and opens a stream; and a stream closed gives its place back."""
+    import http.client
+
+    def stream(key):
+        conn = http.client.HTTPConnection("127.0.0.1", fixed.port, timeout=10)
+        conn.request("GET", "/api/stream", headers={"Authorization": f"Bearer {key}"})
+        answer = conn.getresponse()
+        if answer.status == 200:
+            answer.fp.readline()
+            return conn, None
+        body = json.loads(answer.read())
+        conn.close()
+        return None, (answer.status, body)
+
+    held = []
+    try:
+        sellers = [join(fixed, f"Sam Seller {n}", "supplier") for n in range(5)]
+        for key in sellers[:4]:
+            for _ in range(4):
+                conn, refused = stream(key)
+                assert refused is None, refused
+                held.append(conn)
+        status, body = stream(sellers[0])[1]
+        assert status == 429 and "already has 4 event streams open" in body["error"], body
+        status, body = stream(sellers[4])[1]
+        assert status == 429 and "16 event streams open (at most 16 a role)" in body["error"], body
+        runner = join(fixed, "J. Auditor", "runner")
+        assert request(fixed, "GET", "/api/state", key=runner)[0] == 200
+        conn, refused = stream(runner)
+        assert refused is None
+        held.append(conn)
+        held.pop(0).close()
+        deadline = time.monotonic() + 10
+        while (got := stream(sellers[4]))[1] is not None:
+            assert time.monotonic() < deadline, got
+            time.sleep(0.2)
+        held.append(got[0])
+    finally:
+        for conn in held:
+            conn.close()
+
+
+def test_no_one_joins_under_the_runner_s_name(fixed):
+    """Attack 37, finding 6: the supplier's contact joined as "J. Auditor", the runner's own name.
+    Joining under the runner's name (casefolded, NFKC) or a party's ("Nimbus AI", "Audit Co") is
+    refused 422 naming the field; the runner joins under its own."""
+    for name in ("J. Auditor", "j.  auditor", "ｎｉｍｂｕｓ ai", "Audit Co"):
+        status, answer, _ = request(fixed, "POST", "/api/join", {"token": fixed.tokens["supplier"], "name": name,
+                                                                 "role": "supplier"})
+        assert status == 422 and answer["error"].startswith("name: ") and "your own name" in answer["error"], answer
+    assert join(fixed, "J. Auditor", "runner")
+
+
 # ----- every role, every kind --------------------------------------------------------------------
 
 
-def _body(kind: str, ident: str, seqs: dict[str, int]) -> dict:
-    """A request for ``kind`` as a script would send it, with data its model takes."""
+def _body(kind: str, ident: str, seqs: dict[str, int], role: str = "runner") -> dict:
+    """A request for ``kind`` as a script would send it, with data its model takes (and, for a role
+    the table limits to some fields, only those: the others are refused in
+    ``test_a_supplier_claim_never_sets_a_severity_or_a_source``)."""
     data = {
         "safety.agreed": SIGN_OFF, "injection.stopped": {"reason": "r"}, "injection.not-run": {"reason": "r"},
         "drift.onset": {"source": "organic", "affected_class": "c"}, "drift.detected": {"affected_class": "c"},
@@ -262,6 +396,9 @@ def _body(kind: str, ident: str, seqs: dict[str, int]) -> dict:
         "timestamp.token": {"covers_seq": 0, "covers_hash": "0" * 64, "tsa": "x", "token": "AAAA"},
         "accept": {"target": seqs["claim"], "reason": "r"}, "reject": {"target": seqs["claim"], "reason": "r"},
     }.get(kind, {})
+    mine = permissions.table().writes(role, kind)
+    if mine is not None and permissions.may_record(role, kind):
+        data = {k: v for k, v in data.items() if k in mine}
     return {"kind": kind, "id": ident, "data": data}
 
 
@@ -290,8 +427,7 @@ def test_every_role_tries_every_kind(tmp_path, role):
         runner = join(server, "J. Auditor", "runner")
         seqs = {"runner": post(server, runner, kind="drift.false-alert", id="R-LINE")[1]["event"]["seq"]}
         seller = join(server, "Sam Seller", "supplier")
-        seqs["claim"] = post(server, seller, kind="incident.detected", id="CLAIMED",
-                             data={"severity": 2, "source": "organic"})[1]["event"]["seq"]
+        seqs["claim"] = post(server, seller, kind="incident.detected", id="CLAIMED")[1]["event"]["seq"]
         seqs["dispute"] = post(server, runner, kind="dispute", id="d", data={"line": "restore", "reason": "r"}
                                )[1]["event"]["seq"]
         key = runner if role == "runner" else join(server, f"P {role}", role)
@@ -299,7 +435,7 @@ def test_every_role_tries_every_kind(tmp_path, role):
         for kind in KINDS:
             if kind == "exercise.close":
                 continue  # the runner's close would end the matrix: its refusal for the others is below
-            status, answer = post(server, key, **_body(kind, f"M-{kind}", seqs))
+            status, answer = post(server, key, **_body(kind, f"M-{kind}", seqs, role))
             if (status == 403) == _allowed(role, kind) or status not in (201, 403, 422):
                 wrong.append((kind, status, answer.get("error")))
         if role != "runner":

@@ -19,6 +19,9 @@ def verify_report(
     expect: str = typer.Option(None, "--expect", metavar="SEQ:HASH",
                                help="The journal head handed over with the report (as 'day60 score' or 'day60 "
                                     "verify' printed it); the report's embedded journal must end there."),
+    expect_deal: str = typer.Option(None, "--expect-deal", metavar="SHA256",
+                                    help="The SHA-256 of the deal file the parties signed (sha256sum DEAL.toml); a "
+                                         "score report's embedded deal must be that file."),
 ) -> None:
     """Check a report against the data it carries: every page re-rendered and compared, the data
     computed again from the embedded inputs, the rubric and the provenance checked against what
@@ -33,7 +36,7 @@ def verify_report(
     from day60.evidence import timestamp
     from day60.evidence.verify import verify_report as check
 
-    verdict = check(report, timestamp.load_roots(tsa_root), expect, parse=given_options)
+    verdict = check(report, timestamp.load_roots(tsa_root), expect, parse=given_options, expect_deal=expect_deal)
     for line in verdict.statements:
         typer.echo(f"{report}: {line}")
     if verdict.ok and verdict.head is not None:
@@ -42,6 +45,8 @@ def verify_report(
                                                                      "--expect)"))
     if verdict.ok and verdict.parties:
         typer.echo(f"{report}: parties: {verdict.parties}")
+    if verdict.ok and expect_deal is not None:
+        typer.echo(f"{report}: deal SHA-256 matches --expect-deal")
     if not verdict.ok:
         for problem in verdict.problems:
             typer.echo(f"{report}: {problem}", err=True)

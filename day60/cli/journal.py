@@ -284,8 +284,9 @@ def claims(
         if status is None:
             continue
         verdict = judged.get(e["seq"])
+        fields = permissions.claimed(e)
         rows.append({"seq": e["seq"], "kind": e["kind"], "id": e["id"], "at": e["at"], "by": e["by"],
-                     "class": e["data"].get("affected_class"), "status": status,
+                     "fields": fields, "accepting": _accepting(e["kind"], e["at"], fields), "status": status,
                      "judged": f"seq {verdict['seq']} by {verdict['by']}: {verdict['data']['reason']}" if verdict
                      else ""})
     if fmt == "json":
@@ -294,7 +295,17 @@ def claims(
     if not rows:
         typer.echo("no claims: the supplier has recorded nothing")
         return
-    print_table(rows, ["seq", "kind", "id", "at", "by", "class", "status", "judged"])
+    print_table(rows, ["seq", "kind", "id", "at", "by", "accepting", "status", "judged"])
+
+
+def _accepting(kind: str, at: str | None, fields: dict[str, Any]) -> str:
+    """What accepting a claim puts into the figures, every field of it, in words (never None)."""
+    if kind == "correction":
+        said = f"seq {fields.get('target', '?')} moved to {fields.get('at', '?')}"
+    else:
+        said = f"{kind} at {at or 'no time'}"
+    rest = [f"{k}={v}" for k, v in fields.items() if not (kind == "correction" and k in ("target", "at"))]
+    return "; ".join([said, *rest])
 
 
 @app.command()

@@ -148,7 +148,9 @@ def _emit_score(result: dict[str, Any], fmt: str) -> None:
     for d in result.get("disputes", []):
         state = f"resolved: {d['outcome']}" if d["outcome"] else "open: the line reads under dispute"
         self_ = " (a self-dispute)" if d["self_dispute"] else ""
-        typer.echo(f"dispute seq {d['seq']} of {d['line']} by {d['raised_by']}, {d['organisation']}{self_}: {state}")
+        role = f"the {d['role']}" if d.get("role") else "a role not recorded"
+        typer.echo(f"dispute seq {d['seq']} of {d['line']} by {d['raised_by']} as {role}, {d['organisation']}{self_}: "
+                   f"{state}")
     head = result.get("journal_head")
     if head:
         typer.echo(f"journal head {head['seq']}:{head['hash']} (check later with 'day60 verify --expect')")

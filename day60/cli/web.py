@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -106,8 +107,10 @@ def serve(
 REQUEST_TIMEOUT = 10.0  # seconds from a request's first byte to its last (line, headers and body)
 SILENT_TIMEOUT = 20.0  # seconds a new connection may send nothing (a browser opens some ahead of use)
 KEEP_ALIVE = 5  # seconds an idle connection is kept open between requests (uvicorn's timeout_keep_alive)
-MAX_CONNECTIONS = 64  # beyond this many open connections and tasks a request is answered 503 (limit_concurrency)
-HARD_CONNECTIONS = 2 * MAX_CONNECTIONS  # beyond this many a new connection is closed before anything is read
+MAX_CONNECTIONS = 64  # requests being answered at once (event streams included); one beyond is answered 503
+# Open connections beyond this many: the oldest that has sent nothing yet is closed to make room (a
+# new one is closed unread only when every open connection has sent a request).
+HARD_CONNECTIONS = 2 * MAX_CONNECTIONS
 MAX_HEADER_BYTES = 16 * 1024  # a request line and headers larger than this are refused (h11's limit)
 
 
@@ -117,8 +120,29 @@ def server_limits() -> dict[str, object]:
     half a request line and then a byte a minute is held for ever): REQUEST_TIMEOUT from a
     request's first byte to its last, and SILENT_TIMEOUT for a new connection that sends nothing
     (longer, since browsers open connections ahead of the requests they will carry)."""
-    return {"http": _bounded_protocol(), "timeout_keep_alive": KEEP_ALIVE, "limit_concurrency": MAX_CONNECTIONS,
+    return {"http": _bounded_protocol(), "timeout_keep_alive": KEEP_ALIVE,
             "h11_max_incomplete_event_size": MAX_HEADER_BYTES}
+
+
+def _over_capacity(app: Any, tasks: set[Any]) -> Any:
+    """``app``, answering 503 (JSON under /api/, as every answer there is) while more than
+    MAX_CONNECTIONS requests are being answered. uvicorn's own limit_concurrency also counted open
+    connections, so connections that never sent a byte (attack 37: 66 of them, reopened every 15 s)
+    left every request answered 503; only requests count here."""
+
+    async def limited(scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http" or len(tasks) <= MAX_CONNECTIONS:
+            await app(scope, receive, send)
+            return
+        api = str(scope.get("path", "")).startswith("/api/")
+        body = (b'{"error": "the server is answering as many requests as it takes at once; try again in a moment"}'
+                if api else b"Service Unavailable: the server is answering as many requests as it takes at once")
+        await send({"type": "http.response.start", "status": 503, "headers": [
+            (b"content-type", b"application/json" if api else b"text/plain; charset=utf-8"),
+            (b"content-length", str(len(body)).encode()), (b"connection", b"close"), (b"retry-after", b"1")]})
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+
+    return limited
 
 
 def _bounded_protocol() -> type:
@@ -134,15 +158,27 @@ def _bounded_protocol() -> type:
 
         deadline: asyncio.TimerHandle | None = None
         started = False  # whether the request being read has sent its first byte
+        spoken = False  # whether this connection has sent anything at all
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.limit_concurrency = None  # uvicorn's counts silent connections: requests are counted instead
+            self.app = _over_capacity(self.app, self.tasks)
+            self.opened = self.loop.time()
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             if len(self.connections) > HARD_CONNECTIONS:
-                transport.close()
-                return
+                silent = [c for c in self.connections if c is not self and not getattr(c, "spoken", True)
+                          and not c.transport.is_closing()]
+                if not silent:
+                    transport.close()
+                    return
+                min(silent, key=lambda c: c.opened).transport.close()
             self._arm(SILENT_TIMEOUT)
 
         def data_received(self, data: bytes) -> None:
+            self.spoken = True
             if not self.started and self.conn.their_state is h11.IDLE:
                 # the first byte of a request (on a new connection, or the next on a kept-alive
                 # one): it has REQUEST_TIMEOUT from now, however long the connection sat silent

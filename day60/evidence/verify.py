@@ -48,6 +48,7 @@ class Verdict:
     tail: int = 0  # bytes after the toolkit's own revision (signatures, or an update to refuse)
     head: dict[str, Any] | None = None  # the embedded journal's head (seq and hash), once verified
     parties: str | None = None  # who the verified data names, in words
+    deal: dict[str, Any] | None = None  # the embedded deal a score was scored against (name, sha256, floor, targets)
     parse: Any = None  # the CLI's command-line parser, when called from the CLI
 
     @property
@@ -56,14 +57,20 @@ class Verdict:
 
 
 def verify_report(path: str | Path, tsa_roots: list[Any] | None = None, expect: str | None = None,
-                  parse: Any = None) -> Verdict:
+                  parse: Any = None, expect_deal: str | None = None) -> Verdict:
     """Check a report PDF; InputError (exit 2) only for a file that is not a readable PDF report
     (or one beyond a bound: pages, objects, attachments, decoded bytes). ``expect``: the journal
     head (SEQ:HASH) handed over with the report, which its embedded journal must end at;
     ``parse``: the CLI's parser of a command line (``day60.cli.base.given_options``), with which
-    the recorded command is held to what the report carries."""
+    the recorded command is held to what the report carries. ``expect_deal``: the SHA-256 of the
+    deal file the parties signed, which a score report's embedded deal must hash to."""
+    import re
+
     from day60.files import read_bytes
 
+    if expect_deal is not None and not re.fullmatch(r"[0-9a-fA-F]{64}", expect_deal.strip()):
+        raise InputError("--expect-deal", f"{expect_deal[:40]!r} is not a SHA-256",
+                         "give the 64 hex digits of the deal file's SHA-256 (sha256sum DEAL.toml)")
     anchor = None
     if expect is not None:
         from day60.journal.verification import parse_head
@@ -81,7 +88,38 @@ def verify_report(path: str | Path, tsa_roots: list[Any] | None = None, expect: 
             verdict.problems.append(f"its journal ends at head {head['seq']}:{head['hash']}, not at the head expected "
                                     f"(--expect {anchor[0]}:{anchor[1]}): it was not scored from the journal that "
                                     "was handed over with that head")
+    if expect_deal is not None and not verdict.problems:
+        wanted = expect_deal.strip().lower()
+        if verdict.deal is None:
+            verdict.problems.append(f"it carries no deal (it was scored at the rubric's published targets), so it "
+                                    f"was not scored against the deal expected (--expect-deal {wanted})")
+        elif verdict.deal["sha256"] != wanted:
+            verdict.problems.append(f"its embedded deal hashes to {verdict.deal['sha256']}, not to the deal expected "
+                                    f"(--expect-deal {wanted}): it was scored against another deal file")
     return verdict
+
+
+def _deal_words(deal: Any, published: Any, command: Any) -> dict[str, Any]:
+    """The embedded deal as verify-report states it: the file name it was given under (from the
+    recorded command line, which is checked), its SHA-256, the score floor and the rubric targets it sets."""
+    import shlex
+
+    from day60 import rubric
+
+    given = None
+    try:
+        words = shlex.split(command) if isinstance(command, str) else []
+    except ValueError:
+        words = []
+    for i, word in enumerate(words):
+        if word == "--sow" and i + 1 < len(words):
+            given = words[i + 1]
+        elif word.startswith("--sow="):
+            given = word.split("=", 1)[1]
+    ids = rubric.parameter_ids(published)
+    targets = {k: deal.parameters[k] for k in sorted(ids) if deal.parameters.get(k) is not None}
+    return {"name": docs.SOURCES["deal"], "given_as": given, "sha256": deal.sha256,
+            "floor": deal.parameters.get("day60_score_floor"), "targets": targets}
 
 
 def _verify(raw: bytes, path: str | Path, tsa_roots: list[Any] | None, parse: Any) -> Verdict:
@@ -287,6 +325,18 @@ def _score(tmp: Path, embedded: dict[str, bytes], recorded: dict[str, Any], mani
                              ("score",), options, verdict):
         return None
     _state_journal(journal, verdict)
+    if deal is not None:
+        from day60.display import visible
+
+        verdict.deal = d = _deal_words(deal, published, prov.get("command"))
+        floor = "no score floor" if d["floor"] is None else f"score floor {d['floor']:g}"
+        sets = ", ".join(f"{k} = {v:g}" if isinstance(v, int | float) else f"{k} = {v}"
+                         for k, v in d["targets"].items()) or "none (every target is the rubric's)"
+        given = f" (given as --sow {visible(d['given_as'])[:120]})" if d["given_as"] else ""
+        verdict.statements.append(f"scored against the deal {d['name']}{given}, SHA-256 {d['sha256']}; {floor}; "
+                                  f"the rubric targets it sets: {sets}")
+    else:
+        verdict.statements.append("scored against no deal: every target is the rubric's published default")
     if superseded is not None:
         try:
             supersede.check(superseded, "the embedded superseded score", journal, published, deal)

@@ -269,7 +269,8 @@ def event_problem(kind: str, exc: ValidationError) -> InputError:
     errors = exc.errors()
     missing = [e["loc"][1] for e in errors if e["type"] == "missing" and e["loc"][:1] == ("data",)]
     unknown = [e["loc"][1] for e in errors if e["type"] == "extra_forbidden" and e["loc"][:1] == ("data",)]
-    allowed = ", ".join(allowed_fields(kind))
+    toolkit = table().toolkit_fields  # never offered: a person's request carrying one is refused
+    allowed = ", ".join(f for f in allowed_fields(kind) if f not in toolkit)
     if missing or unknown:
         parts = []
         if missing:

@@ -40,6 +40,12 @@ MAX_BODY = 64 * 1024  # a press is a few hundred bytes; nothing a page or a scri
 # once: one that trickled in for an hour would be recorded an hour before it was sent.
 BODY_SECONDS = 5.0
 KEEPALIVE_SECONDS = 15.0  # a comment on every open stream, on a fixed beat
+# Open event streams (each holds one of the server's request slots, day60.cli.web.MAX_CONNECTIONS,
+# for as long as it is open): a participant's pages and scripts, one role's participants, and all
+# but the runner's together; the runner's are not capped, and the slots left over are the room's.
+STREAMS_PER_PARTICIPANT = 4
+STREAMS_PER_ROLE = 16
+STREAMS_NOT_RUNNER = 40
 TIMELINE_ROWS = 200  # the page shows the latest lines; 'day60 show' shows them all
 COOKIE = "day60_key"
 JOIN_COOKIE = "day60_join"
@@ -49,6 +55,51 @@ HEADERS = {"content-security-policy": CSP, "x-content-type-options": "nosniff", 
            "x-frame-options": "DENY", "cross-origin-opener-policy": "same-origin",
            "cross-origin-resource-policy": "same-origin", "permissions-policy": "camera=(), microphone=()"}
 LOOPBACK = ("127.0.0.1", "::1", "::ffff:127.0.0.1")
+
+
+class Streams:
+    """Who holds how many open event streams; ``take`` refuses one beyond a cap (HTTP 429, or 503
+    when the room's share is full) and returns what gives it back."""
+
+    def __init__(self) -> None:
+        self.open: dict[tuple[str, ...], int] = {}
+
+    def take(self, who: Participant) -> Any:
+        if who.runner:
+            return lambda: None
+        keys = [("participant", who.role, who.name), ("role", who.role), ("all",)]
+        held = [self.open.get(k, 0) for k in keys]
+        if held[0] >= STREAMS_PER_PARTICIPANT:
+            raise Refused(429, f"{who.name} already has {held[0]} event streams open (at most "
+                               f"{STREAMS_PER_PARTICIPANT} a participant); close a page or a script's stream first")
+        if held[1] >= STREAMS_PER_ROLE:
+            raise Refused(429, f"the {who.label}'s participants already have {held[1]} event streams open (at "
+                               f"most {STREAMS_PER_ROLE} a role); close a page first")
+        if held[2] >= STREAMS_NOT_RUNNER:
+            raise Refused(503, f"{held[2]} event streams are open, as many as this server keeps for pages other "
+                               "than the runner's; try again when a page is closed")
+        for k in keys:
+            self.open[k] = self.open.get(k, 0) + 1
+
+        def release() -> None:
+            for k in keys:
+                self.open[k] -= 1
+
+        return release
+
+
+class _Held(StreamingResponse):
+    """A stream that gives its place back however it ends (even before its first byte)."""
+
+    def __init__(self, content: Any, release: Any, **kwargs: Any) -> None:
+        super().__init__(content, **kwargs)
+        self.release = release
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.release()
 
 
 class Refused(Exception):
@@ -236,11 +287,12 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
         steps = _in_place(steps, shown)
         out = []
         for s in steps:
+            mine = permissions.table().writes(who.role, s.kind)  # a role the table limits is offered only its fields
             fields = [{"name": a.name, "label": a.name.replace("_", " "), "help": a.help, "kind": a.kind,
                        "choices": a.choices, "required": a.required or (a.name == "affected_class"),
                        "attest": a.attest}
                       for a in checklist.fields_for(s.kind, s.data, permissions.table().record.get(s.kind, {})
-                                                    .get(who.role) == "claim")]
+                                                    .get(who.role) == "claim") if mine is None or a.name in mine]
             sealed = s.kind == "drift.onset" and s.data.get("source") == "exercise"
             pauses = checklist.open_pauses(shown, s.id) if s.kind == "incident.restored" and s.id else {}
             out.append({"label": s.label, "kind": s.kind, "id": s.id, "preset": s.data, "fields": fields,
@@ -302,6 +354,7 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
     def join_as(request: Request, token: Any, name: Any, role: Any) -> Participant:
         role = check_role(role)
         name = check_name(name)
+        permissions.check_person(name, role, room.header)
         expected = keys.runner_token if role == "runner" else keys.join_token(role)
         if not isinstance(token, str) or not hmac.compare_digest(token.encode(), expected.encode()):
             hint = "the runner token this server printed" if role == "runner" else \
@@ -445,7 +498,11 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
     async def api_stream(request: Request) -> Response:
         return _stream(request, from_bearer(request))
 
+    streams = Streams()
+
     def _stream(request: Request, who: Participant) -> Response:
+        release = streams.take(who)
+
         async def events() -> AsyncIterator[str]:
             queue = room.subscribe()
             last, problem = room.head(who), room.problem
@@ -476,7 +533,7 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
             finally:
                 room.unsubscribe(queue)
 
-        return StreamingResponse(events(), media_type="text/event-stream", headers={"x-accel-buffering": "no"})
+        return _Held(events(), release, media_type="text/event-stream", headers={"x-accel-buffering": "no"})
 
     # ----- errors, lifespan ----------------------------------------------------------------
 

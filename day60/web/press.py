@@ -171,19 +171,25 @@ def _record(room: Room, who: Participant, press: Press, stamp: dt.datetime, loca
     if room.problem:
         raise InputError("JOURNAL", f"{room.path} no longer verifies ({room.problem})",
                          f"stop the server and run 'day60 verify {room.path}'")
-    events, visible = room.lines(who)  # one view for every decision below (the access list takes what who may see)
+    events, view = room.lines(who)  # one view for every decision below (the access list takes what who may see)
     when, late, now = instant(room, press, stamp)
     data = dict(press.data)
     if press.kind == "correction":
         data = _correction(room, data, stamp)
-    allowed(room, who, replace(press, data=data), local, events)
+    # A page other than the runner's numbers lines as its own view does (room.renumbered): the
+    # access list decides on that view, in its numbers, so no refusal names a journal seq; the line
+    # named is then written under its journal seq.
+    allowed(room, who, replace(press, data=data), local, events if who.runner else view)
+    named = data.get("target") if press.kind in ("correction", "accept", "reject", "resolve") else None
+    if not who.runner and named is not None:
+        data["target"] = room.journal_seq(named)
     held_at = None
     if who.runner and local and room.held is not None and room.held.exists():
         held_at = checklist.held_instants(journal.load_held(room.held), events)
     warned = checklist.warnings(room.header, press.kind, press.ident, when, timeparse.now(), held_at)
-    warned = repeated(visible, press.kind, press.ident) + warned
+    warned = repeated(view, press.kind, press.ident) + warned
     if warn_only and press.kind == "exercise.close":
-        warned += closing(visible, who)
+        warned += closing(view, who)
     if warned and warn_only and not press.confirm:
         return Outcome([], warned, when, unconfirmed=True)
     lines: list[tuple[str, dt.datetime, dict[str, Any]]] = []
@@ -202,11 +208,23 @@ def _record(room: Room, who: Participant, press: Press, stamp: dt.datetime, loca
                                       seal=room.held if press.seal else None, actor=who.actor, pressed_at=late))
     except InputError as exc:
         room.failed(exc)
+        if not who.runner and named is not None and data["target"] != named:
+            raise _in_own_numbers(exc, data["target"], named) from None
         raise
     finally:
         room.refresh()
     shown_held = when.isoformat() if written[-1]["at"] is None else None
-    return Outcome(written, warned, when, shown_held)
+    return Outcome([room.as_seen(who, e) for e in written], warned, when, shown_held)
+
+
+def _in_own_numbers(exc: InputError, seq: int, number: Any) -> InputError:
+    """The journal's refusal of a line naming ``seq``, told in the number the page knows it by."""
+    import re
+
+    def swap(text: str) -> str:
+        return re.sub(rf"(?<![0-9]){seq}(?![0-9])", str(number), text)
+
+    return type(exc)(exc.field, swap(exc.problem), swap(exc.fix))
 
 
 # Milestones an id has once: a second line of the same kind for the same id is almost always two

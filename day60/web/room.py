@@ -187,10 +187,23 @@ class Room:
         """Replace what the pages are shown, at once: every line, the lines a page other than the
         runner's may see, and the head of each. Computed here, once per change, never per page
         (hundreds of open pages each asking again would hold up the server)."""
-        revealed = {e["data"]["target"] for e in events if e["kind"] == "reveal"}
-        public = [e for e in events
-                  if not (e["kind"] == "drift.onset" and e["at"] is None and e["seq"] not in revealed)]
+        public, order = renumbered(events)
+        self._order = order  # journal seq -> the number every page but the runner's knows the line by
+        self._seqs = {n: seq for seq, n in order.items()}
         self._views = (events, public, events[-1]["seq"] if events else 0, public[-1]["seq"] if public else 0)
+
+    def journal_seq(self, number: Any) -> Any:
+        """The journal's seq of the line a page other than the runner's numbers ``number`` (a
+        number no line of its view carries is passed on, for the access list to refuse as such)."""
+        return self._seqs.get(number, number) if isinstance(number, int) and not isinstance(number, bool) \
+            else number
+
+    def as_seen(self, who: Participant | None, line: dict[str, Any]) -> dict[str, Any]:
+        """``line`` (as the journal holds it) as ``who`` sees it: itself for the runner, otherwise
+        numbered as that participant's view numbers it."""
+        if who is not None and who.runner:
+            return line
+        return _renumber(line, self._order) or {**line, "seq": None, "prev": None, "hash": None}
 
     @property
     def events(self) -> list[dict[str, Any]]:
@@ -299,6 +312,45 @@ class Room:
 
     def head(self, who: Participant | None) -> int:
         return self.seen(who)[1]
+
+
+# Whose data names another line by its seq (and the field that does).
+_POINTS = {"correction": "target", "accept": "target", "reject": "target", "resolve": "target", "reveal": "target"}
+
+
+def renumbered(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[int, int]]:
+    """The lines every page but the runner's is shown, numbered 1, 2, 3... in the journal's order,
+    and the journal's seq of each -> that number. A sealed onset not yet revealed is left out, and
+    with it any line that names it; the number of each line shown is its place among those, so no
+    gap tells of a hidden line, and neither does a hash: ``prev`` and ``hash`` (each a function of
+    the real seq and of the line before) are left out, a timestamp token's ``covers_hash`` too, and
+    its ``covers_seq`` is the number of the last line shown at or before the line it covers.
+    At the reveal the onset takes its place, and every later line's number moves up by one."""
+    revealed = {e["data"]["target"] for e in events if e["kind"] == "reveal"}
+    hidden = {e["seq"] for e in events if e["kind"] == "drift.onset" and e["at"] is None and e["seq"] not in revealed}
+    order: dict[int, int] = {}
+    upto: dict[int, int] = {}  # journal seq -> the number of the last line shown at or before it
+    for e in events:
+        if not (e["seq"] in hidden or (e["kind"] in _POINTS and e["data"].get(_POINTS[e["kind"]]) in hidden)):
+            order[e["seq"]] = len(order) + 1
+        upto[e["seq"]] = len(order)
+    shown = [line for e in events if e["seq"] in order and (line := _renumber(e, order, upto)) is not None]
+    return shown, order
+
+
+def _renumber(e: dict[str, Any], order: dict[int, int], upto: dict[int, int] | None = None) -> dict[str, Any] | None:
+    number = order.get(e["seq"])
+    if number is None:
+        return None
+    out = {k: v for k, v in e.items() if k not in ("prev", "hash")}
+    out["seq"] = number
+    field = _POINTS.get(e["kind"])
+    if field is not None and field in e["data"]:
+        out["data"] = {**e["data"], field: order.get(e["data"][field], 0)}
+    elif e["kind"] == "timestamp.token":
+        covered = (upto or {}).get(e["data"].get("covers_seq", 0), 0)
+        out["data"] = {k: v for k, v in e["data"].items() if k != "covers_hash"} | {"covers_seq": covered}
+    return out
 
 
 def _complete(path: Path) -> list[bytes]:

@@ -194,7 +194,11 @@ class Room:
 
     def journal_seq(self, number: Any) -> Any:
         """The journal's seq of the line a page other than the runner's numbers ``number`` (a
-        number no line of its view carries is passed on, for the access list to refuse as such)."""
+        number no line of its view carries is passed on, for the access list to refuse as such). A
+        page's form sends the number as text ("6"), which the journal reads as the seq 6: it is
+        translated as the number it is, or a page's own 6 would name the journal's line 6."""
+        if isinstance(number, str) and number.strip().isascii() and number.strip().isdigit():
+            number = int(number.strip())
         return self._seqs.get(number, number) if isinstance(number, int) and not isinstance(number, bool) \
             else number
 

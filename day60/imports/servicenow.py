@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -165,7 +166,7 @@ def _read(shapes: Any, settings: Settings, notes: list[str], books: Books, times
             raise InputError("EXPORT", f"{shapes.logs[0][0]} is an incident event log, which holds each ticket's "
                                        "history itself; it is read alone", "import the event log on its own")
         yield from shapes.read_logs(_Run(settings, books, states.rules("servicenow", settings.states), times, fmt),
-                                    fmt)
+                                    fmt, sys.modules[__name__])
         return
     if not files["incident"]:
         raise InputError("EXPORT", "no incident export was given", "give the incident table's CSV export")

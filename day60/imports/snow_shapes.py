@@ -224,15 +224,15 @@ class Shapes:
 
     # ----- the event log --------------------------------------------------------------------
 
-    def read_logs(self, run: Any, fmt: str) -> Iterator[Ticket | Unreadable]:
+    def read_logs(self, run: Any, fmt: str, sn: Any) -> Iterator[Ticket | Unreadable]:
         """Each event log's tickets: per ticket its last row (highest sys_mod_count, then the
-        latest in the file) is the ticket, and the changes between consecutive rows its history."""
+        latest in the file) is the ticket, and the changes between consecutive rows its history.
+        ``sn``: the ServiceNow reader (its KEYS, PAUSES and _ticket), handed in by that reader,
+        which imports this module: importing it back would make a circle."""
         for p, fields in self.logs:
-            yield from self._log(p, fields, run, fmt)
+            yield from self._log(p, fields, run, fmt, sn)
 
-    def _log(self, p: Path, fields: list[str], run: Any, fmt: str) -> Iterator[Ticket | Unreadable]:
-        from day60.imports import servicenow as sn
-
+    def _log(self, p: Path, fields: list[str], run: Any, fmt: str, sn: Any) -> Iterator[Ticket | Unreadable]:
         log = rules()["event_log"]
         missing = set(log["missing"])
         words: dict[str, dict[str, str]] = log["states"]

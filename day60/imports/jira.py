@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -378,10 +379,11 @@ def _history(key: Any, histories: list[Any], where: str, times: Times,
             continue
         for item in items:
             if isinstance(item, dict) and item.get("field") in ("status", "resolution"):
-                to = item.get("toString")
+                to, old = item.get("toString"), item.get("fromString")
+                # status names repeat across a million issues: one copy of each is kept (interned)
                 history.setdefault(key, []).append(
-                    (at, item["field"], to if isinstance(to, str) else None,
-                     item.get("fromString") if isinstance(item.get("fromString"), str) else None))
+                    (at, sys.intern(item["field"]), sys.intern(to) if isinstance(to, str) else None,
+                     sys.intern(old) if isinstance(old, str) else None))
 
 
 def _change(row: dict[str, Any], cols: dict[str, str | None], times: Times, settings: Settings) -> Pause | str:

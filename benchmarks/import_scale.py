@@ -8,10 +8,17 @@ Each case runs in a fresh Python process, so its peak resident memory (ru_maxrss
 - ``servicenow``: a Table API answer {"result": [...]} of N incidents (raw values), turned into
   its field-name stand-in by ``snow_shapes.Shapes`` and read through DuckDB by
   ``servicenow.read``;
+- ``jira``: a REST search answer with ``expand=changelog`` of N issues in one file (each with three
+  status changes in its changelog), every 1000th issue given again later with a later
+  ``fields.updated`` (as offset pages over a changing search repeat one), read alone by ``jira.read``
+  (streamed with ijson, two passes);
+- ``pagerduty``: an incidents answer {"incidents": [...]} of N incidents in one file, in the
+  reference example's fields, every 1000th incident given again later with a later ``updated_at``,
+  read by ``pagerduty.read`` (streamed with ijson, two passes);
 - ``json.load``: the ServiceNow answer (one file) loaded whole, as the JSON readers did before,
   for comparison.
 
-Run: python benchmarks/import_scale.py [--rows N] [--cases zendesk,servicenow,json.load]
+Run: python benchmarks/import_scale.py [--rows N] [--cases zendesk,servicenow,jira,pagerduty,json.load]
 """
 
 from __future__ import annotations
@@ -69,10 +76,70 @@ def write_servicenow(folder: Path, rows: int) -> list[Path]:
     return [path]
 
 
+def write_jira(folder: Path, rows: int) -> list[Path]:
+    path = folder / "search_changelog.json"
+
+    def issue(i: int, updated: int) -> dict:
+        stamp = _t(i).replace("Z", ".000+0000")
+        done = i % 3 != 0
+        hist = [("Open", "In Progress", i + 1), ("In Progress", "Waiting for customer", i + 3),
+                ("Waiting for customer", "Resolved" if done else "In Progress", i + 5)]
+        return {"expand": "operations,changelog", "id": str(10000 + i), "key": f"SUP-{i + 1}",
+                "self": f"https://example.atlassian.net/rest/api/2/issue/{10000 + i}",
+                "fields": {"created": stamp, "updated": _t(updated).replace("Z", ".000+0000"),
+                           "resolutiondate": _t(i + 5).replace("Z", ".000+0000") if done else None,
+                           "statuscategorychangedate": _t(i + 5).replace("Z", ".000+0000"),
+                           "status": {"name": "Resolved" if done else "In Progress",
+                                      "statusCategory": {"key": "done" if done else "indeterminate"}},
+                           "resolution": {"name": "Done"} if done else None, "priority": {"name": "High"},
+                           "issuetype": {"name": "Incident"}, "summary": f"SYNTHETIC issue {i + 1}"},
+                "changelog": {"startAt": 0, "maxResults": 3, "total": 3, "histories": [
+                    {"id": str(3 * i + n), "created": _t(at).replace("Z", ".000+0000"),
+                     "items": [{"field": "status", "fieldtype": "jira", "fromString": a, "toString": b}]}
+                    for n, (a, b, at) in enumerate(hist)]}}
+
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(f'{{"expand": "schema,names", "startAt": 0, "maxResults": {rows}, "total": {rows}, "issues": [')
+        for i in range(rows):
+            fh.write(("," if i else "") + json.dumps(issue(i, i + 5)) + "\n")
+            if i % PAGE == PAGE - 1 and i >= PAGE:  # a copy of an issue of the previous page, changed since
+                fh.write("," + json.dumps(issue(i - PAGE, i)) + "\n")
+        fh.write("]}")
+    return [path]
+
+
+def write_pagerduty(folder: Path, rows: int) -> list[Path]:
+    path = folder / "incidents.json"
+
+    def incident(i: int, updated: int) -> dict:
+        ident = f"Q{i:012d}"
+        resolved = i % 3 != 0
+        return {"id": ident, "type": "incident", "summary": f"[#{i}] SYNTHETIC", "incident_number": i,
+                "self": f"https://api.pagerduty.com/incidents/{ident}", "title": "SYNTHETIC",
+                "created_at": _t(i), "updated_at": _t(updated), "status": "resolved" if resolved else "triggered",
+                "incident_key": f"key-{i}", "service": {"id": "PSVC001", "type": "service_reference"},
+                "assignments": [], "last_status_change_at": _t(i + 3), "resolved_at": _t(i + 3) if resolved else None,
+                "urgency": "high", "priority": {"id": "PPRI2", "type": "priority", "summary": "P2"},
+                "resolve_reason": None, "alert_counts": {"all": 1, "triggered": 0, "resolved": 1}}
+
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write('{"incidents": [')
+        for i in range(rows):
+            fh.write(("," if i else "") + json.dumps(incident(i, i + 3)) + "\n")
+            if i % PAGE == PAGE - 1 and i >= PAGE:  # a copy of an incident of the previous page, changed since
+                fh.write("," + json.dumps(incident(i - PAGE, i + 4)) + "\n")
+        fh.write(f'], "limit": {rows}, "offset": 0, "more": false, "total": null}}')
+    return [path]
+
+
+WRITERS = {"zendesk": write_zendesk, "servicenow": write_servicenow, "jira": write_jira,
+           "pagerduty": write_pagerduty}
+
+
 def child(case: str, paths: list[str]) -> None:
     import resource
 
-    from day60.imports import servicenow, zendesk
+    from day60.imports import jira, pagerduty, servicenow, zendesk
     from day60.imports.books import Books
     from day60.imports.records import Settings
 
@@ -85,8 +152,8 @@ def child(case: str, paths: list[str]) -> None:
             count += len(doc["result"])
         del doc
     else:
-        module = zendesk if case == "zendesk" else servicenow
-        settings = Settings(mode="raw", severity={"high": "2", "2": "2"})
+        module = {"zendesk": zendesk, "jira": jira, "pagerduty": pagerduty}.get(case, servicenow)
+        settings = Settings(mode="raw", severity={"high": "2", "2": "2", "High": "2", "P2": "2"})
         for _item in module.read(files, settings, [], Books(files)):
             count += 1
     seconds = time.perf_counter() - start
@@ -109,9 +176,9 @@ def main() -> None:
         folder = Path(tmp)
         made: dict[str, list[Path]] = {}
         for case in args.cases.split(","):
-            kind = "zendesk" if case == "zendesk" else "servicenow"
+            kind = case if case in WRITERS else "servicenow"
             if kind not in made:
-                made[kind] = (write_servicenow if kind == "servicenow" else write_zendesk)(folder, args.rows)
+                made[kind] = WRITERS[kind](folder, args.rows)
                 size = sum(p.stat().st_size for p in made[kind])
                 print(f"{kind} export: {len(made[kind])} file(s), {size / 2**20:,.0f} MiB")
             out = subprocess.run([sys.executable, __file__, "--child", case, *map(str, made[kind])],

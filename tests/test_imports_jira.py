@@ -320,3 +320,87 @@ def test_real_airbyte_search_answer_alone(run, tmp_path):
     assert out["imported"] == ["TESTKEY13-1"]
     assert [(k, a) for k, a, _ in events_of(j, "jira:TESTKEY13-1")] == \
         [("incident.detected", "2022-06-09T16:29:31.871000-07:00")]
+
+
+# ----- the search answer streamed --------------------------------------------------------------
+
+
+def test_real_shape_search_pages_streamed_one_issue_per_key(run, tmp_path):
+    """search_v2_changelog_page1.json and page2.json: the legacy offset search answer with
+    expand=changelog, in exactly its envelope ({expand, startAt, maxResults, total, issues}),
+    HAND-WRITTEN after Atlassian's REST model (see their .source.txt); page 2 repeats SUP-102 (the
+    window shifted), the same copy (updated 2024-07-05T10:11:40.551+0100 both). Alone, no CSV. By
+    hand, at the times as written, with their +0100 offset:
+
+    - SUP-101: created 14:15:22.123 on 17 June; resolution Done, resolutiondate 18:40:05.310: a
+      closure then (resolved, no monitoring evidence);
+    - SUP-102, read once: resolved 4 July 08:00 (resolution set), re-opened 15:20 (resolution
+      cleared), resolved again 5 July 10:10:12.777 (its resolutiondate); its histories, on both
+      pages, are one history each;
+    - SUP-103: Closed (category done), no resolution and no resolutiondate; the changelog moves it
+      to Closed on 1 August 09:47:30: over with no resolution, then.
+    Page 1 reads 2 (SUP-101, SUP-102), page 2 reads 2 (SUP-102, SUP-103): all imported, SUP-102's
+    earlier copy counted with the ticket."""
+    from tests.builders import make_journal
+    from tests.imports_common import events_of
+
+    j = make_journal(tmp_path / "j.jsonl", [], tier="T2", window=("2024-06-03T09:00", "2024-08-30T17:00"),
+                     synthetic=True)
+    out = imported(run, j, "jira", DATA / "search_v2_changelog_page1.json", DATA / "search_v2_changelog_page2.json",
+                   "--severity-map", "High=1")
+    assert sorted(out["imported"]) == ["SUP-101", "SUP-102", "SUP-103"]
+    assert {f["file"]: (f["read"], f["imported"]) for f in out["files"]} == {
+        "search_v2_changelog_page1.json": (2, 2), "search_v2_changelog_page2.json": (2, 2)}
+    assert [(k, a, d.get("resolved")) for k, a, d in events_of(j, "jira:SUP-101")][-1] == \
+        ("incident.ticket-closed", "2024-06-17T18:40:05.310000+01:00", True)
+    two = [(k, a) for k, a, _ in events_of(j, "jira:SUP-102") if k != "incident.detected"]
+    assert two == [("incident.ticket-closed", "2024-07-04T08:00:00+01:00"),
+                   ("incident.reopened", "2024-07-04T15:20:00+01:00"),
+                   ("incident.ticket-closed", "2024-07-05T10:10:12.777000+01:00")]
+    assert [(k, a, d.get("resolved")) for k, a, d in events_of(j, "jira:SUP-103")][-1] == \
+        ("incident.ticket-closed", "2024-08-01T09:47:30+01:00", False)
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ('{"expand": "schema,names", "startAt": 0, "issues": [{"key": "SUP-1", "fields": {"created": "2024-06-1',
+     "search.json is not JSON as a vendor API writes it"),
+    ('{"expand": "schema,names", "issues": {"SUP-1": {}}}', "search.json is not a JSON export the jira format reads"),
+    ('{"issues": [7, "SUP-2", null]}', "3 item(s) read and not one ticket imported; 3 unreadable"),
+])
+def test_bad_search_answers_are_one_line_exit_2(run, tmp_path, text, said):
+    """A search answer cut off mid-issue, one whose issues are not a list, and one whose every
+    issue is not an object (each listed unreadable, so no ticket lands): one line naming the file
+    or the records, exit 2, nothing written, never a traceback."""
+    line = refused(run, new_journal(tmp_path), "jira", write(tmp_path, "search.json", text), "--severity-map",
+                   "High=1")
+    assert said in line and "Traceback" not in line
+
+
+def test_a_search_answer_larger_than_the_old_cap_is_streamed(run, tmp_path, monkeypatch):
+    """The search answer used to be parsed whole under a 512 MiB cap. With the cap shrunk to 4 KiB
+    and any whole parse of it failing, 2,000 copies of page 1's SUP-101 under new keys (about
+    3 MiB, the real shape) import, each a ticket; a non-object issue among them is listed unreadable."""
+    from day60.imports import records
+    from tests.builders import make_journal
+
+    page = json.loads((DATA / "search_v2_changelog_page1.json").read_text())
+    monkeypatch.setattr(records, "MAX_JSON_EXPORT_BYTES", 4096)
+    real_loads = json.loads
+
+    def whole(text, *a, **k):
+        head = text[:80] if isinstance(text, str) else bytes(text[:80]).decode("utf-8", "replace")
+        assert not (len(text) > 4096 and '"issues"' in head), "the search answer was parsed whole"
+        return real_loads(text, *a, **k)
+
+    monkeypatch.setattr(json, "loads", whole)
+    monkeypatch.setattr(json, "load", lambda fh, *a, **k: whole(fh.read(), *a, **k))
+    one = page["issues"][0]
+    page["issues"] = [{**one, "key": f"SUP-{5000 + n}", "id": str(50000 + n)} for n in range(2000)] + ["stray"]
+    text = json.dumps({"issues": page.pop("issues"), **page}, indent=1)
+    assert len(text) > 2 << 20
+    j = make_journal(tmp_path / "j.jsonl", [], tier="T2", window=("2024-06-03T09:00", "2024-08-30T17:00"),
+                     synthetic=True)
+    out = imported(run, j, "jira", write(tmp_path, "search.json", text), "--severity-map", "High=1")
+    assert len(out["imported"]) == 2000
+    assert [(u["where"], u["reason"]) for u in out["unreadable"]] == \
+        [("search.json issue 2001", "is not an issue with a key and its change histories")]

@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from day60.errors import InputError
-from day60.imports import states
+from day60.imports import jsonstream, states
 from day60.imports.books import Books
 from day60.imports.locales import LocalisedTimes, jira_header
 from day60.imports.records import (
@@ -66,6 +67,9 @@ KEYS = ("severity", "detected", "partner_notice", "communicated", "acknowledged"
 DESCRIPTION = ("issue CSV (Issue key, Created, Resolved, Priority, Status, Resolution, Comment) with --zone, the "
                "changelog JSON (search with expand=changelog, or per issue) and the SLA JSON (the "
                "/request/{key}/sla answer)")
+STREAMED = ("issues", "issueChangeLogs")  # answers read record by record; the others hold one issue each
+REST_COLUMNS = ["Issue key", "Issue id", "Issue Type", "Created", "Resolved", "Status", CATEGORY, CATEGORY_CHANGED,
+                "Resolution", "Priority"]  # rest_row's, as the CSV's header
 _REQUEST = re.compile(r"/request/([^/?#]+)/sla")
 _ISSUE = re.compile(r"/issue/([^/?#]+)/changelog")
 
@@ -156,41 +160,43 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
     held: dict[Any, dict[str, int]] = {}
     sla_from: dict[str, str] = {}
     issues = []
-    rest: list[tuple[Path, str, list[dict[str, Any] | None]]] = []  # search answers' issues, as CSV rows
+    rest: list[tuple[Path, str]] = []  # search answers: their issues are the tickets where no CSV is given
+    latest: dict[str, tuple[dt.datetime, int, int]] = {}  # each issue's latest copy among the search answers
     for p in paths:
         key = books.key(p)
-        if p.suffix.lower() == ".json":
-            raw = _load_json(p)
-            kind, doc = _kind(raw, p)
-            if kind == "sla":
-                books.read(p, len(doc))
-                for ref in doc:
-                    if ref in sla_from:  # the same request in two files: the later answer is read
-                        books.skip(sla_from[ref], f"an SLA answer given again in {p.name}")
-                    sla_from[ref] = key
-                sla.update(doc)
-                continue
-            books.read(p, len(doc))
-            if kind == "changelog" and isinstance(raw, dict) and isinstance(raw.get("issues"), list):
-                rest.append((p, key, [rest_row(i) for i in raw["issues"]]))
-            for i, (ref, histories) in enumerate(doc):
-                where = f"{p.name} issue {i + 1}"
-                if isinstance(ref, str) and histories is None and isinstance(raw, dict) and "issues" in raw:
-                    histories = []  # a search answer without expand=changelog: the issue, no history
-                if not isinstance(ref, str | tuple) or not isinstance(histories, list):
-                    yield Unreadable(where, None, "is not an issue with a key and its change histories", key)
-                    continue
-                ref = ref.strip() if isinstance(ref, str) else ref
-                slot = held.setdefault(ref, {})
-                slot[key] = slot.get(key, 0) + 1
-                yield from _history(ref, histories, where, api_times, history, key)
-        else:
+        if p.suffix.lower() != ".json":
             issues.append(p)
+            continue
+        streamed = jsonstream.envelope(p, STREAMED)
+        if streamed == "issues":  # the search answer, streamed issue by issue
+            yield from _search_pass(p, key, len(rest), api_times, history, held, latest, books)
+            rest.append((p, key))
+            continue
+        if streamed == "issueChangeLogs":  # the bulk changelog, streamed
+            for i, log in enumerate(jsonstream.records(p, streamed)):
+                books.read(p)
+                ref = ("id", str(log.get("issueId"))) if isinstance(log, dict) else None
+                yield from _changelog(ref, log.get("changeHistories") if isinstance(log, dict) else None,
+                                      f"{p.name} issue {i + 1}", key, api_times, history, held)
+            continue
+        raw = _load_json(p)  # one issue's changelog page, or SLA answers: read whole
+        kind, doc = _kind(raw, p)
+        if kind == "sla":
+            books.read(p, len(doc))
+            for ref in doc:
+                if ref in sla_from:  # the same request in two files: the later answer is read
+                    books.skip(sla_from[ref], f"an SLA answer given again in {p.name}")
+                sla_from[ref] = key
+            sla.update(doc)
+            continue
+        books.read(p, len(doc))
+        for i, (ref, histories) in enumerate(doc):
+            yield from _changelog(ref, histories, f"{p.name} issue {i + 1}", key, api_times, history, held)
     if not issues and not rest:
         raise InputError("EXPORT", "no issue CSV was given", "give the Jira Service Management CSV export, or "
                                                              "the search answer with its fields (issues[].fields)")
     if not issues:  # the REST search answer alone: its issues are the tickets, their times as written
-        yield from _rest_tickets(rest, api_times, settings, history, sla, held, sla_from, rules, books)
+        yield from _rest_tickets(rest, latest, api_times, settings, history, sla, held, sla_from, rules, books)
         for ref, files in held.items():
             for other, count in files.items():
                 yield Unmatched(other, ref if isinstance(ref, str) else f"issue id {ref[1]}", count, "changelog")
@@ -255,34 +261,62 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
         yield Unmatched(other, ref, 1, "SLA")
 
 
-def _rest_tickets(rest: list[tuple[Path, str, list[dict[str, Any] | None]]], times: Times, settings: Settings,
-                  history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]], sla: dict[str, Any],
-                  held: dict[Any, dict[str, int]], sla_from: dict[str, str], rules: states.Rules,
-                  books: Books) -> Iterator[Ticket | Unreadable]:
-    """The search answer's issues as tickets. Offset (startAt) and token pages over a changing
-    search repeat an issue: the copy with the latest ``fields.updated`` is the ticket and every
-    copy is counted with it (its changelog histories are read once)."""
-    latest: dict[str, tuple[dt.datetime, int, int]] = {}
-    for f, (_p, _key, rows) in enumerate(rest):
-        for i, row in enumerate(rows):
-            if row is None:
-                continue
-            try:
-                when = times.read(row["\0updated"] or None, "updated") or dt.datetime.min.replace(tzinfo=dt.UTC)
-            except RowProblem:
-                when = dt.datetime.min.replace(tzinfo=dt.UTC)
-            ref = row["Issue key"].strip()
-            if ref not in latest or (when, f, i) >= latest[ref]:
-                latest[ref] = (when, f, i)
+def _search_pass(p: Path, key: str, f: int, times: Times,
+                 history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]],
+                 held: dict[Any, dict[str, int]], latest: dict[str, tuple[dt.datetime, int, int]],
+                 books: Books) -> Iterator[Unreadable]:
+    """Pass one over a search answer, streamed: each issue's change histories, the count of its
+    records, and which copy of it (file ``f``, item) is the latest, by ``fields.updated``."""
+    for i, issue in enumerate(jsonstream.records(p, "issues")):
+        books.read(p)
+        ref = issue.get("key") if isinstance(issue, dict) else None
+        log = issue.get("changelog") if isinstance(issue, dict) else None
+        histories = log.get("histories") if isinstance(log, dict) else None
+        if isinstance(ref, str) and histories is None and (log is None or isinstance(log, dict)):
+            histories = []  # a search answer without expand=changelog: the issue, no history
+        yield from _changelog(ref, histories, f"{p.name} issue {i + 1}", key, times, history, held)
+        row = rest_row(issue)
+        if row is None or not isinstance(ref, str) or not isinstance(histories, list):
+            continue
+        try:
+            when = times.read(row["\0updated"] or None, "updated") or dt.datetime.min.replace(tzinfo=dt.UTC)
+        except RowProblem:
+            when = dt.datetime.min.replace(tzinfo=dt.UTC)
+        ref = ref.strip()
+        if ref not in latest or (when, f, i) >= latest[ref]:
+            latest[ref] = (when, f, i)
+
+
+def _changelog(ref: Any, histories: Any, where: str, key: str, times: Times,
+               history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]],
+               held: dict[Any, dict[str, int]]) -> Iterator[Unreadable]:
+    """One issue's record of a changelog answer: held for its ticket, its histories read."""
+    if not isinstance(ref, str | tuple) or not isinstance(histories, list):
+        yield Unreadable(where, None, "is not an issue with a key and its change histories", key)
+        return
+    ref = ref.strip() if isinstance(ref, str) else ref
+    slot = held.setdefault(ref, {})
+    slot[key] = slot.get(key, 0) + 1
+    yield from _history(ref, histories, where, times, history, key)
+
+
+def _rest_tickets(rest: list[tuple[Path, str]], latest: dict[str, tuple[dt.datetime, int, int]], times: Times,
+                  settings: Settings, history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]],
+                  sla: dict[str, Any], held: dict[Any, dict[str, int]], sla_from: dict[str, str],
+                  rules: states.Rules, books: Books) -> Iterator[Ticket | Unreadable]:
+    """The search answers' issues as tickets, streamed again (pass two). Offset (startAt) and
+    token pages over a changing search repeat an issue: the copy with the latest ``fields.updated``
+    is the ticket and every copy is counted with it (its changelog histories are read once)."""
     pauses_of = {**PAUSES, **settings.pauses}
-    cols = _columns(settings, list(next((r for _p, _k, rows in rest for r in rows if r), {}) or []))
-    for f, (p, key, rows) in enumerate(rest):
-        for i, row in enumerate(rows):
+    cols = _columns(settings, REST_COLUMNS)
+    for f, (p, key) in enumerate(rest):
+        for i, issue in enumerate(jsonstream.records(p, "issues")):
             where = f"{p.name} issue {i + 1}"
+            row = rest_row(issue)
             if row is None:
-                continue  # listed unreadable with its changelog already
+                continue  # its record is listed unreadable, or held for a ticket (unmatched)
             ref = row["Issue key"].strip()
-            if latest[ref][1:] != (f, i):
+            if ref not in latest or latest[ref][1:] != (f, i):
                 continue  # an earlier copy: counted with the latest (its changelog record is held under the key)
             attached = _take(held, sla_from, ref, row)
             attached[key] = attached.get(key, 0) - 1  # the issue's own record is the ticket's
@@ -345,10 +379,11 @@ def _history(key: Any, histories: list[Any], where: str, times: Times,
             continue
         for item in items:
             if isinstance(item, dict) and item.get("field") in ("status", "resolution"):
-                to = item.get("toString")
+                to, old = item.get("toString"), item.get("fromString")
+                # status names repeat across a million issues: one copy of each is kept (interned)
                 history.setdefault(key, []).append(
-                    (at, item["field"], to if isinstance(to, str) else None,
-                     item.get("fromString") if isinstance(item.get("fromString"), str) else None))
+                    (at, sys.intern(item["field"]), sys.intern(to) if isinstance(to, str) else None,
+                     sys.intern(old) if isinstance(old, str) else None))
 
 
 def _change(row: dict[str, Any], cols: dict[str, str | None], times: Times, settings: Settings) -> Pause | str:

@@ -14,12 +14,14 @@ or excluded where the map's [outcomes] names that type.
 
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from day60.errors import InputError
-from day60.imports import states
+from day60.imports import jsonstream, states
 from day60.imports.books import Books
 from day60.imports.records import (
     RowProblem,
@@ -29,8 +31,6 @@ from day60.imports.records import (
     Unmatched,
     Unreadable,
     check_columns,
-    peek,
-    read_json_export,
 )
 
 DESCRIPTION = ("log_entries JSON (trigger, acknowledge, resolve and annotate entries) and, for severity, the "
@@ -38,6 +38,96 @@ DESCRIPTION = ("log_entries JSON (trigger, acknowledge, resolve and annotate ent
 MONITORING_AGENTS = ("service_reference", "integration_reference")
 TYPES = ("trigger_log_entry", "acknowledge_log_entry", "resolve_log_entry", "annotate_log_entry")
 KEYS = ("severity",)
+_LISTS = ("log_entries", "incidents")
+# What the import reads of an incident's own record: two copies that agree on these give the same ticket.
+_READ = ("status", "created_at", "resolved_at", "last_status_change_at", "urgency")
+SUPERSEDED = "an earlier copy of an incident a later page holds again (its updated_at older): the latest is read"
+SAME_COPY = "a copy of an incident another page holds again, the same in every field the import reads"
+REPEATED_ENTRY = "a log entry another page holds again (the same id): read once"
+
+# (at, type, the entry's agent, channel and summary, file index, item index, file key)
+Entry = tuple[dt.datetime, str, dict[str, Any], int, int, str]
+
+
+def _kind(p: Path) -> str:
+    """Which answer a file is: the top-level key holding its list (streamed: read only as far as it)."""
+    found = jsonstream.envelope(p, _LISTS)
+    if not found:
+        raise InputError("EXPORT", f"{p} is not an export the pagerduty format reads",
+                         "it takes the REST API's JSON answers: log_entries and incidents, each list under its "
+                         "own key ({\"log_entries\": [...]}, {\"incidents\": [...]})")
+    return found
+
+
+def _slim(e: dict[str, Any]) -> dict[str, Any]:
+    """What the import reads of a log entry (who, by which channel, its note), held until its
+    incident is read: a trigger's channel can carry the whole alert payload, which is not kept."""
+    channel = e.get("channel")
+    return {"agent": e.get("agent") if isinstance(e.get("agent"), dict) else None,
+            "channel": {k: channel.get(k) for k in ("type", "summary", "content")} if isinstance(channel, dict)
+            else channel, "summary": e.get("summary")}
+
+
+def _stamp(inc: dict[str, Any], times: Times) -> dt.datetime | None:
+    """When a copy of an incident was taken: its updated_at, or where the API gives none (captures
+    before 2023-05-08), its last_status_change_at; None where it has neither as a time."""
+    for name in ("updated_at", "last_status_change_at"):
+        value = inc.get(name)
+        if isinstance(value, str):
+            try:
+                return times.read(value, name)
+            except RowProblem:
+                return None
+    return None
+
+
+def _digest(inc: dict[str, Any]) -> bytes:
+    """The fields the import reads of an incident, condensed: equal for copies that read the same."""
+    reason, priority = inc.get("resolve_reason"), inc.get("priority")
+    said = (tuple(inc.get(k) for k in _READ), "resolved_at" in inc,
+            reason.get("type") if isinstance(reason, dict) else reason,
+            priority.get("summary") if isinstance(priority, dict) else priority)
+    return hashlib.blake2b(repr(said).encode("utf-8", "backslashreplace"), digest_size=8).digest()
+
+
+def _latest(docs: list[tuple[Path, str]], times: Times) -> dict[str, tuple[int, int, bytes]]:
+    """Pass one over the incidents pages: for each incident id, the copy that is the incident (file,
+    item). Offset pages over a changing list repeat an incident: the copy with the latest stamp
+    wins. Two copies that read the same are one, whichever is taken; two that differ where either
+    has no time, or two latest copies of one time, are refused naming the id: which holds cannot be
+    told, and a guess would move a figure."""
+    best: dict[str, tuple[dt.datetime | None, int, int, bytes, tuple[int, int] | None]] = {}
+    for f, (p, _key) in enumerate(docs):
+        for i, inc in enumerate(jsonstream.records(p, "incidents")):
+            if not isinstance(inc, dict) or inc.get("id") is None or isinstance(inc.get("id"), dict | list):
+                continue
+            ref, stamp, digest = str(inc["id"]), _stamp(inc, times), _digest(inc)
+            held = best.get(ref)
+            if held is None:
+                best[ref] = (stamp, f, i, digest, None)
+                continue
+            when, hf, hi, hdigest, tie = held
+            if digest == hdigest:  # the same ticket either way: the later-stamped (else later) copy
+                if when is None or stamp is None or stamp >= when:
+                    best[ref] = (stamp if stamp is not None else when, f, i, digest, tie)
+            elif when is None or stamp is None:
+                _twice(ref, docs, (hf, hi), (f, i), "one of them has neither updated_at nor last_status_change_at")
+            elif stamp > when:
+                best[ref] = (stamp, f, i, digest, None)
+            elif stamp == when:
+                best[ref] = (when, hf, hi, hdigest, tie or (f, i))
+    for ref, (when, f, i, _d, tie) in best.items():
+        if tie is not None:
+            _twice(ref, docs, (f, i), tie, f"both were updated at {when.isoformat() if when else 'no time'}")
+    return {ref: (f, i, digest) for ref, (_w, f, i, digest, _t) in best.items()}
+
+
+def _twice(ref: str, docs: list[tuple[Path, str]], one: tuple[int, int], two: tuple[int, int], why: str) -> None:
+    first, second = (f"{docs[f][0].name} item {i + 1}" for f, i in sorted((one, two)))
+    raise InputError("EXPORT", f"incident {ref[:60]} is given twice with different contents ({first}, {second}) "
+                               f"and {why}, so which copy is the latest cannot be told",
+                     "export the incidents again in one pass (or leave out the page taken earlier); nothing was "
+                     "written")
 
 
 def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) -> Iterator[Ticket | Unreadable
@@ -45,47 +135,38 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
     check_columns(settings, KEYS, "pagerduty")
     rules = states.rules("pagerduty", settings.states)
     times = Times(settings)
-    entries: list[tuple[str, str, list[Any]]] = []
-    records: list[tuple[str, str, dict[str, Any]]] = []  # (where, file, incident), in the files' order
-    listed = False
+    docs: dict[str, list[tuple[Path, str]]] = {k: [] for k in _LISTS}
     for p in paths:
-        head = peek(p, "EXPORT")
-        key = books.key(p)
-        if '"log_entries"' in head:
-            items = read_json_export(p, "EXPORT", "log_entries")
-            books.read(p, len(items))
-            entries.append((p.name, key, items))
-        elif '"incidents"' in head:
-            listed = True
-            items = read_json_export(p, "EXPORT", "incidents")
-            books.read(p, len(items))
-            for i, inc in enumerate(items):
-                where = f"{p.name} item {i + 1}"
-                if not isinstance(inc, dict) or inc.get("id") is None or isinstance(inc.get("id"), dict | list):
-                    yield Unreadable(where, None, "is not an incident with an id", key)
-                    continue
-                records.append((where, key, inc))
-        else:
-            raise InputError("EXPORT", f"{p} is not an export the pagerduty format reads",
-                             "it takes the REST API's JSON answers: log_entries and incidents")
-    if not entries and not listed:
+        docs[_kind(p)].append((p, books.key(p)))
+    listed = bool(docs["incidents"])
+    if not docs["log_entries"] and not listed:
         raise InputError("EXPORT", "no log_entries or incidents export was given",
                          "give the incident log entries JSON, and the incidents JSON")
     if not listed:
         notes.append("no incidents export was given: no priority or urgency, so every incident is unclassified "
                      "(judged at the strictest target), and no incident's own status is read")
-    if not entries:
+    if not docs["log_entries"]:
         notes.append("no log_entries export was given: each incident's clock starts at its created_at, its end is "
                      "its own resolved_at, and no monitoring evidence can confirm a restore")
-    by_incident: dict[str, list[tuple[Any, str, dict[str, Any], str, str]]] = {}
-    for name, key, items in entries:
-        for i, e in enumerate(items):
-            where = f"{name} item {i + 1}"
+    names = [p.name for p, _key in docs["log_entries"]]
+    by_incident: dict[str, list[Entry]] = {}
+    seen: set[str] = set()  # log entry ids read: a page taken again repeats them
+    for f, (p, key) in enumerate(docs["log_entries"]):
+        for i, e in enumerate(jsonstream.records(p, "log_entries")):
+            books.read(p)
+            where = f"{p.name} item {i + 1}"
             inc = (e.get("incident") or {}).get("id") if isinstance(e, dict) and isinstance(e.get("incident"),
                                                                                               dict) else None
-            if not isinstance(e, dict) or inc is None or not isinstance(e.get("type"), str):
+            if not isinstance(e, dict) or inc is None or isinstance(inc, dict | list) or \
+                    not isinstance(e.get("type"), str):
                 yield Unreadable(where, None, "is not a log entry with a type and an incident", key)
                 continue
+            ident = e.get("id")
+            if isinstance(ident, str | int) and not isinstance(ident, bool):
+                if str(ident) in seen:
+                    books.skip(key, REPEATED_ENTRY)
+                    continue
+                seen.add(str(ident))
             if e["type"] not in TYPES:
                 books.skip(key, f"a log entry of a type the import does not read (it reads {', '.join(TYPES)})")
                 continue
@@ -94,48 +175,62 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
             except RowProblem as exc:
                 yield Unreadable(where, str(inc), str(exc), key)
                 continue
-            by_incident.setdefault(str(inc), []).append((at, e["type"], e, where, key))
+            by_incident.setdefault(str(inc), []).append((at, e["type"], _slim(e), f, i, key))
+    seen.clear()
     sev = settings.column("severity", "priority")
     if listed:  # the incidents are the list: log entries complete them
-        for where, key, incident in records:
-            ref = str(incident["id"])
-            items = by_incident.pop(ref, [])
-            attached: dict[str, int] = {}
-            for x in items:
-                attached[x[4]] = attached.get(x[4], 0) + 1
-            try:
-                t = _ticket(ref, items, incident, where, times, settings, rules, sev)
-            except RowProblem as exc:
-                yield Unreadable(where, ref, str(exc), key)
-                for other, n in attached.items():
-                    books.add(other, "unreadable", n)
-                continue
-            t.file, t.attached = key, attached
-            yield t
+        latest = _latest(docs["incidents"], times)
+        for f, (p, key) in enumerate(docs["incidents"]):
+            for i, incident in enumerate(jsonstream.records(p, "incidents")):
+                books.read(p)
+                where = f"{p.name} item {i + 1}"
+                if not isinstance(incident, dict) or incident.get("id") is None or \
+                        isinstance(incident.get("id"), dict | list):
+                    yield Unreadable(where, None, "is not an incident with an id", key)
+                    continue
+                ref = str(incident["id"])
+                chosen = latest[ref]
+                if chosen[:2] != (f, i):
+                    books.skip(key, SAME_COPY if _digest(incident) == chosen[2] else SUPERSEDED)
+                    continue
+                items = by_incident.pop(ref, [])
+                attached: dict[str, int] = {}
+                for x in items:
+                    attached[x[5]] = attached.get(x[5], 0) + 1
+                try:
+                    t = _ticket(ref, items, incident, where, times, settings, rules, sev)
+                except RowProblem as exc:
+                    yield Unreadable(where, ref, str(exc), key)
+                    for other, n in attached.items():
+                        books.add(other, "unreadable", n)
+                    continue
+                t.file, t.attached = key, attached
+                yield t
         for ref, items in by_incident.items():  # entries of incidents the incidents export does not list
             counts: dict[str, int] = {}
             for x in items:
-                counts[x[4]] = counts.get(x[4], 0) + 1
+                counts[x[5]] = counts.get(x[5], 0) + 1
             for other, n in counts.items():
                 yield Unmatched(other, ref, n, "log_entries")
         return
     for ref, items in by_incident.items():  # no incidents export: the log entries are the incidents
         items.sort(key=lambda x: x[0])
         first = items[0]
+        where = f"{names[first[3]]} item {first[4] + 1}"
         try:
-            t = _ticket(ref, items, None, first[3], times, settings, rules, sev)
+            t = _ticket(ref, items, None, where, times, settings, rules, sev)
         except RowProblem as exc:
-            yield Unreadable(first[3], ref, str(exc), first[4], 1)
+            yield Unreadable(where, ref, str(exc), first[5], 1)
             for x in items[1:]:
-                books.add(x[4], "unreadable")
+                books.add(x[5], "unreadable")
             continue
-        t.file = first[4]
+        t.file = first[5]
         for x in items[1:]:
-            t.attached[x[4]] = t.attached.get(x[4], 0) + 1
+            t.attached[x[5]] = t.attached.get(x[5], 0) + 1
         yield t
 
 
-def _ticket(ref: str, items: list[tuple[Any, str, dict[str, Any], str, str]], incident: dict[str, Any] | None,
+def _ticket(ref: str, items: list[Entry], incident: dict[str, Any] | None,
             where: str, times: Times, settings: Settings, rules: states.Rules, sev: str) -> Ticket:
     """One incident from its log entries and, where the incidents export lists it, its own record:
     its status (``states.yaml``), created_at, resolved_at (or, in captures before 2023-05-08 that
@@ -196,7 +291,7 @@ def _ticket(ref: str, items: list[tuple[Any, str, dict[str, Any], str, str]], in
         t.ended(f"status {status or 'resolved'}", standing == "resolved")
     if status and resolves and standing == "open":
         t.notes.append(f"its log has a resolve_log_entry, yet its own record's status is {status}")
-    for at, kind, e, _where, _key in items:
+    for at, kind, e, *_ in items:
         if kind == "annotate_log_entry":
             channel = e.get("channel") if isinstance(e.get("channel"), dict) else {}
             text = channel.get("summary") or channel.get("content") or e.get("summary")

@@ -796,7 +796,7 @@ def test_a_parent_killed_outright_takes_its_child_with_it(tmp_path):
 
 
 DEMO = r"""
-import os, signal, sys
+import os, sys, time
 from day60 import render
 from day60.cli import main
 
@@ -806,10 +806,12 @@ os.sched_getaffinity = lambda _pid: {0, 1}  # two cores, so the child is forked 
 
 def rendering(*args, **kwargs):
     # each process says it is rendering (one line, one write: whole on the pipe or not at all),
-    # then waits until a signal ends it: Ctrl-C lands while both render, however loaded the machine
+    # then waits until a signal ends it: Ctrl-C lands while both render, however loaded the machine.
+    # Short sleeps, not signal.pause(): a SIGINT landing between the write and the pause would be
+    # handled only at a next signal, never; after a sleep its handler runs at once.
     os.write(ready, f"{'parent' if os.getpid() == parent else 'child'} {os.getpid()}\n".encode())
     while True:
-        signal.pause()
+        time.sleep(0.05)
 
 
 render.pdf_bytes = rendering

@@ -7,7 +7,9 @@ then forks a child per command. The child takes the command's own argv, working 
 environment and standard input, output and error (passed over a Unix socket as file
 descriptors), runs the same entry point the console script runs (``day60.cli:main``) and reports
 its exit code. What a command reads and writes, and where, is exactly what a fresh process
-would read and write; only the imports are shared.
+would read and write; only the imports are shared. It leaves as a process does (the threads it
+left waited for, what is registered at exit run, its streams flushed) but without taking the
+interpreter apart, which on a loaded machine cost more than most commands.
 
 Two parts: ``serve`` runs in the venv (this file copied there and run by path, so nothing is
 imported from the checkout), and ``client_script`` is the text of the `day60` executable that
@@ -30,20 +32,38 @@ SOCKET_VARIABLE = "DAY60_TEST_COMMAND_SERVER"
 MAX_MESSAGE = 1 << 20
 
 
+# What commands import only once they run (typer's parameter adapters on the first parse, the
+# holidays package's country tables, pandas, DuckDB, python-docx, pyHanko's signing and validation,
+# rich's tables): each a second or more of a forked command's time on a loaded machine if left out.
+LAZY_IMPORTS = ("typer._adapters", "pandas", "holidays.countries", "duckdb", "docx", "docxtpl", "rich.table",
+                "pyhanko.sign", "pyhanko.sign.validation", "pyhanko.sign.timestamps", "pyhanko.pdf_utils.filters",
+                "pypdf.filters")
+
+
 def _preload() -> None:
-    """Import what most commands import, and draw one PDF so fonts are found once."""
+    """Import what the commands import, every module of the installed day60 and LAZY_IMPORTS, and
+    draw one PDF so fonts are found once. Only imports are shared: no command runs here."""
+    import importlib
+    import pkgutil
+
     import jinja2  # noqa: F401
     import pypdf  # noqa: F401
     import weasyprint
 
-    import day60.cli  # noqa: F401  (every command module, through the app)
+    import day60
+    import day60.cli  # every command module, through the app
 
+    for module in pkgutil.walk_packages(day60.__path__, "day60."):
+        if module.name != "day60.__main__":  # that one runs the CLI
+            importlib.import_module(module.name)
+    for name in LAZY_IMPORTS:
+        importlib.import_module(name)
     weasyprint.HTML(string="<p>warm</p>").write_pdf()
 
 
 def _child(conn: socket.socket, listener: socket.socket, fds: list[int], request: dict) -> int:
-    """In the forked child: become the command, run it, report its exit code and return it (the
-    caller then exits as a command's process exits, running what is registered to run at exit)."""
+    """In the forked child: become the command, run it, do what a process does as it exits
+    (``_exit_work``), report its exit code and return it; the caller then leaves by ``os._exit``."""
     code = 70  # EX_SOFTWARE, if anything below fails before the command has run
     try:
         listener.close()
@@ -71,17 +91,38 @@ def _child(conn: socket.socket, listener: socket.socket, fds: list[int], request
 
         traceback.print_exception(exc, file=sys.stderr)
     finally:
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):
-                stream.flush()
+        _exit_work()  # done before the report, so the next command starts after this one has ended
         with contextlib.suppress(OSError):
             conn.sendall(struct.pack("!i", code))
     return code
 
 
+def _exit_work() -> None:
+    """What the interpreter does at exit before it takes itself apart, in its order: wait for the
+    threads the command left running, run what is registered to run at exit (``atexit``, and
+    through it ``weakref.finalize`` and temporary folders), flush the standard streams.
+
+    The taking apart is left out (the child leaves by ``os._exit``): freeing every module and
+    object the server imported writes to each page of memory the fork shared, which took a second
+    to six of every command on a loaded two-core machine, and a command's own files are closed by
+    then (one it left open unflushed would lose its end here, which a test would see)."""
+    import atexit
+    import threading
+
+    with contextlib.suppress(Exception):
+        threading._shutdown()  # type: ignore[attr-defined]  (what Py_Finalize calls first)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+
+
 def serve(path: str) -> None:
     """Listen on the Unix socket ``path`` until killed; fork a child per command."""
+    import gc
+
     _preload()
+    gc.freeze()  # what was imported stays out of every child's collections, so they do not write to its pages
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
@@ -98,7 +139,7 @@ def serve(path: str) -> None:
             conn.close()
             continue
         if os.fork() == 0:
-            sys.exit(_child(conn, listener, fds, request) & 0xFF)
+            os._exit(_child(conn, listener, fds, request) & 0xFF)
         for fd in fds:
             os.close(fd)
         conn.close()

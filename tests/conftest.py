@@ -60,6 +60,25 @@ def run():
     return _run
 
 
+@pytest.fixture(scope="session")
+def demo_folder(tmp_path_factory) -> Path:
+    """What ``day60 demo --out DIR`` writes (the journal, its figures and score, the five PDFs),
+    made once per test process and shared: a test only reads it. A test that writes into the
+    demo's folder (as ``demo`` run again there does) copies it first (``demo_copy``)."""
+    out = tmp_path_factory.mktemp("demo") / "demo"  # a folder named "demo": see tests/test_letters.py
+    result = CliRunner().invoke(app, ["demo", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture
+def demo_copy(demo_folder, tmp_path) -> Path:
+    """This test's own copy of the shared demo folder, to change as it likes."""
+    import shutil
+
+    return Path(shutil.copytree(demo_folder, tmp_path / "demo", symlinks=True))
+
+
 @pytest.fixture
 def pipe():
     """A prompt_toolkit pipe input made current, so questionary prompts read from it."""

@@ -797,19 +797,21 @@ def test_a_parent_killed_outright_takes_its_child_with_it(tmp_path):
 
 DEMO = r"""
 import os, sys, time
-from pathlib import Path
 from day60 import render
 from day60.cli import main
 
-ready, parent, real = Path(sys.argv[1]), os.getpid(), render.pdf_bytes
+ready, parent = int(sys.argv[1]), os.getpid()
 os.sched_getaffinity = lambda _pid: {0, 1}  # two cores, so the child is forked on any machine
 
 
 def rendering(*args, **kwargs):
-    # each process says it is rendering, then takes its time: Ctrl-C lands while both render
-    (ready / ("parent" if os.getpid() == parent else "child")).write_text(str(os.getpid()))
-    time.sleep(60)
-    return real(*args, **kwargs)
+    # each process says it is rendering (one line, one write: whole on the pipe or not at all),
+    # then waits until a signal ends it: Ctrl-C lands while both render, however loaded the machine.
+    # Short sleeps, not signal.pause(): a SIGINT landing between the write and the pause would be
+    # handled only at a next signal, never; after a sleep its handler runs at once.
+    os.write(ready, f"{'parent' if os.getpid() == parent else 'child'} {os.getpid()}\n".encode())
+    while True:
+        time.sleep(0.05)
 
 
 render.pdf_bytes = rendering
@@ -817,27 +819,39 @@ sys.argv = ["day60", "demo", "--out", sys.argv[2]]
 main()
 """
 
+PATIENCE = 600  # seconds: a ceiling that matters only when the awaited event never comes
+
 
 def test_ctrl_c_at_the_terminal_during_the_demo_leaves_no_process_and_no_pdf(tmp_path):
     """``day60 demo`` in a process group of its own, as a shell runs it; once its parent and its
-    PDF child are both rendering (each says so, then takes its time), SIGINT goes to the whole
-    group, as Ctrl-C at a terminal sends it. The demo stops (exit 130, no traceback), no process
-    of the group is left, the child included, and no PDF nor temporary file is in the folder: the
-    files there are those written whole before the PDFs were rendered."""
-    import time
+    PDF child are both rendering (each says so on a pipe, then waits to be stopped), SIGINT goes
+    to the whole group, as Ctrl-C at a terminal sends it. The demo stops (exit 130, no traceback),
+    no process of the group is left, the child included, and no PDF nor temporary file is in the
+    folder: the files there are those written whole before the PDFs were rendered. Every wait
+    here is for an event (a line on the pipe, the pipe's end, the demo's exit), so a loaded
+    machine makes the test slower, never wrong."""
+    import select
 
-    out, ready = tmp_path / "demo", tmp_path / "ready"
-    ready.mkdir()
-    demo = subprocess.Popen([sys.executable, "-c", DEMO, str(ready), str(out)], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    out = tmp_path / "demo"
+    read_end, write_end = os.pipe()
     try:
-        deadline = time.monotonic() + 60
-        while demo.poll() is None and time.monotonic() < deadline and len(list(ready.iterdir())) < 2:
-            time.sleep(0.01)
-        assert demo.poll() is None and sorted(p.name for p in ready.iterdir()) == ["child", "parent"]
+        demo = subprocess.Popen([sys.executable, "-c", DEMO, str(write_end), str(out)], cwd=tmp_path,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                                pass_fds=[write_end], env={**os.environ, "PYTHONPATH": str(ROOT)})
+    finally:
+        os.close(write_end)  # the demo's processes hold the only write ends: their exit ends the pipe
+    try:
+        said = b""
+        with os.fdopen(read_end, "rb", buffering=0) as pipe:
+            while said.count(b"\n") < 2 and select.select([pipe], [], [], PATIENCE)[0]:
+                part = pipe.read(4096)
+                if not part:
+                    break  # every process of the demo ended before both were rendering
+                said += part
+        rendering = dict(line.split() for line in said.decode().splitlines())
+        assert demo.poll() is None and sorted(rendering) == ["child", "parent"], (said, demo.poll())
         os.killpg(demo.pid, signal.SIGINT)
-        _, stderr = demo.communicate(timeout=60)
+        _, stderr = demo.communicate(timeout=PATIENCE)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(demo.pid, signal.SIGKILL)
@@ -845,7 +859,7 @@ def test_ctrl_c_at_the_terminal_during_the_demo_leaves_no_process_and_no_pdf(tmp
     assert b"Traceback" not in stderr, stderr
     with pytest.raises(ProcessLookupError):
         os.killpg(demo.pid, 0)  # no process of the group is left
-    assert not Path(f"/proc/{(ready / 'child').read_text()}").exists()
+    assert rendering["child"].isdigit() and not Path(f"/proc/{rendering['child']}").exists()
     names = sorted(p.name for p in out.iterdir())
     assert not [n for n in names if n.endswith((".pdf", ".tmp"))], names
     assert json.loads((out / "score.json").read_text())["synthetic"]

@@ -10,13 +10,16 @@ from day60.evidence import documents
 from day60.rubric import load
 
 
-@pytest.fixture(scope="module")
-def report(tmp_path_factory):
-    from day60 import demo
-
-    folder = tmp_path_factory.mktemp("ev")
-    files = demo.run(folder / "demo")
-    return files
+@pytest.fixture
+def report(demo_folder):
+    """The demo's files by the names ``demo.run`` gives them, from the folder made once per test
+    process (tests/conftest.py) and only read here."""
+    names = {"journal": "exercise.jsonl", "held": "runner-held.json", "metrics": "metrics.json",
+             "score": "score.json", "pdf": "score.pdf", "html": "score.html", "deal": "synthetic-sow.toml",
+             "schedule": "schedule.pdf", "selfassess": "selfassess.pdf", "sa-journal": "selfassess.jsonl",
+             "voice": "voice-bench.json", "drills": "drills.pdf"}
+    assert all((demo_folder / name).is_file() for name in names.values())
+    return {key: demo_folder / name for key, name in names.items()}
 
 
 def test_the_demo_report_verifies_on_its_own(report, run, tmp_path):

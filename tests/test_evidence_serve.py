@@ -5,6 +5,11 @@ limit. No join token is needed to do any of these, so each is bounded at the ser
 (day60.cli.web.server_limits): a request must arrive whole within REQUEST_TIMEOUT of its first
 byte, an idle connection is closed after KEEP_ALIVE, open connections are capped.
 
+The server runs the product's own bounded protocol with its bounds scaled down (LIMITS: the
+same order, silent longer than a request, a request longer than a kept-alive idle), so the timed
+tests wait seconds where the shipped bounds would take half a minute; the last test holds the
+shipped bounds to what uvicorn is started with.
+
 Every socket here is on 127.0.0.1, every loop is bounded in count and time, and the server is
 stopped at the end. Without the bounds, the slowloris sockets are still open when the test gives
 up waiting, and it fails."""
@@ -17,6 +22,7 @@ import socket
 import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 
 import pytest
@@ -24,6 +30,16 @@ import pytest
 from day60.cli import web
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# The bounds the test server runs with, in seconds: web.REQUEST_TIMEOUT, web.SILENT_TIMEOUT and
+# web.KEEP_ALIVE scaled down (the shipped 10, 20 and 5 would make these tests wait 40 s).
+LIMITS = types.SimpleNamespace(REQUEST_TIMEOUT=4.0, SILENT_TIMEOUT=10.0, KEEP_ALIVE=1)
+
+# `day60 serve` as `python -m day60` runs it, with the bounds above set on day60.cli.web first
+# (read where the protocol arms its timers and where uvicorn's limits are made, at start-up).
+SERVE = (f"import sys; from day60.cli import web; web.REQUEST_TIMEOUT = {LIMITS.REQUEST_TIMEOUT!r}; "
+         f"web.SILENT_TIMEOUT = {LIMITS.SILENT_TIMEOUT!r}; web.KEEP_ALIVE = {LIMITS.KEEP_ALIVE!r}; "
+         "sys.argv[0] = 'day60'; from day60.cli import main; main()")
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +51,7 @@ def server(tmp_path_factory):
     demo.build_journal(journal)
     env = dict(os.environ, PYTHONPATH=str(ROOT), XDG_STATE_HOME=str(folder / "state"),
                DAY60_SERVE_TOKEN="a-long-enough-token")
-    proc = subprocess.Popen([sys.executable, "-m", "day60", "serve", str(journal), "--port", "0"],
+    proc = subprocess.Popen([sys.executable, "-c", SERVE, "serve", str(journal), "--port", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         port = None
@@ -95,7 +111,7 @@ def test_connections_that_never_finish_their_headers_are_closed(server):
     for sock in slow:
         sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
     started = time.monotonic()
-    give_up = web.REQUEST_TIMEOUT + 15
+    give_up = LIMITS.REQUEST_TIMEOUT + 15
     open_ = set(range(len(slow)))
     closed_after: dict[int, float] = {}
     while open_ and time.monotonic() - started < give_up:
@@ -108,8 +124,8 @@ def test_connections_that_never_finish_their_headers_are_closed(server):
         time.sleep(1)
     try:
         assert not open_, f"{len(open_)} of {len(slow)} slow connections still open after {give_up:g} s"
-        assert max(closed_after.values()) < web.REQUEST_TIMEOUT + 10
-        while not all(_closed(sock) for sock in silent) and time.monotonic() - started < web.SILENT_TIMEOUT + 10:
+        assert max(closed_after.values()) < LIMITS.REQUEST_TIMEOUT + 10
+        while not all(_closed(sock) for sock in silent) and time.monotonic() - started < LIMITS.SILENT_TIMEOUT + 10:
             time.sleep(1)
         assert all(_closed(sock) for sock in silent), "a connection that sent nothing is still open"
         assert _get(server).startswith(b"HTTP/1.1 ")
@@ -125,8 +141,8 @@ def test_a_connection_opened_ahead_of_its_request_gets_the_whole_deadline(server
     its body a second later) is answered: the request's deadline runs from its own first byte,
     not from the connection's opening (the first version of this bound closed such a connection
     in the middle of a press)."""
-    with socket.create_connection(("127.0.0.1", server), timeout=web.SILENT_TIMEOUT + 15) as sock:
-        time.sleep(web.REQUEST_TIMEOUT + 2)
+    with socket.create_connection(("127.0.0.1", server), timeout=LIMITS.SILENT_TIMEOUT + 15) as sock:
+        time.sleep(LIMITS.REQUEST_TIMEOUT + 2)
         sock.sendall(b"POST /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\n"
                      b"Content-Length: 5\r\nConnection: close\r\n\r\n")
         time.sleep(1)
@@ -136,14 +152,14 @@ def test_a_connection_opened_ahead_of_its_request_gets_the_whole_deadline(server
 
 
 def test_an_idle_kept_alive_connection_is_closed(server):
-    with socket.create_connection(("127.0.0.1", server), timeout=web.KEEP_ALIVE + 15) as sock:
+    with socket.create_connection(("127.0.0.1", server), timeout=LIMITS.KEEP_ALIVE + 15) as sock:
         sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         started = time.monotonic()
         reply = sock.recv(65536)
         assert reply.startswith(b"HTTP/1.1 ")
         while sock.recv(65536):  # the rest of the reply, then the server's end of file
             pass
-        assert time.monotonic() - started < web.KEEP_ALIVE + 10
+        assert time.monotonic() - started < LIMITS.KEEP_ALIVE + 10
 
 
 def test_headers_past_the_limit_are_refused(server):
@@ -204,6 +220,9 @@ def test_a_full_server_answers_503_as_json_under_api():
 
 def test_the_limits_are_the_ones_uvicorn_is_started_with():
     limits = web.server_limits()
+    # the scaled bounds the timed tests run with keep the shipped ones' order
+    assert web.SILENT_TIMEOUT > web.REQUEST_TIMEOUT > web.KEEP_ALIVE
+    assert LIMITS.SILENT_TIMEOUT > LIMITS.REQUEST_TIMEOUT + 2 > LIMITS.KEEP_ALIVE
     assert limits["timeout_keep_alive"] == web.KEEP_ALIVE and "limit_concurrency" not in limits
     assert limits["h11_max_incomplete_event_size"] == web.MAX_HEADER_BYTES
     assert issubclass(limits["http"], __import__("asyncio").Protocol)

@@ -7,15 +7,10 @@ import pytest
 from pypdf import PdfReader
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    from typer.testing import CliRunner
-
-    from day60.cli import app
-
-    out = tmp_path_factory.mktemp("demo") / "demo"
-    assert CliRunner().invoke(app, ["demo", "--out", str(out)]).exit_code == 0
-    return out
+@pytest.fixture
+def demo(demo_folder):
+    """The demo's folder, made once per test process (tests/conftest.py) and only read here."""
+    return demo_folder
 
 
 def text_of(path):

@@ -153,16 +153,10 @@ def test_self_assessment_cap(tmp_path):
 # ----- the score command, the PDF --------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def demo_dir(tmp_path_factory):
-    from typer.testing import CliRunner
-
-    from day60.cli import app
-
-    out = tmp_path_factory.mktemp("demo") / "out"
-    result = CliRunner().invoke(app, ["demo", "--out", str(out)])
-    assert result.exit_code == 0, result.output
-    return out
+@pytest.fixture
+def demo_dir(demo_folder):
+    """The demo's folder, made once per test process (tests/conftest.py) and only read here."""
+    return demo_folder
 
 
 def test_demo_writes_every_file_and_labels_it(demo_dir):
@@ -209,8 +203,8 @@ def test_demo_refuses_a_folder_it_did_not_make(run, tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
 
 
-def test_demo_reruns_in_its_own_folder(run, demo_dir):
-    r = run("demo", "--out", demo_dir)
+def test_demo_reruns_in_its_own_folder(run, demo_copy):
+    r = run("demo", "--out", demo_copy)
     assert r.exit_code == 0 and "SYNTHETIC demo" in r.stdout
 
 

@@ -33,8 +33,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SLOW_LIST = ROOT / "tests" / "slow.txt"
 SLOW_SECONDS = 0.25
+# a browser or a fresh venv each
 ALWAYS_SLOW = ["tests/test_docs_examples.py", "tests/test_screen.py", "tests/test_web.py", "tests/test_web_crowd.py",
-               "tests/test_web_hostile.py", "tests/test_web_retry.py", "tests/test_web_room.py"]  # a browser or a fresh venv each
+               "tests/test_web_hostile.py", "tests/test_web_retry.py", "tests/test_web_room.py"]
 LANES = {"full": ([], 300.0), "quick": (["-m", "not slow"], 60.0)}
 
 

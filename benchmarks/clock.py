@@ -3,12 +3,16 @@
 Calendar: Europe/London, Mon-Fri 09:00-17:00, England and Wales bank holidays, no pauses.
 Pairs: uniformly random instants over 2026-2027 (seeded), each pair put in order.
 Prints pairs per second for day60 (1,000,000 pairs, vectorised) and for businesstime (a
-sample timed pair by pair), the ratio, and how far the two agree on the sample.
+sample timed pair by pair), the ratio, and how far the two agree on the sample; then the scalar
+API (``business_seconds``, one pair a call) against businesstime pair by pair on the same pairs,
+both on the two-year sample and on short pairs (within a week, an incident's typical span), as a
+ratio in one run with the load average beside it.
 Run: python benchmarks/clock.py [--pairs N] [--sample N]
 """
 
 import argparse
 import datetime as dt
+import os
 import time
 import tracemalloc
 
@@ -82,7 +86,38 @@ def main() -> None:
         diffs = [(a, b, o, p) for (a, b), o, p in zip(local, ours[:n], theirs, strict=True) if abs(o - p) > 1]
         for a, b, o, p in diffs[:5]:
             print(f"  differs: {a} -> {b} (local): day60 {o / 3600:.4f} h, businesstime {p / 3600:.4f} h")
+    scalar(cal, peer, local, "two-year sample")
+    rng = np.random.default_rng(61)
+    short = []
+    for a, _ in local:
+        b = a + dt.timedelta(seconds=int(rng.integers(0, 7 * 86_400)))
+        short.append((a, b))
+    scalar(cal, peer, short, "short pairs (under a week)")
+    scalar(cal, peer, [(a, a + dt.timedelta(seconds=int(rng.integers(0, 10 * 3600)))) for a, _ in local],
+           "pairs under ten hours apart")
     listed(cal, starts)
+
+
+def scalar(cal: BusinessCalendar, peer: BusinessTime, local: list, label: str) -> None:
+    """The scalar API, one pair a call, against businesstime on the same pairs, best of five."""
+    tz = cal.tz
+    aware = [(a.replace(tzinfo=tz), b.replace(tzinfo=tz)) for a, b in local]
+    aware = [(a, b) if a <= b else (b, a) for a, b in aware]
+    cal.business_seconds(*aware[0])
+    ours = theirs = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for a, b in aware:
+            cal.business_seconds(a, b)
+        ours = min(ours, time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        for a, b in local:
+            peer.businesstime_hours(a, b)
+        theirs = min(theirs, time.perf_counter() - t0)
+    n = len(local)
+    print(f"scalar business_seconds, {label}: {ours / n * 1e6:.2f} µs a pair; businesstime "
+          f"{theirs / n * 1e6:.2f} µs a pair; ratio {ours / theirs:.2f}x (load average "
+          f"{os.getloadavg()[0]:.2f})")
 
 
 def listed(cal: BusinessCalendar, starts: np.ndarray) -> None:

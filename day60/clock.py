@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,6 +159,41 @@ def _last_start_at_or_before(table: _Table, t: np.ndarray) -> np.ndarray:
     return np.where(t < starts[0], -1, i)
 
 
+class _ScalarView:
+    """A table's intervals as Python lists, and the UTC range of instants it answers for.
+
+    ``lo``/``hi`` are conservative: an instant in ``[lo, hi)`` has a local date (whatever the
+    zone's offset, always under a day) at least ``_DATE_MARGIN`` days inside the table's dates, so
+    ``_table_for`` would answer it from this same table without growing it.
+    """
+
+    __slots__ = ("cum", "ends", "hi", "lo", "starts", "table")
+
+    def __init__(self, table: _Table, lo: int, hi: int) -> None:
+        self.table, self.lo, self.hi = table, lo, hi
+        self.starts: list[int] = table.starts.tolist()
+        self.ends: list[int] = table.ends.tolist()
+        self.cum: list[int] = table.cum.tolist()
+
+    @classmethod
+    def of(cls, table: _Table) -> _ScalarView:
+        margin = dt.timedelta(days=_DATE_MARGIN + 1)
+        lo = dt.datetime.combine(table.first_day + margin, dt.time(), UTC)
+        hi = dt.datetime.combine(table.last_day - margin + dt.timedelta(days=1), dt.time(), UTC)
+        return cls(table, (lo - _EPOCH) // _US, (hi - _EPOCH) // _US)
+
+    def running(self, t: int) -> int:
+        """``BusinessCalendar._running`` for one instant."""
+        i = bisect_right(self.starts, t) - 1
+        if i < 0:
+            return 0
+        start = self.starts[i]
+        return self.cum[i] + min(t - start, self.ends[i] - start)
+
+    def between(self, a: int, b: int) -> int:
+        return self.running(b) - self.running(a)
+
+
 class BusinessCalendar:
     """Working hours in one timezone, with public holidays and closure dates removed."""
 
@@ -188,6 +224,7 @@ class BusinessCalendar:
         self._loaded: Any = None if resolved is not None else _load_holidays(holiday_country, holiday_subdivision)
         self.source = dict(source) if source is not None else None
         self._table: _Table | None = None
+        self._view: _ScalarView | None = None
 
     # ----- loading -----------------------------------------------------------------------
 
@@ -387,6 +424,21 @@ class BusinessCalendar:
         table = self._table_for(int(starts.min()), int(ends.max()))
         return self._running(table, ends) - self._running(table, starts)
 
+    def _view_for(self, lo_us: int, hi_us: int) -> _ScalarView:
+        """The current table as Python lists, for one pair: the same table ``business_us_many``
+        would use for these instants (built or grown by the same ``_table_for``)."""
+        view = self._view
+        if view is not None and view.lo <= lo_us and hi_us < view.hi and view.table is self._table:
+            return view
+        table = self._table_for(lo_us, hi_us)
+        self._view = view = _ScalarView.of(table)
+        return view
+
+    def business_us(self, a: int, b: int) -> int:
+        """Business microseconds between two epoch-microsecond instants (``a <= b``): the scalar
+        twin of ``business_us_many``, the same arithmetic on the same table in Python integers."""
+        return self._view_for(a, b).between(a, b)
+
     def business_seconds(
         self,
         start: dt.datetime,
@@ -396,9 +448,15 @@ class BusinessCalendar:
         """Business seconds from ``start`` to ``end``, less working time inside ``pauses``.
 
         Overlapping pauses are merged first, so no working second is subtracted twice.
+        One pair is looked up in Python (a bisection over the table's lists) rather than through
+        one-element numpy arrays; a property test holds it to the vectorised path.
         """
-        import numpy as np
-        a, b = to_utc_us(start, "start"), to_utc_us(end, "end")
+        try:  # two stdlib aware datetimes subtract through UTC exactly, as ``to_utc_us`` does
+            if type(start) is not dt.datetime or type(end) is not dt.datetime:
+                raise TypeError
+            a, b = (start - _EPOCH) // _US, (end - _EPOCH) // _US
+        except TypeError:  # pendulum, a naive datetime or not one at all: converted or named
+            a, b = to_utc_us(start, "start"), to_utc_us(end, "end")
         if a > b:
             raise InputError("end", f"{end.isoformat()} is before the start {start.isoformat()}",
                              "give the earlier instant first")
@@ -408,8 +466,11 @@ class BusinessCalendar:
             if p0 > p1:
                 raise InputError(f"pause[{i}]", "ends before it starts", "give START/END in order")
             windows.append((p0, p1))
-        total = int(self.business_us_many(np.array([a], np.int64), np.array([b], np.int64))[0])
-        total -= sum(self.business_us_many(*clip_windows(windows, a, b)).tolist())
+        view = self._view_for(a, b)
+        total = view.between(a, b)
+        if windows:
+            for p0, p1 in merge_spans(windows, a, b):  # clipped to [a, b], so inside the same table
+                total -= view.between(int(p0), int(p1))
         return total / 1_000_000
 
     def business_seconds_many(self, starts: Any, ends: Any) -> np.ndarray:

@@ -8,30 +8,15 @@ import json
 
 import pytest
 
-from day60 import assess, metrics
 from day60 import journal as jr
 from day60.resources import data_dir
 from tests.builders import SIGN_OFF, make_journal
+from tests.readings import ELEMENTS, PASS, SMOKE, line, rows, scored
 
 SOW = data_dir("clauses") / "examples" / "synthetic-sow.toml"
 ORGANIC = {"source": "organic"}
 NOTE = {"affected_class": "scanned invoices", "evidence": "alert 1"}
 CLOSE = ("exercise.close", "exercise", "2026-03-13T17:30")
-SMOKE = {"model_pin": "m", "prompt_version": "p", "threshold_set": "t"}
-PASS = {"present": True, "covers_period": True, "supported": True}
-ELEMENTS = [e["id"] for e in metrics.default_report_elements()]
-
-
-def scored(path, **kw):
-    return assess.score_journal(jr.read(path), **kw)
-
-
-def line(done, ident):
-    return next(x for x in done.result["lines"] if x["id"] == ident)
-
-
-def rows(table):
-    return {r["id"]: r for r in metrics.records(table)}
 
 
 def comply_rows(run, path):

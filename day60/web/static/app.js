@@ -196,7 +196,9 @@
       var text = row ? (row.getAttribute("data-by") || "Someone") + " just recorded \u201c" + label + "\u201d (seq " +
         row.getAttribute("data-seq") + ", at " + row.getAttribute("data-at") + "); it is no longer offered."
         : "\u201c" + label + "\u201d is no longer offered: it was just recorded.";
-      var draft = inputs.map(function (n) { return n.replace(/^f\./, "").replace(/_/g, " ") + ": " + was.values[n]; });
+      var draft = inputs.map(function (n) {
+        return (n === "at" ? "when" : n.replace(/^f\./, "").replace(/_/g, " ")) + ": " + was.values[n];
+      });
       return {key: keys[i], text: text, draft: draft.join("; ")};
     }
     return null;

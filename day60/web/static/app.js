@@ -155,6 +155,7 @@
       box.appendChild(ok);
       result.appendChild(box);
       result.className = "result";
+      unpin();  // the message names its step itself; an earlier answer's "about" line is not its
       pin("");
       if (saved.focus && saved.focus[0] === lost.key) { result.focus({preventScroll: true}); saved.focus = null; }
     }

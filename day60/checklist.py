@@ -17,7 +17,7 @@ from day60.journal import Effective, effective
 
 # Written by the toolkit itself, never asked: a note is free text a script may add; the rest
 # are a seal's commitment, a reveal's salt, a correction's target and a late press's own time.
-_AUTOMATIC = {"note", "commitment", "period", "target", "salt", "pressed_at"}
+_AUTOMATIC = {"note", "commitment", "period", "target", "salt", "pressed_at", "press_key"}
 # Asked even though optional: injected or organic decides the safety gate and the seal; the class
 # an onset shifts is what a notice must name; a partner notice may state the severity; a new
 # sign-off must attest that no live personal data is touched; an element may not apply.

@@ -45,6 +45,10 @@ class _Data(BaseModel):
         None, description="Recorded late: the instant of the press on the clock of the browser that made it "
                           "while it had lost its connection ('day60 serve'); the line's recorded_at is when the "
                           "server received it.")
+    press_key: Text | None = Field(
+        None,
+        description="The key the page of 'day60 serve' gave this press: a press sent again because its "
+                    "answer was lost is answered from the line that holds its key, never written twice.")
 
 
 class Empty(_Data):

@@ -456,7 +456,7 @@ def claim_status(line: dict[str, Any], judged: dict[int, dict[str, Any]]) -> str
     return "pending" if verdict is None else "accepted" if verdict["kind"] == "accept" else "rejected"
 
 
-LATE = ("pressed_at",)  # what the toolkit itself adds to a person's line (a press sent late)
+LATE = ("pressed_at", "press_key")  # what the toolkit itself adds to a person's line (a press sent late, its key)
 
 
 def claimed(line: dict[str, Any]) -> dict[str, Any]:

@@ -663,7 +663,7 @@ def test_a_sealed_onset_never_reaches_an_observer_and_the_runner_closes_and_reve
     form.locator("input[name=at]").fill((NOW - dt.timedelta(hours=2)).isoformat())
     form.locator("button[type=submit]").click()
     runner.wait_for_selector("#result .ok")
-    watcher.wait_for_function("() => document.getElementById('timeline').innerText.includes('safety.agreed')")
+    watcher.wait_for_function("() => document.getElementById('timeline').innerText.includes('safety sign-off')")
     watched_head = watcher.get_attribute("#head", "data-head")
     # The sign-off's own recorded_at is public; seal in a later second, or the two stamps could
     # coincide and the check below would mistake the sign-off's time for the held instant.

@@ -170,6 +170,7 @@ def test_the_event_stream_keeps_its_beat_when_a_sealed_onset_is_written(served, 
     so the beat is read from the earliest comment on each side of the seal."""
     beat = 1.0
     monkeypatch.setattr("day60.web.app.KEEPALIVE_SECONDS", beat)
+    monkeypatch.delenv("DAY60_SERVE_KEEPALIVE", raising=False)
     runner, _ = runner_and_supplier(served)
     watcher = join(served, "Obs Timer", "observer")
     assert post(served, runner, kind="safety.agreed", id="D1", at=(NOW - dt.timedelta(hours=1)).isoformat(),
@@ -197,13 +198,14 @@ def test_the_event_stream_keeps_its_beat_when_a_sealed_onset_is_written(served, 
         line = raw.decode().strip()
         if line and not line.isalnum():  # the chunk sizes of the transfer encoding are not the stream's
             seen.append((time.monotonic(), line))
-            if line == ": still here":
+            if line == "event: beat":
                 beats.append(seen[-1][0])
                 if len(beats) == 3:
                     third_beat.set()
     sealer.join()
     conn.close()
-    assert [line for _, line in seen if line.startswith(("event:", "data:"))] == ["event: head", "data: 1"]
+    assert [line for _, line in seen if line.startswith(("event:", "data:")) and line not in
+            ("event: beat", "data: still here")] == ["event: head", "data: 1"]
     # Where each comment falls on a beat that started with the first: late by the machine's delay alone.
     offsets = [t - beats[0] - k * beat for k, t in enumerate(beats)]
     before = [o for o, t in zip(offsets, beats, strict=True) if t < sealing["sent"]]

@@ -17,6 +17,7 @@ the browser is Debian's Chromium (the ``browser`` fixture).
 
 import datetime as dt
 import json
+import re
 import time
 
 import pytest
@@ -509,16 +510,16 @@ def test_each_role_s_page_offers_what_the_table_allows_and_records_it(browser, t
         # number (the wait on the partner).
         seen = claims[0] - 1
         auditor = open_page(browser, server, "Ana Ruiz", "auditor")
-        press(auditor, f"reject seq {seen}: drift.detected D9 (invoices) by Sam Seller (supplier)",
-              {"reason": "no alert in the console"})
+        press(auditor, re.compile(rf"^reject seq {seen}: supplier's detection of the drift D9 \(invoices\) by "
+                                  r"Sam Seller \(supplier\)"), {"reason": "no alert in the console"})
         wait_or_say_why(auditor, server, "![...document.querySelectorAll('details.step summary')].some(s => "
-                                         f"s.innerText.includes('seq {seen}:'))")  # judged once
+                                         "s.innerText.includes(\"supplier's detection\"))")  # judged once
         rejected = [e for e in jr.read(path).events if e["kind"] == "reject"]
         assert [e["data"]["target"] for e in rejected] == [claims[0]]
         auditor.context.close()
 
         runner = open_page(browser, server, "J. Auditor", "runner", server.runner_token)
-        press(runner, f"accept seq {claims[1]}: drift.notice D9 (invoices) by Sam Seller (supplier)",
+        press(runner, f"accept seq {claims[1]}: written notice of the drift D9 (invoices) by Sam Seller (supplier)",
               {"reason": "email 12 in the partner's inbox"})
         shot(runner, "role-runner-accepts")
         runner.context.close()

@@ -140,7 +140,7 @@ def log(
             raise InputError("--sow", f"is for report.element, not {kind}", "drop --sow")
         elements = list(clauses.load_deal(sow, clauses.load_library(), _rubric_ids(), draft=True).report_elements)
     data = _parse_sets(sets)
-    ours = sorted({"commitment", "pressed_at"} & set(data))
+    ours = sorted({"commitment", "pressed_at", "press_key"} & set(data))
     if ours:  # a commitment typed in would be replaced by --seal's, or pass an unsealed onset off as sealed
         from day60.errors import InputError
 
@@ -595,7 +595,8 @@ def show(
                + ("  SYNTHETIC" if h.get("synthetic") else ""))
     typer.echo(f"times in {h['calendar']['timezone']}")
     print_table([{**r, "at": when(r["at"]) if r["at"] else "sealed", "by": r["by"] or "",
-                  "data": ", ".join(f"{k}={v}" for k, v in r["data"].items() if k not in ("commitment", "pressed_at"))}
+                  "data": ", ".join(f"{k}={v}" for k, v in r["data"].items()
+                                    if k not in ("commitment", "pressed_at", "press_key"))}
                  for r in rows], ["seq", "at", "kind", "id", "by", "data", "mark"])
     if j.partial:
         typer.echo(f"note: a partial last line was ignored; run 'day60 verify --repair {journal}'", err=True)

@@ -308,6 +308,7 @@ def append(
     elements: list[str] | None = None,
     actor: Actor | None = None,
     pressed_at: str | None = None,
+    press_key: str | None = None,
 ) -> dict[str, Any]:
     """Validate and append one event; returns it as written. Nothing is written on refusal.
 
@@ -317,7 +318,8 @@ def append(
     actor's, never ``by``. Without an actor the caller is one of the toolkit's own commands
     (stamp, reveal, notice) or a program that holds the file itself. ``pressed_at``: the
     browser's time of a press sent late, written into the data after the access list has seen
-    what the participant sent.
+    what the participant sent. ``press_key``: the key a page gave the press (each press its own),
+    written beside it so that the press sent again after a lost answer is found, not written twice.
 
     With ``seal`` (drift.onset only) the journal receives a salted commitment and the clear
     instant goes to the runner's held file (mode 0600). ``elements``: report elements a deal
@@ -338,15 +340,16 @@ def append(
         if kind in FIXERS or kind in JUDGEMENTS or (kind == "resolve" and data.get("exclude")):
             # their effect reaches back (an exclusion names ids anywhere), or they name another line:
             # the whole journal is replayed
-            event = _append_replayed(path, fd, kind, ident, at, data, by, actor, pressed_at)
+            event = _append_replayed(path, fd, kind, ident, at, data, by, actor, pressed_at, press_key)
             forget(path)
             return event
-        return _append_indexed(path, fd, kind, ident, at, data, by, seal, elements, actor, pressed_at)
+        return _append_indexed(path, fd, kind, ident, at, data, by, seal, elements, actor, pressed_at, press_key)
 
 
 def _append_indexed(path: Path, fd: int, kind: str, ident: str, at: dt.datetime | None, data: dict[str, Any],
                     by: str | None, seal: str | Path | None, elements: list[str] | None = None,
-                    actor: Actor | None = None, pressed_at: str | None = None) -> dict[str, Any]:
+                    actor: Actor | None = None, pressed_at: str | None = None,
+                    press_key: str | None = None) -> dict[str, Any]:
     """An append that reads only the index's rows for its id: time independent of the journal's size."""
     idx = Index.open(path, fd)
     try:
@@ -356,6 +359,8 @@ def _append_indexed(path: Path, fd: int, kind: str, ident: str, at: dt.datetime 
                                  about=Facts(ident in known.safety, ident in known.raised))
         if pressed_at is not None:
             data["pressed_at"] = pressed_at
+        if press_key is not None:
+            data["press_key"] = press_key
         at_iso = at.isoformat() if at is not None else None
         held_entry = None
         if seal is not None:
@@ -385,7 +390,8 @@ def _append_indexed(path: Path, fd: int, kind: str, ident: str, at: dt.datetime 
 
 
 def _append_replayed(path: Path, fd: int, kind: str, ident: str, at: dt.datetime | None, data: dict[str, Any],
-                     by: str | None, actor: Actor | None = None, pressed_at: str | None = None) -> dict[str, Any]:
+                     by: str | None, actor: Actor | None = None, pressed_at: str | None = None,
+                     press_key: str | None = None) -> dict[str, Any]:
     """A correction, a reveal or a judgement of a claim: checked against a replay of the whole
     journal with it applied."""
     journal = reader.read(path)
@@ -396,6 +402,8 @@ def _append_replayed(path: Path, fd: int, kind: str, ident: str, at: dt.datetime
         by, data = authorise(actor, kind, ident, data, journal.header, lines=journal.events)
     if pressed_at is not None:
         data["pressed_at"] = pressed_at
+    if press_key is not None:
+        data["press_key"] = press_key
     event = _event(journal, kind, ident, at.isoformat() if at is not None else None, by or journal.header["runner"],
                    data)
     check_rules([*journal.events, event])

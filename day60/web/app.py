@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import hmac
 import json
+import os
 import secrets
 import sys
 import unicodedata
@@ -39,7 +40,18 @@ MAX_BODY = 64 * 1024  # a press is a few hundred bytes; nothing a page or a scri
 # A press is stamped when its request arrives, before its body is read, so the body must follow at
 # once: one that trickled in for an hour would be recorded an hour before it was sent.
 BODY_SECONDS = 5.0
-KEEPALIVE_SECONDS = 15.0  # a comment on every open stream, on a fixed beat
+KEEPALIVE_SECONDS = 15.0  # a "beat" event on every open stream, on a fixed beat
+# The beat can be shortened for a test of a page noticing a stalled stream (it waits two beats).
+BEAT_VARIABLE = "DAY60_SERVE_KEEPALIVE"
+
+
+def beat_seconds() -> float:
+    """The keepalive's beat: KEEPALIVE_SECONDS, or a shorter one the environment sets (0.5 s at least)."""
+    raw = os.environ.get(BEAT_VARIABLE, "")
+    try:
+        return max(0.5, min(KEEPALIVE_SECONDS, float(raw))) if raw else KEEPALIVE_SECONDS
+    except ValueError:
+        return KEEPALIVE_SECONDS
 # Open event streams (each holds one of the server's request slots, day60.cli.web.MAX_CONNECTIONS,
 # for as long as it is open): a participant's pages and scripts, one role's participants, and all
 # but the runner's together; the runner's are not capped, and the slots left over are the room's.
@@ -174,7 +186,9 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
     env.filters["visible"] = _visible
     env.filters["at"] = lambda text: words.shown_at(text, room.tz)  # every instant a person sees: the exercise's zone
     env.filters["kindwords"] = words.kind_words
+    env.filters["readable"] = lambda text: words.readable(text, room.tz)
     env.globals["zone"] = zone
+    env.globals["beat"] = beat_seconds
 
     def said(message: str) -> str:
         """A refusal or a warning made for the command line, in the room's words."""
@@ -249,8 +263,10 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
         shown, head = seen or room.seen(who)  # one view: the head always names the last row's line
         fixes: dict[int, list[str]] = {}
         opened: dict[int, str] = {}  # a revealed onset's instant, shown where its time belongs
+        righted: dict[int, str] = {}  # a corrected line's time now (the latest correction's)
         for e in shown:
             if e["kind"] == "correction":
+                righted[e["data"]["target"]] = e["data"]["at"]
                 fixes.setdefault(e["data"]["target"], []).append(
                     f"corrected by seq {e['seq']} to {words.shown_at(e['data']['at'], room.tz)}: {e['data']['reason']}")
             elif e["kind"] == "reveal":
@@ -270,20 +286,28 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
             if e["data"].get("pressed_at"):
                 marks.insert(0, f"recorded late (pressed at {words.shown_at(e['data']['pressed_at'], room.tz)} on the "
                                 "browser's clock)")
-            data = ", ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in e["data"].items()
-                             if k not in ("commitment", "pressed_at"))
-            rows.append({"seq": e["seq"], "at": e["at"] or opened.get(e["seq"]), "kind": e["kind"], "id": e["id"],
+            data = "; ".join(_detail(k, v, e, room.tz) for k, v in e["data"].items()
+                             if k not in ("commitment", "pressed_at", "press_key", "salt"))
+            at = e["at"] or opened.get(e["seq"])
+            rows.append({"seq": e["seq"], "at": righted.get(e["seq"], at), "was": at if e["seq"] in righted else None,
+                         "kind": e["kind"], "id": e["id"],
                          "by": e["by"], "data": data, "recorded_at": e["recorded_at"], "marks": marks,
                          "late": bool(e["data"].get("pressed_at"))})
         return {"rows": rows, "hidden": max(0, len(shown) - TIMELINE_ROWS), "head": head}
 
     def steps_for(who: Participant, is_local: bool, shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        steps = checklist.next_steps(shown, room.header)
-        if not who.runner:
+        closed = any(e["kind"] == "exercise.close" for e in shown)
+        # After the close the journal takes only judgements of claims, disputes, corrections and
+        # the reveal: no step the server would refuse is offered.
+        steps = [] if closed else checklist.next_steps(shown, room.header)
+        if not who.runner and not closed:
             steps = [s for s in _watch_steps(shown, who) + steps if not _runner_only(s) and
                      presses.may_record(who, s.kind)]
         if presses.may_record(who, "accept"):  # the measured party's claims waiting for an auditor
             steps = checklist.claims_to_judge(shown) + steps
+        if closed and presses.may_record(who, "dispute"):
+            steps.append(checklist.Step("dispute a figure of the score (with the reason)", "dispute", None,
+                                        group="after the close"))
         steps = _in_place(steps, shown)
         out = []
         for s in steps:
@@ -292,7 +316,8 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
                        "choices": a.choices, "required": a.required or (a.name == "affected_class"),
                        "attest": a.attest}
                       for a in checklist.fields_for(s.kind, s.data, permissions.table().record.get(s.kind, {})
-                                                    .get(who.role) == "claim") if mine is None or a.name in mine]
+                                                    .get(who.role) == "claim") if (mine is None or a.name in mine)
+                      and a.name not in ("raised_by", "organisation")]  # a dispute's: the participant's own
             sealed = s.kind == "drift.onset" and s.data.get("source") == "exercise"
             pauses = checklist.open_pauses(shown, s.id) if s.kind == "incident.restored" and s.id else {}
             out.append({"label": s.label, "kind": s.kind, "id": s.id, "preset": s.data, "fields": fields,
@@ -311,7 +336,7 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
         stopped = rule is None or (rule.get("until") and (closed or any(e["kind"] == "reveal" for e in shown)))
         correctable = [] if stopped else [
             e for e in reversed(shown) if e["kind"] not in skip and e["at"] is not None
-            and (rule.get("lines") == "any" or e["by"] == who.by)][:12]
+            and (rule.get("lines") == "any" or e["by"] == who.by)]  # every line, newest first: none out of reach
         correctable = [{**e, "what": words.kind_words(e["kind"])} for e in correctable]
         return {"status": checklist.status(shown, seals_hidden=not who.runner, header=room.header),
                 "steps": steps_for(who, is_local, shown), "closed": closed,
@@ -357,9 +382,11 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
         permissions.check_person(name, role, room.header)
         expected = keys.runner_token if role == "runner" else keys.join_token(role)
         if not isinstance(token, str) or not hmac.compare_digest(token.encode(), expected.encode()):
-            hint = "the runner token this server printed" if role == "runner" else \
-                f"the {permissions.table().label(role)}'s join token this server printed (one a role)"
-            raise Refused(403, f"token: is not {hint}")
+            hint = "This is not the runner's token; use the runner token the server printed when it started" \
+                if role == "runner" else (f"This token is not the one for the {permissions.table().label(role)}: "
+                                          "each role has its own; ask the runner for the "
+                                          f"{permissions.table().label(role)}'s token")
+            raise Refused(403, hint)
         if role == "runner" and not local(request):
             raise Refused(403, "role: the runner's page runs on the machine that holds the held file")
         return Participant(name, role)
@@ -409,11 +436,14 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
         who = joined[0]
         if form.get("kind") == "correction" and not form.get("id"):
             form["id"] = form.get("f.target", "")
+        if form.get("kind") == "dispute" and not form.get("id"):
+            form["id"] = f"dispute-{form.get('f.line', '')}"  # as 'day60 dispute' names it
         data = {k[2:]: v for k, v in form.items() if k.startswith("f.") and v != "" and v != checklist.NOT_STATED}
         p = presses.Press(form.get("kind", ""), form.get("id", ""), form.get("at") or None, data,
                           form.get("seal") == "1", form.get("pressed_at") or None, form.get("sent_at") or None,
                           form.get("confirm") == "1",
-                          form.get("pause_end_at", "") if form.get("end_pauses") == "1" else None)
+                          form.get("pause_end_at", "") if form.get("end_pauses") == "1" else None,
+                          form.get("press_key") or None, form.get("asked") or None)
         try:
             done = await run_in_threadpool(presses.record, room, who, p, stamp, local(request), True)
         except InputError as exc:
@@ -422,12 +452,18 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
                           refused=said(one_line(exc)), form=None)
         if done.unconfirmed:
             again = {**form, "confirm": "1", "at": done.when.isoformat()}
-            pending = {"kind": p.kind, "id": p.ident, "at": done.when.isoformat(), "late": p.pressed_at}
+            if p.kind == "exercise.close":
+                # The close is stamped when "Close it" is pressed (unless a time was typed), and
+                # the answer names the last line the question was made from.
+                again = {**form, "confirm": "1", "asked": done.asked or "0"}
+            pending = {"kind": p.kind, "id": p.ident, "at": done.when.isoformat(), "late": p.pressed_at,
+                       "typed": bool(p.at and p.at.strip())}
             return render("result.html", warnings=[said(w) for w in done.warnings], form=again, refused=None,
-                          pending=pending)
+                          pending=pending, changed=[said(c) for c in done.changed])
         room.wake()
         return render("result.html", headers={"hx-trigger": "day60-recorded"}, events=done.events,
-                      warnings=[said(w) for w in done.warnings], held_at=done.held_at, refused=None, form=None)
+                      warnings=[said(w) for w in done.warnings], held_at=done.held_at, refused=None, form=None,
+                      replayed=done.replayed, claims=[permissions.is_claim(e) for e in done.events])
 
     async def reveal_form(request: Request) -> Response:
         joined = _page_who(request)
@@ -506,7 +542,8 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
         async def events() -> AsyncIterator[str]:
             queue = room.subscribe()
             last, problem = room.head(who), room.problem
-            beat = asyncio.get_running_loop().time() + KEEPALIVE_SECONDS
+            every = beat_seconds()
+            beat = asyncio.get_running_loop().time() + every
             try:
                 yield f"retry: 1000\nevent: head\ndata: {last}\n\n"
                 while True:
@@ -514,8 +551,10 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
                     # (a sealed onset) must change nothing this page receives, not even when.
                     left = beat - asyncio.get_running_loop().time()
                     if left <= 0:
-                        beat += KEEPALIVE_SECONDS
-                        yield ": still here\n\n"
+                        beat += every
+                        # an event, not a comment: a page's script sees it, and a page that hears
+                        # nothing for two beats knows its stream has stalled
+                        yield "event: beat\ndata: still here\n\n"
                         continue
                     try:
                         await asyncio.wait_for(queue.get(), timeout=left)
@@ -618,6 +657,21 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
         names = {"127.0.0.1", "localhost", "[::1]"}
         hosts = {f"{n}:{port}" for n in names} | ({n for n in names} if port == 80 else set())
     return SecurityHeaders(app, hosts)  # type: ignore[return-value]
+
+
+def _detail(name: str, value: Any, line: dict[str, Any], tz: Any) -> str:
+    """One field of a line as the timeline's details say it: names in words, an instant in the
+    exercise's zone, a seq named as such."""
+    label = name.replace("_", " ")
+    if name == "target":
+        return f"of seq {value}"
+    if isinstance(value, bool):
+        return f"{label}: {'yes' if value else 'no'}"
+    if isinstance(value, str) and (name == "at" or words.is_instant(value)):
+        return f"{'time' if name == 'at' else label}: {words.shown_at(value, tz)}"
+    if not isinstance(value, str):
+        value = json.dumps(value)
+    return f"{label}: {value}"
 
 
 def _runner_only(step: checklist.Step) -> bool:

@@ -20,15 +20,18 @@ would name a sealed line is answered as if the line were not there.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from day60 import checklist, journal, permissions, timeparse
 from day60.errors import InputError
 from day60.events import DATA_MODELS
+from day60.web import words
 from day60.web.room import Participant, Room
 
-API_FIELDS = ("kind", "id", "at", "data", "seal", "pressed_at", "sent_at")
+API_FIELDS = ("kind", "id", "at", "data", "seal", "pressed_at", "sent_at", "press_key")
+KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")
 LONGEST_QUEUE = dt.timedelta(days=7)  # a press queued longer than this is refused, not guessed at
 
 
@@ -46,6 +49,8 @@ class Press:
     sent_at: str | None = None  # the browser's clock when it was sent
     confirm: bool = False  # the person has seen the warnings and records it anyway
     end_pauses_at: str | None = None  # before a restore: end the open waits at this time ("" = now)
+    key: str | None = None  # the page's key for this press: sent again, it is answered, not written again
+    asked: str | None = None  # a close confirmed: the digest of what was still open when it was asked
 
 
 @dataclass
@@ -55,6 +60,9 @@ class Outcome:
     when: dt.datetime | None = None
     held_at: str | None = None  # a sealed onset's instant: answered to the runner's page alone
     unconfirmed: bool = False  # warnings to confirm; nothing was written
+    replayed: bool = False  # the press had been recorded already (its answer was lost): nothing more written
+    asked: str | None = None  # a close's question: the digest of what it lists as still open
+    changed: list[str] = field(default_factory=list)  # a close confirmed: what changed since it was asked
 
 
 def from_json(body: Any) -> Press:
@@ -69,7 +77,7 @@ def from_json(body: Any) -> Press:
     for name in ("kind", "id"):
         if not isinstance(body.get(name), str):
             problems.append(name)
-    for name in ("at", "pressed_at", "sent_at"):
+    for name in ("at", "pressed_at", "sent_at", "press_key"):
         if body.get(name) is not None and not isinstance(body[name], str):
             problems.append(name)
     data = body.get("data", {})
@@ -84,7 +92,7 @@ def from_json(body: Any) -> Press:
                          "kind and id are text; at, pressed_at and sent_at are ISO 8601 text; data is an object "
                          "of fields as 'day60 kinds' lists them; seal is true or false")
     return Press(body["kind"], body["id"], body.get("at"), dict(data), bool(body.get("seal", False)),
-                 body.get("pressed_at"), body.get("sent_at"))
+                 body.get("pressed_at"), body.get("sent_at"), key=body.get("press_key"))
 
 
 def _browser_time(text: str, name: str) -> dt.datetime:
@@ -161,8 +169,16 @@ def record(room: Room, who: Participant, press: Press, stamp: dt.datetime, local
     view a moment old let a participant correct a line it did not write, begin an injection
     signed off a moment before, or hear from the journal's refusal that a sealed onset had
     just been written."""
+    if press.key is not None and not KEY.fullmatch(press.key):
+        raise InputError("press_key", "is not a key a page makes", "send 8 to 64 letters, digits, - or _, or none")
     with room.pressing:
         room.refresh()
+        if press.key is not None:
+            # The same press sent again (its answer was lost to a dropped connection or a server
+            # stopped mid-press, and the page queued it): answered from the lines it wrote.
+            done = room.pressed(press.key, who.by)
+            if done:
+                return Outcome([room.as_seen(who, e) for e in done], [], None, replayed=True)
         return _record(room, who, press, stamp, local, warn_only)
 
 
@@ -176,9 +192,17 @@ def _record(room: Room, who: Participant, press: Press, stamp: dt.datetime, loca
     data = dict(press.data)
     if press.kind == "correction":
         data = _correction(room, data, stamp)
+    elif press.kind in ("accept", "reject", "resolve") and isinstance(data.get("target"), str) \
+            and data["target"].strip().isdigit():
+        # A page's form sends the seq as text: read as a number here, so that a page numbering
+        # lines in its own view has it turned into the journal's seq (text was passed on as it
+        # was, and the journal read it as its own seq: another line, after a sealed onset).
+        data["target"] = int(data["target"].strip())
     # A page other than the runner's numbers lines as its own view does (room.renumbered): the
     # access list decides on that view, in its numbers, so no refusal names a journal seq; the line
     # named is then written under its journal seq.
+    if press.kind in ("accept", "reject"):
+        _not_judged(room, view, data.get("target"))
     allowed(room, who, replace(press, data=data), local, events if who.runner else view)
     named = data.get("target") if press.kind in ("correction", "accept", "reject", "resolve") else None
     if not who.runner and named is not None:
@@ -188,10 +212,19 @@ def _record(room: Room, who: Participant, press: Press, stamp: dt.datetime, loca
         held_at = checklist.held_instants(journal.load_held(room.held), events)
     warned = checklist.warnings(room.header, press.kind, press.ident, when, timeparse.now(), held_at)
     warned = repeated(view, press.kind, press.ident) + warned
+    asked = None
     if warn_only and press.kind == "exercise.close":
         warned += closing(view, who)
+        asked = str(view[-1]["seq"] if view else 0)
+        if press.confirm and press.asked is not None and press.asked != asked:
+            # Lines arrived between the question and "Close it": what is still open may have
+            # changed, so the runner is asked again, told what is new, and nothing is written.
+            since = int(press.asked) if press.asked.isdigit() else 0
+            new = [f"new since you were asked: seq {e['seq']}, {words.kind_words(e['kind'])} {e['id']}"
+                   f" by {e['by'] or 'the toolkit'}" for e in view if e["seq"] > since]
+            return Outcome([], warned, when, unconfirmed=True, asked=asked, changed=new)
     if warned and warn_only and not press.confirm:
-        return Outcome([], warned, when, unconfirmed=True)
+        return Outcome([], warned, when, unconfirmed=True, asked=asked)
     lines: list[tuple[str, dt.datetime, dict[str, Any]]] = []
     if press.kind == "incident.restored" and press.end_pauses_at is not None:
         for pause in checklist.open_pauses(events, press.ident):
@@ -203,9 +236,11 @@ def _record(room: Room, who: Participant, press: Press, stamp: dt.datetime, loca
     written = []
     try:
         for kind, at, _fields in lines:
-            written.append(journal.append(room.path, kind, press.ident, at, {}, actor=who.actor, pressed_at=late))
+            written.append(journal.append(room.path, kind, press.ident, at, {}, actor=who.actor, pressed_at=late,
+                                          press_key=press.key))
         written.append(journal.append(room.path, press.kind, press.ident, when, data,
-                                      seal=room.held if press.seal else None, actor=who.actor, pressed_at=late))
+                                      seal=room.held if press.seal else None, actor=who.actor, pressed_at=late,
+                                      press_key=press.key))
     except InputError as exc:
         room.failed(exc)
         if not who.runner and named is not None and data["target"] != named:
@@ -215,6 +250,19 @@ def _record(room: Room, who: Participant, press: Press, stamp: dt.datetime, loca
         room.refresh()
     shown_held = when.isoformat() if written[-1]["at"] is None else None
     return Outcome([room.as_seen(who, e) for e in written], warned, when, shown_held)
+
+
+def _not_judged(room: Room, view: list[dict[str, Any]], target: Any) -> None:
+    """Refuse a judgement of a claim already judged, saying who judged it and when (the journal's
+    own refusal says only that a claim is judged once)."""
+    verdict = permissions.judgements(view).get(target) if isinstance(target, int) else None
+    if verdict is None:
+        return
+    done = "accepted" if verdict["kind"] == "accept" else "rejected"
+    when = words.shown_at(verdict["recorded_at"] or verdict["at"], room.tz)
+    raise InputError("entry", f"{verdict['by'] or 'the toolkit'} already {done} this claim at {when} "
+                              f"(seq {verdict['seq']})",
+                     "nothing more to record: a claim is judged once")
 
 
 def _in_own_numbers(exc: InputError, seq: int, number: Any) -> InputError:

@@ -188,9 +188,19 @@ class Room:
         runner's may see, and the head of each. Computed here, once per change, never per page
         (hundreds of open pages each asking again would hold up the server)."""
         public, order = renumbered(events)
+        keyed: dict[str, list[dict[str, Any]]] = {}  # a page's press key -> the lines that press wrote
+        for e in events:
+            if e["data"].get("press_key"):
+                keyed.setdefault(e["data"]["press_key"], []).append(e)
+        self._keyed = keyed
         self._order = order  # journal seq -> the number every page but the runner's knows the line by
         self._seqs = {n: seq for seq, n in order.items()}
         self._views = (events, public, events[-1]["seq"] if events else 0, public[-1]["seq"] if public else 0)
+
+    def pressed(self, key: str, by: str) -> list[dict[str, Any]]:
+        """The lines a press with ``key`` by ``by`` already wrote (the journal's, so found after a
+        restart too), or none."""
+        return [e for e in self._keyed.get(key, []) if e["by"] == by]
 
     def journal_seq(self, number: Any) -> Any:
         """The journal's seq of the line a page other than the runner's numbers ``number`` (a

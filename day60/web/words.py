@@ -65,9 +65,16 @@ FIELDS = {
 _INSTANT = re.compile(r"\b(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)(Z|[+-]\d{2}:\d{2})")
 _KIND = re.compile(r"(?<![\w.-])(" + "|".join(re.escape(k) for k in sorted(KINDS, key=len, reverse=True))
                    + r")(?![\w-])")
+_DOTTED = re.compile(r"(?<![\w.-])(" + "|".join(re.escape(k) for k in sorted(KINDS, key=len, reverse=True) if "." in k)
+                     + r")(?![\w-])")  # a kind's name, never a word of the sentence ("accept", "reveal")
 _FLAG = re.compile(r"--set (\w+)|--([a-z][a-z-]*)")
 _EVENT = re.compile(r"event \d+ \([^)]*\): ")
 _ISO_FIX = re.compile(r"write it as ISO 8601, e\.g\. [^;]*?, or 'now'")
+
+
+def is_instant(text: str) -> bool:
+    """Whether ``text`` is a whole ISO 8601 instant with its offset."""
+    return bool(_INSTANT.fullmatch(text.strip()))
 
 
 def kind_words(kind: str) -> str:
@@ -93,6 +100,14 @@ def shown_at(text: Any, tz: Any = None, fine: bool = False) -> str:
     return f"{value:%Y-%m-%d} {clock} {offset[:3]}:{offset[3:]}"
 
 
+def readable(text: Any, tz: Any = None) -> str:
+    """Text the checklist made (a step's label, an open item) as a person reads it: its instants in
+    the exercise's zone to the second, its kinds in words."""
+    text = _INSTANT.sub(lambda m: shown_at(f"{m.group(1)}T{m.group(2)}{m.group(3).replace('Z', '+00:00')}", tz),
+                        str(text))
+    return _DOTTED.sub(lambda m: kind_words(m.group(1)), text)
+
+
 def plain(message: str, tz: Any = None, zone: str = "") -> str:
     """``message`` (a refusal or a warning made for the command line) in the room's words: its
     instants in the exercise's zone, its kinds in words, its flags as the fields the page shows."""
@@ -114,5 +129,7 @@ def plain(message: str, tz: Any = None, zone: str = "") -> str:
         name = m.group(1) or m.group(2)
         return f"'{name.replace('_', ' ')}'"
 
+    text = text.replace("'day60 correct'", "the step \u201ccorrect a line\u201d").replace("log incident reopened",
+                                                                                       "record incident reopened")
     text = _FLAG.sub(flag, text)
     return text[:1].upper() + text[1:]

@@ -153,6 +153,12 @@ def serve_shots(folder: Path, browser) -> None:
         press(runner, "new: supplier alert withdrawn as false", {"id": "FA1"})
         settled(ana, "FA1")
         press(ana, "I4: supplier detected it", {}, {"f.severity": "2", "f.source": "organic"})
+        draft = step(ana, "I4: first communication to the partner")  # Ana types; the runner records it first
+        draft.locator("[name='at']").fill("call with Pat at 10:1")
+        press(runner, "I4: first communication to the partner")
+        ana.wait_for_selector("#result .draft")
+        ana.screenshot(path=str(OUT / "serve-draft.png"))
+        ana.click("#result button.dismiss")
         press(ana, "new: monthly report received", {"id": "March"}, answer=".refused")
         ana.screenshot(path=str(OUT / "serve-answer.png"))
         press(runner, "close the exercise", answer=".warning")

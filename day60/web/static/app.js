@@ -32,16 +32,27 @@
   var conn = document.getElementById("conn");
   var queuedNote = document.getElementById("queued");
   var result = document.getElementById("result");
+  var answer = document.getElementById("answer");  // the answer box and the line saying what it is about
+  var about = document.getElementById("about");
   var home = document.getElementById("home");
   var said = document.getElementById("said");
   var TYPED = "day60-typed|" + body.getAttribute("data-journal") + "|" + body.getAttribute("data-who");
   var flushing = false;
-  var answerAt = null;  // the data-key of the step the answer box sits beside, and the steps around it
+  var answerAt = null;
+  var inFlight = null;  // the data-key of the step whose press is on its way  // the data-key of the step the answer box sits beside, and the steps around it
   var lastPressed = null;
 
   function setConn(ok) {
-    conn.textContent = ok ? "connected" : "not connected: presses are queued here and sent when it is back";
+    var text = ok ? "connected" : "not connected: presses are queued here and sent when it is back";
+    if (conn.textContent === text) { return; }  // a status region read out again at every line would drown the room
+    conn.textContent = text;
     conn.className = ok ? "conn ok" : "conn lost";
+  }
+
+  function pressKey() {
+    var bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
   }
 
   function loadQueue() {
@@ -62,11 +73,12 @@
   function capture() {
     var kept = {};
     document.querySelectorAll("#state details.step").forEach(function (d) {
-      var values = {};
+      var values = {}, texts = [];
       d.querySelectorAll("input, select").forEach(function (el) {
         if (el.type !== "hidden" && el.name) { values[el.name] = el.type === "checkbox" ? el.checked : el.value; }
+        if (el.tagName === "INPUT" && el.type !== "hidden" && el.type !== "checkbox" && el.value) { texts.push(el.name); }
       });
-      kept[d.getAttribute("data-key")] = {open: d.open, values: values};
+      kept[d.getAttribute("data-key")] = {open: d.open, values: values, texts: texts};
     });
     var active = document.activeElement;
     var inResult = active && result.contains(active) ? active : null;
@@ -80,7 +92,7 @@
     }
     var seqs = {};
     document.querySelectorAll("#timeline tr[data-seq]").forEach(function (tr) { seqs[tr.getAttribute("data-seq")] = 1; });
-    if (result.parentNode !== home) { home.appendChild(result); }  // kept out of the swap, put back by restore()
+    if (answer.parentNode !== home) { home.appendChild(answer); }  // kept out of the swap, put back by restore()
     return {kept: kept, focus: focus ? [focus.getAttribute("data-key"), where, steps.indexOf(focus)] : null,
             anchor: anchor(focus || null), inResult: inResult, lostAt: lostAt, seqs: seqs};
   }
@@ -119,6 +131,34 @@
       }
     });
     placeAnswer();
+    var lost = vanished(saved);
+    if (lost && answerAt && answerAt.key === lost.key && result.firstChild) { lost = null; }  // its answer says
+    if (lost) {
+      // A step this person was typing in was recorded by someone else: the draft is kept on the
+      // screen, with who recorded it and when, and the focus goes to that message, not to a step
+      // that slid into its place (where the next Enter would open the wrong one).
+      answerAt = {key: lost.key};
+      fading++;
+      result.innerHTML = "";
+      var box = document.createElement("div"), line = document.createElement("p"), draft = document.createElement("p");
+      var ok = document.createElement("button");
+      box.className = "warning";
+      box.setAttribute("role", "alert");
+      line.textContent = lost.text;
+      draft.textContent = "Your draft, not sent: " + lost.draft;
+      draft.className = "draft";
+      ok.type = "button";
+      ok.className = "dismiss";
+      ok.textContent = "OK";
+      box.appendChild(line);
+      box.appendChild(draft);
+      box.appendChild(ok);
+      result.appendChild(box);
+      result.className = "result";
+      unpin();  // the message names its step itself; an earlier answer's "about" line is not its
+      pin("");
+      if (saved.focus && saved.focus[0] === lost.key) { result.focus({preventScroll: true}); saved.focus = null; }
+    }
     if (saved.inResult && document.contains(saved.inResult)) {
       saved.inResult.focus({preventScroll: true});
     } else if ((saved.focus && !saved.focused) || saved.lostAt >= 0) {
@@ -135,6 +175,34 @@
       if (moved) { window.scrollBy(0, moved); }
     }
     announce(saved.seqs);
+  }
+
+  // A step open with something typed in it that is gone after this refresh: what it was, who
+  // recorded it (the newest line of its kind and id) and what had been typed; or null.
+  function vanished(saved) {
+    if (!saved.seqs) { return null; }
+    var keys = Object.keys(saved.kept);
+    for (var i = 0; i < keys.length; i++) {
+      var was = saved.kept[keys[i]];
+      if (!was.open || findStep(keys[i])) { continue; }
+      if (keys[i] === inFlight) { continue; }  // this page's own press: its answer says what became of it
+      var inputs = (was.texts || []).filter(function (n) { return was.values[n] && String(was.values[n]).trim(); });
+      if (!inputs.length) { continue; }
+      var parts = keys[i].split("|"), row = null;
+      document.querySelectorAll("#timeline tr[data-seq]").forEach(function (tr) {
+        if (!row && !saved.seqs[tr.getAttribute("data-seq")] && tr.getAttribute("data-kind") === parts[0] &&
+            tr.getAttribute("data-id") === parts[1]) { row = tr; }
+      });
+      var label = parts.slice(2).join("|");
+      var text = row ? (row.getAttribute("data-by") || "Someone") + " just recorded \u201c" + label + "\u201d (seq " +
+        row.getAttribute("data-seq") + ", at " + row.getAttribute("data-at") + "); it is no longer offered."
+        : "\u201c" + label + "\u201d is no longer offered: it was just recorded.";
+      var draft = inputs.map(function (n) {
+        return (n === "at" ? "when" : n.replace(/^f\./, "").replace(/_/g, " ")) + ": " + was.values[n];
+      });
+      return {key: keys[i], text: text, draft: draft.join("; ")};
+    }
+    return null;
   }
 
   // Other people's new lines, read out by screen readers (the timeline itself is not a live region:
@@ -159,8 +227,19 @@
     var i = all.indexOf(step);
     answerAt = {key: keyOf(step), before: i > 0 ? keyOf(all[i - 1]) : null,
                 after: i >= 0 && i + 1 < all.length ? keyOf(all[i + 1]) : null};
-    step.parentNode.insertBefore(result, step.nextSibling);
+    unpin();
+    step.parentNode.insertBefore(answer, step.nextSibling);
   }
+
+  // The answer's step is gone (someone else recorded it, or this press did): the answer is pinned to
+  // the bottom of the screen, saying which step it is about, never left under another step's heading.
+  function pin(label) {
+    if (!result.firstChild) { unpin(); home.appendChild(answer); return; }
+    if (label) { about.textContent = "About \u201c" + label + "\u201d, no longer on the list:"; about.hidden = false; }
+    answer.classList.add("pinned");
+    home.appendChild(answer);
+  }
+  function unpin() { answer.classList.remove("pinned"); about.hidden = true; about.textContent = ""; }
 
   function findStep(key) {
     if (!key) { return null; }
@@ -173,12 +252,9 @@
   // leaves the answer where it stood, between the steps that were around it.
   function placeAnswer() {
     if (!answerAt) { return; }
-    var step = findStep(answerAt.key) || findStep(answerAt.before), after = null;
-    if (step) { step.parentNode.insertBefore(result, step.nextSibling); return; }
-    after = findStep(answerAt.after);
-    if (after) { after.parentNode.insertBefore(result, after); return; }
-    var heading = document.getElementById("steps");
-    if (heading) { heading.parentNode.insertBefore(result, heading.nextSibling); }
+    var step = findStep(answerAt.key);
+    if (step && !answer.classList.contains("pinned")) { step.parentNode.insertBefore(answer, step.nextSibling); return; }
+    pin(answerAt.key ? answerAt.key.split("|").slice(2).join("|") : "");
   }
 
   function inView() {
@@ -190,10 +266,17 @@
   var fading = 0;
   result.addEventListener("htmx:afterSwap", function () {
     inView();
+    // The answer replaced the question whose button had the focus: the focus goes to the answer
+    // (read out, and the next Tab goes on from there), never to the page's body.
+    if (!document.activeElement || document.activeElement === document.body) { result.focus({preventScroll: true}); }
     var mine = ++fading;
     if (result.querySelector("[data-fades]")) {
-      setTimeout(function () { if (mine === fading && result.querySelector("[data-fades]")) { result.innerHTML = ""; } },
-                 20000);
+      setTimeout(function () {
+        if (mine === fading && result.querySelector("[data-fades]")) {
+          result.innerHTML = "";
+          if (answer.classList.contains("pinned")) { unpin(); home.appendChild(answer); }
+        }
+      }, 20000);
     }
   });
 
@@ -218,7 +301,7 @@
   Backoff.prototype.reset = function () { this.tries = 0; };
   var refetchWait = new Backoff(), reopenWait = new Backoff();
 
-  var stream = null, reopen = null, refused = false, flusher = null;
+  var stream = null, reopen = null, refused = false, flusher = null, heard = Date.now();
   function streaming() { return stream !== null && stream.readyState === 1; }
 
   // The server refused this page's key: nothing this page sends can be recorded, so it stops.
@@ -302,12 +385,15 @@
     reopen = null;
     if (refused) { return; }
     stream = new EventSource("/stream");
+    heard = Date.now();
+    stream.addEventListener("beat", function () { heard = Date.now(); setConn(true); });
     stream.addEventListener("head", function (ev) {
+      heard = Date.now();
       setConn(true);
       if (parseInt(ev.data, 10) !== head()) { refresh(); }
     });
     stream.addEventListener("problem", function () { refresh(); });
-    stream.onopen = function () { reopenWait.reset(); setConn(true); refresh(); flush(); };
+    stream.onopen = function () { heard = Date.now(); reopenWait.reset(); setConn(true); refresh(); flush(); };
     stream.onerror = function () {
       setConn(false);
       if (stream) { stream.close(); stream = null; }
@@ -327,11 +413,32 @@
   }
   connect();
 
+  // A stream can stall without closing (a phone that lost its network, a laptop lid closed): the
+  // server sends a beat on a fixed period, and a page that has heard nothing for two beats says it
+  // is not connected and opens its stream again.
+  var BEAT = (parseFloat(body.getAttribute("data-beat")) || 15) * 1000;
+  setInterval(function () {
+    if (stream === null || refused || Date.now() - heard <= 2 * BEAT + 500) { return; }
+    setConn(false);
+    stream.close();
+    stream = null;
+    if (reopen === null) { reopen = setTimeout(ask, reopenWait.next()); }
+  }, Math.min(1000, BEAT / 2));
+
   // ----- presses ---------------------------------------------------------------------------
   document.body.addEventListener("htmx:configRequest", function (ev) {
     var form = ev.detail.elt;
     if (form && form.matches && form.matches("form.press, form.confirm")) {
       form.setAttribute("data-pressed", new Date().toISOString());  // the moment of the press
+    }
+    if (form && form.matches && form.matches("form.press")) {
+      // Each press its own key, kept with it if it is queued: a press sent again because its
+      // answer was lost (a dropped connection, a server stopped mid-press) is answered from the
+      // line it wrote, never written twice. A question's confirmation carries the same key.
+      var key = pressKey();
+      form.setAttribute("data-press-key", key);
+      ev.detail.parameters.press_key = key;
+      inFlight = keyOf(form.closest("details.step"));
     }
     if (form && form.matches && form.matches("form.press, form.reveal")) {
       fading++;
@@ -340,6 +447,11 @@
       placeBeside(form);
       lastPressed = form;
     }
+  });
+
+  document.body.addEventListener("htmx:afterRequest", function (ev) {
+    var form = ev.detail.elt;
+    if (form && form.matches && form.matches("form.press")) { setTimeout(function () { inFlight = null; }, 0); }
   });
 
   document.body.addEventListener("htmx:sendError", function (ev) {
@@ -358,6 +470,7 @@
     }
     var params = {};
     new FormData(form).forEach(function (v, k) { params[k] = v; });
+    if (!params.press_key) { params.press_key = form.getAttribute("data-press-key") || pressKey(); }
     var items = loadQueue();
     items.push({params: params, pressed_at: pressed});
     saveQueue(items);
@@ -379,14 +492,25 @@
       forget(form);
       form.reset();
       var d = form.closest("details");
-      if (d) { d.open = false; }
+      if (d) {
+        // The step closes: the focus goes to its summary first (a focused button hidden by the
+        // close would drop it to the page's body); if the step is then gone, the refresh moves it
+        // to the step now in its place.
+        var summary = d.querySelector("summary");
+        var had = d.contains(document.activeElement) || document.activeElement === document.body;
+        d.open = false;
+        if (summary && had) { summary.focus({preventScroll: true}); }
+      }
     }
   });
 
   document.body.addEventListener("click", function (ev) {
     if (ev.target && ev.target.matches && ev.target.matches("button.dismiss")) {
+      var wasQuestion = asking();
       result.innerHTML = "";
       result.className = "result";
+      if (wasQuestion) { said.textContent = "Not recorded, as you chose."; }
+      if (answer.classList.contains("pinned")) { unpin(); home.appendChild(answer); }
       var back = lastPressed && document.contains(lastPressed) && lastPressed.querySelector("button[type=submit]");
       (back || document.getElementById("steps") || document.getElementById("state")).focus();
       flush();
@@ -416,9 +540,10 @@
           rest.shift();
           saveQueue(rest);
           var step = findStep(item.key);
-          if (step) { placeBeside(step.querySelector("form") || step); }
+          if (step) { placeBeside(step.querySelector("form") || step); } else { answerAt = {key: item.key}; }
           htmx.swap(result, text, {swapStyle: "innerHTML"});
           result.className = "result";
+          placeAnswer();
           inView();
         });
       })

@@ -1,0 +1,301 @@
+"""What an outside run of a whole exercise by a team of three found in 'day60 serve' (issue 39,
+second attack report), each as a test on a real server on 127.0.0.1 in Debian's Chromium.
+
+One server serves the tests that only add lines of their own ids; a test that closes the
+exercise, stops the server or shortens its beat starts its own. axe-core runs on every page state
+changed here (tests.test_web_room.check_axe, which adds to tests/output/web/axe-room.json).
+"""
+
+import datetime as dt
+import os
+import signal
+
+import pytest
+
+from day60 import journal as jr
+from tests.test_web import Server, join, post, request
+from tests.test_web_room import DESKTOP, NOW, NY, PHONE, check_axe, make_journal, open_page, shot, step
+
+
+@pytest.fixture(scope="module")
+def room(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("room39")
+    s = Server(make_journal(folder / "ex.jsonl"), folder / "held.json")
+    yield s
+    s.stop()
+
+
+def lines(server, ident: str) -> list[dict]:
+    return [e for e in jr.read(server.journal).events if e["id"] == ident]
+
+
+# ----- finding 1: a press sent again is answered, never written twice ---------------------------
+
+
+def test_a_press_sent_again_with_its_key_is_answered_from_its_line_even_after_a_restart(tmp_path):
+    """A press whose answer was lost (the server was killed just after writing it) is sent again by
+    the page with the same key: the server answers with the line already written, and writes
+    nothing (before: a second line "recorded late", or, for a milestone written once, a refusal
+    saying it was already restored). After a SIGKILL and a restart the key is found in the journal
+    (the line's press_key)."""
+    path = make_journal(tmp_path / "key.jsonl")
+    server = Server(path, None)
+    try:
+        auditor = join(server, "Ann Key", "auditor")
+        assert post(server, auditor, kind="incident.partner-notice", id="I1")[0] == 201
+        first = post(server, auditor, kind="incident.restored", id="I1", press_key="k" * 20,
+                     data={"check": "dashboard green"})
+        assert first[0] == 201, first
+        again = post(server, auditor, kind="incident.restored", id="I1", press_key="k" * 20,
+                     data={"check": "dashboard green"})
+        assert again[0] == 201 and again[1]["event"] == first[1]["event"], again
+        server.proc.send_signal(signal.SIGKILL)
+        server.proc.wait()
+        server = Server(path, None)
+        auditor = join(server, "Ann Key", "auditor")
+        after = post(server, auditor, kind="incident.restored", id="I1", press_key="k" * 20,
+                     data={"check": "dashboard green"}, pressed_at=NOW.isoformat(), sent_at=NOW.isoformat())
+        assert after[0] == 201 and after[1]["event"]["seq"] == first[1]["event"]["seq"], after
+        assert [e["kind"] for e in lines(server, "I1")] == ["incident.partner-notice", "incident.restored"]
+        assert jr.read(path).events[-1]["data"]["press_key"] == "k" * 20
+        # someone else's press with the same key is theirs: decided on its own
+        other = post(server, join(server, "Bo Other", "auditor"), kind="drift.false-alert", id="FA-K",
+                      press_key="k" * 20)
+        assert other[0] == 201 and other[1]["event"]["id"] == "FA-K"
+        # a key is the toolkit's field: typed as data it is refused
+        assert post(server, auditor, kind="drift.false-alert", id="FA-X", data={"press_key": "x" * 10})[0] in (403, 422)
+    finally:
+        server.stop()
+
+
+def test_a_page_whose_answer_was_lost_sends_the_press_again_and_it_is_recorded_once(room, browser):
+    """The server writes the press but its answer never reaches the page (the connection drops):
+    the page queues the press with its key and sends it again; the server answers from the line
+    already written, and the page says so. One line in the journal."""
+    page = open_page(browser, room, "Cy Lost", "auditor")
+    dropped = []
+
+    def drop_answer(route):
+        if not dropped:
+            route.fetch()  # reaches the server, which writes the line
+            dropped.append(1)
+            route.abort("connectionreset")  # the answer is lost
+        else:
+            route.continue_()
+
+    page.route("**/press", drop_answer)
+    details = step(page, "new: supplier alert withdrawn as false")
+    details.locator("input[name=id]").fill("FA-LOST")
+    details.locator("button[type=submit]").click()
+    page.wait_for_selector("#result .ok", timeout=60000)
+    assert "recorded once" in page.inner_text("#result")
+    assert len(lines(room, "FA-LOST")) == 1
+    assert "pressed_at" not in lines(room, "FA-LOST")[0]["data"]  # the first send is the line
+    check_axe(page, "press sent again, answered once (desktop)")
+    shot(page, "replayed-desktop")
+    page.context.close()
+
+
+# ----- finding 4 and 9: the close ----------------------------------------------------------------
+
+
+def test_a_close_confirmed_after_a_new_line_asks_again_and_is_stamped_when_confirmed(browser, tmp_path):
+    """The runner asks to close; before "Close it" the supplier records a new detection: the
+    confirmation writes nothing and asks again, naming the new line (before: the close was written
+    after it, stamped at the question, and the score counted the new incident as open at the
+    close). Confirmed again, the close is stamped at the confirmation. After it the auditor's page
+    offers no step the journal would refuse (before: "injection stopped"), and offers a dispute."""
+    server = Server(make_journal(tmp_path / "close.jsonl"), tmp_path / "held.json")
+    try:
+        runner_key = join(server, "J. Auditor", "runner", server.tokens["runner"])
+        post(server, runner_key, kind="safety.agreed", id="D1", data={
+            "agreement": "SOW annex", "stop_owner": "Kim", "stop_condition": "errors", "rollback_owner": "Lee",
+            "no_live_personal_data": True})
+        page = open_page(browser, server, "J. Auditor", "runner")
+        details = step(page, "close the exercise")
+        details.locator("button[type=submit]").click()
+        page.wait_for_selector("#result form.confirm")
+        assert "stamped when you press" in page.inner_text("#result")
+        status, _ = post(server, join(server, "Sam Seller", "supplier"), kind="incident.detected", id="I3")
+        assert status == 201
+        new_at = lines(server, "I3")[0]["at"]
+        page.click("#result form.confirm button[type=submit]")
+        page.wait_for_selector("#result .changed")
+        text = page.inner_text("#result")
+        assert "Not closed" in text and "I3" in text and "Sam Seller (supplier)" in text, text
+        assert not [e for e in jr.read(server.journal).events if e["kind"] == "exercise.close"]
+        check_axe(page, "close asked again (desktop)")
+        shot(page, "close-asked-again")
+        page.click("#result form.confirm button[type=submit]")
+        page.wait_for_selector("#result .ok")
+        close = jr.read(server.journal).events[-1]
+        assert close["kind"] == "exercise.close" and close["at"] >= new_at, (close, new_at)
+        page.context.close()
+
+        auditor = open_page(browser, server, "Ana After", "auditor")
+        text = auditor.inner_text("#state")
+        assert "injection stopped" not in text and "dispute a figure" in text, text
+        check_axe(auditor, "closed, auditor (desktop)")
+        shot(auditor, "closed-auditor")
+        auditor.context.close()
+    finally:
+        server.stop()
+
+
+# ----- findings 2, 3 and 10: someone else's line while you work; your own press ------------------
+
+
+@pytest.mark.parametrize("where", ["desktop", "phone"])
+def test_a_step_recorded_by_someone_else_while_typing_keeps_the_draft_and_says_who(room, browser, where):
+    """Dee is typing in "I-V…: first communication to the partner" when the runner records it: the
+    step goes, and the page says, on screen, that J. Auditor just recorded it and shows Dee's draft;
+    the focus is on that message, not on a step that slid into its place (before: the step and the
+    text vanished silently and the next Enter opened another step)."""
+    phone = where == "phone"
+    ident = f"I-V{where}"
+    runner = join(room, "J. Auditor", "runner", room.tokens["runner"])
+    post(room, runner, kind="incident.partner-notice", id=ident)
+    page = open_page(browser, room, f"Dee {where}", "auditor", PHONE if phone else DESKTOP, phone)
+    details = step(page, f"{ident}: first communication to the partner")
+    details.locator("input[name=at]").fill("dashboard green at 01:0")
+    details.locator("input[name=at]").focus()
+    post(room, runner, kind="incident.communicated", id=ident)
+    page.wait_for_selector("#result .draft")
+    text = page.inner_text("#answer")
+    assert "J. Auditor (runner) just recorded" in text and "dashboard green at 01:0" in text, text
+    box = page.locator("#answer").bounding_box()
+    assert box["y"] >= 0 and box["y"] + box["height"] <= page.viewport_size["height"], box
+    assert page.evaluate("() => document.activeElement.id") == "result"
+    check_axe(page, f"draft kept after another's line ({where})")
+    shot(page, f"draft-kept-{where}")
+    page.context.close()
+
+
+@pytest.mark.parametrize("where", ["desktop", "phone"])
+def test_a_question_whose_step_is_recorded_by_someone_else_stays_on_screen(room, browser, where):
+    """Eli is asked to confirm a time outside the window on "I-Q…: severity…"'s sibling step, then
+    the runner records that step: the question is pinned to the bottom of the screen, saying which
+    step it is about (before: it sat under another heading, or above the screen)."""
+    phone = where == "phone"
+    ident = f"I-Q{where}"
+    runner = join(room, "J. Auditor", "runner", room.tokens["runner"])
+    post(room, runner, kind="incident.partner-notice", id=ident)
+    page = open_page(browser, room, f"Eli {where}", "auditor", PHONE if phone else DESKTOP, phone)
+    details = step(page, f"{ident}: first communication to the partner")
+    details.locator("input[name=at]").fill((NOW + dt.timedelta(days=30)).astimezone(NY).strftime("%Y-%m-%d %H:%M"))
+    details.locator("button[type=submit]").click()
+    page.wait_for_selector("#result form.confirm")
+    post(room, runner, kind="incident.communicated", id=ident)
+    page.wait_for_selector("#answer.pinned")
+    about = page.inner_text("#about")
+    assert f"{ident}: first communication to the partner" in about, about
+    box = page.locator("#answer").bounding_box()
+    assert box["y"] >= 0 and box["y"] + box["height"] <= page.viewport_size["height"], box
+    check_axe(page, f"question pinned ({where})")
+    shot(page, f"question-pinned-{where}")
+    page.click("#result button.dismiss")
+    page.wait_for_function("() => !document.getElementById('answer').classList.contains('pinned')")
+    page.context.close()
+
+
+def test_after_your_own_press_by_keyboard_the_focus_is_on_a_step_never_the_page(room, browser):
+    """Fay records a false alert with Enter in its id field (a step that stays) and a partner's
+    notice of an incident whose next step is then done: each time the focus is on a step's summary
+    or the answer, never the page's body (before: BODY, and the next Tab went to the timeline)."""
+    page = open_page(browser, room, "Fay Keys", "auditor")
+    details = step(page, "new: supplier alert withdrawn as false")
+    details.locator("input[name=id]").fill("FA-FOCUS")
+    details.locator("input[name=id]").press("Enter")
+    page.wait_for_selector("#result .ok")
+    page.wait_for_function("() => document.getElementById('timeline').innerText.includes('FA-FOCUS')")
+    assert page.evaluate("() => document.activeElement.tagName") in ("SUMMARY", "SECTION"), \
+        page.evaluate("() => document.activeElement.outerHTML.slice(0, 80)")
+    runner = join(room, "J. Auditor", "runner", room.tokens["runner"])
+    post(room, runner, kind="incident.partner-notice", id="I-FOCUS")
+    page.wait_for_function("() => document.getElementById('state').innerText.includes('I-FOCUS: first communication')")
+    details = step(page, "I-FOCUS: first communication to the partner")
+    details.locator("button[type=submit]").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#result .ok")
+    page.wait_for_function("() => !document.getElementById('state').innerText.includes('I-FOCUS: first communication')")
+    page.wait_for_function("() => document.activeElement && document.activeElement !== document.body")
+    tag = page.evaluate("() => document.activeElement.tagName")
+    assert tag in ("SUMMARY", "SECTION", "H2"), tag
+    page.context.close()
+
+
+# ----- finding 13: a stalled stream ----------------------------------------------------------------
+
+
+def test_a_page_whose_stream_stalls_says_so_and_reconnects(browser, tmp_path):
+    """The stream stalls without closing (here the server is frozen with SIGSTOP: its connections stay
+    open, nothing arrives): with the server's beat at 1 s, within two beats the page says it is not
+    connected (before: "connected" for as long as nobody pressed), and once the server goes on,
+    connected again."""
+    os.environ["DAY60_SERVE_KEEPALIVE"] = "1"
+    try:
+        server = Server(make_journal(tmp_path / "beat.jsonl"), None)
+    finally:
+        del os.environ["DAY60_SERVE_KEEPALIVE"]
+    try:
+        page = open_page(browser, server, "Gus Phone", "auditor", PHONE, True)
+        server.proc.send_signal(signal.SIGSTOP)
+        page.wait_for_function("() => document.getElementById('conn').textContent.startsWith('not connected')",
+                               timeout=20000)
+        check_axe(page, "stalled stream (phone)")
+        shot(page, "stalled-phone")
+        server.proc.send_signal(signal.SIGCONT)
+        page.wait_for_function("() => document.getElementById('conn').textContent === 'connected'", timeout=60000)
+        page.context.close()
+    finally:
+        server.proc.send_signal(signal.SIGCONT)
+        server.stop()
+
+
+# ----- findings 11, 12, 14, 7, 8: corrections and words -------------------------------------------
+
+
+def test_the_runner_corrects_any_line_and_the_timeline_shows_the_new_time_with_the_old_struck(tmp_path, browser):
+    """Fifteen lines in: the runner's "correct a line" reaches the first (before: the latest 12 only).
+    Corrected, the timeline's time column shows the new time, the old one struck through; the answer
+    names the line and its new time. A supplier's claim is answered as a claim awaiting an auditor;
+    a claim judged twice is refused naming who judged it and when; open items carry no ISO instant."""
+    server = Server(make_journal(tmp_path / "fix.jsonl"), None)
+    try:
+        runner = join(server, "J. Auditor", "runner", server.tokens["runner"])
+        for n in range(15):
+            post(server, runner, kind="drift.false-alert", id=f"FA{n}")
+        first = lines(server, "FA0")[0]
+        page = open_page(browser, server, "J. Auditor", "runner")
+        fix = step(page, "correct a line")
+        fix.locator("select[name='f.target']").select_option(str(first["seq"]))
+        fix.locator("input[name='f.at']").fill((NOW - dt.timedelta(hours=5)).astimezone(NY).strftime("%Y-%m-%d %H:%M"))
+        fix.locator("input[name='f.reason']").fill("clock was wrong")
+        fix.locator("button[type=submit]").click()
+        page.wait_for_selector("#result .ok")
+        assert f"correction of seq {first['seq']}: its time is now" in page.inner_text("#result")
+        row = page.locator(f"#timeline tr[data-seq='{first['seq']}']")
+        row.locator("del.was").wait_for()
+        assert "corrected; was" in row.inner_text()
+        check_axe(page, "corrected line (desktop)")
+        shot(page, "corrected-desktop")
+        page.context.close()
+
+        supplier = open_page(browser, server, "Sam Seller", "supplier", PHONE, True)
+        post(server, runner, kind="incident.partner-notice", id="I7")
+        supplier.wait_for_function("() => document.getElementById('state').innerText.includes('I7')")
+        details = step(supplier, "I7: first communication")
+        details.locator("button[type=submit]").click()
+        supplier.wait_for_selector("#result .ok")
+        assert "This is a claim: it counts once an auditor accepts it" in supplier.inner_text("#result")
+        check_axe(supplier, "claim recorded (phone)")
+        shot(supplier, "claim-phone")
+        supplier.context.close()
+        claim = lines(server, "I7")[-1]["seq"]
+        assert post(server, runner, kind="accept", id="I7", data={"target": claim, "reason": "seen"})[0] == 201
+        auditor = join(server, "Ana Judge", "auditor")
+        status, answer, _ = request(server, "POST", "/api/events", {"kind": "reject", "id": "I7", "data": {
+            "target": claim, "reason": "late"}}, key=auditor)
+        assert status == 422 and "J. Auditor (runner) already accepted this claim at" in answer["error"], answer
+    finally:
+        server.stop()

@@ -302,8 +302,8 @@ def _drift(events, cal: BusinessCalendar, w0: int, w1: int, closed: bool,
             slot["seqs"].append(e.seq)
             slot.setdefault("claims", []).append(e)
     for e in events:
-        if e.seq in claims:
-            continue  # a claim counts only as _judge_claims finds it
+        if e.seq in claims and e.kind != "injection.stopped":
+            continue  # a claim counts only as _judge_claims finds it (a stop owner's stop, once accepted, as recorded)
         if e.kind == "drift.announced":
             announced.setdefault(e.id, []).append(e)
         elif e.kind == "drift.told":

@@ -28,7 +28,8 @@ from day60.errors import InputError
 
 TABLE = "permissions-v1.yaml"
 RUNNER, TOOLKIT = "runner", "toolkit"
-SCOPES = ("any", "real", "claim", "injection")
+SCOPES = ("any", "real", "claim", "injection", "injection claim")
+CLAIM_SCOPES = ("claim", "injection claim")  # a line recorded under these counts once accepted
 ACTIONS = ("correction", "dispute", "accept", "reject")  # kinds written under the correct, dispute, accept columns
 JUDGEMENTS = ("accept", "reject")
 ALIASES = {"supplier contact": "supplier"}  # the web checklist's name for the supplier before version 1
@@ -71,7 +72,8 @@ class Table:
 
     def claimants(self) -> frozenset[str]:
         """Roles some of whose lines are claims."""
-        return frozenset(r for grants in self.record.values() for r, scope in grants.items() if scope == "claim")
+        return frozenset(r for grants in self.record.values() for r, scope in grants.items()
+                         if scope in CLAIM_SCOPES)
 
     def label(self, role: str) -> str:
         return self.roles.get(role, {}).get("label", role)
@@ -345,7 +347,7 @@ def _may_record(actor: Actor, kind: str, ident: str, data: dict[str, Any], about
         raise NotPermitted("kind", f"the {label} does not record {kind}", f"{kind} is recorded by {who_may(kind)}")
     if scope == "any":
         return
-    if scope == "injection":
+    if scope in ("injection", "injection claim"):
         if not about.signed:
             raise NotPermitted("id", f"{ident[:60]} is not an injection signed off in this journal",
                                f"the {label} records {kind} for a signed-off injection only")
@@ -435,7 +437,7 @@ def is_claim(line: dict[str, Any]) -> bool:
     t = table()
     if line["kind"] == "correction":
         return role in t.claimants()
-    return t.record.get(line["kind"], {}).get(role) == "claim"
+    return t.record.get(line["kind"], {}).get(role) in CLAIM_SCOPES
 
 
 def judgements(events: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:

@@ -54,7 +54,8 @@ def test_the_table_covers_every_kind_and_denies_by_default():
     assert set(t_.record) | set(permissions.ACTIONS) == set(KINDS)
     assert [k for k in t_.record if t_.toolkit_only(k)] == ["reveal", "notice.sent", "timestamp.token"]
     assert t_.people == ("runner", "auditor", "partner", "supplier", "observer", "stop owner", "rollback owner")
-    assert t_.claimants() == {"supplier"}
+    # the supplier's claims, and the stop owner's stop (it may sit on the supplier's side)
+    assert t_.claimants() == {"supplier", "stop owner"}
     for kind in KINDS:
         assert not permissions.may_record("observer", kind) or kind == "dispute"
     # The measured party records only its own claims (detection, notice, first communication), its
@@ -490,3 +491,38 @@ def test_no_one_acts_under_the_runner_s_or_a_party_s_name_and_disputes_print_the
     html = tmp_path / "score.html"
     assert run("score", path, "--html", html).exit_code == 0
     assert "raised by Sam Seller as the supplier (the measured party) (Test supplier" in html.read_text()
+
+
+def test_a_stop_owner_s_stop_counts_only_once_an_auditor_accepts_it(tmp_path):
+    """The stop owner may sit on the supplier's side: its "injection stopped" is a claim.
+
+    D1 is injected (sealed; class invoices, onset Mon 2 March 10:00, revealed at the close); nobody
+    detects or notifies it. At 11:00 the stop owner (Kim Ode) records that the injection stopped.
+    - Not accepted: the stop moves nothing, so D1 is judged as if it ran on: onset in the window,
+      no notice by the close, "not detected within the window"; no drift is "stopped"; the stop is
+      one pending claim.
+    - Accepted by the runner before the close: D1 ended by its stop condition, counted apart as
+      "stopped" and out of the scored population (no drift left in it).
+    """
+    stopper = Actor("stop owner", "Kim Ode")
+    made = {}
+    for accepted in (False, True):
+        folder = tmp_path / ("accepted" if accepted else "pending")
+        folder.mkdir()
+        path = journal(folder, [("safety.agreed", "D1", "2026-02-27T10:00", SIGN_OFF),
+                                ("drift.onset", "D1", "2026-03-02T10:00", {"affected_class": "invoices"})])
+        stop = jr.append(path, "injection.stopped", "D1", t("2026-03-02T11:00"), {"reason": "errors above 5%"},
+                         actor=stopper)
+        assert stop["by"] == "Kim Ode (stop owner)"
+        if accepted:
+            jr.append(path, "accept", str(stop["seq"]), t("2026-03-02T11:30"),
+                      {"target": stop["seq"], "reason": "the stop condition was met"}, actor=Actor("runner"))
+        jr.append(path, "exercise.close", "exercise", t("2026-03-13T17:30"), {})
+        jr.reveal(path, path.with_name(path.name + ".held.json"))
+        made[accepted] = figures(path)
+    pending, taken = made[False], made[True]
+    row = next(o for o in pending["drift"]["observations"] if o["id"] == "D1")
+    assert row["status"] == metrics.NOT_DETECTED and pending["drift"]["stopped"] == 0
+    assert pending["claims"]["pending"] == 1
+    row = next(o for o in taken["drift"]["observations"] if o["id"] == "D1")
+    assert row["status"] == "stopped" and taken["drift"]["stopped"] == 1

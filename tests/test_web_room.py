@@ -290,7 +290,8 @@ def test_focus_stays_put_when_someone_else_stamps_and_the_keys_reach_the_steps(r
     page.keyboard.press("Tab")
     assert page.evaluate("() => document.activeElement.className") == "skip"
     page.keyboard.press("Enter")
-    assert page.evaluate("() => document.activeElement.id") == "steps"
+    # the skip link's focus lands once the page has handled the key: wait for it, not a fixed time
+    page.wait_for_function("() => document.activeElement && document.activeElement.id === 'steps'")
     page.keyboard.press("n")
     page.keyboard.press("n")
     key = page.evaluate("() => document.activeElement.closest('details.step').getAttribute('data-key')")

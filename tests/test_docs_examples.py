@@ -189,5 +189,7 @@ def test_ci_runs_the_readme_first_screen_as_written(tmp_path):
         done = subprocess.run(["bash", "-c", f"{reader.group(0)}\nreadme_block {n}"], cwd=ROOT, capture_output=True,
                               text=True, check=True)
         assert done.stdout == block.code, f"CI would run other commands than the README's block {n}"
-    assert re.search(r'^bash -euo pipefail -c "\$prelude\n\$setup\n\$docs\n\$lines"$', ci, re.M), \
+    assert re.search(r'^bash -euo pipefail -c "\$prelude\n\$setup\n\$docs\n\$demo\n\$tests"$', ci, re.M), \
         ".ci/run no longer runs the README's blocks in one shell, in order"
+    assert 'tests="$(printf \'%s\\n\' "$lines" | sed -n 2p)"' in ci and "*pytest*)" in ci, \
+        ".ci/run no longer runs the README's test command, or no longer checks that it runs pytest"

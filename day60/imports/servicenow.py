@@ -267,6 +267,18 @@ def _csv(held: Held, p: Path, rejects: str) -> str:
             f"store_rejects=true, rejects_table={_lit(rejects)}, rejects_scan={_lit(rejects + '_scan')})")
 
 
+
+def _booked(con: Any, table: str, rejects: str, files: list[tuple[Path, list[str]]], first: int,
+            run: _Run) -> Iterator[Unreadable]:
+    """The rows of ``files`` DuckDB could not read (each unreadable, with its row) and, for every
+    file, how many rows its ``table`` holds, entered in the books as read."""
+    for n, (p, _header) in enumerate(files):
+        for item in _rejects(con, f"{rejects}_{n}", p, run.keys[first + n]):
+            run.books.read(p)
+            yield item
+    for src, n in con.execute(f"SELECT src, count(*) FROM {table} GROUP BY src").fetchall():
+        run.books.read(run.keys[src], int(n))
+
 def _rejects(con: duckdb.DuckDBPyConnection, table: str, p: Path, key: str) -> Iterator[Unreadable]:
     """Rows DuckDB could not read. A quote opened and not closed swallows the rows after it, so
     it stops the import, naming the line; other rejects are listed and counted (as read, and
@@ -322,12 +334,7 @@ def _audit_problems(con: duckdb.DuckDBPyConnection, audits: list[tuple[Path, lis
         return
     con.execute(f"CREATE TEMP TABLE audit AS {_history_sql(audits, fmt, held, run)}")
     first = len(run.keys) - len(audits)
-    for n, (p, _header) in enumerate(audits):
-        for item in _rejects(con, f"rej_audit_{n}", p, run.keys[first + n]):
-            run.books.read(p)
-            yield item
-    for src, n in con.execute("SELECT src, count(*) FROM audit GROUP BY src").fetchall():
-        run.books.read(run.keys[src], int(n))
+    yield from _booked(con, "audit", "rej_audit", audits, first, run)
     for src, table, n in con.execute("SELECT src, incident_table, count(*) FROM audit WHERE NOT wanted "
                                      "GROUP BY src, incident_table").fetchall():
         run.books.skip(run.keys[src], "a sys_audit row of a field the import does not read (it reads state, "
@@ -361,12 +368,7 @@ def _notes_table(con: duckdb.DuckDBPyConnection, journals: list[tuple[Path, list
                      f"AS v, {wanted} AS wanted, {table} AS incident_table "
                      f"FROM {_csv(held, p, f'rej_notes_{n}')}")
     con.execute(f"CREATE TEMP TABLE notes AS {' UNION ALL '.join(parts)}")
-    for n, (p, _header) in enumerate(journals):
-        for item in _rejects(con, f"rej_notes_{n}", p, run.keys[first + n]):
-            run.books.read(p)
-            yield item
-    for src, n in con.execute("SELECT src, count(*) FROM notes GROUP BY src").fetchall():
-        run.books.read(run.keys[src], int(n))
+    yield from _booked(con, "notes", "rej_notes", journals, first, run)
     for src, table, n in con.execute("SELECT src, incident_table, count(*) FROM notes WHERE NOT wanted "
                                      "GROUP BY src, incident_table").fetchall():
         run.books.skip(run.keys[src], "a sys_journal_field row that is neither a work note nor a comment" if table

@@ -526,3 +526,20 @@ def test_a_stop_owner_s_stop_counts_only_once_an_auditor_accepts_it(tmp_path):
     assert pending["claims"]["pending"] == 1
     row = next(o for o in taken["drift"]["observations"] if o["id"] == "D1")
     assert row["status"] == "stopped" and taken["drift"]["stopped"] == 1
+
+
+def test_a_stop_owner_corrects_its_stop_only_until_the_close(tmp_path):
+    """The stop owner's stop is a claim, so, as the supplier's lines, it is corrected only before
+    the close or a reveal: after the close the onset's instant may be known (the reveal follows),
+    and a stop moved to just after it would fit the drift. Refused, nothing written."""
+    stopper = Actor("stop owner", "Kim Ode")
+    path = journal(tmp_path, [("safety.agreed", "D1", "2026-02-27T10:00", SIGN_OFF),
+                              ("drift.onset", "D1", "2026-03-02T10:00", {"affected_class": "invoices"})])
+    stop = jr.append(path, "injection.stopped", "D1", t("2026-03-03T12:00"), {"reason": "errors above 5%"},
+                     actor=stopper)
+    jr.append(path, "exercise.close", "exercise", t("2026-03-13T17:30"), {})
+    before = path.read_bytes()
+    with pytest.raises(NotPermitted):
+        jr.append(path, "correction", str(stop["seq"]), t("2026-03-13T17:40"),
+                  {"target": stop["seq"], "at": "2026-03-02T10:30:00+00:00", "reason": "typo"}, actor=stopper)
+    assert path.read_bytes() == before

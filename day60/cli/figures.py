@@ -103,8 +103,9 @@ def _print_metrics(s: dict[str, Any], figures: Any) -> None:
     c = s.get("claims") or {}
     if c.get("listed"):
         pending = [x["seq"] for x in c["listed"] if x["status"] == "pending"]
-        typer.echo(f"CLAIMS OF THE SUPPLIER (roles/permissions-v1.yaml): {c['accepted']} accepted, {c['rejected']} "
-                   f"rejected, {c['pending']} awaiting an auditor's acceptance, which count in no figure yet"
+        typer.echo("CLAIMS (the supplier's, and the stop owner's stops; roles/permissions-v1.yaml): "
+                   f"{c['accepted']} accepted, {c['rejected']} rejected, {c['pending']} awaiting an auditor's "
+                   "acceptance, which count in no figure yet"
                    + (f" (seq {', '.join(map(str, pending[:10]))}{', ...' if len(pending) > 10 else ''}; "
                       "'day60 accept')" if pending else ""))
     def lead(o: dict[str, Any], key: str, unit: str) -> str:

@@ -8,6 +8,7 @@ the pages look was checked by hand (docs/clauses.md says how)."""
 
 import datetime as dt
 import re
+from pathlib import Path
 
 import pytest
 from docx import Document
@@ -514,7 +515,26 @@ def test_a_value_is_brought_back_only_when_it_reads_exactly_and_the_deal_file_ac
     assert r.exit_code == 1 and words in changed["bring_back"], changed
 
 
-@pytest.mark.skipif(__import__("shutil").which("soffice") is None, reason="LibreOffice is not installed")
+LIBREOFFICE_COPY = Path(__file__).parent / "data" / "docx" / "synthetic-sow-resaved-by-libreoffice-7.4.docx"
+
+
+def test_the_committed_libreoffice_copy_is_still_clean(run):
+    """A copy of the shipped deal's export, opened and saved unedited by LibreOffice 7.4.7.2 (Debian
+    12) on 2026-12-05 and committed, so the check runs on a machine with no LibreOffice (CI has
+    none): its app.xml names LibreOffice, its fields are complex fields, and it still says what the
+    deal file says: exit 0, no difference. Re-make it with the commands in tests/data/docx/README.md
+    when the clause library's text changes."""
+    import zipfile
+
+    with zipfile.ZipFile(LIBREOFFICE_COPY) as z:
+        assert "<Application>LibreOffice/7.4" in z.read("docProps/app.xml").decode()
+        assert "w:fldChar" in z.read("word/document.xml").decode()
+    r, found = _diff(run, LIBREOFFICE_COPY)
+    assert r.exit_code == 0 and found["differences"] == [], found
+
+
+@pytest.mark.skipif(__import__("shutil").which("soffice") is None, reason="LibreOffice is not installed: "
+                    "test_the_committed_libreoffice_copy_is_still_clean covers a saved copy")
 def test_a_copy_saved_by_libreoffice_without_edits_is_still_clean(run, export, tmp_path):
     """A copy opened and saved in LibreOffice, unedited (its fields saved as complex fields, its
     MERGEFORMAT switches dropped, its style names cased its own way) says what the deal file says:

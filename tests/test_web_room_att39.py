@@ -3,7 +3,7 @@ second attack report), each as a test on a real server on 127.0.0.1 in Debian's 
 
 One server serves the tests that only add lines of their own ids; a test that closes the
 exercise, stops the server or shortens its beat starts its own. axe-core runs on every page state
-changed here (tests.test_web_room.check_axe, which adds to tests/output/web/axe-room.json).
+changed here (tests.test_web_room.check_axe, which writes tests/output/web/axe-room/<state>.json).
 """
 
 import datetime as dt

@@ -169,7 +169,7 @@ def test_the_event_stream_keeps_its_beat_when_a_sealed_onset_is_written(served, 
     would fall half a beat off the old one. A busy machine delivers a comment late, never early,
     so the beat is read from the earliest comment on each side of the seal."""
     beat = 1.0
-    monkeypatch.setattr("day60.web.app.KEEPALIVE_SECONDS", beat)
+    monkeypatch.setattr("day60.web.streams.KEEPALIVE_SECONDS", beat)
     monkeypatch.delenv("DAY60_SERVE_KEEPALIVE", raising=False)
     runner, _ = runner_and_supplier(served)
     watcher = join(served, "Obs Timer", "observer")
@@ -220,7 +220,7 @@ def test_a_body_that_trickles_in_is_refused_not_stamped_when_it_began(served, mo
     a time over 23 s was recorded 23 s before it was complete (and nothing bounded the wait: an
     hour would do). A body that does not follow within the limit (shortened to 0.5 s here) is now
     refused, 408, and nothing is written; one that follows at once is recorded."""
-    monkeypatch.setattr("day60.web.app.BODY_SECONDS", 0.5)
+    monkeypatch.setattr("day60.web.guard.BODY_SECONDS", 0.5)
     key = join(served, "Sly Slow", "auditor")
     body = json.dumps({"kind": "drift.false-alert", "id": "SLOW-1"}).encode()
     before = served.journal.read_bytes()

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from day60.cli import app as cli
 from day60.web import app as webapp
+from day60.web import site
 from day60.web.room import Keys, Participant, Room
 from tests.builders import SIGN_OFF, during_a_half_written_append
 from tests.test_web import NOW, make_journal
@@ -101,7 +102,7 @@ def test_a_page_fragment_never_names_a_head_past_its_rows(racing):
     of its newest row; the open-items fragment names the head it was made from, too, so the page
     can tell when its two fragments were made at different moments."""
     application, key = racing
-    cookie = {"cookie": f"{webapp.COOKIE}={key}", "hx-request": "true"}
+    cookie = {"cookie": f"{site.COOKIE}={key}", "hx-request": "true"}
     status, timeline = call(application, "/fragment/timeline", cookie)
     assert status == 200, timeline
     newest_row = re.search(r"<tr[^>]*>\s*<td[^>]*>(\d+)</td>", timeline)
@@ -216,7 +217,7 @@ def test_the_whole_page_is_made_from_one_view(racing):
     two reads, a line landing between them gave a page whose open items were a line ahead of its
     timeline until the stream's first refresh."""
     application, key = racing
-    status, page = call(application, "/", {"cookie": f"{webapp.COOKIE}={key}"})
+    status, page = call(application, "/", {"cookie": f"{site.COOKIE}={key}"})
     assert status == 200, page
     heads = re.findall(r'id="(?:state-)?head" data-head="(\d+)"', page)
     assert len(heads) == 2 and heads[0] == heads[1], heads
@@ -248,3 +249,20 @@ def test_a_server_started_during_an_append_waits_for_it_and_starts(tmp_path):
     assert "error" not in made, made.get("error")
     assert waited, "the room read the journal while an append was half written"
     assert made["room"]._last_line == line.decode("utf-8").rstrip("\n")
+
+
+def test_every_route_is_a_named_view_that_says_its_method_and_path():
+    """Issue 41: a reader finds a route by its name. Every route of the app is a module-level view
+    in day60.web.pages (people's pages) or day60.web.api (the JSON twin, every path under /api/),
+    whose docstring opens with the method and path it answers, e.g. "POST /press"."""
+    from starlette.routing import Route
+
+    from day60.web import api, pages
+
+    routes = [r for r in webapp.ROUTES if isinstance(r, Route)]
+    assert len(routes) == 15
+    for r in routes:
+        (method,) = r.methods - {"HEAD"}
+        home = api if r.path.startswith("/api/") else pages
+        assert getattr(home, r.endpoint.__name__) is r.endpoint, r.path
+        assert r.endpoint.__doc__.startswith(f"{method} {r.path}"), (r.path, r.endpoint.__doc__)

@@ -471,6 +471,34 @@ def claimed(line: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in line["data"].items() if k in mine or k in LATE}
 
 
+def claim_rows(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every claim of the measured party in ``events`` and how it stands (accepted, rejected or
+    pending), with what accepting it would put into the figures and who judged it, and why."""
+    judged = judgements(events)
+    rows = []
+    for e in events:
+        status = claim_status(e, judged)
+        if status is None:
+            continue
+        verdict = judged.get(e["seq"])
+        fields = claimed(e)
+        rows.append({"seq": e["seq"], "kind": e["kind"], "id": e["id"], "at": e["at"], "by": e["by"],
+                     "fields": fields, "accepting": _accepting(e["kind"], e["at"], fields), "status": status,
+                     "judged": f"seq {verdict['seq']} by {verdict['by']}: {verdict['data']['reason']}" if verdict
+                     else ""})
+    return rows
+
+
+def _accepting(kind: str, at: str | None, fields: dict[str, Any]) -> str:
+    """What accepting a claim puts into the figures, every field of it, in words (never None)."""
+    if kind == "correction":
+        said = f"seq {fields.get('target', '?')} moved to {fields.get('at', '?')}"
+    else:
+        said = f"{kind} at {at or 'no time'}"
+    rest = [f"{k}={v}" for k, v in fields.items() if not (kind == "correction" and k in ("target", "at"))]
+    return "; ".join([said, *rest])
+
+
 def counted(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The lines the figures read: every line but a claim not (or not yet) accepted, an accepted
     claim holding only the data its role writes (``claimed``). A cheap pass when the journal holds

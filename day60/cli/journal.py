@@ -3,10 +3,8 @@ show."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
-from typing import Any
 
 import typer
 
@@ -15,7 +13,6 @@ from day60.cli.base import (
     FORMAT_HELP,
     _check_format,
     _parse_sets,
-    _provenance,
     app,
     print_json,
     print_table,
@@ -276,19 +273,7 @@ def claims(
     from day60 import permissions, reading
 
     _check_format(fmt)
-    events = reading.read(journal, events=True).events
-    judged = permissions.judgements(events)
-    rows = []
-    for e in events:
-        status = permissions.claim_status(e, judged)
-        if status is None:
-            continue
-        verdict = judged.get(e["seq"])
-        fields = permissions.claimed(e)
-        rows.append({"seq": e["seq"], "kind": e["kind"], "id": e["id"], "at": e["at"], "by": e["by"],
-                     "fields": fields, "accepting": _accepting(e["kind"], e["at"], fields), "status": status,
-                     "judged": f"seq {verdict['seq']} by {verdict['by']}: {verdict['data']['reason']}" if verdict
-                     else ""})
+    rows = permissions.claim_rows(reading.read(journal, events=True).events)
     if fmt == "json":
         print_json({"claims": rows})
         return
@@ -296,16 +281,6 @@ def claims(
         typer.echo("no claims: the supplier has recorded nothing")
         return
     print_table(rows, ["seq", "kind", "id", "at", "by", "accepting", "status", "judged"])
-
-
-def _accepting(kind: str, at: str | None, fields: dict[str, Any]) -> str:
-    """What accepting a claim puts into the figures, every field of it, in words (never None)."""
-    if kind == "correction":
-        said = f"seq {fields.get('target', '?')} moved to {fields.get('at', '?')}"
-    else:
-        said = f"{kind} at {at or 'no time'}"
-    rest = [f"{k}={v}" for k, v in fields.items() if not (kind == "correction" and k in ("target", "at"))]
-    return "; ".join([said, *rest])
 
 
 @app.command()
@@ -325,98 +300,29 @@ def notice(
     """
     import datetime as dt
 
-    from day60 import assess, files, reading
+    from day60 import files
     from day60 import journal as jr
-    from day60.display import jsonable
+    from day60 import notice as notices
     from day60.errors import InputError
-    from day60.metrics import incident_rows, plain_table, records
+    from day60.evidence.provenance import sha256_of
 
     files.check_outputs({"--out": out, "--pdf": pdf, "--html": html}, [("JOURNAL", journal)])
     for field, target in (("--out", out), ("--pdf", pdf), ("--html", html)):
         if target is not None and os.path.lexists(target):
             raise InputError(field, f"{target} already exists", "write each notice to a new file")
-    j = reading.read(journal, events=True)
-    done = assess.score_journal(j)
-    summary = done.figures.summary
-    built = _built_from()
-    body = {"notice": "pre-publication notice (charter 8.3): these are your own rows; reproduce them with the "
-                      "command below before the score is published",
-            "to": to, "exercise": {k: j.header[k] for k in ("partner", "supplier", "deployment", "tier", "window")},
-            "toolkit": built,
-            "reproduce": f"day60 verify {journal.name} --expect {j.head['seq']}:{j.head['hash']} && "
-                         f"day60 score {journal.name} --format json",
-            "journal_sha256": j.sha256, "journal_head": j.head, "rubric": done.result["rubric"],
-            "score": done.result["score"], "lines": done.result["lines"],
-            "rows": {"drift": summary["drift"]["observations"],
-                     "incidents": incident_rows(done.figures),
-                     "rollbacks": records(plain_table(done.figures.tables["rollbacks"])),
-                     "report": summary["report"]},
-            "provenance": _provenance({"journal": j.sha256})}
-    text = json.dumps(jsonable(body), indent=2, sort_keys=True, allow_nan=False, default=str) + "\n"
+    made = notices.build(journal, to, base.COMMAND_LINE)
     if pdf is not None or html is not None:  # rendered before anything is written
         from day60 import render
         from day60.cli.base import write_page
 
-        runner = j.header["runner"] + (f", {j.header['runner_organisation']}" if j.header.get("runner_organisation")
-                                       else "")
-        page = render.html("notice.html.j2", {"n": json.loads(text), "runner": runner,
-                                              "sent_on": dt.datetime.now(dt.UTC).date().isoformat(),
-                                              "tz": j.header["calendar"]["timezone"],
-                                              "synthetic": bool(j.header.get("synthetic"))})
-        write_page(page, pdf, html, [(out.name, text.encode("utf-8"), "the pre-publication notice as data", "Data")])
-    files.write_atomic(out, text, "--out", new=True)
-    if not built["reproducible_from_commit"]:
-        typer.echo(f"warning: {built['why_not']}", err=True)
-    from day60.evidence.provenance import sha256_of
-
+        write_page(render.html("notice.html.j2", made.letter), pdf, html,
+                   [(out.name, made.text.encode("utf-8"), "the pre-publication notice as data", "Data")])
+    files.write_atomic(out, made.text, "--out", new=True)
+    if not made.built["reproducible_from_commit"]:
+        typer.echo(f"warning: {made.built['why_not']}", err=True)
     event = jr.append(journal, "notice.sent", "pre-publication", dt.datetime.now(dt.UTC),
-                      {"to": to, "sha256": sha256_of(text.encode("utf-8"))})
+                      {"to": to, "sha256": sha256_of(made.text.encode("utf-8"))})
     typer.echo(f"wrote {out}; seq {event['seq']}: notice to {to} logged at {event['at']}")
-
-
-def _built_from() -> dict[str, Any]:
-    """The toolkit a notice was made with (charter 8.3 sends the commit hash; 5.5 wants every
-    result reproducible from one): its version, the source commit, and whether the figures can be
-    reproduced from that commit, which they cannot if the build's tree had uncommitted changes or
-    its commit is unknown."""
-    from day60 import __version__
-    from day60.source import source
-
-    origin = source()
-    why_not = None
-    if origin["commit"] is None:
-        why_not = (f"the toolkit's source commit is {origin['text']}: the supplier cannot rebuild this toolkit "
-                   "from a commit; send the notice from a build of a committed tree")
-    elif origin["dirty"]:
-        why_not = (f"this toolkit was built from {origin['commit']} with uncommitted changes to "
-                   f"{len(origin['changed'])} path(s), so that commit alone does not reproduce these rows; "
-                   "send the notice from a build of a committed tree")
-    return {"version": __version__, "source_commit": origin["commit"], "dirty": origin["dirty"],
-            "changed": origin["changed"], "recorded": origin["recorded"],
-            "reproduce_with": f"day60 {__version__}, source commit {origin['commit'] or origin['text']}",
-            "reproducible_from_commit": why_not is None, "why_not": why_not}
-
-
-def _exclusions_in_section(journal: Path, dispute_seq: int, exclude: list[str]) -> None:
-    """Refuse an exclusion of an id outside the disputed line's section (a dispute of the restore
-    line cannot take a rollback out of the figures): metrics would not apply it."""
-    from day60 import reading
-    from day60.errors import InputError
-    from day60.metrics import line_sections
-
-    events = reading.read(journal, events=True).events
-    line = next((e["data"]["line"] for e in events if e["seq"] == dispute_seq and e["kind"] == "dispute"), None)
-    if line is None:
-        return  # the journal's own rule names the wrong --dispute
-    section = line_sections().get(line)
-    kinds = {"drift": ("drift.onset",), "incident": ("incident.",), "rollback": ("rollback.",)}.get(section, ())
-    ids = {e["id"] for e in events if e["kind"].startswith(kinds)} if kinds else set()
-    wrong = [x for x in exclude if x not in ids]
-    if wrong:
-        raise InputError("--exclude", f"{', '.join(x[:40] for x in wrong[:5])}: the disputed line {line} scores "
-                                      f"{section or 'no'} items, and this journal has no {section or 'such'} item "
-                                      "with that id", "name ids of the line's own section (see 'day60 show'): a "
-                                                      "remedy applies to the disputed line's figures only")
 
 
 @app.command()
@@ -446,7 +352,9 @@ def resolve(
     if outcome not in ("upheld", "rejected"):
         raise InputError("--outcome", f"{outcome[:40]!r} is not an outcome", "use upheld or rejected")
     if exclude:
-        _exclusions_in_section(journal, dispute_seq, exclude)
+        from day60 import remedies
+
+        remedies.check_exclusions(journal, dispute_seq, exclude)
     try:
         data: dict[str, object] = {"target": dispute_seq, "outcome": outcome, "reason": reason}
         if exclude:

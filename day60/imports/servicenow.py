@@ -462,7 +462,9 @@ def _at(row: dict[str, Any], column: str | None, times: Times, fmt: str) -> dt.d
         return None
     us = row[column + "\0us"]
     if us is None:
-        raise RowProblem(f"{column}: {raw[:40]!r} is not a date and time in the form {fmt}")
+        from day60.imports.snow_shapes import date_hint
+
+        raise RowProblem(f"{column}: {raw[:40]!r} is not a date and time in the form {fmt}: {date_hint(raw)}")
     if times.zone is dt.UTC and _EARLIEST_US <= us < _LATEST_US:  # raw values: UTC as written
         return _EPOCH_UTC + dt.timedelta(microseconds=us)
     return times.attach(_EPOCH + dt.timedelta(microseconds=us), raw, column)

@@ -239,3 +239,95 @@ def test_event_log_without_its_date_format_names_the_flag(run, tmp_path):
                   "Europe/London", "--severity-map", "3 - Moderate=3")
     assert "--date-format ('%d-%m-%Y %H:%M' or '%m-%d-%Y %H:%M' reads it)" in err, err
     assert "that update is left out of the history" in err and "…" not in err
+
+
+def test_jira_csv_in_french_or_japanese_gets_the_documented_fix(run, tmp_path):
+    """[JA] the issues of jira-to-analytics written as a Jira CSV whose header is French (Clé de
+    ticket, État, Priorité, Création...) or Japanese (課題キー, ステータス, 優先度, 作成日...): the
+    jira format reads English, Spanish and German headers only. The refusal says the header's
+    language is the matter and gives the documented fix (Jira's language set to English, or the
+    csv format with a map), never that Priority is missing when Priorité is there."""
+    body = "\nSample Item 26,UT-26,10125,Bug,Test,Medium,,21/nov./15 7:03 AM,29/mars/16 7:19 AM,,In Progress,\n"
+    j = new_journal(tmp_path)
+    for name, header in (("fr.csv", "Résumé,Clé de ticket,ID de ticket,Type de ticket,État,Priorité,Résolution,"
+                                    "Création,Mise à jour,Résolue,Catégorie d'état,Catégorie d'état modifiée"),
+                         ("ja.csv", "要約,課題キー,課題 ID,課題タイプ,ステータス,優先度,解決状況,作成日,更新日,解決日,"
+                                    "ステータスカテゴリー,ステータスカテゴリー変更日")):
+        err = refused(run, j, "jira", write(tmp_path, name, header + body), "--zone", "UTC",
+                      "--severity-map", "Medium=3")
+        assert "not in a language the jira format reads" in err and "language set to English" in err, err
+        assert "csv format and a map" in err and "lacks column" not in err
+
+
+def test_a_title_row_above_the_header_is_named(run, tmp_path):
+    """[UCI] saved as XLSX with a title typed in A1 and merged across A1:F1 above the column names
+    (as a report is dressed before it is sent). The header is the sheet's first row that is not
+    empty, here the title row, which holds one cell only: the refusal says it read that row as
+    the header, quotes it, and says to delete the rows above the column names if it is a title;
+    for the servicenow format and for csv with a map alike."""
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["Incident event log export"])
+    ws.merge_cells("A1:F1")
+    ws.append(UCI_HEADER.split(","))
+    ws.append(_uci("INC0000045", "New", 0, "02-03-2026 09:00", "02-03-2026 09:00", "?", "?").split(","))
+    path = tmp_path / "log.xlsx"
+    wb.save(path)
+    amap = write(tmp_path, "map.toml", '[times]\ntimezone = "UTC"\nformat = "%d-%m-%Y %H:%M"\n[columns]\n'
+                                      'id = "number"\nseverity = "priority"\nopened = "opened_at"\n'
+                                      '[severity]\n"3 - Moderate" = 3\n')
+    j = new_journal(tmp_path)
+    for args in (("servicenow", path, *UCI_ARGS), ("csv", path, "--map", amap)):
+        err = refused(run, j, *args)
+        assert "'Incident event log export'" in err and "read as its header" in err, err
+        assert "delete the title rows above them" in err
+
+
+def test_json_with_a_byte_order_mark_and_files_given_twice(run, tmp_path):
+    """[ZD] a tickets page saved by an editor as "UTF-8 with BOM" (EF BB BF first): read as the
+    same page, one ticket (9001, solved) imported. The same page saved as UTF-16 (FF FE first):
+    refused in one line saying UTF-16 and how to convert, never a parser's raw bytes. [JA] a Jira
+    CSV given twice under two names (byte-identical): refused as one export under two names,
+    naming both files, not as every ticket id appearing twice."""
+    page = json.dumps({"tickets": [{"id": 9001, "created_at": "2026-03-02T13:00:00Z", "updated_at":
+                                    "2026-03-02T15:00:00Z", "type": "incident", "priority": "high",
+                                    "status": "solved", "tags": []}], "end_of_stream": True})
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + page.encode("utf-8"))
+    j = new_journal(tmp_path)
+    out = imported(run, j, "zendesk", bom, "--severity-map", "high=2")
+    assert out["imported"] == ["9001"]
+    utf16 = tmp_path / "utf16.json"
+    utf16.write_bytes(page.encode("utf-16"))  # Python writes the byte-order mark FF FE first
+    err = refused(run, j, "zendesk", utf16, "--severity-map", "high=2")
+    assert "UTF-16" in err and "iconv" in err and "\\x" not in err
+    sheet = ("Issue key,Issue id,Issue Type,Created,Resolved,Priority,Status\n"
+             "UT-26,10125,Incident,02/Mar/26 9:00 AM,02/Mar/26 10:00 AM,Medium,Done\n")
+    a, b = write(tmp_path, "issues.csv", sheet), write(tmp_path, "issues copy.csv", sheet)
+    err = refused(run, j, "jira", a, b, "--zone", "UTC", "--severity-map", "Medium=3")
+    assert "issues.csv and issues copy.csv are byte-identical" in err and "more than once" not in err
+
+
+def test_vendor_figure_disagreeing_with_its_own_records_is_named_without_ours(run, tmp_path):
+    """[SNT] the Table API incident INC0000060: opened_at 12:19:57 on 2 March, resolved_at 18:43:14
+    on 3 March (here in March 2026, same times of day and gap), calendar_stc 102,197 s, which
+    ServiceNow states is opened_at to resolved_at, not paused. Its own span is 1 day 6:23:17 =
+    109,397 s = 30.39 h; its figure 102,197 s = 28.39 h: the vendor's records disagree with
+    themselves by 7,200 s = 2.00 h. No monitoring confirmed the restore, so there is no figure of
+    ours, and the --csv row says both: the note (no monitoring-confirmed restore) and the
+    disagreement, as docs/imports.md promises for a vendor figure that is not its own clock's span."""
+    record = {"number": "INC0000060", "sys_id": "s0060", "sys_class_name": "incident", "priority": "3",
+              "state": "7", "opened_at": "2026-03-02 12:19:57", "resolved_at": "2026-03-03 18:43:14",
+              "closed_at": "2026-03-03 23:46:44", "calendar_stc": "102197", "business_stc": "28800",
+              "sys_updated_on": "2026-03-03 23:46:44"}
+    j = new_journal(tmp_path)
+    out = tmp_path / "reconciled.csv"
+    imported(run, j, "servicenow", write(tmp_path, "incident.json", json.dumps({"result": [record]})),
+             "--mode", "raw", "--severity-map", "3=3", "--csv", out)
+    import csv
+
+    row = next(csv.DictReader(out.open(encoding="utf-8")))
+    assert row["note"].startswith("no monitoring-confirmed restore")
+    assert "30.39 h - 0.00 h = 30.39 h" in row["reasons"] and "disagree with themselves by 2.00 h" in row["reasons"]

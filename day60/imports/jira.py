@@ -232,6 +232,12 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
         many = [c for k, c in cols.items() if k in ("notes", "change_link") and c]
         header, rows = csv_rows(p, "EXPORT", used=used, many=many, free=[cols.get("check") or "\0"],
                                 how=settings.files, rename=jira_header)
+        if not {"Issue key", "Created", "Status"} & set(header):  # not one of Jira's English names: its language
+            raise InputError("EXPORT", f"{p}'s header is not in a language the jira format reads (English, Spanish "
+                                       f"or German): it has none of Issue key, Created, Status (it has: "
+                                       f"{', '.join(header[:6])}{'...' if len(header) > 6 else ''})",
+                             "export it again with Jira's language set to English, or read it with the csv format "
+                             "and a map naming its columns (--list-formats)")
         require_columns(header, ["Issue key", "Created", "Resolved", "Status", sev] +
                         [c for k, c in cols.items() if c and k in settings.columns], p, "EXPORT", "a Jira CSV export")
         tickets, changes = [], {}

@@ -62,6 +62,7 @@ from day60.imports.records import (
     number,
     refuse_twice,
     require_columns,
+    title_row,
 )
 from day60.timeparse import EARLIEST, LATEST
 
@@ -103,7 +104,8 @@ def kind_of(header: list[str], path: Path) -> str:
         if set(TABLES[table]) <= cols:
             return table
     takes = "; ".join(f"{t} ({', '.join(c)})" for t, c in TABLES.items())
-    raise InputError("EXPORT", f"{path} is not an export the servicenow format reads", f"it takes: {takes}")
+    raise InputError("EXPORT", f"{path} is not an export the servicenow format reads", f"it takes: {takes}"
+                     + title_row(header))
 
 
 @dataclass

@@ -79,7 +79,7 @@ def test_a_huge_field_is_refused(run, tmp_path):
     j = new_journal(tmp_path)
     sheet = write(tmp_path, "huge.csv", SHEET + "B,2026-03-02 10:00,,," + "x" * (2 * 1024 * 1024) + ",\n")
     line = refused(run, j, "csv", sheet, "--map", write(tmp_path, "map.toml", MAP))
-    assert "row 3" in line and "field larger than field limit" in line
+    assert "row 3" in line and "more than the 1,048,576 the import reads in one cell" in line
 
 
 def test_naive_times_without_a_zone_are_refused(run, tmp_path):

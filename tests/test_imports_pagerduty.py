@@ -282,7 +282,7 @@ def test_two_latest_copies_of_one_time_that_differ_are_refused(run, tmp_path):
     ('{"incident": {"id": "Q1"}}', "incidents.json is not an export the pagerduty format reads"),
     ('{"incidents": {"Q1": {"id": "Q1"}}, "more": false}', "incidents.json is not an export the pagerduty format"),
     ('[{"id": "Q1"}]', "incidents.json is not an export the pagerduty format reads"),
-    ('{"incidents": ["Q1", 7, null]}', "3 item(s) read and not one ticket imported; 3 unreadable"),
+    ('{"incidents": ["Q1", 7, null]}', "and not one ticket imported; 3 unreadable"),
 ])
 def test_bad_answers_are_one_line_exit_2(run, tmp_path, text, said):
     """A page cut off mid-record, a wrong envelope (an object, a bare list), and an answer whose

@@ -219,8 +219,9 @@ def test_event_log_history_is_the_ticket(run, tmp_path):
     - resolved at 12:00, re-opened at 13:00 (Resolved to In Progress), resolved at 14:00 (resolved_at,
       the last resolution, as every row repeats it);
     - no monitoring evidence: closures, no restore figure.
-    INC0000901: one row, Closed, resolved_at ? (missing): closed with no resolution at closed_at
-    10:00. Eight rows read, all imported (six of them INC0000900's history).
+    INC0000901: one row, Closed, resolved_at ? (missing): the log shows it over (Closed counts as
+    resolved) from that row's own update, 6/3 10:00, so resolved then. Eight rows read, all
+    imported (six of them INC0000900's history).
     """
     j = new_journal(tmp_path)
     path = tmp_path / "incident_event_log.csv"
@@ -236,7 +237,7 @@ def test_event_log_history_is_the_ticket(run, tmp_path):
                    ("incident.reopened", "2026-03-02T13:00:00+00:00"),
                    ("incident.ticket-closed", "2026-03-02T14:00:00+00:00")]
     closed = [e for e in events_of(j, "servicenow:INC0000901") if e[0] == "incident.ticket-closed"]
-    assert closed[0][1] == "2026-03-06T10:00:00+00:00" and closed[0][2]["resolved"] is False
+    assert closed[0][1] == "2026-03-06T10:00:00+00:00" and closed[0][2]["resolved"] is True
 
 
 @pytest.mark.parametrize("name, fmt", [("uci_incident_event_log_excerpt.csv", "%d/%m/%Y %H:%M"),
@@ -246,8 +247,9 @@ def test_real_uci_event_log(run, tmp_path, name, fmt):
     form. Worked from the rows themselves (times as written, the zone stated as UTC):
     - INC0000045 (original): New, Resolved at 08:53 (mod 2), Resolved (mod 3, 11:29), Closed: no
       re-open; resolved_at 29/2/2016 11:29 is its closure;
-    - INC0000093: Resolved then Closed with resolved_at ?: over with no resolution, at closed_at
-      5/3/2016 10:00;
+    - INC0000093: Resolved already in its first row (mod 0, updated 29/2/2016 08:56), then Closed,
+      with resolved_at ?: resolved at that first row's update, 29/2/2016 08:56, as a later row's
+      change of state would be;
     - INC0000102 (re-saved): Awaiting User Info 29/2 20:09 to Active 3/3 17:29, and 7/3 11:50 to
       Resolved 14/3 08:13: two waits on the caller; re-opened 17/3 16:27 (Active, reopen_count 1);
       resolved 17/3 16:28 (resolved_at, the last resolution); closed 24/3.
@@ -262,7 +264,7 @@ def test_real_uci_event_log(run, tmp_path, name, fmt):
         closed = [e for e in events_of(j, "servicenow:INC0000045") if e[0] == "incident.ticket-closed"]
         assert [a for _, a, _ in closed] == ["2016-02-29T11:29:00+00:00"]
         other = [e for e in events_of(j, "servicenow:INC0000093") if e[0] == "incident.ticket-closed"]
-        assert other[0][1] == "2016-03-05T10:00:00+00:00" and other[0][2]["resolved"] is False
+        assert other[0][1] == "2016-02-29T08:56:00+00:00" and other[0][2]["resolved"] is True
     else:
         got = [(k, a) for k, a, _ in events_of(j, "servicenow:INC0000102")]
         assert got == [("incident.detected", "2016-02-29T09:06:00+00:00"),

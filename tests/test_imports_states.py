@@ -247,7 +247,7 @@ def test_an_import_that_lands_no_ticket_exits_2_and_writes_nothing(run, tmp_path
     said = refused(run, journal, "servicenow", DATA / "servicenow" / "incident_list_default_display.csv",
                    "--mode", "display", "--zone", "Europe/Berlin", "--date-format", "%d/%m/%Y %H:%M",
                    "--severity-map", SN_SEVERITY)
-    assert "5 item(s) read and not one ticket imported; 5 unreadable" in said and "INC0020101" in said
+    assert "5 record(s) read" in said and "and not one ticket imported; 5 unreadable" in said and "INC0020101" in said
 
 
 # ----- Zendesk ---------------------------------------------------------------------------------

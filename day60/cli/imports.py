@@ -151,9 +151,12 @@ def _read_as(exports: list[dict[str, Any]]) -> None:
 def _print_result(r: dict[str, Any], shown: list[dict[str, Any]]) -> None:
     from day60.display import num
 
-    typer.echo(f"{r['format']} export: {r['read']} record(s) read; {len(r['imported'])} ticket(s) imported, "
+    records = sum(b["read"] for b in r["files"])  # the table's own sum: a ticket may hold many records
+    tickets = sum(len(r[k]) for k in ("imported", "extended", "unchanged", "skipped", "conflicts"))
+    typer.echo(f"{r['format']} export: {records} record(s) read from {len(r['files'])} file(s) (each file's in the "
+               f"table below), holding {tickets} ticket(s): {len(r['imported'])} imported, "
                f"{len(r['extended'])} with new events added, {len(r['unchanged'])} already in the journal, "
-               f"{len(r['skipped'])} left out, {len(r['conflicts'])} in conflict, "
+               f"{len(r['skipped'])} left out, {len(r['conflicts'])} in conflict; besides them "
                f"{len(r['unreadable'])} row(s) unreadable, {len(r['unmatched'])} record group(s) for tickets the "
                "export does not hold")
     typer.echo(f"{r['events']} event(s) appended to {r['journal']} (head {r['head']['seq']}:{r['head']['hash']})")

@@ -83,6 +83,22 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _refuse_twins(exports: list[Path], digests: list[str]) -> None:
+    """Two export files with the same bytes are one export given under two names: refused as
+    such, where each of its tickets would otherwise be listed as appearing twice. JSON pages are
+    left to their readers, which take a page's repeats as copies of the same records."""
+    seen: dict[str, Path] = {}
+    for p, digest in zip(exports, digests, strict=True):
+        if digest in seen:
+            with open(p, "rb") as fh:
+                head = fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
+            if head[:1] not in (b"{", b"["):
+                raise InputError("EXPORT", f"{seen[digest].name} and {p.name} are byte-identical (sha256 "
+                                           f"{digest[:12]}...): the same export under two names",
+                                 "name it once; nothing was written")
+        seen.setdefault(digest, p)
+
+
 def run_import(fmt: str, exports: list[Path], journal: Path, config: Settings,
                progress: Callable[[str, int], None] | None = None) -> normalise.Result:
     """Read ``exports`` in ``fmt`` and append their tickets to ``journal``; returns what was done.
@@ -103,6 +119,7 @@ def run_import(fmt: str, exports: list[Path], journal: Path, config: Settings,
     if any(p.resolve() == journal.resolve() for p in exports):
         raise InputError("EXPORT", "the journal is given as an export", "name the vendor's export files")
     files = [{"file": p.name, "sha256": sha256_file(p)} for p in exports]
+    _refuse_twins(exports, [f["sha256"] for f in files])
     by = f"day60 import {fmt} (export sha256 {', '.join(f['sha256'] for f in files)})"
     notes: list[str] = []
     books = Books(exports)

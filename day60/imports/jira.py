@@ -31,6 +31,7 @@ and its check, an agreed change window (``change_start``/``change_end``, by defa
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 import sys
 from collections.abc import Iterator
@@ -162,6 +163,8 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
     issues = []
     rest: list[tuple[Path, str]] = []  # search answers: their issues are the tickets where no CSV is given
     latest: dict[str, tuple[dt.datetime, int, int]] = {}  # each issue's latest copy among the search answers
+    digests: dict[str, int] = {}  # what the import reads of each latest copy: a repeat or a disagreement
+    ties: dict[str, tuple[int, int, int, int]] = {}  # issue -> the places of two latest copies that disagree
     for p in paths:
         key = books.key(p)
         if p.suffix.lower() != ".json":
@@ -169,7 +172,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
             continue
         streamed = jsonstream.envelope(p, STREAMED)
         if streamed == "issues":  # the search answer, streamed issue by issue
-            yield from _search_pass(p, key, len(rest), api_times, history, held, latest, books)
+            yield from _search_pass(p, key, len(rest), api_times, history, held, latest, books, digests, ties)
             rest.append((p, key))
             continue
         if streamed == "issueChangeLogs":  # the bulk changelog, streamed
@@ -195,6 +198,13 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
     if not issues and not rest:
         raise InputError("EXPORT", "no issue CSV was given", "give the Jira Service Management CSV export, or "
                                                              "the search answer with its fields (issues[].fields)")
+    if not issues and ties:  # two copies of one time that disagree: which holds cannot be told
+        ref, (f1, i1, f2, i2) = next(iter(ties.items()))
+        raise InputError("EXPORT", f"{ref} is in {rest[f1][0].name} issue {i1 + 1} and {rest[f2][0].name} issue "
+                                   f"{i2 + 1} with {_same(latest[ref][0])}, and the two copies disagree (status, "
+                                   "resolution or times), so which holds cannot be told"
+                                   + (f" ({len(ties)} issues so)" if len(ties) > 1 else ""),
+                         "search again, or leave out the file whose copy is wrong")
     if not issues:  # the REST search answer alone: its issues are the tickets, their times as written
         yield from _rest_tickets(rest, latest, api_times, settings, history, sla, held, sla_from, rules, books)
         for ref, files in held.items():
@@ -222,6 +232,12 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
         many = [c for k, c in cols.items() if k in ("notes", "change_link") and c]
         header, rows = csv_rows(p, "EXPORT", used=used, many=many, free=[cols.get("check") or "\0"],
                                 how=settings.files, rename=jira_header)
+        if not {"Issue key", "Created", "Status"} & set(header):  # not one of Jira's English names: its language
+            raise InputError("EXPORT", f"{p}'s header is not in a language the jira format reads (English, Spanish "
+                                       f"or German): it has none of Issue key, Created, Status (it has: "
+                                       f"{', '.join(header[:6])}{'...' if len(header) > 6 else ''})",
+                             "export it again with Jira's language set to English, or read it with the csv format "
+                             "and a map naming its columns (--list-formats)")
         require_columns(header, ["Issue key", "Created", "Resolved", "Status", sev] +
                         [c for k, c in cols.items() if c and k in settings.columns], p, "EXPORT", "a Jira CSV export")
         tickets, changes = [], {}
@@ -264,9 +280,11 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
 def _search_pass(p: Path, key: str, f: int, times: Times,
                  history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]],
                  held: dict[Any, dict[str, int]], latest: dict[str, tuple[dt.datetime, int, int]],
-                 books: Books) -> Iterator[Unreadable]:
+                 books: Books, digests: dict[str, int], ties: dict[str, tuple[int, int, int, int]]
+                 ) -> Iterator[Unreadable]:
     """Pass one over a search answer, streamed: each issue's change histories, the count of its
-    records, and which copy of it (file ``f``, item) is the latest, by ``fields.updated``."""
+    records, and which copy of it (file ``f``, item) is the latest, by ``fields.updated``; two
+    latest copies of one time that differ in what the import reads are put in ``ties``."""
     for i, issue in enumerate(jsonstream.records(p, "issues")):
         books.read(p)
         ref = issue.get("key") if isinstance(issue, dict) else None
@@ -283,8 +301,18 @@ def _search_pass(p: Path, key: str, f: int, times: Times,
         except RowProblem:
             when = dt.datetime.min.replace(tzinfo=dt.UTC)
         ref = ref.strip()
+        digest = hash(json.dumps({k: v for k, v in row.items() if k != "\0updated"}, sort_keys=True, default=str))
+        if ref in latest and when == latest[ref][0] and digest != digests[ref]:
+            ties.setdefault(ref, (latest[ref][1], latest[ref][2], f, i))  # same time, not the same copy
+        if ref not in latest or when > latest[ref][0]:
+            digests[ref] = digest
+            ties.pop(ref, None)
         if ref not in latest or (when, f, i) >= latest[ref]:
             latest[ref] = (when, f, i)
+
+
+def _same(when: dt.datetime) -> str:
+    return "no fields.updated" if when == dt.datetime.min.replace(tzinfo=dt.UTC) else "the same fields.updated"
 
 
 def _changelog(ref: Any, histories: Any, where: str, key: str, times: Times,

@@ -8,7 +8,8 @@ so a file of a million records takes the memory of one record, not of the file. 
 top-level values (a cursor, ``end_of_stream``) are not read.
 
 JSON that is not JSON (a truncated page, a stray byte) stops the import naming the file and
-how far it got; a record that is not an object is the reader's to list as unreadable.
+how far it got; a record that is not an object is the reader's to list as unreadable. A UTF-8
+byte-order mark (an editor's "UTF-8 with BOM") is passed over; UTF-16 is refused in one line.
 """
 
 from __future__ import annotations
@@ -27,7 +28,15 @@ def _open(path: Path, field_name: str) -> Any:
     from day60.files import open_regular
 
     fd = open_regular(path, field_name, "a JSON export", MAX_STREAMED_JSON_BYTES)
-    return os.fdopen(fd, "rb")
+    fh = os.fdopen(fd, "rb")
+    head = fh.read(3)
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):  # a UTF-16 byte-order mark: Windows' "Unicode" save
+        fh.close()
+        raise InputError(field_name, f"{path} is JSON saved as UTF-16 (its byte-order mark says so), and a vendor "
+                                     "API writes UTF-8", "save the API's answer again as UTF-8 (or convert it: iconv "
+                                                         "-f UTF-16 -t UTF-8); nothing was written")
+    fh.seek(3 if head == b"\xef\xbb\xbf" else 0)  # a UTF-8 byte-order mark (an editor's save) is passed over
+    return fh
 
 
 def _broken(path: Path, field_name: str, exc: Exception) -> InputError:

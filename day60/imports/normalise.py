@@ -405,10 +405,12 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable | Unma
 def _nothing_imported(r: Result) -> str:
     """Why an import that would put no ticket in the journal is refused, in one line: the counts,
     and the first reason of each kind."""
-    parts = [f"{r.read} item(s) read and not one ticket imported"]
+    records = sum(int(f.get("read", 0)) for f in r.files)  # the records of the files, as their table counts them
+    parts = [f"{records} record(s) read from {len(r.files)} file(s), making {r.read} item(s) (tickets, unreadable "
+             "rows, record groups), and not one ticket imported"]
     if r.unreadable:
         u = r.unreadable[0]
-        parts.append(f"{len(r.unreadable)} unreadable (first: {clean(u['where'], 60)}: {clean(u['reason'], 120)})")
+        parts.append(f"{len(r.unreadable)} unreadable (first: {clean(u['where'], 60)}: {clean(u['reason'], 300)})")
     if r.skipped:
         first = r.skipped[0]
         parts.append(f"{len(r.skipped)} left out (first: {first['ticket']}: {clean(first['reason'], 80)})")

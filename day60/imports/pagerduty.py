@@ -254,6 +254,13 @@ def _ticket(ref: str, items: list[Entry], incident: dict[str, Any] | None,
         return t
     if trigger is not None:
         t.detected, t.detected_label = trigger[0], f"PagerDuty trigger_log_entry ({_agent(trigger[2])})"
+        created = _created(incident, times)
+        if created is not None and created < trigger[0]:  # the two records disagree: the earlier starts it
+            t.detected = created
+            t.detected_label = (f"PagerDuty incident created_at, earlier than its trigger_log_entry "
+                                f"({trigger[0].isoformat()})")
+            t.notes.append(f"created_at {created.isoformat()} is before its trigger_log_entry "
+                           f"{trigger[0].isoformat()}: the two records disagree; the clock starts at the earlier")
     elif incident is not None:
         t.detected = times.read(incident.get("created_at"), "created_at")
         t.detected_label = "PagerDuty incident created_at (no trigger_log_entry exported for it)"
@@ -300,6 +307,17 @@ def _ticket(ref: str, items: list[Entry], incident: dict[str, Any] | None,
     if found:
         t.outcome = (found[0], found[1], t.resolved)
     return t
+
+
+def _created(incident: dict[str, Any] | None, times: Times) -> dt.datetime | None:
+    """The incident record's own created_at, where it has one that reads (else None: the trigger
+    alone starts the clock, as without an incidents export)."""
+    if incident is None:
+        return None
+    try:
+        return times.read(incident.get("created_at"), "created_at")
+    except RowProblem:
+        return None
 
 
 def _agent(entry: dict[str, Any]) -> str:

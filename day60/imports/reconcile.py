@@ -76,6 +76,8 @@ class Reconciliation:
                    "reasons": [], "note": None, "beside": self._beside(i, has)}
             if not has:
                 row["note"] = _not_compared(c["status"][i], c["wall"][i], c["bus"][i])
+                own = _own_disagreement(self._part(i), row["vendor_hours"])  # with no figure of ours, still said
+                row["reasons"] = [own] if own else []
             elif not agree:
                 row["reasons"] = _reasons(row, self._part(i), row["reopens"], bool(c["standin"][i]))
             yield row
@@ -113,6 +115,23 @@ class Reconciliation:
                 "clock": (c["clock"][0][i], c["clock"][1][i]), "v_span": c["v_span"][i],
                 "paused_ms": c["paused"][i], "waits": float(c["waits"][i]), "changes": float(c["changes"][i]),
                 "schedule": c["schedule"][i]}
+
+
+def _own_disagreement(part: dict[str, Any], vendor_hours: float | None) -> str | None:
+    """The vendor's calendar figure set against its own clock (its start, stop and the pause it
+    states), where the records hold all three: said where they disagree, whether or not a figure
+    of ours stands beside it."""
+    import math
+
+    if vendor_hours is None or part["v_from"] is None or part["v_to"] is None or math.isnan(part["paused_ms"]):
+        return None
+    paused = part["paused_ms"] / 3_600_000
+    own = part["v_span"] - paused - vendor_hours
+    if abs(own) <= AGREE_SECONDS / 3600:
+        return None
+    return (f"the vendor's own figure ({_h(vendor_hours)}) is not its clock's span less its pause "
+            f"({_h(part['v_span'])} - {_h(paused)} = {_h(part['v_span'] - paused)}, from {part['v_from']} to "
+            f"{part['v_to']}): its records disagree with themselves by {_h(abs(own))}")
 
 
 def _beside(figure: str, theirs: float, ours: float | None) -> dict[str, Any]:

@@ -524,11 +524,24 @@ class Held:
             self.folder = None
 
 
+def title_row(header: list[str]) -> str:
+    """Where the header row holds one cell only, what to say of it: it may be a title typed
+    (often merged) above the column names, read as the header since the header is the first row
+    that is not empty and no option skips rows; else nothing."""
+    cells = [h for h in header if h.strip()]
+    if len(cells) != 1:
+        return ""
+    return (f"; the row read as its header (the first that is not empty) holds one cell only, {cells[0][:60]!r}: "
+            "if that is a title above the column names, delete the title rows above them (and any merged cells) "
+            "and import again")
+
+
 def require_columns(header: list[str], needed: list[str], path: Path, field_name: str, what: str) -> None:
     missing = [c for c in needed if c not in header]
     if missing:
         raise InputError(field_name, f"{path} lacks column(s) {', '.join(missing)} of {what}",
-                         f"export them (the file has: {', '.join(header[:12])}{'...' if len(header) > 12 else ''})")
+                         f"export them (the file has: {', '.join(header[:12])}{'...' if len(header) > 12 else ''})"
+                         + title_row(header))
 
 
 def read_json_export(path: Path, field_name: str, key: str) -> list[Any]:

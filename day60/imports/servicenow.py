@@ -62,6 +62,7 @@ from day60.imports.records import (
     number,
     refuse_twice,
     require_columns,
+    title_row,
 )
 from day60.timeparse import EARLIEST, LATEST
 
@@ -103,7 +104,8 @@ def kind_of(header: list[str], path: Path) -> str:
         if set(TABLES[table]) <= cols:
             return table
     takes = "; ".join(f"{t} ({', '.join(c)})" for t, c in TABLES.items())
-    raise InputError("EXPORT", f"{path} is not an export the servicenow format reads", f"it takes: {takes}")
+    raise InputError("EXPORT", f"{path} is not an export the servicenow format reads", f"it takes: {takes}"
+                     + title_row(header))
 
 
 @dataclass
@@ -462,7 +464,9 @@ def _at(row: dict[str, Any], column: str | None, times: Times, fmt: str) -> dt.d
         return None
     us = row[column + "\0us"]
     if us is None:
-        raise RowProblem(f"{column}: {raw[:40]!r} is not a date and time in the form {fmt}")
+        from day60.imports.snow_shapes import date_hint
+
+        raise RowProblem(f"{column}: {raw[:40]!r} is not a date and time in the form {fmt}: {date_hint(raw)}")
     if times.zone is dt.UTC and _EARLIEST_US <= us < _LATEST_US:  # raw values: UTC as written
         return _EPOCH_UTC + dt.timedelta(microseconds=us)
     return times.attach(_EPOCH + dt.timedelta(microseconds=us), raw, column)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import json
 import os
 import tempfile
 from collections.abc import Iterator
@@ -161,6 +162,8 @@ class Shapes:
         than one page, which copy is the latest; pass two writes each record once."""
         fields: dict[str, None] = {}
         latest: dict[str, tuple[tuple[Any, ...], int, int]] = {}
+        digests: dict[str, int] = {}  # each number's latest copy's content, to tell a repeat from a disagreement
+        ties: dict[str, tuple[int, int, int, int]] = {}  # number -> the places of two latest copies that disagree
         for f, (p, key) in enumerate(answers):
             for i, record in enumerate(jsonstream.records(p, key)):
                 if not isinstance(record, dict):
@@ -175,8 +178,22 @@ class Shapes:
                 number = self._value(record, "number").strip()
                 if number:
                     rank = (self._updated(record), f, i)
+                    digest = hash(json.dumps(record, sort_keys=True, default=str))
+                    if number in latest and rank[0] == latest[number][0] and digest != digests[number]:
+                        ties.setdefault(number, (latest[number][1], latest[number][2], f, i))
+                    if number not in latest or rank[0] > latest[number][0]:
+                        digests[number] = digest
+                        ties.pop(number, None)
                     if number not in latest or rank >= (latest[number][0], latest[number][1], latest[number][2]):
                         latest[number] = (self._updated(record), f, i)
+        if ties:  # two copies of one time that disagree: which holds cannot be told
+            number, (f1, i1, f2, i2) = next(iter(ties.items()))
+            same = "the same" if latest[number][0] != (0, "") else "no"
+            raise InputError("EXPORT", f"{number} is in {answers[f1][0].name} record {i1 + 1} and "
+                                       f"{answers[f2][0].name} record {i2 + 1} with {same} sys_updated_on, and the "
+                                       "two copies disagree, so which holds cannot be told"
+                                       + (f" ({len(ties)} records so)" if len(ties) > 1 else ""),
+                             "export the pages again, or leave out the file whose copy is wrong")
         names = list(fields)
         if "number" not in fields:
             raise InputError("EXPORT", f"{answers[0][0]}: its records have no 'number' field",
@@ -262,12 +279,23 @@ class Shapes:
                 yield Unreadable(f"{p.name} row {n}", None, "number is empty", key)
                 continue
             mods = (row.get("sys_mod_count") or "").strip()
-            rank = (int(mods) if mods.isdigit() else -1, n)
+            when = (row.get(updated) or "").strip()
+            # Ordered by sys_mod_count, then the update's time (a log re-sorted in a spreadsheet
+            # keeps both), then the file: two rows tied on both are told apart below or refused.
+            us = _micros(when, fmt)
+            rank = (int(mods) if mods.isdigit() else -1, -1 if us is None else us, n)
             word = " ".join((row.get(state_col) or "").replace(_SEP, " ").replace(_END, " ").split())
             said = words.get(word, {"state": word})
-            slot = tickets.setdefault(number, {"last": None, "rank": None, "trail": []})
-            slot["trail"].append((rank, said.get("state", word), said.get("hold_reason", ""),
-                                  (row.get(updated) or "").strip(), n))
+            slot = tickets.setdefault(number, {"last": None, "rank": None, "trail": [], "seen": {}})
+            digest = hash(tuple(sorted(row.items())))
+            tie = slot["seen"].setdefault(rank[:2], (n, digest, word)) if us is not None else (n, digest, word)
+            if tie[1] != digest:
+                raise InputError("EXPORT", f"{p.name}: {number} has two rows of sys_mod_count {mods or '(empty)'} "
+                                           f"updated at {when or '(no time)'} that disagree (row {tie[0]}: "
+                                           f"{tie[2] or 'no state'}; row {n}: {word or 'no state'}), so which is "
+                                           "the ticket's later update cannot be told",
+                                 "remove the row that is wrong, or export the log again")
+            slot["trail"].append((rank, said.get("state", word), said.get("hold_reason", ""), when, n))
             if slot["rank"] is None or rank > slot["rank"]:
                 slot["last"], slot["rank"], slot["said"] = row, rank, said
         pauses_of = {**sn.PAUSES, **settings.pauses}
@@ -279,11 +307,18 @@ class Shapes:
             row["hold_reason"] = slot["said"].get("hold_reason", "")
             for c in times_cols:
                 row[c + "\0us"] = _micros(row.get(c), fmt)
-            history, bad = _history(sorted(slot["trail"]), fmt)
+            trail = sorted(slot["trail"])
+            history, bad = _history(trail, fmt)
+            if not row.get("resolved_at", "").strip() and run.rules.status(row["state"]) == "resolved":
+                since = _resolved_since(trail, run.rules, fmt)
+                if since is not None:  # resolved_at empty: the row from which the log shows it over
+                    row["resolved_at"], row["resolved_at\0us"] = since[1], _micros(since[1], fmt)
+                    slot["resolved_note"] = (f"resolved_at is empty: resolved at row {since[0]}'s {updated} "
+                                             f"{since[1]}, the update from which the log shows it {since[2]}")
             for n, raw in bad:
                 yield Unreadable(f"{p.name} row {n}", number, f"{updated}: {raw[:40]!r} is not a date and time in "
-                                                             f"the form {fmt}; that update is left out of the history",
-                                 key)
+                                                             f"the form {fmt}: {date_hint(raw)}; that update is left "
+                                                             "out of the history", key)
             row["\0history"] = history
             where = f"{p.name} {number}"
             try:
@@ -292,10 +327,33 @@ class Shapes:
                 yield Unreadable(where, number, str(exc), key, len(slot["trail"]) - len(bad))
                 continue
             t.file, t.attached = key, {key: len(slot["trail"]) - 1 - len(bad)} if len(slot["trail"]) > 1 else {}
+            if slot.get("resolved_note"):
+                t.notes.append(slot["resolved_note"])
             if len(slot["trail"]) > 1:
                 t.notes.append(f"{len(slot['trail'])} rows of the event log: the last is the ticket, the changes "
                                "between them its history")
             yield t
+
+
+HINTED = ("%d-%m-%Y %H:%M", "%d/%m/%Y %H:%M", "%m-%d-%Y %H:%M", "%m/%d/%Y %H:%M", "%d.%m.%Y %H:%M",
+          "%d-%m-%Y %H:%M:%S", "%d/%m/%Y %H:%M:%S", "%m-%d-%Y %H:%M:%S", "%m/%d/%Y %H:%M:%S", "%d.%m.%Y %H:%M:%S",
+          "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S", "%Y/%m/%d %H:%M:%S")  # the user date formats ServiceNow offers
+
+
+def date_hint(raw: str) -> str:
+    """The fix for a display time the stated form does not read: the ``--date-format`` flag, with
+    the forms among ServiceNow's user date formats that read this value (a hint for the user to
+    check, never used to read it: 03-04 reads both ways)."""
+    fits = []
+    for form in HINTED:
+        try:
+            dt.datetime.strptime(raw.strip(), form)
+        except ValueError:
+            continue
+        fits.append(form)
+    said = " or ".join(repr(f) for f in fits[:2])
+    return ("state the export's form with --date-format" + (f" ({said} reads it)" if fits else "")
+            + " or the map's [times] format")
 
 
 def _micros(raw: str | None, fmt: str) -> int | None:
@@ -309,12 +367,13 @@ def _micros(raw: str | None, fmt: str) -> int | None:
 
 
 def _history(trail: list[tuple[Any, str, str, str, int]], fmt: str) -> tuple[str, list[tuple[int, str]]]:
-    """The changes between consecutive rows (ordered by sys_mod_count, then the file), as the
-    ServiceNow reader's aggregated sys_audit history: (microseconds, field, old, new); and the
-    rows whose update time cannot be read."""
+    """The changes between consecutive rows (ordered by sys_mod_count, then the update's time), as
+    the ServiceNow reader's aggregated sys_audit history: (microseconds, field, old, new), the
+    first row's state and hold reason entered at that row's own update time; and the rows whose
+    update time cannot be read."""
     entries, bad = [], []
-    prev_state, prev_reason = (trail[0][1], trail[0][2]) if trail else ("", "")
-    for _rank, state, reason, raw, n in trail[1:]:
+    prev_state, prev_reason = "", ""  # the first row's state holds from its own update, as every later row's
+    for _rank, state, reason, raw, n in trail:
         us = _micros(raw, fmt)
         if us is None:
             bad.append((n, raw))
@@ -325,3 +384,18 @@ def _history(trail: list[tuple[Any, str, str, str, int]], fmt: str) -> tuple[str
             entries.append(f"{us}{_SEP}hold_reason{_SEP}{prev_reason}{_SEP}{reason}")
         prev_state, prev_reason = state, reason
     return _END.join(entries), bad
+
+
+def _resolved_since(trail: list[tuple[Any, str, str, str, int]], rules: Any, fmt: str) -> tuple[int, str, str] | None:
+    """The row (its number, update time and state) from which the ordered rows show the ticket over
+    (resolved or closed) without a re-open after it: the first row's own where it is already so.
+    None where that row's update time cannot be read."""
+    since = None
+    for _rank, state, _reason, raw, n in trail:
+        if rules.status(state) == "open":
+            since = None
+        elif since is None:
+            since = (n, raw, state)
+    if since is None or _micros(since[1], fmt) is None:
+        return None
+    return since

@@ -338,6 +338,15 @@ def _csv_table(path: Path, field_name: str, found: Layout) -> Table:
                     raise InputError(field_name, _decode_problem(path, field_name, found),
                                      ENCODING_FIX + "; nothing was written") from exc
                 except csv.Error as exc:
+                    big = _oversized(path, field_name, found, line + 1) if "field limit" in str(exc) else None
+                    if big is not None:  # a cell that large, correctly quoted: too large, not misquoted
+                        column = header[big[0]].strip() if big[0] < len(header) else f"column {big[0] + 1}"
+                        raise InputError(field_name, f"{path}: row {n + 1} (from line {line + 1}) holds in its "
+                                                     f"{column!r} cell (column {big[0] + 1}) {big[1]:,} characters, "
+                                                     f"more than the {csv.field_size_limit():,} the import reads "
+                                                     "in one cell",
+                                         f"export without the {column!r} column (or with it cut short) and import "
+                                         "again; nothing was written") from exc
                     raise InputError(field_name, f"{path}: row {n + 1} (from line {line + 1}) cannot be read "
                                                  f"({str(exc)[:80]}): a quote opened there is not closed as CSV "
                                                  "closes it, so the rows after it cannot be told apart",
@@ -347,6 +356,43 @@ def _csv_table(path: Path, field_name: str, found: Layout) -> Table:
                 yield n, row, first, line
 
     return Table(found, [h.strip() for h in header], rows(), fh.close)
+
+
+def _oversized(path: Path, field_name: str, found: Layout, first: int) -> tuple[int, int] | None:
+    """The cell of the row starting at line ``first`` that is larger than the csv module's field
+    limit, as (its column's index, its length), where its quotes close as CSV closes them; None
+    where a quote opened in the row is never closed (the file ends inside it). Streamed in
+    pieces: the cell is counted, never held."""
+    limit, delimiter = csv.field_size_limit(), found.delimiter or ","
+    with io.TextIOWrapper(io.FileIO(_open(path, field_name), "rb"), encoding=found.encoding, newline="",
+                          errors="replace") as fh:
+        for _ in range(first - 1):
+            if not fh.readline(1 << 20):
+                return None
+        column, size, quoted, after_quote, big = 0, 0, False, False, None
+        while piece := fh.read(1 << 16):
+            for ch in piece:
+                if quoted:
+                    if ch == '"':
+                        quoted, after_quote = False, True
+                    else:
+                        size += 1
+                    continue
+                if ch == '"':
+                    if after_quote:  # a doubled quote inside a quoted cell
+                        size += 1
+                    quoted, after_quote = True, False
+                    continue
+                after_quote = False
+                if ch == delimiter or ch in "\r\n":
+                    if size > limit:
+                        big = (column, size)
+                    if big is not None or ch in "\r\n":
+                        return big
+                    column, size = column + 1, 0
+                else:
+                    size += 1
+        return (column, size) if not quoted and size > limit else None
 
 
 # ----- XLSX ---------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from day60 import checklist, permissions, timeparse
+from day60 import checklist, display, permissions, timeparse
 from day60.errors import InputError
 from day60.web import press as presses
 from day60.web import words
@@ -291,7 +291,8 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
             at = e["at"] or opened.get(e["seq"])
             rows.append({"seq": e["seq"], "at": righted.get(e["seq"], at), "was": at if e["seq"] in righted else None,
                          "kind": e["kind"], "id": e["id"],
-                         "by": e["by"], "data": data, "recorded_at": e["recorded_at"], "marks": marks,
+                         "by": display.author(e["by"], room.header),  # the runner one way, as the room writes it
+                         "data": data, "recorded_at": e["recorded_at"], "marks": marks,
                          "late": bool(e["data"].get("pressed_at"))})
         return {"rows": rows, "hidden": max(0, len(shown) - TIMELINE_ROWS), "head": head}
 
@@ -402,7 +403,8 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
         except (InputError, Refused) as exc:
             message = exc.message if isinstance(exc, Refused) else one_line(exc)
             return render("join.html", status=exc.status if isinstance(exc, Refused) else 422, h=room.header,
-                          csrf=nonce, roles=ROLES, error=message, journal=room.path.name)
+                          csrf=nonce, roles=ROLES, error=message, journal=room.path.name,
+                          typed={"name": form.get("name", ""), "role": form.get("role", "")})  # kept; the token is not
         response = RedirectResponse("/", status_code=303)
         response.set_cookie(COOKIE, keys.issue(who), httponly=True, samesite="strict", max_age=60 * 60 * 24 * 60)
         response.delete_cookie(JOIN_COOKIE)
@@ -462,7 +464,8 @@ def create_app(path: Path, held: Path | None, token: str | None, host: str, port
                           pending=pending, changed=[said(c) for c in done.changed])
         room.wake()
         return render("result.html", headers={"hx-trigger": "day60-recorded"}, events=done.events,
-                      warnings=[said(w) for w in done.warnings], held_at=done.held_at, refused=None, form=None,
+                      warnings=[] if p.confirm else [said(w) for w in done.warnings],  # confirmed: seen already
+                      held_at=done.held_at, refused=None, form=None,
                       replayed=done.replayed, claims=[permissions.is_claim(e) for e in done.events])
 
     async def reveal_form(request: Request) -> Response:
@@ -679,7 +682,8 @@ def _runner_only(step: checklist.Step) -> bool:
     incident, the forced production rollback), recording one not run, and the close; the
     journal's own rules and ``press.allowed`` decide what is accepted."""
     data = step.data
-    if step.kind in ("exercise.close", "incident.raised", "injection.not-run"):
+    if step.kind in ("exercise.close", "incident.raised", "injection.not-run") or \
+            step.label.startswith(checklist.FORCED_ROLLBACK):
         return True
     if step.kind == "drift.onset":
         return data.get("source") == "exercise"

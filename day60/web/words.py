@@ -12,49 +12,9 @@ import datetime as dt
 import re
 from typing import Any
 
-# Kinds as a person in the room says them. A kind missing here reads as its name in words.
-KINDS = {
-    "safety.agreed": "safety sign-off",
-    "injection.stopped": "injection stopped",
-    "injection.not-run": "injection not run",
-    "drift.onset": "drift onset",
-    "drift.detected": "supplier's detection of the drift",
-    "drift.notice": "written notice of the drift",
-    "drift.false-alert": "false alert",
-    "drift.announced": "drift announced in advance",
-    "drift.told": "supplier told of the injection",
-    "incident.raised": "incident raised",
-    "incident.detected": "supplier's detection of the incident",
-    "incident.partner-notice": "partner's notice of the incident",
-    "incident.classified": "severity set",
-    "incident.communicated": "first communication to the partner",
-    "incident.wait-start": "start of waiting on the partner",
-    "incident.wait-end": "end of waiting on the partner",
-    "incident.change-window-start": "start of the change window",
-    "incident.change-window-end": "end of the change window",
-    "incident.restored": "restore confirmed",
-    "incident.ticket-closed": "ticket closed",
-    "incident.reopened": "incident reopened",
-    "incident.withdrawn": "incident withdrawn",
-    "incident.excluded": "incident excluded",
-    "rollback.criterion-met": "rollback criterion met",
-    "rollback.decision": "rollback decision",
-    "rollback.serving": "previous release serving",
-    "rollback.smoke-pass": "smoke set passed",
-    "rollback.requeue-complete": "re-queue complete",
-    "rollback.data-restore": "data restored",
-    "report.received": "monthly report received",
-    "report.element": "report element checked",
-    "exercise.close": "close of the exercise",
-    "correction": "correction",
-    "reveal": "reveal",
-    "dispute": "dispute",
-    "resolve": "dispute resolved",
-    "accept": "acceptance of a claim",
-    "reject": "rejection of a claim",
-    "notice.sent": "notice sent",
-    "timestamp.token": "timestamp token",
-}
+from day60.display import KIND_WORDS, kind_words
+
+KINDS = KIND_WORDS  # shared with the score document (day60.display)
 
 # The fields a refusal names, as the page labels them (the command line's flags mean nothing here).
 FIELDS = {
@@ -70,15 +30,15 @@ _DOTTED = re.compile(r"(?<![\w.-])(" + "|".join(re.escape(k) for k in sorted(KIN
 _FLAG = re.compile(r"--set (\w+)|--([a-z][a-z-]*)")
 _EVENT = re.compile(r"event \d+ \([^)]*\): ")
 _ISO_FIX = re.compile(r"write it as ISO 8601, e\.g\. [^;]*?, or 'now'")
+_NAIVE = re.compile(r"\b(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}(?::\d{2})?)\b")  # a wall time as typed, no offset
+# The clock changes (day60.timeparse.localize), said as what to type on the page.
+_TWICE = re.compile(r"; give the offset: (.+?) \(first\) or (.+?) \(second\)")
+_SKIPPED = re.compile(r"; give an offset; the nearest real instants are (.+?) and (.+)$")
 
 
 def is_instant(text: str) -> bool:
     """Whether ``text`` is a whole ISO 8601 instant with its offset."""
     return bool(_INSTANT.fullmatch(text.strip()))
-
-
-def kind_words(kind: str) -> str:
-    return KINDS.get(kind, kind.replace(".", " ").replace("-", " "))
 
 
 def shown_at(text: Any, tz: Any = None, fine: bool = False) -> str:
@@ -120,6 +80,10 @@ def plain(message: str, tz: Any = None, zone: str = "") -> str:
     text = _ISO_FIX.sub(hint, message)
     text = _INSTANT.sub(lambda m: shown_at(f"{m.group(1)}T{m.group(2)}{m.group(3).replace('Z', '+00:00')}", tz, True),
                         text)
+    text = _NAIVE.sub(r"\1 \2", text)
+    text = _TWICE.sub(r" (the clocks go back an hour then); type it with its offset: \1 for the first time, "
+                      r"or \2 for the second", text)
+    text = _SKIPPED.sub(r"; type a time that exists, with its offset, such as \1 or \2", text)
     text = _KIND.sub(lambda m: kind_words(m.group(1)), text)
 
     def flag(m: re.Match[str]) -> str:

@@ -513,3 +513,37 @@ def test_the_score_pdf_names_kinds_in_words_unbroken_and_the_runner_one_way(tmp_
     SHOTS.mkdir(parents=True, exist_ok=True)
     subprocess.run(["pdftoppm", "-png", "-r", "80", "-f", str(number), "-l", str(number), "-singlefile", str(pdf),
                     str(SHOTS / "pdf-corrections")], check=True)
+
+
+def test_refusals_the_command_line_words_read_in_the_rooms_words(tmp_path):
+    """Refusals made for 'day60 log' (which the room shows for the same press) as the page says
+    them: no flag ("--set check=..."), no command ("see 'day60 kinds'"), no field name with an
+    underscore, no ISO instant, no seq of a line not yet written ("event 4 (...)"); each names
+    the field as the form labels it and what to do."""
+    from typer.testing import CliRunner
+
+    from day60.cli import app
+    from day60.web import words
+
+    path = make_journal(tmp_path / "words.jsonl")
+    run = CliRunner().invoke
+    assert run(app, ["log", str(path), "incident.partner-notice", "--id", "I1", "--at", "now"]).exit_code == 0
+    said = {}
+    for name, args, expected in (
+        ("restore", ["incident.restored", "--id", "I1"], "'check': restore confirmed needs 'check': fill it in"),
+        ("severity", ["incident.classified", "--id", "I1", "--set", "severity=7", "--set", "reason=x"],
+         "'severity': should be 4 or less"),
+        ("wait end", ["incident.wait-end", "--id", "I1"], "has no start of waiting on the partner; record start "
+                                                           "of waiting on the partner first"),
+        ("rollback", ["rollback.decision", "--id", "R9"], "Id: rollback R9 has no rollback criterion met; record "
+                                                          "rollback criterion met first"),
+        ("notice", ["drift.notice", "--id", "D9", "--set", "affected_class=invoices"],
+         "'evidence': written notice of the drift needs 'evidence': fill it in"),
+    ):
+        r = run(app, ["log", str(path), *args, "--at", "now"])
+        assert r.exit_code == 2, r.output
+        line = r.output.strip().splitlines()[-1].removeprefix("error: ")
+        said[name] = words.plain(line, NY, "America/New_York")
+        assert expected in said[name], (line, said[name])
+    for name, text in said.items():
+        assert not re.search(r"--|=\.\.\.|day60 |[a-z]_[a-z]|\d{4}-\d\d-\d\dT|event \d", text), (name, text)

@@ -19,8 +19,31 @@ KINDS = KIND_WORDS  # shared with the score document (day60.display)
 # The fields a refusal names, as the page labels them (the command line's flags mean nothing here).
 FIELDS = {
     "--at": "when", "at": "when", "--set at": "the right time", "pause end": "ended at",
-    "--id": "id", "--seq": "seq", "f.target": "entry", "target": "entry", "--set reason": "why it was wrong",
+    "--id": "id", "--seq": "entry", "f.target": "entry", "target": "entry", "--set reason": "reason",
+    "KIND": "", "kind": "",  # the step pressed: the sentence names it
 }
+
+# What else the command line says, as the page would: a field the form shows is filled in, not
+# typed as NAME=...; the list of a kind's fields and the command to list them mean nothing here.
+_ROOM = [
+    (re.compile(r";[^;]*? takes: [^;]*?\(see 'day60 kinds'\)"), ""),
+    (re.compile(r"\s*\(see 'day60 kinds'\)"), ""),
+    (re.compile(r"\(see 'day60 show'\)"), "(the timeline lists them)"),
+    (re.compile(r"needs '([^']+)'=\.\.\."), r"needs '\1': fill it in"),
+    (re.compile(r"\badd '([^']+)'=\.\.\."), r"fill in '\1'"),
+    (re.compile(r"; log (.+?) first"), r"; record \1 first"),
+    (re.compile(r": is missing$"), ": it is needed; fill it in"),
+    (re.compile(r"name the seq of the event to correct"), "choose the line to correct"),
+    (re.compile(r"String should have at most (\d+) characters?"), r"longer than \1 characters"),
+    (re.compile(r"String should have at least (\d+) characters?"), r"shorter than \1 characters"),
+    (re.compile(r"Input should be less than or equal to (\d+)"), r"should be \1 or less"),
+    (re.compile(r"Input should be greater than or equal to (\d+)"), r"should be \1 or more"),
+    (re.compile(r"\bno wait-start\b"), "no start of waiting on the partner"),
+    (re.compile(r"\bno change-window-start\b"), "no start of the change window"),
+    (re.compile(r"\bno criterion-met\b"), "no rollback criterion met"),
+    (re.compile(r"\bevent \d+ \(([^()]*)\)"), r"this \1"),  # the line not yet written has no seq to name
+    (re.compile(r"\b([a-z]+(?:_[a-z]+)+)\b"), lambda m: m.group(1).replace("_", " ")),  # a field's name
+]
 
 _INSTANT = re.compile(r"\b(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)(Z|[+-]\d{2}:\d{2})")
 _KIND = re.compile(r"(?<![\w.-])(" + "|".join(re.escape(k) for k in sorted(KINDS, key=len, reverse=True))
@@ -74,8 +97,11 @@ def plain(message: str, tz: Any = None, zone: str = "") -> str:
     hint = f"type a date and time such as 2026-03-02 09:00 (read as {zone} time), or leave it empty for now" \
         if zone else "type a date and time such as 2026-03-02 09:00, or leave it empty for now"
     field, sep, rest = message.partition(": ")
+    if sep and field.casefold().startswith("data."):  # a field of the line's data: as the form labels it
+        field = field[5:]
+        message = f"{field.replace('_', ' ')}: {rest}"
     if sep and field in FIELDS:  # the field the refusal is about, as the page labels it
-        message = f"{FIELDS[field][:1].upper()}{FIELDS[field][1:]}: {rest}"
+        message = f"{FIELDS[field][:1].upper()}{FIELDS[field][1:]}: {rest}" if FIELDS[field] else rest
     message = _EVENT.sub("", message)  # the line being pressed is the one the person knows
     text = _ISO_FIX.sub(hint, message)
     text = _INSTANT.sub(lambda m: shown_at(f"{m.group(1)}T{m.group(2)}{m.group(3).replace('Z', '+00:00')}", tz, True),
@@ -96,4 +122,6 @@ def plain(message: str, tz: Any = None, zone: str = "") -> str:
     text = text.replace("'day60 correct'", "the step \u201ccorrect a line\u201d").replace("log incident reopened",
                                                                                        "record incident reopened")
     text = _FLAG.sub(flag, text)
+    for rule, words_for in _ROOM:
+        text = rule.sub(words_for, text)
     return text[:1].upper() + text[1:]

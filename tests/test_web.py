@@ -314,6 +314,25 @@ def test_a_press_on_its_way_when_another_press_lands_is_answered_on_its_step(ser
     gus.context.close()
 
 
+def test_a_press_the_page_could_not_hand_on_says_it_was_not_recorded(server, browser):
+    """A step's form without its handler (a fresh copy not yet given one) would be submitted by
+    the browser itself: a plain reload of the page with what was typed in its address, and
+    nothing recorded, nothing said. The page stops it and says, under the step, that nothing was
+    recorded; what was typed stays, and the journal holds no such line."""
+    ivy = open_page(browser, server, "Ivy Bare", "partner")
+    form = open_step(ivy, "new: incident notified by the partner")
+    form.locator("input[name=id]").fill("I-BARE-IVY")
+    form.evaluate("f => f.replaceWith(f.cloneNode(true))")  # the copy has no htmx handler
+    url = ivy.url
+    form.locator("button[type=submit]").click()
+    ivy.wait_for_selector("#result.refused")
+    assert "Not recorded" in ivy.inner_text("#result") and "press again" in ivy.inner_text("#result")
+    assert ivy.url == url
+    assert form.locator("input[name=id]").input_value() == "I-BARE-IVY"
+    assert not [e for e in jr.read(server.journal).events if e["id"] == "I-BARE-IVY"]
+    ivy.context.close()
+
+
 def test_a_press_held_down_while_another_press_lands_still_records(server, browser):
     """Cy presses Record and, while the button is down, Di's press lands and the page fetches the
     new open items. Swapping the step for a fresh copy then would put a different button under

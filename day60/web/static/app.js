@@ -3,7 +3,10 @@
    server, rendered and escaped there.
 
    - New lines: the server's event stream says when this page's view of the journal grew; the
-     page then fetches the timeline and the open items again (keeping what is being typed).
+     page then fetches the timeline and the open items again (keeping what is being typed), and
+     swaps the open items step by step, so a step still offered stays the same element and a
+     press aimed at its button is never lost; it waits while a pointer is down on the open items
+     or this page's press is on its way.
    - Lost connection: a press that cannot reach the server is queued in this browser with the
      browser's time of the press, and sent when the connection is back; the server records it
      "late", keeping that time. A sealed onset is never queued. A queued press the server asks

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from day60.display import KIND_WORDS, kind_words
+from day60.events import DATA_MODELS
 
 KINDS = KIND_WORDS  # shared with the score document (day60.display)
 
@@ -23,6 +24,7 @@ FIELDS = {
     "KIND": "", "kind": "",  # the step pressed: the sentence names it
 }
 
+FIELD_NAMES = {name for model in DATA_MODELS.values() for name in model.model_fields if "_" in name}
 # What else the command line says, as the page would: a field the form shows is filled in, not
 # typed as NAME=...; the list of a kind's fields and the command to list them mean nothing here.
 _ROOM = [
@@ -42,7 +44,8 @@ _ROOM = [
     (re.compile(r"\bno change-window-start\b"), "no start of the change window"),
     (re.compile(r"\bno criterion-met\b"), "no rollback criterion met"),
     (re.compile(r"\bevent \d+ \(([^()]*)\)"), r"this \1"),  # the line not yet written has no seq to name
-    (re.compile(r"\b([a-z]+(?:_[a-z]+)+)\b"), lambda m: m.group(1).replace("_", " ")),  # a field's name
+    (re.compile(r"(?<![\w-])(" + "|".join(sorted(FIELD_NAMES, key=len, reverse=True)) + r")(?![\w-])"),
+     lambda m: m.group(1).replace("_", " ")),  # a field's name as the form labels it (never an id typed)
 ]
 
 _INSTANT = re.compile(r"\b(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)(Z|[+-]\d{2}:\d{2})")

@@ -145,19 +145,29 @@ def status(events: list[dict[str, Any]], seals_hidden: bool = False, header: dic
     detected after its written notice), a wait or change window still open at a restore (an end
     nobody recorded is not evidence), and, given the ``header``, a monthly report whose due date
     has passed (by ``now``) inside the window with no report received."""
+    from day60.permissions import judgements
+
     eff = effective(events)
+    judged = judgements(events)
     out: dict[str, list[str]] = {"injections": [], "drift": [], "incidents": [], "rollbacks": []}
     for ident, evs in _by_id(eff).items():
         out["drift"] += _drift_order(ident, evs)
         out["incidents"] += _incident_order(ident, evs)
         ks = {e.kind for e in evs}
+        # A claim of the measured party settles nothing until it is accepted: the item stays open,
+        # saying what is claimed and waits to be judged.
+        settled = {e.kind for e in evs if not e.claim or judged.get(e.seq, {}).get("kind") == "accept"}
+        claimed = {e.kind: e.seq for e in evs if e.claim and e.seq not in judged}
         if "safety.agreed" in ks and not ({"drift.onset", "incident.raised", "rollback.criterion-met",
                                            "injection.not-run", "injection.stopped"} & ks):
             out["injections"].append(f"{ident}: signed off" + (" (a sealed start shows on the runner's page only)"
                                                                 if seals_hidden else ", not started"))
-        if "drift.onset" in ks and "drift.notice" not in ks:
-            detected = "" if "drift.detected" in ks else ", not detected"
-            out["drift"].append(f"{ident}: no written notice yet{detected}")
+        if "drift.onset" in ks and "drift.notice" not in settled:
+            notice = "no written notice yet" if "drift.notice" not in claimed else \
+                f"written notice claimed by the supplier (seq {claimed['drift.notice']}), not yet accepted"
+            detected = "" if "drift.detected" in settled else ", not detected" if "drift.detected" not in claimed \
+                else f", detection claimed by the supplier (seq {claimed['drift.detected']}), not yet accepted"
+            out["drift"].append(f"{ident}: {notice}{detected}")
         state = incident_state(evs)
         if state in ("live", "closed"):
             waits = [label for pause, label in (("wait", "waiting on partner"), ("change-window", "change window"))
@@ -240,8 +250,9 @@ def next_steps(events: list[dict[str, Any]], header: dict[str, Any] | None = Non
     for ident, evs in _by_id(eff).items():
         steps += _follow_ups(ident, evs)
     received = sorted({e.id for e in eff if e.kind == "report.received"})
+    steps.append(Step("new: safety sign-off for an injection", "safety.agreed", None))
+    steps += forced_rollbacks(eff)
     steps += [
-        Step("new: safety sign-off for an injection", "safety.agreed", None),
         Step("new: an injection that could not be made safe: record it not run, with the reason",
              "injection.not-run", None),
         Step("new: incident the supplier detected (a real one)", "incident.detected", None,
@@ -262,6 +273,27 @@ def next_steps(events: list[dict[str, Any]], header: dict[str, Any] | None = Non
     return [s for s in steps if s.kind in DATA_MODELS]  # a kind this toolkit does not know is never offered
 
 
+FORCED_ROLLBACK = "new: production rollback forced by the exercise"  # the runner's alone (see forced_rollbacks)
+
+
+def forced_rollbacks(eff: list[Effective]) -> list[Step]:
+    """The forced production rollback, offered where the runner looks for something new to start
+    (it is otherwise only in its signed-off id's group, which drifts and incidents already begun
+    push far down the list): its start under each signed-off injection not yet begun, or, with
+    none waiting, the sign-off that comes first."""
+    waiting = [ident for ident, evs in _by_id(eff).items() if "safety.agreed" in {e.kind for e in evs}
+               and not {e.kind for e in evs} & (_BEGUN | {"injection.stopped", "injection.not-run"})]
+    if not waiting:
+        return [Step(f"{FORCED_ROLLBACK}: its safety sign-off first (then its start is offered here)",
+                     "safety.agreed", None)]
+    return [Step(f"{FORCED_ROLLBACK}, under {ident} (signed off, not started)", "rollback.criterion-met", ident,
+                 preset=(("kind", "production"), ("source", "exercise"))) for ident in waiting]
+
+
+_BEGUN = frozenset({"drift.onset", "incident.raised", "rollback.criterion-met", "incident.detected",
+                    "incident.partner-notice"})
+
+
 def _follow_ups(ident: str, evs: list[Effective]) -> list[Step]:
     ks = {e.kind for e in evs}
     out: list[Step] = []
@@ -269,8 +301,7 @@ def _follow_ups(ident: str, evs: list[Effective]) -> list[Step]:
     def add(label: str, kind: str, *preset: tuple[str, Any]) -> None:
         out.append(Step(f"{ident}: {label}", kind, ident, group=ident, preset=tuple(preset)))
 
-    begun = {"drift.onset", "incident.raised", "rollback.criterion-met", "incident.detected",
-             "incident.partner-notice"} & ks
+    begun = _BEGUN & ks
     ended = {"injection.stopped", "injection.not-run"} & ks
     last: list[Step] = []
     if "safety.agreed" in ks and not begun and not ended:

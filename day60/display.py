@@ -320,6 +320,67 @@ def when(value: Any, tz: str | None = None) -> str:
     return f"{t.date().isoformat()} {clock}" + (f" {offset[:3]}:{offset[3:]}" if offset else "")
 
 
+# Kinds as a person says them (the room, the score document). A kind missing here reads as its
+# name in words.
+KIND_WORDS = {
+    "safety.agreed": "safety sign-off",
+    "injection.stopped": "injection stopped",
+    "injection.not-run": "injection not run",
+    "drift.onset": "drift onset",
+    "drift.detected": "supplier's detection of the drift",
+    "drift.notice": "written notice of the drift",
+    "drift.false-alert": "false alert",
+    "drift.announced": "drift announced in advance",
+    "drift.told": "supplier told of the injection",
+    "incident.raised": "incident raised",
+    "incident.detected": "supplier's detection of the incident",
+    "incident.partner-notice": "partner's notice of the incident",
+    "incident.classified": "severity set",
+    "incident.communicated": "first communication to the partner",
+    "incident.wait-start": "start of waiting on the partner",
+    "incident.wait-end": "end of waiting on the partner",
+    "incident.change-window-start": "start of the change window",
+    "incident.change-window-end": "end of the change window",
+    "incident.restored": "restore confirmed",
+    "incident.ticket-closed": "ticket closed",
+    "incident.reopened": "incident reopened",
+    "incident.withdrawn": "incident withdrawn",
+    "incident.excluded": "incident excluded",
+    "rollback.criterion-met": "rollback criterion met",
+    "rollback.decision": "rollback decision",
+    "rollback.serving": "previous release serving",
+    "rollback.smoke-pass": "smoke set passed",
+    "rollback.requeue-complete": "re-queue complete",
+    "rollback.data-restore": "data restored",
+    "report.received": "monthly report received",
+    "report.element": "report element checked",
+    "exercise.close": "close of the exercise",
+    "correction": "correction",
+    "reveal": "reveal",
+    "dispute": "dispute",
+    "resolve": "dispute resolved",
+    "accept": "acceptance of a claim",
+    "reject": "rejection of a claim",
+    "notice.sent": "notice sent",
+    "timestamp.token": "timestamp token",
+}
+
+
+
+def kind_words(kind: str) -> str:
+    """A journal kind in words: "restore confirmed" for incident.restored."""
+    return KIND_WORDS.get(kind, kind.replace(".", " ").replace("-", " "))
+
+
+def author(by: str | None, header: dict[str, Any]) -> str | None:
+    """Who wrote a line, one way for one person: the command line writes the runner's lines under
+    the runner's bare name and the web room as "NAME (runner)", so a bare runner's name reads as
+    the room's. Any other ``by`` is as written."""
+    if by and by == header.get("runner") and not by.endswith(")"):
+        return f"{by} (runner)"
+    return by
+
+
 def breakable(text: Any) -> Any:
     """An identifier for an HTML table cell: escaped, and allowed to break only after an
     underscore or a hyphen (never mid-word), so a long id wraps where a reader expects."""

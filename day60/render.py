@@ -46,6 +46,7 @@ def environment(markdown: bool = False) -> jinja2.Environment:
     )
     env.filters.update(num=display.num, stat=display.stat, percent=display.percent, parts=display.parts,
                        missing=display.missing, breakable=display.breakable, when=display.when,
+                       kindwords=display.kind_words,
                        sided=display.sided, plain_number=display.plain_number)
     env.globals.update(toolkit_version=__version__, line_figure=display.line_figure,
                        line_target=display.line_target, chart_rows=display.chart_rows, pdf_rows=display.PDF_ROWS,
@@ -412,11 +413,12 @@ def score_html(journal: Any, figures: Any, score: dict[str, Any], title: str = "
 
     header = journal.header
     # Who wrote each line, shown beside the times a reader checks (a line the toolkit wrote has no author).
-    authors = {e["seq"]: {"kind": e["kind"], "by": e.get("by")} for e in journal.events}
+    authors = {e["seq"]: {"kind": e["kind"], "by": display.author(e.get("by"), header)} for e in journal.events}
     drift_authors: dict[str, list[tuple[int, str, str]]] = {}
     for e in journal.events:
         if e["kind"] in ("drift.onset", "drift.detected", "drift.notice") and e.get("by"):
-            drift_authors.setdefault(e["id"], []).append((e["seq"], e["kind"].split(".")[1], e["by"]))
+            drift_authors.setdefault(e["id"], []).append((e["seq"], e["kind"].split(".")[1],
+                                                          display.author(e["by"], header)))
     return html("score.html.j2", {
         "title": title, "header": header, "score": score, "figures": figures.summary, "authors": authors,
         "drift_authors": drift_authors,

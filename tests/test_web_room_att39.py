@@ -8,13 +8,14 @@ changed here (tests.test_web_room.check_axe, which writes tests/output/web/axe-r
 
 import datetime as dt
 import os
+import re
 import signal
 
 import pytest
 
 from day60 import journal as jr
 from tests.test_web import Server, join, post, request
-from tests.test_web_room import DESKTOP, NOW, NY, PHONE, check_axe, make_journal, open_page, shot, step
+from tests.test_web_room import DESKTOP, NOW, NY, PHONE, SHOTS, check_axe, make_journal, open_page, shot, step
 
 
 @pytest.fixture(scope="module")
@@ -308,3 +309,250 @@ def test_the_runner_corrects_any_line_and_the_timeline_shows_the_new_time_with_t
         assert status == 422 and "J. Auditor (runner) already accepted this claim at" in answer["error"], answer
     finally:
         server.stop()
+
+
+# ----- what the outside attacks left (issue 39): words, the forced rollback, repeats, claims ---------
+
+
+def test_a_time_the_clocks_repeat_or_skip_is_refused_in_the_rooms_words(room, browser):
+    """New York's clocks go back at 02:00 on 2026-11-01, so 01:30 happens twice (first at -04:00,
+    then at -05:00), and jump from 02:00 to 03:00 on 2026-03-08, so 02:30 never happens (the times
+    an hour either side are 01:30 -05:00 and 03:30 -04:00). A time typed without an offset there is
+    refused under the step pressed, naming the field as the page labels it and what to type, each
+    time as the page shows times (before: "2026-11-01T01:30 ... give the offset", the ISO the
+    command line reads). Nothing is written."""
+    from zoneinfo import ZoneInfo
+
+    from day60 import timeparse
+    from day60.errors import InputError
+    from day60.web import words
+
+    for field, label in (("--at", "When"), ("--set at", "The right time"), ("pause end", "Ended at")):
+        for typed, says in (("2026-11-01 01:30", "2026-11-01 01:30 happens twice in America/New_York (the clocks go "
+                             "back an hour then); type it with its offset: 2026-11-01 01:30:00 -04:00 for the first "
+                             "time, or 2026-11-01 01:30:00 -05:00 for the second"),
+                            ("2026-03-08 02:30", "2026-03-08 02:30 does not exist in America/New_York (the clocks "
+                             "jump past it); type a time that exists, with its offset, such as 2026-03-08 01:30:00 "
+                             "-05:00 or 2026-03-08 03:30:00 -04:00")):
+            with pytest.raises(InputError) as refused:
+                timeparse.parse_instant(typed, ZoneInfo("America/New_York"), field)
+            assert words.plain(str(refused.value), NY, "America/New_York") == f"{label}: {says}"
+    page = open_page(browser, room, "Flo Fold", "auditor")
+    details = step(page, "new: incident notified by the partner")
+    details.locator("input[name=id]").fill("I-FOLD")
+    details.locator("input[name=at]").fill("2026-11-01 01:30")
+    details.locator("button[type=submit]").click()
+    page.wait_for_selector("#result .refused")
+    text = page.inner_text("#result")
+    assert "When: 2026-11-01 01:30 happens twice" in text and "2026-11-01 01:30:00 -05:00 for the second" in text, text
+    assert "T01:30" not in text and "--at" not in text and "give the offset" not in text, text
+    assert not lines(room, "I-FOLD")
+    check_axe(page, "refusal: a time the clocks repeat (desktop)")
+    shot(page, "refusal-fold")
+    page.context.close()
+
+
+def test_the_forced_rollback_is_offered_among_the_new_steps_once_other_injections_have_begun(browser, tmp_path):
+    """An incident injection is under way (I1 signed off and raised), so I1's group, with its
+    follow-ups, stands above "start something new", where the runner looks for a new start (attack
+    finding 15: the forced rollback was only in its own id's group, far down). The new steps now
+    offer it: first its sign-off, then, once R1 is signed off, its start under R1; pressed there, it
+    records R1's forced production rollback. Only the runner's page offers either."""
+    from day60.checklist import FORCED_ROLLBACK
+
+    server = Server(make_journal(tmp_path / "forced.jsonl"), tmp_path / "held.json")
+    sign_off = {"agreement": "SOW annex", "stop_owner": "Kim", "stop_condition": "errors", "rollback_owner": "Lee",
+                "no_live_personal_data": True}
+    try:
+        runner = join(server, "J. Auditor", "runner", server.tokens["runner"])
+        assert post(server, runner, kind="safety.agreed", id="I1", data=sign_off)[0] == 201
+        assert post(server, runner, kind="incident.raised", id="I1")[0] == 201
+
+        def offered(key: str) -> list[dict]:
+            return [s for s in request(server, "GET", "/api/state", key=key)[1]["next"]
+                    if s["label"].startswith(FORCED_ROLLBACK)]
+
+        [first] = offered(runner)
+        assert first["kind"] == "safety.agreed" and "its safety sign-off first" in first["label"]
+        auditor = join(server, "Ana Look", "auditor")
+        assert offered(auditor) == []
+        assert post(server, runner, kind="safety.agreed", id="R1", data=sign_off)[0] == 201
+        [start] = offered(runner)
+        assert (start["kind"], start["id"], start["preset"]) == ("rollback.criterion-met", "R1",
+                                                                 {"kind": "production", "source": "exercise"})
+        assert offered(auditor) == []
+        page = open_page(browser, server, "J. Auditor", "runner")
+        details = step(page, f"{FORCED_ROLLBACK}, under R1")
+        headings = page.locator("#state h3").all_text_contents()
+        assert headings.index("start something new") > headings.index("I1"), headings
+        details.scroll_into_view_if_needed()
+        check_axe(page, "runner: the forced rollback among the new steps (desktop)")
+        shot(page, "forced-rollback")
+        details.locator("button[type=submit]").click()
+        page.wait_for_selector("#result .ok")
+        [line] = [e for e in lines(server, "R1") if e["kind"] == "rollback.criterion-met"]
+        assert line["data"]["kind"] == "production" and line["data"]["source"] == "exercise", line
+        assert line["by"] == "J. Auditor (runner)"
+        page.context.close()
+    finally:
+        server.stop()
+
+
+def test_a_confirmed_press_is_not_warned_again_and_a_failed_join_keeps_name_and_role(room, browser):
+    """A time two hours ahead is asked first; "Record it anyway" records it and the answer says so
+    without listing the warning again (before: the same warning a second time, as if something
+    else were wrong). A join with a wrong token keeps the name and role typed, and only the token
+    is cleared (before: all three were cleared)."""
+    page = open_page(browser, room, "Gil Ahead", "auditor")
+    details = step(page, "new: incident notified by the partner")
+    details.locator("input[name=id]").fill("I-AHEAD")
+    details.locator("input[name=at]").fill((NOW + dt.timedelta(hours=2)).astimezone(NY).strftime("%Y-%m-%d %H:%M"))
+    details.locator("button[type=submit]").click()
+    page.wait_for_selector("#result form.confirm")
+    assert page.locator("#result li").count() >= 1
+    page.click("#result form.confirm button[type=submit]")
+    page.wait_for_selector("#result .ok")
+    assert "Recorded seq" in page.inner_text("#result")
+    assert page.locator("#result .warn").count() == 0, page.inner_text("#result")
+    assert len(lines(room, "I-AHEAD")) == 1
+    check_axe(page, "recorded after confirming (desktop)")
+    page.context.close()
+
+    context = browser.new_context(viewport=DESKTOP)
+    join_page = context.new_page()
+    join_page.goto(room.url)
+    join_page.fill("input[name=name]", "Hana Typed")
+    join_page.select_option("select[name=role]", "partner")
+    join_page.fill("input[name=token]", "not-the-token")
+    join_page.click("button[type=submit]")
+    join_page.wait_for_selector(".refused")
+    assert join_page.input_value("input[name=name]") == "Hana Typed"
+    assert join_page.input_value("select[name=role]") == "partner"
+    assert join_page.input_value("input[name=token]") == ""
+    check_axe(join_page, "join refused, name and role kept (desktop)")
+    shot(join_page, "join-refused")
+    context.close()
+
+
+def test_a_drift_stays_open_until_the_suppliers_claim_is_accepted(room):
+    """The runner records an organic drift; the supplier claims its detection, then its written
+    notice. Each is a claim, counted in no figure until accepted, so the runner's open items keep
+    the drift open and say what waits (before: "not detected" vanished at the supplier's claim,
+    and the whole item at its claimed notice). Accepted, each settles; both accepted, the drift's
+    item is gone. Open items name lines in the reader's own numbering (the runner's: the journal's)."""
+    runner = join(room, "J. Auditor", "runner", room.tokens["runner"])
+    supplier = join(room, "Sam Claims", "supplier")
+
+    def drift_items() -> list[str]:
+        return [i for i in request(room, "GET", "/api/state", key=runner)[1]["open"]["drift"] if i.startswith("D-C1")]
+
+    assert post(room, runner, kind="drift.onset", id="D-C1", data={"source": "organic",
+                                                                   "affected_class": "invoices"})[0] == 201
+    assert drift_items() == ["D-C1: no written notice yet, not detected"]
+    assert post(room, supplier, kind="drift.detected", id="D-C1", data={"affected_class": "invoices"})[0] == 201
+    found = lines(room, "D-C1")[-1]["seq"]
+    assert drift_items() == [f"D-C1: no written notice yet, detection claimed by the supplier (seq {found}), "
+                             "not yet accepted"]
+    assert post(room, supplier, kind="drift.notice", id="D-C1", data={"affected_class": "invoices",
+                                                                     "evidence": "alert 9"})[0] == 201
+    told = lines(room, "D-C1")[-1]["seq"]
+    assert drift_items() == [f"D-C1: written notice claimed by the supplier (seq {told}), not yet accepted, "
+                             f"detection claimed by the supplier (seq {found}), not yet accepted"]
+    assert post(room, runner, kind="accept", id="D-C1", data={"target": found, "reason": "seen in its console"})[0] \
+        == 201
+    assert drift_items() == [f"D-C1: written notice claimed by the supplier (seq {told}), not yet accepted"]
+    assert post(room, runner, kind="accept", id="D-C1", data={"target": told, "reason": "email 9"})[0] == 201
+    assert drift_items() == []
+
+
+def test_the_score_pdf_names_kinds_in_words_unbroken_and_the_runner_one_way(tmp_path):
+    """The runner's lines written at the command line carry the bare name "J. Auditor"; the room
+    writes "J. Auditor (runner)": the same person, shown one way ("J. Auditor (runner)") by 'day60
+    show', the page's timeline and the PDF. The PDF's corrections table gives each corrected line's
+    kind in words ("restore confirmed", "written notice of the drift"), not "incident.restored"
+    (which broke as "incident.restore d" in its narrow column), and no word breaks across lines.
+    The page is rendered to tests/output/web/pdf-corrections.png to be looked at."""
+    import subprocess
+
+    from typer.testing import CliRunner
+
+    from day60 import assess, render
+    from day60.cli import app
+    from day60.display import author
+
+    path = tmp_path / "words.jsonl"
+    run = CliRunner().invoke
+    assert run(app, ["new", str(path), "--partner", "Acme BPO", "--supplier", "Nimbus AI", "--deployment",
+                     "claims intake", "--tier", "T3", "-c", "us-office", "--window-start", "2026-03-02T09:00",
+                     "--window-end", "2026-03-13T17:30", "--runner", "J. Auditor", "--synthetic",
+                     "--announced"]).exit_code == 0
+    for args in (["drift.onset", "--id", "D1", "--at", "2026-03-03T20:00:00+00:00", "--set", "source=organic",
+                  "--set", "affected_class=invoices"],
+                 ["drift.notice", "--id", "D1", "--at", "2026-03-04T00:10:02+00:00", "--set",
+                  "affected_class=invoices", "--set", "evidence=alert 7", "--as", "auditor", "--by", "Ann Diaz"],
+                 ["incident.partner-notice", "--id", "I-LONG-NAMED-INCIDENT", "--at", "2026-03-04T14:00:00+00:00"],
+                 ["incident.restored", "--id", "I-LONG-NAMED-INCIDENT", "--at", "2026-03-04T15:00:00+00:00", "--set",
+                  "check=dashboard green"]):
+        r = run(app, ["log", str(path), *args])
+        assert r.exit_code == 0, r.output
+    for seq, at in ((2, "2026-03-04T00:10:00+00:00"), (4, "2026-03-04T15:30:00+00:00")):
+        r = run(app, ["correct", str(path), "--seq", str(seq), "--at", at, "--reason", "clock"])
+        assert r.exit_code == 0, r.output
+    assert jr.read(path).events[0]["by"] == "J. Auditor"  # the command line's runner: the bare name
+    assert author("J. Auditor", {"runner": "J. Auditor"}) == "J. Auditor (runner)"
+    assert author("J. Auditor (runner)", {"runner": "J. Auditor"}) == "J. Auditor (runner)"
+    assert author("Ann Diaz (auditor)", {"runner": "J. Auditor"}) == "Ann Diaz (auditor)"
+    shown = run(app, ["show", str(path)]).output
+    onset = next(line for line in shown.splitlines() if "drift.onset" in line)
+    assert "J. Auditor (runner)" in onset, onset
+    done = assess.score_journal(jr.read(path))
+    html = render.score_html(done.journal, done.figures, done.result)
+    table = html[html.index("Corrections made"):html.index("<h2>Inputs")]
+    assert "restore confirmed" in table and "written notice of the drift" in table, table
+    assert "incident.restored" not in table and "drift.notice" not in table, table
+    assert ">J. Auditor<" not in table and "J. Auditor (runner)" in table, table
+    pdf = tmp_path / "score.pdf"
+    pdf.write_bytes(render.pdf_bytes(html)[0])
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    page = next(p for p in text.split("\f") if "Corrections made" in p)
+    assert "restore d" not in page and "confirme d" not in page, page
+    for phrase in ("restore", "confirmed", "written", "notice", "drift"):
+        assert re.search(rf"\b{phrase}\b", page), (phrase, page)
+    number = text.split("\f").index(page) + 1
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["pdftoppm", "-png", "-r", "80", "-f", str(number), "-l", str(number), "-singlefile", str(pdf),
+                    str(SHOTS / "pdf-corrections")], check=True)
+
+
+def test_refusals_the_command_line_words_read_in_the_rooms_words(tmp_path):
+    """Refusals made for 'day60 log' (which the room shows for the same press) as the page says
+    them: no flag ("--set check=..."), no command ("see 'day60 kinds'"), no field name with an
+    underscore, no ISO instant, no seq of a line not yet written ("event 4 (...)"); each names
+    the field as the form labels it and what to do."""
+    from typer.testing import CliRunner
+
+    from day60.cli import app
+    from day60.web import words
+
+    path = make_journal(tmp_path / "words.jsonl")
+    run = CliRunner().invoke
+    assert run(app, ["log", str(path), "incident.partner-notice", "--id", "I1", "--at", "now"]).exit_code == 0
+    said = {}
+    for name, args, expected in (
+        ("restore", ["incident.restored", "--id", "I1"], "'check': restore confirmed needs 'check': fill it in"),
+        ("severity", ["incident.classified", "--id", "I1", "--set", "severity=7", "--set", "reason=x"],
+         "'severity': should be 4 or less"),
+        ("wait end", ["incident.wait-end", "--id", "I1"], "has no start of waiting on the partner; record start "
+                                                           "of waiting on the partner first"),
+        ("rollback", ["rollback.decision", "--id", "R9"], "Id: rollback R9 has no rollback criterion met; record "
+                                                          "rollback criterion met first"),
+        ("notice", ["drift.notice", "--id", "D9", "--set", "affected_class=invoices"],
+         "'evidence': written notice of the drift needs 'evidence': fill it in"),
+    ):
+        r = run(app, ["log", str(path), *args, "--at", "now"])
+        assert r.exit_code == 2, r.output
+        line = r.output.strip().splitlines()[-1].removeprefix("error: ")
+        said[name] = words.plain(line, NY, "America/New_York")
+        assert expected in said[name], (line, said[name])
+    for name, text in said.items():
+        assert not re.search(r"--|=\.\.\.|day60 |[a-z]_[a-z]|\d{4}-\d\d-\d\dT|event \d", text), (name, text)

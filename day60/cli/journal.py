@@ -470,7 +470,7 @@ def show(
     """
     from day60 import journal as jr
     from day60 import reading
-    from day60.display import when
+    from day60.display import author, when
 
     _check_format(fmt)
     from day60 import permissions
@@ -502,7 +502,7 @@ def show(
     typer.echo(f"{h['partner']} / {h['supplier']} / {h['deployment']}  tier {h['tier']}"
                + ("  SYNTHETIC" if h.get("synthetic") else ""))
     typer.echo(f"times in {h['calendar']['timezone']}")
-    print_table([{**r, "at": when(r["at"]) if r["at"] else "sealed", "by": r["by"] or "",
+    print_table([{**r, "at": when(r["at"]) if r["at"] else "sealed", "by": author(r["by"], h) or "",
                   "data": ", ".join(f"{k}={v}" for k, v in r["data"].items()
                                     if k not in ("commitment", "pressed_at", "press_key"))}
                  for r in rows], ["seq", "at", "kind", "id", "by", "data", "mark"])

@@ -46,7 +46,8 @@ async def join(request: Request) -> Response:
     except (InputError, Refused) as exc:
         message = exc.message if isinstance(exc, Refused) else one_line(exc)
         return site.render("join.html", status=exc.status if isinstance(exc, Refused) else 422, h=site.room.header,
-                           csrf=nonce, roles=ROLES, error=message, journal=site.room.path.name)
+                           csrf=nonce, roles=ROLES, error=message, journal=site.room.path.name,
+                           typed={"name": form.get("name", ""), "role": form.get("role", "")})  # kept; not the token
     response = RedirectResponse("/", status_code=303)
     response.set_cookie(COOKIE, site.keys.issue(who), httponly=True, samesite="strict", max_age=60 * 60 * 24 * 60)
     response.delete_cookie(JOIN_COOKIE)
@@ -101,8 +102,9 @@ async def press(request: Request) -> Response:
                            pending=pending, changed=[site.said(c) for c in done.changed])
     site.room.wake()
     return site.render("result.html", headers={"hx-trigger": "day60-recorded"}, events=done.events,
-                       warnings=[site.said(w) for w in done.warnings], held_at=done.held_at, refused=None,
-                       form=None, replayed=done.replayed, claims=[permissions.is_claim(e) for e in done.events])
+                       warnings=[] if p.confirm else [site.said(w) for w in done.warnings],  # confirmed: seen
+                       held_at=done.held_at, refused=None, form=None, replayed=done.replayed,
+                       claims=[permissions.is_claim(e) for e in done.events])
 
 
 async def reveal(request: Request) -> Response:

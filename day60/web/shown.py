@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from day60 import checklist, permissions
+from day60 import checklist, display, permissions
 from day60.web import press as presses
 from day60.web import words
 from day60.web.room import Participant, Room
@@ -50,7 +50,8 @@ def timeline(room: Room, who: Participant, seen: Seen | None = None) -> dict[str
         at = e["at"] or opened.get(e["seq"])
         rows.append({"seq": e["seq"], "at": righted.get(e["seq"], at), "was": at if e["seq"] in righted else None,
                      "kind": e["kind"], "id": e["id"],
-                     "by": e["by"], "data": data, "recorded_at": e["recorded_at"], "marks": marks,
+                     "by": display.author(e["by"], room.header),  # the runner one way, as the room writes it
+                     "data": data, "recorded_at": e["recorded_at"], "marks": marks,
                      "late": bool(e["data"].get("pressed_at"))})
     return {"rows": rows, "hidden": max(0, len(shown) - TIMELINE_ROWS), "head": head}
 
@@ -139,7 +140,8 @@ def _runner_only(step: checklist.Step) -> bool:
     incident, the forced production rollback), recording one not run, and the close; the
     journal's own rules and ``press.allowed`` decide what is accepted."""
     data = step.data
-    if step.kind in ("exercise.close", "incident.raised", "injection.not-run"):
+    if step.kind in ("exercise.close", "incident.raised", "injection.not-run") or \
+            step.label.startswith(checklist.FORCED_ROLLBACK):
         return True
     if step.kind == "drift.onset":
         return data.get("source") == "exercise"

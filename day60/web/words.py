@@ -12,55 +12,41 @@ import datetime as dt
 import re
 from typing import Any
 
-# Kinds as a person in the room says them. A kind missing here reads as its name in words.
-KINDS = {
-    "safety.agreed": "safety sign-off",
-    "injection.stopped": "injection stopped",
-    "injection.not-run": "injection not run",
-    "drift.onset": "drift onset",
-    "drift.detected": "supplier's detection of the drift",
-    "drift.notice": "written notice of the drift",
-    "drift.false-alert": "false alert",
-    "drift.announced": "drift announced in advance",
-    "drift.told": "supplier told of the injection",
-    "incident.raised": "incident raised",
-    "incident.detected": "supplier's detection of the incident",
-    "incident.partner-notice": "partner's notice of the incident",
-    "incident.classified": "severity set",
-    "incident.communicated": "first communication to the partner",
-    "incident.wait-start": "start of waiting on the partner",
-    "incident.wait-end": "end of waiting on the partner",
-    "incident.change-window-start": "start of the change window",
-    "incident.change-window-end": "end of the change window",
-    "incident.restored": "restore confirmed",
-    "incident.ticket-closed": "ticket closed",
-    "incident.reopened": "incident reopened",
-    "incident.withdrawn": "incident withdrawn",
-    "incident.excluded": "incident excluded",
-    "rollback.criterion-met": "rollback criterion met",
-    "rollback.decision": "rollback decision",
-    "rollback.serving": "previous release serving",
-    "rollback.smoke-pass": "smoke set passed",
-    "rollback.requeue-complete": "re-queue complete",
-    "rollback.data-restore": "data restored",
-    "report.received": "monthly report received",
-    "report.element": "report element checked",
-    "exercise.close": "close of the exercise",
-    "correction": "correction",
-    "reveal": "reveal",
-    "dispute": "dispute",
-    "resolve": "dispute resolved",
-    "accept": "acceptance of a claim",
-    "reject": "rejection of a claim",
-    "notice.sent": "notice sent",
-    "timestamp.token": "timestamp token",
-}
+from day60.display import KIND_WORDS, kind_words
+from day60.events import DATA_MODELS
+
+KINDS = KIND_WORDS  # shared with the score document (day60.display)
 
 # The fields a refusal names, as the page labels them (the command line's flags mean nothing here).
 FIELDS = {
     "--at": "when", "at": "when", "--set at": "the right time", "pause end": "ended at",
-    "--id": "id", "--seq": "seq", "f.target": "entry", "target": "entry", "--set reason": "why it was wrong",
+    "--id": "id", "--seq": "entry", "f.target": "entry", "target": "entry", "--set reason": "reason",
+    "KIND": "", "kind": "",  # the step pressed: the sentence names it
 }
+
+FIELD_NAMES = {name for model in DATA_MODELS.values() for name in model.model_fields if "_" in name}
+# What else the command line says, as the page would: a field the form shows is filled in, not
+# typed as NAME=...; the list of a kind's fields and the command to list them mean nothing here.
+_ROOM = [
+    (re.compile(r";[^;]*? takes: [^;]*?\(see 'day60 kinds'\)"), ""),
+    (re.compile(r"\s*\(see 'day60 kinds'\)"), ""),
+    (re.compile(r"\(see 'day60 show'\)"), "(the timeline lists them)"),
+    (re.compile(r"needs '([^']+)'=\.\.\."), r"needs '\1': fill it in"),
+    (re.compile(r"\badd '([^']+)'=\.\.\."), r"fill in '\1'"),
+    (re.compile(r"; log (.+?) first"), r"; record \1 first"),
+    (re.compile(r": is missing$"), ": it is needed; fill it in"),
+    (re.compile(r"name the seq of the event to correct"), "choose the line to correct"),
+    (re.compile(r"String should have at most (\d+) characters?"), r"longer than \1 characters"),
+    (re.compile(r"String should have at least (\d+) characters?"), r"shorter than \1 characters"),
+    (re.compile(r"Input should be less than or equal to (\d+)"), r"should be \1 or less"),
+    (re.compile(r"Input should be greater than or equal to (\d+)"), r"should be \1 or more"),
+    (re.compile(r"\bno wait-start\b"), "no start of waiting on the partner"),
+    (re.compile(r"\bno change-window-start\b"), "no start of the change window"),
+    (re.compile(r"\bno criterion-met\b"), "no rollback criterion met"),
+    (re.compile(r"\bevent \d+ \(([^()]*)\)"), r"this \1"),  # the line not yet written has no seq to name
+    (re.compile(r"(?<![\w-])(" + "|".join(sorted(FIELD_NAMES, key=len, reverse=True)) + r")(?![\w-])"),
+     lambda m: m.group(1).replace("_", " ")),  # a field's name as the form labels it (never an id typed)
+]
 
 _INSTANT = re.compile(r"\b(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)(Z|[+-]\d{2}:\d{2})")
 _KIND = re.compile(r"(?<![\w.-])(" + "|".join(re.escape(k) for k in sorted(KINDS, key=len, reverse=True))
@@ -70,15 +56,15 @@ _DOTTED = re.compile(r"(?<![\w.-])(" + "|".join(re.escape(k) for k in sorted(KIN
 _FLAG = re.compile(r"--set (\w+)|--([a-z][a-z-]*)")
 _EVENT = re.compile(r"event \d+ \([^)]*\): ")
 _ISO_FIX = re.compile(r"write it as ISO 8601, e\.g\. [^;]*?, or 'now'")
+_NAIVE = re.compile(r"\b(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}(?::\d{2})?)\b")  # a wall time as typed, no offset
+# The clock changes (day60.timeparse.localize), said as what to type on the page.
+_TWICE = re.compile(r"; give the offset: (.+?) \(first\) or (.+?) \(second\)")
+_SKIPPED = re.compile(r"; give an offset; the nearest real instants are (.+?) and (.+)$")
 
 
 def is_instant(text: str) -> bool:
     """Whether ``text`` is a whole ISO 8601 instant with its offset."""
     return bool(_INSTANT.fullmatch(text.strip()))
-
-
-def kind_words(kind: str) -> str:
-    return KINDS.get(kind, kind.replace(".", " ").replace("-", " "))
 
 
 def shown_at(text: Any, tz: Any = None, fine: bool = False) -> str:
@@ -114,12 +100,19 @@ def plain(message: str, tz: Any = None, zone: str = "") -> str:
     hint = f"type a date and time such as 2026-03-02 09:00 (read as {zone} time), or leave it empty for now" \
         if zone else "type a date and time such as 2026-03-02 09:00, or leave it empty for now"
     field, sep, rest = message.partition(": ")
+    if sep and field.casefold().startswith("data."):  # a field of the line's data: as the form labels it
+        field = field[5:]
+        message = f"{field.replace('_', ' ')}: {rest}"
     if sep and field in FIELDS:  # the field the refusal is about, as the page labels it
-        message = f"{FIELDS[field][:1].upper()}{FIELDS[field][1:]}: {rest}"
+        message = f"{FIELDS[field][:1].upper()}{FIELDS[field][1:]}: {rest}" if FIELDS[field] else rest
     message = _EVENT.sub("", message)  # the line being pressed is the one the person knows
     text = _ISO_FIX.sub(hint, message)
     text = _INSTANT.sub(lambda m: shown_at(f"{m.group(1)}T{m.group(2)}{m.group(3).replace('Z', '+00:00')}", tz, True),
                         text)
+    text = _NAIVE.sub(r"\1 \2", text)
+    text = _TWICE.sub(r" (the clocks go back an hour then); type it with its offset: \1 for the first time, "
+                      r"or \2 for the second", text)
+    text = _SKIPPED.sub(r"; type a time that exists, with its offset, such as \1 or \2", text)
     text = _KIND.sub(lambda m: kind_words(m.group(1)), text)
 
     def flag(m: re.Match[str]) -> str:
@@ -132,4 +125,6 @@ def plain(message: str, tz: Any = None, zone: str = "") -> str:
     text = text.replace("'day60 correct'", "the step \u201ccorrect a line\u201d").replace("log incident reopened",
                                                                                        "record incident reopened")
     text = _FLAG.sub(flag, text)
+    for rule, words_for in _ROOM:
+        text = rule.sub(words_for, text)
     return text[:1].upper() + text[1:]

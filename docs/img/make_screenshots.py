@@ -88,7 +88,8 @@ def terminal_png(text: str, out: Path, browser) -> None:
 
 def serve_shots(folder: Path, browser) -> None:
     """The room as its people see it, in New York time: the runner's desktop, an auditor's desktop with
-    an answer beside the button pressed, the close being confirmed, and a partner's phone."""
+    an answer beside the button pressed, the forced rollback among the runner's new steps, the close
+    being confirmed, and a partner's phone."""
     path = folder / "serve.jsonl"
     new(path, "us-office")
     held = folder / "serve-held.json"
@@ -161,6 +162,16 @@ def serve_shots(folder: Path, browser) -> None:
         ana.click("#result button.dismiss")
         press(ana, "new: monthly report received", {"id": "March"}, answer=".refused")
         ana.screenshot(path=str(OUT / "serve-answer.png"))
+        # A second injection signed off while D1 runs: its forced rollback is offered among the new steps.
+        press(runner, "new: safety sign-off", {"id": "R1", "f.agreement": "SOW-7 annex C", "f.stop_owner": "Kim Ode",
+                                               "f.stop_condition": "smoke set fails twice",
+                                               "f.rollback_owner": "Lee Park"},
+              {"f.no_live_personal_data": "yes"})
+        forced = step(runner, "new: production rollback forced by the exercise, under R1")
+        runner.evaluate("d => window.scrollTo(0, d.getBoundingClientRect().top + window.scrollY - 260)",
+                        forced.element_handle())
+        runner.mouse.move(1000, 700)  # the pointer away from the steps: no hover shading in the picture
+        runner.screenshot(path=str(OUT / "serve-forced-rollback.png"))
         press(runner, "close the exercise", answer=".warning")
         runner.screenshot(path=str(OUT / "serve-close.png"))
         runner.click("#result button.dismiss")

@@ -3,7 +3,10 @@
    server, rendered and escaped there.
 
    - New lines: the server's event stream says when this page's view of the journal grew; the
-     page then fetches the timeline and the open items again (keeping what is being typed).
+     page then fetches the timeline and the open items again (keeping what is being typed), and
+     swaps the open items step by step, so a step still offered stays the same element and a
+     press aimed at its button is never lost; it waits while a pointer is down on the open items
+     or this page's press is on its way.
    - Lost connection: a press that cannot reach the server is queued in this browser with the
      browser's time of the press, and sent when the connection is back; the server records it
      "late", keeping that time. A sealed onset is never queued. A queued press the server asks
@@ -101,8 +104,12 @@
   // screen) and where it is on the screen. Another person's press can add steps above it; the
   // page then scrolls by as much, so the step, and the button about to be pressed, stay under the
   // pointer instead of a different step sliding in beneath it.
+  var pointerAt = null;  // where the pointer last moved over the page, and whether after the last key
+  document.addEventListener("pointermove", function (ev) { pointerAt = {x: ev.clientX, y: ev.clientY}; }, true);
+  document.addEventListener("keydown", function () { pointerAt = null; }, true);
   function anchor(focus) {
-    var step = focus;
+    var under = pointerAt && document.elementFromPoint(pointerAt.x, pointerAt.y);
+    var step = (under && under.closest && under.closest("#state details.step")) || focus;
     if (!step) {
       var open = document.querySelectorAll("#state details.step[open]");
       for (var i = 0; i < open.length && !step; i++) {
@@ -121,7 +128,8 @@
       d.open = was.open;
       d.querySelectorAll("input, select").forEach(function (el) {
         if (el.name in was.values) {
-          if (el.type === "checkbox") { el.checked = was.values[el.name]; } else { el.value = was.values[el.name]; }
+          if (el.type === "checkbox") { el.checked = was.values[el.name]; }
+          else if (el.value !== was.values[el.name]) { el.value = was.values[el.name]; }  // a kept field keeps its caret
         }
       });
       if (saved.focus && saved.focus[0] === d.getAttribute("data-key")) {
@@ -346,6 +354,81 @@
     });
   }
 
+  // A press on its way keeps its form where it is until its answer is back: a form swapped out
+  // mid-flight would hear nothing of its answer (its "recorded" would not clear what was typed,
+  // which a fresh copy of the step would then offer to send again). A press not answered within
+  // 10 s holds the page no longer.
+  var sending = new Set(), answered = [];
+  document.body.addEventListener("htmx:beforeRequest", function (ev) {
+    var xhr = ev.detail && ev.detail.xhr;
+    if (!xhr) { return; }
+    sending.add(xhr);
+    var done = function () {
+      if (!sending.delete(xhr)) { return; }
+      if (!sending.size) { setTimeout(function () { answered.splice(0).forEach(function (go) { go(); }); }, 0); }
+    };
+    xhr.addEventListener("loadend", done);
+    setTimeout(done, 10000);
+  });
+  function whenAnswered() {
+    return new Promise(function (go) { if (!sending.size) { go(); } else { answered.push(go); } });
+  }
+  // No pointer held on the open items and no press on its way, checked again after each wait.
+  function quiet() {
+    return whenReleased().then(whenAnswered).then(function () { return held.size || sending.size ? quiet() : null; });
+  }
+
+  // The open items are swapped step by step, not wholesale: a step still offered is the same
+  // element after the refresh (its heading, fields and button updated in place when the server's
+  // copy changed), and only steps that are new or gone are added or removed. A button a person
+  // (or a test's click) has aimed at is therefore never replaced between the aim and the press,
+  // which lost the press without a word: the click landed on a detached copy, or on none.
+  function swapState(html) {
+    var state = document.getElementById("state");
+    var tpl = document.createElement("template");
+    tpl.innerHTML = html;
+    var olds = {};
+    Array.prototype.forEach.call(state.children, function (d) {
+      if (d.matches("details.step[data-key]")) { olds[keyOf(d)] = d; }
+    });
+    var next = Array.prototype.map.call(tpl.content.childNodes, function (n) {
+      var old = n.nodeType === 1 && n.matches("details.step[data-key]") ? olds[keyOf(n)] : null;
+      if (!old) { return n; }
+      delete olds[keyOf(n)];
+      morph(old, n);
+      return old;
+    });
+    var keep = new Set(next);
+    Array.prototype.slice.call(state.childNodes).forEach(function (n) { if (!keep.has(n)) { state.removeChild(n); } });
+    var cursor = state.firstChild;
+    next.forEach(function (n) {
+      if (n === cursor) { cursor = cursor.nextSibling; } else { state.insertBefore(n, cursor); }
+    });
+    htmx.process(state);  // new forms get their handlers; a kept one is left as it is
+  }
+
+  // One element brought to the server's copy in place: attributes, then children pairwise (an
+  // element of another tag or name is replaced). What the person set is left to restore(): a
+  // step's "open", a field's value, and the press's own marks on its form.
+  var OWN = {"open": 1, "data-pressed": 1, "data-press-key": 1};
+  function morph(old, fresh) {
+    Array.prototype.slice.call(old.attributes).forEach(function (a) {
+      if (!fresh.hasAttribute(a.name) && !OWN[a.name]) { old.removeAttribute(a.name); }
+    });
+    Array.prototype.forEach.call(fresh.attributes, function (a) {
+      if (old.getAttribute(a.name) !== a.value) { old.setAttribute(a.name, a.value); }
+    });
+    var oc = Array.prototype.slice.call(old.childNodes), fc = Array.prototype.slice.call(fresh.childNodes);
+    fc.forEach(function (f, i) {
+      var o = oc[i];
+      if (!o) { old.appendChild(f); return; }
+      if (o.nodeType !== f.nodeType || (f.nodeType === 1 && (o.tagName !== f.tagName ||
+          o.getAttribute("name") !== f.getAttribute("name")))) { old.replaceChild(f, o); return; }
+      if (f.nodeType === 1) { morph(o, f); } else if (o.nodeValue !== f.nodeValue) { o.nodeValue = f.nodeValue; }
+    });
+    for (var j = fc.length; j < oc.length; j++) { old.removeChild(oc[j]); }
+  }
+
   // Both fragments are fetched first, then swapped at once: what is open or typed is read at that
   // moment, so a step opened while the fragments were on their way stays open. Each fragment names
   // the last line it was made from; when a line landed between the two fetches they differ, and
@@ -358,10 +441,10 @@
     Promise.all([fetchText("/fragment/timeline"), fetchText("/fragment/state")])
       .then(function (parts) {
         refetchWait.reset();
-        return whenReleased().then(function () {
+        return quiet().then(function () {
           var saved = capture();
           htmx.swap("#timeline", parts[0], {swapStyle: "innerHTML"});
-          htmx.swap("#state", parts[1], {swapStyle: "innerHTML"});
+          swapState(parts[1]);
           restore(saved);
           if (head() !== head("state-head")) { again = true; }
         });
@@ -447,6 +530,21 @@
       placeBeside(form);
       lastPressed = form;
     }
+  });
+
+  // A press htmx did not take (its form not yet given its handler, say) would otherwise be
+  // submitted by the browser itself: a plain reload of the page carrying what was typed, and
+  // nothing recorded. It is stopped, and the person told, beside the step, that nothing was sent.
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    if (ev.defaultPrevented || !form.matches || !form.matches("form.press, form.confirm, form.reveal")) { return; }
+    ev.preventDefault();
+    fading++;
+    if (form.matches("form.press")) { placeBeside(form); }
+    result.textContent = "Not recorded: the page was being refreshed as you pressed, so nothing was sent. " +
+      "What you typed is kept; press again.";
+    result.className = "result refused";
+    inView();
   });
 
   document.body.addEventListener("htmx:afterRequest", function (ev) {

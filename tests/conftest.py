@@ -135,3 +135,68 @@ def engine_on_every_size(monkeypatch):
     from day60 import reading
 
     monkeypatch.setattr(reading, "ENGINE_FROM_BYTES", 0)
+
+
+@pytest.fixture(scope="session")
+def score_reports(tmp_path_factory):
+    """The demo's journal (``exercise.jsonl``) scored by the toolkit's own commands, as the
+    evidence and forgery modules all start from it: ``score.json`` and ``score.pdf`` (one ``day60
+    score --pdf --out``), the same report signed by a "Test Auditor" (``signed.pdf``, its key
+    ``auditor.p12``) and a forger's key ("Someone Else", ``forger.p12``), both under the passphrase
+    ``pw``. Made once per test process and shared, since each render costs seconds: a test only
+    reads these files; one that changes a file works on its own copy. At the end of the session
+    every file is checked unchanged, so a test that wrote into them fails the run, not a later test."""
+    import hashlib
+
+    from day60 import demo
+    from tests.pki import p12
+
+    folder = tmp_path_factory.mktemp("reports")
+    journal = folder / "exercise.jsonl"
+    demo.build_journal(journal)
+    p12(folder / "auditor.p12", "Test Auditor", b"pw")
+    p12(folder / "forger.p12", "Someone Else", b"pw")
+    runner = CliRunner()
+    for args, env in [(["score", journal, "--pdf", folder / "score.pdf", "--out", folder / "score.json"], None),
+                      (["score", journal, "--pdf", folder / "signed.pdf", "--sign", folder / "auditor.p12"],
+                       {"DAY60_SIGN_PASSPHRASE": "pw"})]:
+        result = runner.invoke(app, [str(a) for a in args], env=env)
+        assert result.exit_code == 0, result.output
+    made = {"folder": folder, "journal": journal, "score": folder / "score.pdf", "json": folder / "score.json",
+            "signed": folder / "signed.pdf", "auditor": folder / "auditor.p12", "forger": folder / "forger.p12"}
+
+    def digests() -> dict[str, str]:
+        return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
+
+    before = digests()
+    yield made
+    assert digests() == before, "a test changed the shared score reports (tests/conftest.py): copy them first"
+
+
+@pytest.fixture(scope="module")
+def verify_renders_once():
+    """``verify-report`` renders each report again from its embedded data and compares the file with
+    that rendering. A module that verifies many forgeries of the same few reports gets that
+    rendering, after its first one for given inputs, from memory: the re-rendering of identical
+    inputs (the whole HTML, every attachment's name, bytes, description and relationship, and the
+    date) is kept and handed back. ``day60.render.pdf_bytes`` promises the same bytes for the same
+    HTML, attachments and date, and verify-report relies on that promise itself; the first
+    verification of each report in the module, and every other module, renders for real. Only
+    renders with ``note_fonts=False`` (verify-report's and a forger's) are kept: the commands
+    that write a report always render it."""
+    from day60.evidence import documents
+
+    original = documents.pdf_bytes
+    kept: dict[tuple[object, ...], tuple[bytes, int]] = {}
+
+    def pdf_bytes(document, note_fonts: bool = True):
+        if note_fonts:
+            return original(document, note_fonts=note_fonts)
+        key = (document.html, tuple(document.attachments), document.written_at)
+        if key not in kept:
+            kept[key] = original(document, note_fonts=False)
+        return kept[key]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(documents, "pdf_bytes", pdf_bytes)
+        yield kept

@@ -10,6 +10,7 @@ tables, the material's descriptions, the Service Level Table's sources and the p
 descriptions, and the Monthly Report annex (the rubric's elements in the library's own words,
 then those the schedule's clauses and modules require; a deal's own additions are its business)."""
 
+import functools
 import re
 
 import pytest
@@ -36,12 +37,19 @@ def _schedule(path=SOW, **kw):
 def _skeleton(marked: str) -> str:
     """A marked paragraph with the deal's values replaced by a neutral word (cross-references kept),
     and the rubric's own names for its tiers ("Announced injection") set aside with them."""
+    text = "".join("VALUE" if kind == "value" else words for kind, _, words in clauses.ref_parts(marked))
+    for name in _tier_names():
+        text = text.replace(f"({name})", "(VALUE)")
+    return text
+
+
+@functools.cache
+def _tier_names() -> tuple[str, ...]:
+    """The published rubric's tier names, read once (the rubric is loaded and checked afresh on each
+    ``rubric.load()``, and the corpus asks for them once a paragraph)."""
     from day60 import rubric
 
-    text = "".join("VALUE" if kind == "value" else words for kind, _, words in clauses.ref_parts(marked))
-    for tier in rubric.load().tiers.values():
-        text = text.replace(f"({tier.name})", "(VALUE)")
-    return text
+    return tuple(tier.name for tier in rubric.load().tiers.values())
 
 
 def corpus(s) -> list[tuple[str, str]]:
@@ -73,9 +81,10 @@ def test_every_defined_term_is_capitalised_wherever_it_is_used(full):
     pack", "the retainer schedule" or "the window" in lower case would be ordinary words a court
     could read another way. Each term (and its plural) appears nowhere in lower case."""
     wrong = []
+    texts = corpus(full)  # made once: every term is looked for in the same texts
     for term in terms(full):
         pattern = re.compile(rf"(?<![\w-]){_plural(term)}(?![\w-])", re.IGNORECASE)
-        for where, text in corpus(full):
+        for where, text in texts:
             if where == f"definition of {term}":  # a definition may say what kind of thing its term is
                 continue
             for m in pattern.finditer(text):

@@ -38,31 +38,22 @@ def _cli(*args, env=None):
     return CliRunner().invoke(app, [str(a) for a in args], env=env)
 
 
+pytestmark = pytest.mark.usefixtures("verify_renders_once")  # one re-rendering per report: tests/conftest.py
+
+
 @pytest.fixture(autouse=True)
 def own_state(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
 
 
 @pytest.fixture(scope="module")
-def made(tmp_path_factory):
-    """A demo journal, its score JSON and PDF, the same PDF signed by the auditor, a forger's
-    key, and a timestamp authority on 127.0.0.1 (tests/pki.py)."""
-    from day60 import demo
-
-    folder = tmp_path_factory.mktemp("attacks")
-    journal = folder / "exercise.jsonl"
-    demo.build_journal(journal)
-    pki.p12(folder / "auditor.p12", "Test Auditor", b"pw")
-    pki.p12(folder / "forger.p12", "Someone Else", b"pw")
-    env = {"DAY60_SIGN_PASSPHRASE": "pw"}
-    r = _cli("score", journal, "--pdf", folder / "score.pdf", "--out", folder / "score.json")
-    assert r.exit_code == 0, r.output
-    r = _cli("score", journal, "--pdf", folder / "signed.pdf", "--sign", folder / "auditor.p12", env=env)
-    assert r.exit_code == 0, r.output
-    made_pki = pki.make_pki(folder)
+def made(score_reports, tmp_path_factory):
+    """A demo journal, its score JSON and PDF, the same PDF signed by the auditor and a forger's
+    key (shared by the evidence modules: tests/conftest.py, only read), and a timestamp authority
+    on 127.0.0.1 (tests/pki.py)."""
+    made_pki = pki.make_pki(tmp_path_factory.mktemp("attacks"))
     url, stop, _seen = pki.serve(made_pki)
-    yield {"folder": folder, "journal": journal, "score": folder / "score.pdf", "json": folder / "score.json",
-           "signed": folder / "signed.pdf", "forger": folder / "forger.p12", "url": url, "pki": made_pki}
+    yield {**score_reports, "url": url, "pki": made_pki}
     stop()
 
 

@@ -25,18 +25,16 @@ def _cli(*args, env=None):
     return CliRunner().invoke(app, [str(a) for a in args], env=env)
 
 
-@pytest.fixture(scope="module")
-def made(tmp_path_factory):
-    from day60 import demo
+pytestmark = pytest.mark.usefixtures("verify_renders_once")  # one re-rendering per report: tests/conftest.py
 
-    folder = tmp_path_factory.mktemp("checks")
-    journal = folder / "exercise.jsonl"
-    demo.build_journal(journal)
-    r = _cli("score", journal, "--pdf", folder / "score.pdf", "--out", folder / "score.json")
-    assert r.exit_code == 0, r.output
-    attached = {name: bodies[0] for name, bodies in PdfReader(folder / "score.pdf").attachments.items()}
-    return {"folder": folder, "journal": journal, "score": folder / "score.pdf", "attached": attached,
-            "head": json.loads((folder / "score.json").read_text())["journal_head"]}
+
+@pytest.fixture(scope="module")
+def made(score_reports):
+    """The demo's score report (shared by the evidence modules: tests/conftest.py, only read), its
+    attachments and the journal head it records."""
+    attached = {name: bodies[0] for name, bodies in PdfReader(score_reports["score"]).attachments.items()}
+    return {**score_reports, "attached": attached,
+            "head": json.loads(score_reports["json"].read_text())["journal_head"]}
 
 
 def _forged(made, tmp_path, rubric_raw: bytes | None = None, edit=None):

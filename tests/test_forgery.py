@@ -1,7 +1,8 @@
 """verify-report against a forger: one test per forgery, each built the way an attacker would
 (pypdf edits of a content stream, text objects added, incremental updates, attachments swapped
 and re-hashed, signatures stripped, replaced and corrupted), each refused with the page or part
-named. The reports are rendered once per module and shared."""
+named. The reports are rendered once and shared; verify-report's re-rendering of the same report is
+kept for the module after its first (tests/conftest.py, ``verify_renders_once``)."""
 
 import json
 import os
@@ -15,7 +16,6 @@ from typer.testing import CliRunner
 from day60.cli import app
 from day60.resources import data_dir
 from tests import forge
-from tests.pki import p12
 
 SOW = data_dir("clauses") / "examples" / "synthetic-sow.toml"
 DRILLS = data_dir("rubric") / "voice" / "examples" / "synthetic-drills.json"
@@ -26,27 +26,21 @@ def _cli(*args, env=None):
     return CliRunner().invoke(app, [str(a) for a in args], env=env)
 
 
-@pytest.fixture(scope="module")
-def made(tmp_path_factory):
-    """The toolkit's own reports, written by its commands: a score, a signed score, a schedule, a
-    drills sheet and a self-assessment."""
-    from day60 import demo
+pytestmark = pytest.mark.usefixtures("verify_renders_once")  # one re-rendering per report: tests/conftest.py
 
+
+@pytest.fixture(scope="module")
+def made(score_reports, tmp_path_factory):
+    """The toolkit's own reports, written by its commands: a score and a signed score (shared by
+    the evidence modules, tests/conftest.py), a schedule, a drills sheet and a self-assessment."""
     folder = tmp_path_factory.mktemp("forgery")
-    journal = folder / "exercise.jsonl"
-    demo.build_journal(journal)
-    p12(folder / "auditor.p12", "Test Auditor", b"pw")
-    p12(folder / "forger.p12", "Someone Else", b"pw")
-    out = {"journal": journal, "folder": folder}
-    for name, args, env in [
-        ("score", ["score", journal, "--pdf", folder / "score.pdf", "--out", folder / "score.json"], None),
-        ("signed", ["score", journal, "--pdf", folder / "signed.pdf", "--sign", folder / "auditor.p12"],
-         {"DAY60_SIGN_PASSPHRASE": "pw"}),
-        ("schedule", ["clauses", "export", "--sow", SOW, "--pdf", folder / "schedule.pdf"], None),
-        ("drills", ["voice", "drills", DRILLS, "--pdf", folder / "drills.pdf"], None),
-        ("selfassess", ["selfassess", "--answers", ANSWERS, "--pdf", folder / "selfassess.pdf"], None),
+    out = dict(score_reports)
+    for name, args in [
+        ("schedule", ["clauses", "export", "--sow", SOW, "--pdf", folder / "schedule.pdf"]),
+        ("drills", ["voice", "drills", DRILLS, "--pdf", folder / "drills.pdf"]),
+        ("selfassess", ["selfassess", "--answers", ANSWERS, "--pdf", folder / "selfassess.pdf"]),
     ]:
-        r = _cli(*args, env=env)
+        r = _cli(*args)
         assert r.exit_code == 0, (name, r.output)
         out[name] = folder / f"{name}.pdf"
     return out

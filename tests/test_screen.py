@@ -34,19 +34,20 @@ def _cli(*args) -> None:
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory):
-    """name -> the HTML file, each written by the command a user runs."""
+def pages(demo_folder, tmp_path_factory):
+    """name -> the HTML file, each written by the command a user runs: the demo's score report
+    from the demo's folder (``day60 demo``, made once per test process: tests/conftest.py, only
+    read here), the others by their commands from a copy of the demo's journal."""
     from tests.test_clauses import FROM_SCRATCH
     from tests.test_documents import _gaps_journal
 
     folder = tmp_path_factory.mktemp("screen")
-    _cli("demo", "--out", folder / "demo")
-    journal = folder / "demo" / "exercise.jsonl"
+    journal = Path(shutil.copy(demo_folder / "exercise.jsonl", folder / "exercise.jsonl"))
     gaps = _gaps_journal(folder / "gaps.jsonl")
     shutil.copy(journal, folder / "second.jsonl")
     deal = folder / "draft.toml"
     deal.write_text(FROM_SCRATCH)
-    out = {"score-demo": folder / "demo" / "score.html"}
+    out = {"score-demo": demo_folder / "score.html"}
     runs = {
         "score-gaps": ["score", gaps, "--html"],
         "selfassess": ["selfassess", "--answers", data_dir("selfassess") / "examples" / "synthetic-answers.json",

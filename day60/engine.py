@@ -30,9 +30,10 @@ incidents go on past its close, or that ends in a partial line.
 
 ``verify_fast`` is ``journal.verify`` on the same fast path, with every line's own hash and
 canonical form checked too. It hashes no line in the scan: a child process (``day60.hashchain``,
-with hashlib, quicker than DuckDB's sha256) checks the chain and each line's own hash beside it,
-once each, on members whose form the scan checks; the timestamp tokens come back with the report from
-the lines parsed here, so ``verify`` need not read the file again to find them.
+with hashlib, a little quicker a line than DuckDB's sha256) checks the chain and each line's own
+hash beside it, once each, on members whose form the scan checks; the timestamp tokens come back
+with the report from the lines parsed here, so ``verify`` need not read the file again to find
+them.
 """
 
 from __future__ import annotations
@@ -501,8 +502,9 @@ class _Chain:
     The child is a new interpreter (``subprocess``, which starts it by fork and exec in C, so no
     thread of this process is copied into it: ``day60 serve`` calls verify from a process with a
     web server's threads), running ``hashchain.py`` alone, so it starts in a bare interpreter's
-    time. A thread here would do the same work but hold the GIL for each line's few microseconds,
-    against the scan's own Python. Where no child can be started, or it gives no answer (killed,
+    time. A thread here measured level with the child on verify alone, but its loop would hold
+    this process's GIL for seconds against every other thread (``day60 serve`` answers requests
+    while a verify runs); the child holds none. Where no child can be started, or it gives no answer (killed,
     crashed, no interpreter to start), this process checks the chain itself after the scan: a
     failure costs time, never a check."""
 

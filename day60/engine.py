@@ -29,17 +29,25 @@ gate with the injections, so a journal holding one is read by ``journal.read``; 
 incidents go on past its close, or that ends in a partial line.
 
 ``verify_fast`` is ``journal.verify`` on the same fast path, with every line's own hash and
-canonical form checked too.
+canonical form checked too. It hashes no line in the scan: a child process (``day60.hashchain``,
+with hashlib, a little quicker a line than DuckDB's sha256) checks the chain and each line's own
+hash beside it, once each, on members whose form the scan checks; the timestamp tokens come back
+with the report from the lines parsed here, so ``verify`` need not read the file again to find
+them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 import weakref
@@ -74,6 +82,9 @@ _VENDOR_MS = ("vendor_wall_ms", "vendor_business_ms", "vendor_paused_ms", "vendo
 _RAM_MB = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * 2 // 5 // 2**20
 MEMORY_LIMIT = f"{min(2048, _RAM_MB)}MB"
 VERIFY_MEMORY_LIMIT = f"{min(512, _RAM_MB)}MB"
+
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 class Declined(Exception):
@@ -199,6 +210,10 @@ _VENDOR_STRUCT = (
 
 
 def _scan_sql(path: Path, own_hashes: bool = False, keep_lines: bool = False) -> str:
+    """The scan. For ``verify`` (``own_hashes``) it takes no SHA-256 at all: the chain and each
+    line's own hash are checked with hashlib by ``day60.hashchain`` in a child process beside it
+    (``_Chain``), on the members whose form (top-level, 64 hex digits) the scan and ``_others``
+    check. For figures, where the chain alone is checked, the scan hashes each line once."""
     names = ",".join(f'"{n}":"{f.sql_type}"' for n, f in FIELDS.items())
     shape = ('{"seq":"UBIGINT","kind":"VARCHAR","id":"VARCHAR","at":"VARCHAR","recorded_at":"VARCHAR",'
              '"by":"VARCHAR","prev":"VARCHAR","hash":"VARCHAR","data":{' + names + '}}')
@@ -209,8 +224,8 @@ def _scan_sql(path: Path, own_hashes: bool = False, keep_lines: bool = False) ->
                  "CAST(j.seq AS VARCHAR), '}')")
     checks = [f"line = {canonical}", _instant_ok("j.at", "at_us"), _instant_ok("j.recorded_at"),
               "regexp_full_match(j.hash, '[0-9a-f]{64}')"]
-    if own_hashes:  # as verify checks: the line without its hash member hashes to that member
-        checks.append("""sha256(replace(line, ',"hash":"' || j.hash || '"', '')) = j.hash""")
+    if own_hashes:  # the hashes themselves are the child's (``_Chain``); their form is checked here
+        checks.append("regexp_full_match(j.prev, '[0-9a-f]{64}')")
     for f in FIELDS.values():
         value = f'j.data."{f.name}"'
         others = set(INCIDENT_KINDS) - f.allowed_by
@@ -231,12 +246,14 @@ def _scan_sql(path: Path, own_hashes: bool = False, keep_lines: bool = False) ->
               "quote='', escape='', new_line='\\n', auto_detect=false, strict_mode=true, max_line_size=1048576)")
     sources = get_args(DATA_MODELS["incident.detected"].model_fields["source"].annotation)
     kept = "\n       CASE WHEN incident THEN line END AS line," if keep_lines else ""  # every event asked for
+    hashed = "" if own_hashes else (
+        "unhex(sha256(line)) AS h,\n       "
+        "CASE WHEN regexp_full_match(j.prev, '[0-9a-f]{64}') THEN unhex(j.prev) END AS prev,\n       ")
     return f"""
 CREATE TYPE KIND AS ENUM {_in(INCIDENT_KINDS)};
 CREATE TYPE SOURCE AS ENUM {_in(sources)};
 CREATE TEMP TABLE lines AS
-SELECT unhex(sha256(line)) AS h, CAST(strlen(line) AS INTEGER) AS bytes, TRY_CAST(j.seq AS BIGINT) AS seq,
-       CASE WHEN regexp_full_match(j.prev, '[0-9a-f]{{64}}') THEN unhex(j.prev) END AS prev,
+SELECT {hashed}CAST(strlen(line) AS INTEGER) AS bytes, TRY_CAST(j.seq AS BIGINT) AS seq,
        CASE WHEN incident THEN NULL ELSE line END AS other,{kept}
        CASE WHEN incident THEN CAST(j.kind AS KIND) END AS kind,
        CASE WHEN incident THEN j.id END AS id,
@@ -406,6 +423,8 @@ def verify_fast(path: str | Path, expect: str | None = None, locked: bool = Fals
     revealed = {e["data"]["target"] for e in fixers if e["kind"] == "reveal"}
     sealed = {e["seq"] for e in journal.events if e["kind"] == "drift.onset" and e["at"] is None}
     report = jr.VerifyReport(path, events + 1, events, None, False, 0, 0, 0, journal.head)
+    report.tokens = [e for e in journal.events if e["kind"] == "timestamp.token"]
+    report.header_hash = header["hash"]
     if anchor is not None:
         report.problem = jr.anchor_problem(anchor, events, lambda seq: _hash_at(path, seq))
     if report.problem is None:  # as journal.verify: the counts come with a journal that passed
@@ -439,11 +458,14 @@ def _fast(path: Path, header: dict[str, Any], own_hashes: bool = False, locked: 
     with os.fdopen(fd, "rb") as fh:
         if not locked:
             fcntl.flock(fh.fileno(), fcntl.LOCK_SH)  # an append waits until the file is read
-        facts = _FileFacts(fh.fileno(), os.fstat(fh.fileno()).st_size)
-        facts.start()
+        size = os.fstat(fh.fileno()).st_size
+        chain = _Chain(fh.fileno(), size) if own_hashes else None
+        facts = _FileFacts(fh.fileno(), size, digest=not own_hashes)
         spill = tempfile.mkdtemp(prefix="day60-engine-")
-        con = duckdb.connect(config={"memory_limit": memory or MEMORY_LIMIT, "temp_directory": spill})
+        con = None
         try:
+            facts.start()
+            con = duckdb.connect(config={"memory_limit": memory or MEMORY_LIMIT, "temp_directory": spill})
             try:
                 # DuckDB opens the file this process holds open and locked (where the system
                 # shows it), not whatever the name points to by then
@@ -451,17 +473,90 @@ def _fast(path: Path, header: dict[str, Any], own_hashes: bool = False, locked: 
                 con.execute(_scan_sql(held if held.exists() else path, own_hashes, keep_lines=events)).fetchall()
             finally:
                 facts.join()
+            if chain is not None:
+                facts.chained = chain.result()
             journal = _check(con, path, header, facts, every_event=events)
         except duckdb.Error as exc:  # not UTF-8, a line too long, no room to spill: the reference reads it
-            con.close()
-            shutil.rmtree(spill, ignore_errors=True)
+            _abandon(con, spill, chain)
             raise Declined(str(exc)) from None
         except BaseException:
-            con.close()
-            shutil.rmtree(spill, ignore_errors=True)
+            _abandon(con, spill, chain)
             raise
     weakref.finalize(journal.incidents, _close, con, spill, os.getpid())
     return journal
+
+
+def _abandon(con: Any, spill: str, chain: _Chain | None) -> None:
+    """A scan given up on: its connection closed, its spill folder removed, its child ended."""
+    if chain is not None:
+        chain.stop()
+    if con is not None:
+        con.close()
+    shutil.rmtree(spill, ignore_errors=True)
+
+
+class _Chain:
+    """``hashchain.first_break`` in a child process beside the scan, for ``verify``: the chain and
+    every line's own hash, with hashlib, on the descriptor this process holds (and has locked).
+
+    The child is a new interpreter (``subprocess``, which starts it by fork and exec in C, so no
+    thread of this process is copied into it: ``day60 serve`` calls verify from a process with a
+    web server's threads), running ``hashchain.py`` alone, so it starts in a bare interpreter's
+    time. A thread here measured level with the child on verify alone, but its loop would hold
+    this process's GIL for seconds against every other thread (``day60 serve`` answers requests
+    while a verify runs); the child holds none. Where no child can be started, or it gives no answer (killed,
+    crashed, no interpreter to start), this process checks the chain itself after the scan: a
+    failure costs time, never a check."""
+
+    def __init__(self, fd: int, size: int) -> None:
+        self.fd, self.size = fd, size
+        self.proc: subprocess.Popen[bytes] | None = None
+        if not sys.executable or (os.cpu_count() or 1) < 2:
+            return
+        from day60 import hashchain
+
+        command = [*CHAIN_COMMAND, hashchain.__file__, str(fd), str(size), "1"]
+        try:
+            self.proc = subprocess.Popen(command, pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                         stderr=subprocess.DEVNULL, close_fds=True)
+        except (OSError, ValueError):
+            self.proc = None
+
+    def result(self) -> tuple[int | None, int]:
+        """As ``hashchain.first_break``: the first line that breaks the chain or its own hash (or None),
+        and the complete lines read."""
+        from day60 import hashchain
+
+        answer = b""
+        if self.proc is not None:
+            try:
+                answer, _ = self.proc.communicate()
+            except OSError:
+                answer = b""
+            finally:
+                self.stop()
+        word, _, number = answer.decode("ascii", "replace").strip().partition(" ")
+        if word in ("ok", "bad") and number.isdigit():
+            return (int(number), int(number)) if word == "bad" else (None, int(number))
+        return hashchain.first_break(self.fd, self.size, True)
+
+    def stop(self) -> None:
+        """End and reap the child, if it is still there."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            with contextlib.suppress(OSError):
+                proc.kill()
+        with contextlib.suppress(OSError):
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+# The interpreter that runs ``hashchain.py`` for ``_Chain``: this one, isolated from the caller's
+# environment and site packages (the script needs only the standard library).
+CHAIN_COMMAND = [sys.executable, "-I", "-S"]
 
 
 _INHERITED: list[Any] = []  # a forked child's copies of its parent's connections, never touched
@@ -493,10 +588,11 @@ class _FileFacts(threading.Thread):
 
     TAIL = 16  # bytes kept from one chunk to the next: ':', up to eight digits and '}'
 
-    def __init__(self, fd: int, size: int) -> None:
+    def __init__(self, fd: int, size: int, digest: bool = True) -> None:
         super().__init__(daemon=True)
         self.fd, self.size = fd, size
-        self.digest = hashlib.sha256()
+        self.digest = hashlib.sha256() if digest else None  # verify reports no hash of the whole file
+        self.chained: tuple[int | None, int] | None = None  # verify's: what ``_Chain`` found
         self.lines = 0
         self.in_order = size > 0
         self.first_line = self.last_line = b""
@@ -514,7 +610,8 @@ class _FileFacts(threading.Thread):
             chunk = os.pread(self.fd, min(1 << 24, self.size - offset), offset)
             if not chunk:
                 raise OSError("the journal shrank while it was read")
-            self.digest.update(chunk)
+            if self.digest is not None:
+                self.digest.update(chunk)
             if offset == 0:
                 self.first_line = chunk.split(b"\n", 1)[0]
             buf = np.frombuffer(chunk, np.uint8)
@@ -573,16 +670,23 @@ def _check(con: Any, path: Path, header: dict[str, Any], facts: _FileFacts, ever
     if (lines, length) != (facts.lines, facts.size) or headers != 1 or bad_rows \
             or (events and (low, high) != (1, events)):
         raise Declined("a line is not as the toolkit writes it")
-    unchained = con.execute("""
-        SELECT count(*) FROM lines l LEFT JOIN lines p ON coalesce(p.seq, 0) = l.seq - 1
-        WHERE l.seq IS NOT NULL AND (l.prev IS NULL OR p.h IS NULL OR l.prev <> p.h)""").fetchall()[0][0]
-    if unchained:
-        raise Declined("a line does not chain to the one before")
+    if facts.chained is not None:
+        # verify: the child chained each line of the file to the one before it, and line k of the
+        # file ends with seq k (the file pass) in canonical form (the scan, ``_others``), so that
+        # chains each seq to seq - 1
+        if facts.chained != (None, facts.lines):
+            raise Declined("a line does not chain to the one before, or its own hash is not its content")
+    else:
+        unchained = con.execute("""
+            SELECT count(*) FROM lines l LEFT JOIN lines p ON coalesce(p.seq, 0) = l.seq - 1
+            WHERE l.seq IS NOT NULL AND (l.prev IS NULL OR p.h IS NULL OR l.prev <> p.h)""").fetchall()[0][0]
+        if unchained:
+            raise Declined("a line does not chain to the one before")
     first = con.execute("SELECT other FROM lines WHERE seq IS NULL").fetchall()[0][0]
     if first is None or first.encode("utf-8") != facts.first_line:
         raise Declined("the header")
     _check_texts(con)
-    others = _others(con)
+    others = _others(con, chained=True) if facts.chained is not None else _others(con)
     closes = [e["seq"] for e in others if e["kind"] == "exercise.close"]
     gated, after_close = con.execute(f"""
         SELECT count(*) FILTER (WHERE kind = 'incident.raised' OR (kind IN ('incident.detected',
@@ -609,7 +713,7 @@ def _check(con: Any, path: Path, header: dict[str, Any], facts: _FileFacts, ever
         raise Declined("the last line's own hash, or no events")
     listed = _every_event(con, others, events) if every_event else others
     con.execute("DROP TABLE lines").fetchall()  # what figures need is now in ``incidents``
-    journal = jr.Journal(path, header, listed, last, facts.digest.hexdigest(), None)
+    journal = jr.Journal(path, header, listed, last, facts.digest.hexdigest() if facts.digest else "", None)
     journal.tail = {"seq": events, "hash": last_obj["hash"]}
     journal.incidents = Incidents(con, targets)
     return journal
@@ -644,17 +748,25 @@ def _check_texts(con: Any) -> None:
                 raise Declined("a text the models refuse") from None
 
 
-def _others(con: Any) -> list[dict[str, Any]]:
+def _others(con: Any, chained: bool = False) -> list[dict[str, Any]]:
     """Every event that is not an incident's, parsed and checked in Python as ``journal.read`` does
-    (its place in the file is the seq its line ends with, which the file pass checked)."""
-    rows = con.execute("""
-        SELECT l.seq, l.other, lower(hex(p.h)) FROM lines l JOIN lines p ON coalesce(p.seq, 0) = l.seq - 1
-        WHERE l.seq IS NOT NULL AND l.other IS NOT NULL ORDER BY l.seq""").fetchall()
+    (its place in the file is the seq its line ends with, which the file pass checked). With
+    ``chained`` (verify) the child checked each line's ``prev`` member against the line before it
+    in the file; here its form, a top-level string of 64 hex digits in a canonical line."""
+    if chained:
+        rows = con.execute("""
+            SELECT seq, other, NULL FROM lines WHERE seq IS NOT NULL AND other IS NOT NULL ORDER BY seq""").fetchall()
+    else:
+        rows = con.execute("""
+            SELECT l.seq, l.other, lower(hex(p.h)) FROM lines l JOIN lines p ON coalesce(p.seq, 0) = l.seq - 1
+            WHERE l.seq IS NOT NULL AND l.other IS NOT NULL ORDER BY l.seq""").fetchall()
     events = []
     for seq, line, before in rows:
         obj, problem = jr.parse_line(seq + 1, line)
         if problem is None and isinstance(obj, dict):
-            placed = obj.get("seq") == seq and line.endswith(f',"seq":{seq}}}') and obj.get("prev") == before \
+            prev = obj.get("prev")
+            chains = (isinstance(prev, str) and _HEX64.fullmatch(prev) is not None) if chained else prev == before
+            placed = obj.get("seq") == seq and line.endswith(f',"seq":{seq}}}') and chains \
                 and jr.canonical(obj) == line and jr.own_hash(line, obj) == obj.get("hash")
             problem = jr.check_body(obj) if placed else "out of place, or not as the toolkit writes it"
         if problem or not isinstance(obj, dict):

@@ -20,7 +20,6 @@ import os
 import re
 import stat
 import tempfile
-import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -208,6 +207,8 @@ def read_json(path: str | Path, field: str, what: str) -> Any:
 
 def read_toml(path: str | Path, field: str, what: str) -> tuple[dict[str, Any], bytes]:
     """Parse a TOML file; returns the table and the raw bytes (for hashing)."""
+    import tomllib  # here, not at the top: 'day60 log' reads no TOML, and tomllib compiles its patterns on import
+
     raw = read_bytes(path, field, what)
     try:
         data = tomllib.loads(raw.decode("utf-8"), parse_float=_parse_float)

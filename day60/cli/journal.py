@@ -433,7 +433,9 @@ def verify(
         typer.echo(f"{journal}: {report.problem}", err=True)
     if not report.ok:
         raise typer.Exit(1)
-    proofs, problems = timestamp.check(journal, roots, held)
+    found = (report.tokens, report.events, report.header_hash) \
+        if report.tokens is not None and report.header_hash is not None else None
+    proofs, problems = timestamp.check(journal, roots, held, found)
     for problem in problems:
         typer.echo(f"{journal}: {problem}", err=True)
     if problems:

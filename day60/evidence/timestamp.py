@@ -533,8 +533,8 @@ def _recorded(line: bytes) -> dt.datetime | None:
         return None
 
 
-def check(path: str | Path, roots: list[Any] | None = None,
-          held: list[dict[str, Any]] | None = None) -> tuple[list[Proof], list[str]]:
+def check(path: str | Path, roots: list[Any] | None = None, held: list[dict[str, Any]] | None = None,
+          found: tuple[list[dict[str, Any]], int, str] | None = None) -> tuple[list[Proof], list[str]]:
     """Every token in a journal (that ``verify`` has found whole) and every token file in ``held``,
     checked against the line it covers. Returns the proofs and the problems (a problem is a
     failed check: exit 1).
@@ -544,9 +544,13 @@ def check(path: str | Path, roots: list[Any] | None = None,
     the journal was rewritten; a token over another hash than its event or file names means the
     event or file was edited. A line whose recorded time is later than the token proves it existed
     (beyond the token's accuracy and two seconds), or a token event recorded before the TSA issued
-    the token, means the journal's recorded times were not its clock's."""
+    the token, means the journal's recorded times were not its clock's.
+
+    ``found``: the token events, the last seq and the header's hash, where ``verify`` has them
+    already (the engine parsed every line that is not an incident's), as ``_token_events`` would
+    find them in the file; without it they are looked for in the file."""
     path = Path(path)
-    events, last, header = _token_events(path)
+    events, last, header = found if found is not None else _token_events(path)
     problems: list[str] = []
     wanted = []
     for e in events:

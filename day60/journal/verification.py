@@ -32,6 +32,11 @@ class VerifyReport:
     revealed: int
     corrections: int
     head: dict[str, Any] | None = None
+    # Set by the engine's fast path, which parses every line that is not an incident's: the
+    # journal's timestamp.token events and its header's hash, so that checking the tokens does
+    # not read the whole file again to find them (None: not known, look in the file).
+    tokens: list[dict[str, Any]] | None = None
+    header_hash: str | None = None
 
     @property
     def ok(self) -> bool:

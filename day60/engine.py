@@ -76,6 +76,17 @@ MEMORY_LIMIT = f"{min(2048, _RAM_MB)}MB"
 VERIFY_MEMORY_LIMIT = f"{min(512, _RAM_MB)}MB"
 
 
+def connect(memory: str, spill: str) -> Any:
+    """A DuckDB connection held to ``memory``, spilling past it into the folder ``spill``, and with
+    DuckDB's progress bar off: it draws on standard output once a query has run two seconds, which
+    would put its bars into a command's JSON or table."""
+    import duckdb
+
+    con = duckdb.connect(config={"memory_limit": memory, "temp_directory": spill})
+    con.execute("SET enable_progress_bar = false")  # a setting of the connection, not of the database
+    return con
+
+
 class Declined(Exception):
     """The fast path cannot show the journal is one ``journal.read`` accepts as it reads it."""
 
@@ -442,7 +453,7 @@ def _fast(path: Path, header: dict[str, Any], own_hashes: bool = False, locked: 
         facts = _FileFacts(fh.fileno(), os.fstat(fh.fileno()).st_size)
         facts.start()
         spill = tempfile.mkdtemp(prefix="day60-engine-")
-        con = duckdb.connect(config={"memory_limit": memory or MEMORY_LIMIT, "temp_directory": spill})
+        con = connect(memory or MEMORY_LIMIT, spill)
         try:
             try:
                 # DuckDB opens the file this process holds open and locked (where the system
@@ -940,13 +951,12 @@ def after(journal: jr.Journal, appended: Appended, last_line: str, head: dict[st
     its incident events go into tables of their own first. Corrections and every other event stay
     as ``journal`` holds them: a batch appends incident events only, none of them corrected yet.
     ``sha256`` is left empty: the file's hash is not worked out again."""
-    import duckdb
 
     if journal.incidents is not None:
         held, others = journal.incidents, journal.events
     else:
         spill = tempfile.mkdtemp(prefix="day60-engine-")
-        con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "temp_directory": spill})
+        con = connect(MEMORY_LIMIT, spill)
         sources = get_args(DATA_MODELS["incident.detected"].model_fields["source"].annotation)
         con.execute(f"CREATE TYPE KIND AS ENUM {_in(INCIDENT_KINDS)}; CREATE TYPE SOURCE AS ENUM {_in(sources)};"
                     + _TABLES)

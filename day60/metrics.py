@@ -542,10 +542,15 @@ def plain_table(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def incident_rows(figures: Figures) -> list[dict[str, Any]]:
+def incident_rows(figures: Figures, flagged: bool = False) -> list[dict[str, Any]]:
     """One row per incident (id, severity, clock start and its basis, end, pauses, figure, bucket
-    and reason), as ``metrics --format json`` prints them beside the per-drift rows."""
+    and reason), as ``metrics --format json`` prints them beside the per-drift rows. ``flagged``:
+    only the incidents whose restore is known as a range or whose records are out of order, which
+    the table names one by one (a row costs microseconds, and a year of tickets has a million)."""
     table = figures.tables["incidents"]
+    if flagged:
+        marks = [table[c].notna().to_numpy() for c in ("restore_evidence", "out_of_order") if c in table]
+        table = table[np.logical_or.reduce(marks)] if marks else table.iloc[:0]
     return records(plain_table(table[[c for c in INCIDENT_ROW if c in table]]))
 
 

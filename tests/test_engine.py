@@ -706,3 +706,12 @@ def test_a_child_forked_while_the_engine_holds_a_journal_leaves_its_database_alo
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, f"the child ended with status {status}"
     assert Path(spill).is_dir()
     assert json.dumps(metrics.compute(fast).summary, sort_keys=True) == before
+
+
+def test_duckdb_never_draws_its_progress_bar(tmp_path):
+    """DuckDB draws a progress bar on standard output once a query has run two seconds (a large
+    journal on a busy machine), which put bars in front of `metrics --format json`'s JSON: every
+    connection the engine opens has it off."""
+    con = engine.connect("64MB", str(tmp_path))
+    assert con.execute("SELECT current_setting('enable_progress_bar')").fetchone() == (False,)
+    con.close()

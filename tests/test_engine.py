@@ -715,3 +715,28 @@ def test_duckdb_never_draws_its_progress_bar(tmp_path):
     con = engine.connect("64MB", str(tmp_path))
     assert con.execute("SELECT current_setting('enable_progress_bar')").fetchone() == (False,)
     con.close()
+
+
+def test_the_tables_the_figures_read_are_held_to_less_than_the_read(tmp_path):
+    """The read may use READ_MEMORY_LIMIT (512 MB here); once read, the tables the figures query are
+    held to HELD_MEMORY_LIMIT (256 MB), DuckDB moving what does not fit to its spill folder, so the
+    figures' own frames have the rest of a 1 GiB budget (a 4.45M-event journal took 1.8 GiB with
+    2 GB); an import's batch adding rows to them gets MEMORY_LIMIT (2 GB) back, for speed."""
+    path = make_journal(tmp_path / "j.jsonl", EVENTS)
+    fast = engine.read_fast(path)
+
+    def limit(con) -> str:
+        return con.execute("SELECT value FROM duckdb_settings() WHERE name = 'memory_limit'").fetchone()[0]
+
+    def shown(setting: str) -> str:  # the limit as DuckDB shows it (binary units, rounded)
+        import duckdb
+
+        with duckdb.connect(config={"memory_limit": setting}) as con:
+            return limit(con)
+
+    assert engine.HELD_MEMORY_LIMIT == "256MB" and engine.READ_MEMORY_LIMIT == "512MB"  # on any machine of 1.3 GB+
+    assert limit(fast.incidents.con) == shown("256MB")
+    figures = metrics.compute(fast)  # the figures are computed within it
+    assert figures.summary["incidents"]["population"] == 8
+    engine.after(fast, engine.Appended(), fast.last_line, fast.tail)
+    assert limit(fast.incidents.con) == shown(engine.MEMORY_LIMIT)

@@ -54,6 +54,7 @@ def metrics(
         _warn_partial(j)
         step("computing the figures")
         figures = mx.compute(j)
+    j.incidents = None  # the engine's tables (if it read the journal): closed now, their memory back for the output
     trace = _provenance({"journal": j.sha256})
     synthetic = {"synthetic": "SYNTHETIC: invented data, not a result"} if j.header.get("synthetic") else {}
     if fmt == "json":

@@ -178,8 +178,9 @@ def main() -> None:
             other_hash = file_sha256(other)
             second = (args.also, other_events, other_hash, *measure.day60("verify", str(other)))
             other.unlink()
-    print(f"journal: {args.incidents:,} incidents, {events:,} events, {size / 2**20:,.0f} MiB "
-          f"(written in {built:.1f} s)")
+    made = f"{args.journal}, written before" if args.journal else \
+        f"{args.incidents:,} incidents, written in {built:.1f} s"
+    print(f"journal: {made}: {events:,} events, {size / 2**20:,.0f} MiB")
     print(f"SHA-256 of the file: {hashed:.2f} s")
     print(f"plain json.loads, line by line: {floor:.2f} s ({floor / hashed:.1f}x SHA-256)")
     print(_line("floor: json.loads loop (child)", loads))

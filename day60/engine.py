@@ -294,6 +294,7 @@ class Incidents:
 
     con: Any
     targets: dict[int, dict[str, Any]]  # incident events a correction names, as raw events
+    lowered: str | None = None  # the memory limit the read left the tables held to, as DuckDB shows it
 
     def grouped(self, until: int) -> pd.DataFrame:
         """One row per incident id (sorted): the first instant of each kind in FIRST_KINDS (epoch
@@ -348,7 +349,17 @@ class Incidents:
         import duckdb
 
         try:
-            return self.con.execute(sql).df()
+            try:
+                return self.con.execute(sql).df()
+            except duckdb.OutOfMemoryException:
+                # a result held whole (one row an incident) outgrew the limit the read lowered it to:
+                # a longer journal than HELD_MEMORY_LIMIT was sized for gets the room it had before
+                if self.lowered is None or self.con.execute(
+                        "SELECT current_setting('memory_limit')").fetchone()[0] != self.lowered:
+                    raise
+                self.con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'").fetchall()
+                self.lowered = None
+                return self.con.execute(sql).df()
         except duckdb.Error as exc:  # out of memory, or of disk to spill to: nothing a person typed
             first = (str(exc).splitlines() or ["no reason given"])[0][:120]
             raise InputError("JOURNAL", f"the engine could not finish reading it ({first})",
@@ -633,11 +644,13 @@ def _check(con: Any, path: Path, header: dict[str, Any], facts: _FileFacts, ever
     # what does not fit to its spill folder and gives the rest back for the figures' own frames
     import duckdb
 
+    lowered = None
     with contextlib.suppress(duckdb.Error):  # nowhere to move them (a full disk): they stay within the read's limit
         con.execute(f"SET memory_limit = '{HELD_MEMORY_LIMIT}'").fetchall()
+        lowered = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
     journal = jr.Journal(path, header, listed, last, facts.digest.hexdigest(), None)
     journal.tail = {"seq": events, "hash": last_obj["hash"]}
-    journal.incidents = Incidents(con, targets)
+    journal.incidents = Incidents(con, targets, lowered)
     return journal
 
 
@@ -970,6 +983,7 @@ def after(journal: jr.Journal, appended: Appended, last_line: str, head: dict[st
     if journal.incidents is not None:
         held, others = journal.incidents, journal.events
         held.con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'").fetchall()  # rows go in: speed, as before
+        held.lowered = None
     else:
         spill = tempfile.mkdtemp(prefix="day60-engine-")
         con = connect(MEMORY_LIMIT, spill)

@@ -77,11 +77,26 @@ _VENDOR_MS = ("vendor_wall_ms", "vendor_business_ms", "vendor_paused_ms", "vendo
 
 
 # DuckDB's share of memory (or 40% of this machine's, if less); past it, it spills to a private
-# temporary folder, removed when done. Figures get 2 GB, for speed; verify, which keeps nothing
-# for later, 512 MB, so that its memory stays near 0.7 GB however long the journal (measured).
+# temporary folder, removed when done. Reading a journal for figures (and verify, which keeps
+# nothing for later) gets 512 MB, so its memory stays near 0.7 GB however long the journal; once
+# read, the tables the figures query are held to 256 MB, leaving the rest of a 1 GiB budget to the
+# figures' own frames (benchmarks/metrics.py: 4.45M events; with 2 GB the read alone took 1.8 GiB).
+# An import's batch, which adds rows to the tables it read, gets 2 GB back for speed.
 _RAM_MB = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * 2 // 5 // 2**20
 MEMORY_LIMIT = f"{min(2048, _RAM_MB)}MB"
-VERIFY_MEMORY_LIMIT = f"{min(512, _RAM_MB)}MB"
+READ_MEMORY_LIMIT = VERIFY_MEMORY_LIMIT = f"{min(512, _RAM_MB)}MB"
+HELD_MEMORY_LIMIT = f"{min(256, _RAM_MB)}MB"
+
+
+def connect(memory: str, spill: str) -> Any:
+    """A DuckDB connection held to ``memory``, spilling past it into the folder ``spill``, and with
+    DuckDB's progress bar off: it draws on standard output once a query has run two seconds, which
+    would put its bars into a command's JSON or table."""
+    import duckdb
+
+    con = duckdb.connect(config={"memory_limit": memory, "temp_directory": spill})
+    con.execute("SET enable_progress_bar = false")  # a setting of the connection, not of the database
+    return con
 
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -295,14 +310,19 @@ class Incidents:
 
     con: Any
     targets: dict[int, dict[str, Any]]  # incident events a correction names, as raw events
+    lowered: str | None = None  # the memory limit the read left the tables held to, as DuckDB shows it
 
     def grouped(self, until: int) -> pd.DataFrame:
         """One row per incident id (sorted): the first instant of each kind in FIRST_KINDS (epoch
         microseconds, NaN where none), severity, source, the first seq and how the incident stood
         at ``until`` (ENDING_COLUMNS); as ``metrics`` builds it."""
-        columns = ", ".join(json.dumps(k) for k in (*FIRST_KINDS, "severity", "source", "first_seq"))
+        columns = ", ".join(json.dumps(k) for k in (*FIRST_KINDS, "severity", "first_seq"))
+        # the two texts as enums, which pandas holds as codes: as VARCHAR each row's would be a Python
+        # string of its own (two of them, some 120 MB for a million incidents)
         frame = self._df(f"""
-            SELECT g.id, {columns}, e.end_kind, CAST(e.final_restore AS DOUBLE) AS final_restore,
+            SELECT g.id, {columns}, CAST(g.source AS SOURCE) AS source,
+                   CAST(e.end_kind AS ENUM('restored', 'reopened')) AS end_kind,
+                   CAST(e.final_restore AS DOUBLE) AS final_restore,
                    coalesce(e.reopens, 0) AS reopens,
                    CAST(CASE WHEN e.closed_seq > coalesce(e.ro_seq, -1) THEN e.closed_at END AS DOUBLE) AS closed_at,
                    coalesce(e.closed_seq > coalesce(e.ro_seq, -1) AND e.closed_stand_in, false) AS closed_untimed,
@@ -345,7 +365,17 @@ class Incidents:
         import duckdb
 
         try:
-            return self.con.execute(sql).df()
+            try:
+                return self.con.execute(sql).df()
+            except duckdb.OutOfMemoryException:
+                # a result held whole (one row an incident) outgrew the limit the read lowered it to:
+                # a longer journal than HELD_MEMORY_LIMIT was sized for gets the room it had before
+                if self.lowered is None or self.con.execute(
+                        "SELECT current_setting('memory_limit')").fetchone()[0] != self.lowered:
+                    raise
+                self.con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'").fetchall()
+                self.lowered = None
+                return self.con.execute(sql).df()
         except duckdb.Error as exc:  # out of memory, or of disk to spill to: nothing a person typed
             first = (str(exc).splitlines() or ["no reason given"])[0][:120]
             raise InputError("JOURNAL", f"the engine could not finish reading it ({first})",
@@ -465,7 +495,7 @@ def _fast(path: Path, header: dict[str, Any], own_hashes: bool = False, locked: 
         con = None
         try:
             facts.start()
-            con = duckdb.connect(config={"memory_limit": memory or MEMORY_LIMIT, "temp_directory": spill})
+            con = connect(memory or READ_MEMORY_LIMIT, spill)
             try:
                 # DuckDB opens the file this process holds open and locked (where the system
                 # shows it), not whatever the name points to by then
@@ -713,9 +743,17 @@ def _check(con: Any, path: Path, header: dict[str, Any], facts: _FileFacts, ever
         raise Declined("the last line's own hash, or no events")
     listed = _every_event(con, others, events) if every_event else others
     con.execute("DROP TABLE lines").fetchall()  # what figures need is now in ``incidents``
+    # the tables the figures read, a third of what the checks needed: held to less, DuckDB moves
+    # what does not fit to its spill folder and gives the rest back for the figures' own frames
+    import duckdb
+
+    lowered = None
+    with contextlib.suppress(duckdb.Error):  # nowhere to move them (a full disk): they stay within the read's limit
+        con.execute(f"SET memory_limit = '{HELD_MEMORY_LIMIT}'").fetchall()
+        lowered = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
     journal = jr.Journal(path, header, listed, last, facts.digest.hexdigest() if facts.digest else "", None)
     journal.tail = {"seq": events, "hash": last_obj["hash"]}
-    journal.incidents = Incidents(con, targets)
+    journal.incidents = Incidents(con, targets, lowered)
     return journal
 
 
@@ -1052,13 +1090,14 @@ def after(journal: jr.Journal, appended: Appended, last_line: str, head: dict[st
     its incident events go into tables of their own first. Corrections and every other event stay
     as ``journal`` holds them: a batch appends incident events only, none of them corrected yet.
     ``sha256`` is left empty: the file's hash is not worked out again."""
-    import duckdb
 
     if journal.incidents is not None:
         held, others = journal.incidents, journal.events
+        held.con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'").fetchall()  # rows go in: speed, as before
+        held.lowered = None
     else:
         spill = tempfile.mkdtemp(prefix="day60-engine-")
-        con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "temp_directory": spill})
+        con = connect(MEMORY_LIMIT, spill)
         sources = get_args(DATA_MODELS["incident.detected"].model_fields["source"].annotation)
         con.execute(f"CREATE TYPE KIND AS ENUM {_in(INCIDENT_KINDS)}; CREATE TYPE SOURCE AS ENUM {_in(sources)};"
                     + _TABLES)

@@ -542,10 +542,15 @@ def plain_table(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def incident_rows(figures: Figures) -> list[dict[str, Any]]:
+def incident_rows(figures: Figures, flagged: bool = False) -> list[dict[str, Any]]:
     """One row per incident (id, severity, clock start and its basis, end, pauses, figure, bucket
-    and reason), as ``metrics --format json`` prints them beside the per-drift rows."""
+    and reason), as ``metrics --format json`` prints them beside the per-drift rows. ``flagged``:
+    only the incidents whose restore is known as a range or whose records are out of order, which
+    the table names one by one (a row costs microseconds, and a year of tickets has a million)."""
     table = figures.tables["incidents"]
+    if flagged:
+        marks = [table[c].notna().to_numpy() for c in ("restore_evidence", "out_of_order") if c in table]
+        table = table[np.logical_or.reduce(marks)] if marks else table.iloc[:0]
     return records(plain_table(table[[c for c in INCIDENT_ROW if c in table]]))
 
 
@@ -746,7 +751,7 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
     first = held.grouped(w1)
     inc = pd.DataFrame(index=first.index)
     inc["severity"] = first["severity"]
-    inc["source"] = first["source"]
+    inc["source"] = first["source"].astype(str)  # the engine's is categorical: the same texts either way
     detected, notice = first["incident.detected"], first["incident.partner-notice"]
     recorded = first[["incident.detected", "incident.partner-notice"]].min(axis=1)
     communicated = first["incident.communicated"]
@@ -870,10 +875,14 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
     inc["first_communication_hours_at_least"] = waited
     inc["first_communication_hours"] = waited.where(~bounded_start)
 
-    by_sev = {str(s): _severity_block(inc[inc["severity"] == s], f"no severity {s} incident was restored in the "
-                                                                      "window") for s in SEVERITIES}
+    # each severity's rows with only the columns its block reads: a copy of every column, a severity
+    # at a time, was a quarter of the table again for a year of tickets
+    narrow = inc[list(BLOCK_COLUMNS)]
+    by_sev = {str(s): _severity_block(narrow[inc["severity"] == s], f"no severity {s} incident was restored in the "
+                                                                         "window") for s in SEVERITIES}
     counts = inc["status"].value_counts()
-    unclassified = inc[inc["status"] == "unclassified"]
+    unclassified = narrow[inc["status"] == "unclassified"]
+    del narrow
     summary = {
         "by_severity": by_sev,
         "no_severity": {**_severity_block(unclassified, "no incident without a severity was restored in the window",
@@ -906,10 +915,19 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
                             "fixes nearest rank for percentiles only; its lower value would favour the supplier, its "
                             "upper the partner)"},
     }
-    table = inc.reset_index().rename(columns={"index": "id"})
+    del first, unclassified
+    table = inc  # the ids made a column in place: reset_index would copy every column
+    table.insert(0, "id", table.index)
+    table.index = pd.RangeIndex(len(table))
     for col in ("start", "restored", "first_restore", "communicated"):
         table[col] = pd.to_datetime(table[col], unit="us", utc=True)
     return summary, table
+
+
+# what ``_severity_block`` reads of an incident's row
+BLOCK_COLUMNS = ("status", "restored_in_window", "restore_evidence", "restore_hours", "restore_business_hours",
+                 "first_communication_hours", "waiting_on_partner_hours", "change_window_hours", "open_waits",
+                 "open_wait_hours", "started_before_window", "reopens", "clock_basis")
 
 
 RESTORE_COLUMNS = ("restore_hours", "restore_business_hours", "restore_hours_at_least", "restore_hours_at_most",

@@ -706,3 +706,49 @@ def test_a_child_forked_while_the_engine_holds_a_journal_leaves_its_database_alo
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, f"the child ended with status {status}"
     assert Path(spill).is_dir()
     assert json.dumps(metrics.compute(fast).summary, sort_keys=True) == before
+
+
+def test_duckdb_never_draws_its_progress_bar(tmp_path):
+    """DuckDB draws a progress bar on standard output once a query has run two seconds (a large
+    journal on a busy machine), which put bars in front of `metrics --format json`'s JSON: every
+    connection the engine opens has it off."""
+    con = engine.connect("64MB", str(tmp_path))
+    assert con.execute("SELECT current_setting('enable_progress_bar')").fetchone() == (False,)
+    con.close()
+
+
+def test_the_tables_the_figures_read_are_held_to_less_than_the_read(tmp_path):
+    """The read may use READ_MEMORY_LIMIT (512 MB here); once read, the tables the figures query are
+    held to HELD_MEMORY_LIMIT (256 MB), DuckDB moving what does not fit to its spill folder, so the
+    figures' own frames have the rest of a 1 GiB budget (a 4.45M-event journal took 1.8 GiB with
+    2 GB); an import's batch adding rows to them gets MEMORY_LIMIT (2 GB) back, for speed."""
+    path = make_journal(tmp_path / "j.jsonl", EVENTS)
+    fast = engine.read_fast(path)
+
+    def limit(con) -> str:
+        return con.execute("SELECT value FROM duckdb_settings() WHERE name = 'memory_limit'").fetchone()[0]
+
+    def shown(setting: str) -> str:  # the limit as DuckDB shows it (binary units, rounded)
+        import duckdb
+
+        with duckdb.connect(config={"memory_limit": setting}) as con:
+            return limit(con)
+
+    assert engine.HELD_MEMORY_LIMIT == "256MB" and engine.READ_MEMORY_LIMIT == "512MB"  # on any machine of 1.3 GB+
+    assert limit(fast.incidents.con) == shown("256MB")
+    figures = metrics.compute(fast)  # the figures are computed within it
+    assert figures.summary["incidents"]["population"] == 8
+    engine.after(fast, engine.Appended(), fast.last_line, fast.tail)
+    assert limit(fast.incidents.con) == shown(engine.MEMORY_LIMIT)
+
+
+def test_a_result_too_big_for_the_held_limit_gets_the_room_it_had_before(tmp_path, monkeypatch):
+    """Where the tables' limit is too small for a query's result (a journal far longer than the
+    256 MB was sized for; here a limit of 1 MB), the query runs again with MEMORY_LIMIT rather than
+    failing: the figures are the reference reader's all the same."""
+    path = make_journal(tmp_path / "j.jsonl", EVENTS)
+    monkeypatch.setattr(engine, "HELD_MEMORY_LIMIT", "1MB")
+    fast = engine.read_fast(path)
+    ours, reference = metrics.compute(fast), metrics.compute(jr.read(path))
+    assert ours.summary["incidents"] == reference.summary["incidents"]
+    pd.testing.assert_frame_equal(ours.tables["incidents"], reference.tables["incidents"])

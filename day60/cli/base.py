@@ -277,15 +277,46 @@ def _check_compat(compat: str) -> None:
 
 
 def print_json(data: Any) -> None:
-    """Valid JSON only: a missing figure is null, never NaN or Infinity."""
+    """Valid JSON only: a missing figure is null, never NaN or Infinity. A ``jsonrows.Rows`` inside
+    ``data`` is written where it stands as its list of rows, a slice at a time and one row a line,
+    so a document with a million rows is never held whole."""
+    import secrets
+
+    from day60.display import jsonable
+
+    streamed: list[Any] = []
+    token = secrets.token_hex(16)  # no text from data can spell it
+
+    def hold(value: Any) -> str:
+        from day60.jsonrows import Rows
+
+        if not isinstance(value, Rows):
+            raise TypeError(f"{type(value).__name__} is not JSON")
+        streamed.append(value)
+        return f"{token}:{len(streamed) - 1}"
+
+    text = json.dumps(jsonable(data), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False, default=hold)
+    for n, rows in enumerate(streamed):
+        before, text = text.split(f'"{token}:{n}"', 1)
+        line = before[before.rfind("\n") + 1:]
+        indent = line[:len(line) - len(line.lstrip(" "))]  # the rows one step in from the line naming them
+        typer.echo(_escaped(before + "["), nl=False)
+        for chunk in rows.chunks(indent + "  "):
+            typer.echo(_escaped(chunk), nl=False)
+        text = ("\n" + indent if len(rows) else "") + "]" + text
+    typer.echo(_escaped(text))
+
+
+def _escaped(text: str) -> str:
+    """The same JSON, with direction controls written as \\uXXXX escapes so a terminal cannot be
+    made to draw the text after one backwards (an ASCII text has none: Python knows at once)."""
     import re
 
-    from day60.display import DIRECTION_CONTROLS, jsonable
+    from day60.display import DIRECTION_CONTROLS
 
-    text = json.dumps(jsonable(data), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
-    # the same JSON, with direction controls written as \\uXXXX escapes so a terminal cannot be
-    # made to draw the text after one backwards
-    typer.echo(re.sub(f"[{DIRECTION_CONTROLS}]", lambda m: f"\\u{ord(m.group()):04x}", text))
+    if text.isascii():
+        return text
+    return re.sub(f"[{DIRECTION_CONTROLS}]", lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def print_table(rows: list[dict[str, Any]], columns: list[str] | None = None) -> None:

@@ -54,11 +54,15 @@ def metrics(
         _warn_partial(j)
         step("computing the figures")
         figures = mx.compute(j)
+    j.incidents = None  # the engine's tables (if it read the journal): closed now, their memory back for the output
     trace = _provenance({"journal": j.sha256})
     synthetic = {"synthetic": "SYNTHETIC: invented data, not a result"} if j.header.get("synthetic") else {}
     if fmt == "json":
-        summary = {**figures.summary, "incidents": {**figures.summary["incidents"],
-                                                    "observations": mx.incident_rows(figures)}}
+        from day60.jsonrows import Rows
+
+        # one row an incident, encoded in bulk and written a slice at a time (print_json)
+        rows = Rows(figures.tables["incidents"], list(mx.INCIDENT_ROW))
+        summary = {**figures.summary, "incidents": {**figures.summary["incidents"], "observations": rows}}
         print_json({**synthetic, **summary, "head": j.head, "provenance": trace})
     elif fmt == "csv":
         from day60.display import csv_frame
@@ -148,14 +152,14 @@ def _print_metrics(s: dict[str, Any], figures: Any) -> None:
                       f"{b['withdrawn']}/{b['excluded']}/{b['open']}/{b.get('unconfirmed', 0)}/"
                       f"{b.get('not_evidenced', 0)}"}
                  for sev, b in rows])
-    ranged = [o for o in mx.incident_rows(figures) if o["restore_evidence"] and o["status"] in ("restored",
-                                                                                                 "unclassified")]
+    flagged = mx.incident_rows(figures, flagged=True)
+    ranged = [o for o in flagged if o["restore_evidence"] and o["status"] in ("restored", "unclassified")]
     for o in ranged:  # restored, but known only as a range: said with why, never as a figure
         most = o["restore_hours_at_most"]
         span = f"at least {num(o['restore_hours_at_least'], unit='h')}" if most is None else \
             f"between {num(o['restore_hours_at_least'])} and {num(most, unit='h')}"
         typer.echo(f"  {o['id']}: not evidenced: {span} ({o['restore_evidence']})")
-    for o in mx.incident_rows(figures):
+    for o in flagged:
         if o["out_of_order"]:
             typer.echo(f"  {o['id']}: out of order: {o['out_of_order']}")
     r = s["rollbacks"]

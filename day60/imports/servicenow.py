@@ -120,7 +120,6 @@ class _Run:
     changes: dict[str, list[tuple[str, Pause | None, str, int]]] = field(default_factory=dict)
     slas: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     taken: set[Any] = field(default_factory=set)  # change and SLA records read into a ticket
-    sys_ids: set[str] = field(default_factory=set)  # of every incident row read: what the history joins
     decimal: str | None = "."  # the incident file's decimal separator, from its delimiter (locales.decimal_of)
 
 
@@ -213,7 +212,7 @@ def _read(shapes: Any, settings: Settings, notes: list[str], books: Books, times
             yield from _notes_table(con, journals, fmt, held, run)
             for p, header in files["incident"]:
                 yield from _incidents(con, p, header, bool(audits), bool(journals), times_cols, text_cols, run, held)
-            yield from _unmatched(con, run, bool(audits), bool(journals))
+            yield from _unmatched(con, run, bool(audits), bool(journals), files["incident"], held)
         except duckdb.Error as exc:
             for p in shapes.paths:  # a quote opened and not closed: name its row, as the Python reader finds it
                 for _ in csv_rows(p, "EXPORT", how=settings.files)[1]:
@@ -225,15 +224,22 @@ def _read(shapes: Any, settings: Settings, notes: list[str], books: Books, times
             held.close()
 
 
-def _unmatched(con: duckdb.DuckDBPyConnection, run: _Run, audited: bool, noted: bool) -> Iterator[Unmatched]:
+def _unmatched(con: duckdb.DuckDBPyConnection, run: _Run, audited: bool, noted: bool,
+               incidents: list[tuple[Path, list[str]]], held: Held) -> Iterator[Unmatched]:
     """History and notes for sys_ids no incident row holds, and SLA records for tasks no incident
-    row is; change requests no incident names are counted apart."""
+    row is; change requests no incident names are counted apart. Which sys_ids the incident rows
+    hold is found in SQL, by reading their sys_id column again (rows DuckDB rejected hold none),
+    never as a set in Python's memory."""
+    if audited or noted:
+        ids = " UNION ALL ".join(f"SELECT trim(sys_id) AS k FROM {_csv(held, p, f'rej_ids_{n}')}"
+                                 for n, (p, _header) in enumerate(incidents))
+        con.execute(f"CREATE TEMP TABLE incident_ids AS SELECT DISTINCT k FROM ({ids}) WHERE coalesce(k, '') <> ''")
     for table, what, used in (("audit_n", "sys_audit", audited), ("notes_n", "sys_journal_field", noted)):
         if not used:
             continue
-        for key, src, n in con.execute(f"SELECT k, src, n FROM {table} ORDER BY k, src").fetchall():
-            if key not in run.sys_ids:
-                yield Unmatched(run.keys[src], key or "(no documentkey)", int(n), what)
+        for key, src, n in con.execute(f"SELECT k, src, n FROM {table} WHERE k IS NULL OR k NOT IN "
+                                       "(SELECT k FROM incident_ids) ORDER BY k, src").fetchall():
+            yield Unmatched(run.keys[src], key or "(no documentkey)", int(n), what)
     for task, records in run.slas.items():
         for r in records:
             if id(r) not in run.taken:
@@ -433,8 +439,6 @@ def _attached(row: dict[str, Any], run: _Run) -> dict[str, int]:
     names (the first incident to name one takes it): file -> records."""
     out: dict[str, int] = {}
     sys_id = (row.get("sys_id") or "").strip()
-    if sys_id:
-        run.sys_ids.add(sys_id)
     for name in ("\0audit_n", "\0notes_n"):
         for part in filter(None, (row.get(name) or "").split(",")):
             src, n = part.split(":")

@@ -251,10 +251,18 @@ def _unmatched(con: duckdb.DuckDBPyConnection, run: _Run, audited: bool, noted: 
                 run.taken.add(entry[3])
 
 
+# What DuckDB may hold while it reads and pairs the exports; past it, it spills to the import's
+# temporary folder. A year of tickets (1,000,000, with 4,000,000 audit rows) is read within it,
+# leaving the rest of the import's memory limit (docs/scale.md) to the tickets' journal lines and
+# the reconciliation (benchmarks/import_end_to_end.py).
+READ_MEMORY_LIMIT = "512MB"
+
+
 def _connect(spill: str) -> duckdb.DuckDBPyConnection:
     import duckdb
 
-    return duckdb.connect(config={"memory_limit": "1GB", "temp_directory": spill, "preserve_insertion_order": True})
+    return duckdb.connect(config={"memory_limit": READ_MEMORY_LIMIT, "temp_directory": spill,
+                                  "preserve_insertion_order": True})
 
 
 def _lit(text: str) -> str:
@@ -394,7 +402,9 @@ def _incidents(con: duckdb.DuckDBPyConnection, p: Path, header: list[str], audit
     joins = ""
     counted = "(SELECT k, string_agg(CAST(src AS VARCHAR) || ':' || CAST(n AS VARCHAR), ',') AS c FROM {} GROUP BY k)"
     if audited:
-        joins += ("LEFT JOIN (SELECT k, string_agg(concat_ws(chr(31), us, f, o, n), chr(30) ORDER BY us, f) AS h "
+        # Aggregates with no ORDER BY, which DuckDB spills past its memory limit (an ordered one it
+        # holds whole); each ticket's entries are put in order in Python (_changes_of, _notes_of).
+        joins += ("LEFT JOIN (SELECT k, string_agg(concat_ws(chr(31), us, f, o, n), chr(30)) AS h "
                   "FROM (SELECT DISTINCT k, us, f, o, n FROM audit WHERE wanted AND us IS NOT NULL) GROUP BY k) h "
                   "ON h.k = trim(i.sys_id) "
                   f"LEFT JOIN {counted.format('audit_n')} ac ON ac.k = trim(i.sys_id) ")
@@ -402,7 +412,7 @@ def _incidents(con: duckdb.DuckDBPyConnection, p: Path, header: list[str], audit
         names += ["\0history", "\0audit_n"]
     if noted:
         joins += ("LEFT JOIN (SELECT k, string_agg(concat_ws(chr(31), coalesce(CAST(us AS VARCHAR), ''), raw, v), "
-                  "chr(30) ORDER BY us) AS t FROM notes WHERE wanted GROUP BY k) nt ON nt.k = trim(i.sys_id) "
+                  "chr(30)) AS t FROM notes WHERE wanted GROUP BY k) nt ON nt.k = trim(i.sys_id) "
                   f"LEFT JOIN {counted.format('notes_n')} nc ON nc.k = trim(i.sys_id) ")
         select += ["nt.t", "nc.c"]
         names += ["\0notes", "\0notes_n"]
@@ -562,11 +572,13 @@ def _stc(row: dict[str, Any], t: Ticket, resolved: dt.datetime | None, display: 
 
 
 def _changes_of(history: str | None, times: Times) -> list[tuple[int, int, str, str, str]]:
-    """The aggregated history as (UTC microseconds, order, field, old label, new label)."""
+    """The aggregated history as (UTC microseconds, order, field, old label, new label), in the
+    order of its times and then its fields' names (the aggregate comes in no order)."""
     out = []
     local = times.zone is not dt.UTC
-    for n, entry in enumerate(history.split(_END) if history else ()):
-        us, name, old, new = entry.split(_SEP)
+    entries = [entry.split(_SEP) for entry in history.split(_END)] if history else []
+    entries.sort(key=lambda e: (int(e[0]), e[1], e[2], e[3]))
+    for n, (us, name, old, new) in enumerate(entries):
         table = STATES if name == "state" else HOLD_REASONS
         if local:  # a display export: each local time must exist, and exist once
             naive = _EPOCH + dt.timedelta(microseconds=int(us))
@@ -576,9 +588,12 @@ def _changes_of(history: str | None, times: Times) -> list[tuple[int, int, str, 
 
 
 def _notes_of(text: str, times: Times) -> list[tuple[dt.datetime | None, str]]:
+    """The aggregated notes in the order of their times (those with none last; notes of one
+    instant in the order of their text: the aggregate comes in no order)."""
     out: list[tuple[dt.datetime | None, str]] = []
-    for entry in text.split(_END):
-        us, raw, value = entry.split(_SEP, 2)
+    entries = [entry.split(_SEP, 2) for entry in text.split(_END)]
+    entries.sort(key=lambda e: (e[0] == "", int(e[0] or 0), e[2], e[1]))
+    for us, raw, value in entries:
         if not us:  # no time, or one that is not one: the note is still read, and placed nowhere
             out.append((None, value))
             continue

@@ -36,6 +36,7 @@ times differ is listed as a conflict and left for a person to correct.
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -332,8 +333,8 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable | Unma
                 severity = _severity(item, config.severity, unmapped)
                 if severity == "skip":
                     result.skipped.append({"ticket": item.ref, "severity": item.severity, "where": item.where,
-                                           "kind": "severity", "reason": f"the severity map leaves out "
-                                                                         f"{clean(item.severity or '', 60)!r}"})
+                                           "kind": "severity", "reason": sys.intern(
+                                               f"the severity map leaves out {clean(item.severity or '', 60)!r}")})
                     books.settle(item, "skipped", "left out by the severity map")
                     continue
                 applied = notes.apply(item, config.notes, times)

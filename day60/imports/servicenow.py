@@ -652,7 +652,7 @@ def _reopens(changes: list[tuple[int, int, str, str, str]], t: Ticket, rules: st
 
 
 def _pause(start, end, reason: str, pauses_of: dict[str, str]) -> Pause:
-    label = f"On Hold: {reason or 'no reason given'}"
+    label = sys.intern(f"On Hold: {reason or 'no reason given'}")  # one copy however many tickets list it
     return Pause(pauses_of.get(reason, "kept"), start, end, label)
 
 

@@ -115,14 +115,28 @@ def main() -> None:
         if args.profile:
             profile(incidents, audit, mapping, journal)
             return
+        cpu0 = cpu()
         seconds, peak = measure.day60("import", "servicenow", str(incidents), str(audit), "--journal", str(journal),
                                       "--mode", "raw", "--severity-map", SEVERITY, "--map", str(mapping),
                                       )
+        used = cpu() - cpu0
         events = sum(1 for _ in journal.open("rb")) - 1
-        print(f"day60 import servicenow: {seconds:.2f} s, peak {peak:,.0f} MiB, {events:,} events "
-              f"({journal.stat().st_size / 2**20:,.0f} MiB journal); load {load()}")
+        print(f"day60 import servicenow: {seconds:.2f} s ({used:.2f} CPU s), peak {peak:,.0f} MiB, {events:,} "
+              f"events ({journal.stat().st_size / 2**20:,.0f} MiB journal); load {load()}")
+        cpu0 = cpu()
         wall, inner = floor(str(incidents), str(audit))
-        print(f"ratio: {seconds / wall:.1f}x the floor's whole process ({seconds / inner:.1f}x its query)")
+        floor_cpu = cpu() - cpu0
+        print(f"ratio: {seconds / wall:.1f}x the floor's whole process ({seconds / inner:.1f}x its query); "
+              f"in CPU seconds {used / floor_cpu:.1f}x ({floor_cpu:.2f} CPU s)")
+
+
+def cpu() -> float:
+    """User and system seconds of the children this process has waited for (a load that takes the
+    cores away stretches wall time much more than this)."""
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def floor(incidents: str, audit: str) -> tuple[float, float]:

@@ -417,8 +417,7 @@ class _Seen:
 
         self.con = sqlite3.connect("", isolation_level=None)  # "": a private file, deleted when closed
         self.con.executescript("PRAGMA cache_size=-4096; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-                               "CREATE TABLE seen (id TEXT PRIMARY KEY, place TEXT NOT NULL) WITHOUT ROWID;"
-                               "CREATE TEMP TABLE ask (id TEXT PRIMARY KEY) WITHOUT ROWID")
+                               "CREATE TABLE seen (id TEXT PRIMARY KEY, place TEXT NOT NULL) WITHOUT ROWID")
 
     def blocks(self, fmt: str, items: Iterable[Ticket | Unreadable | Unmatched]) -> Iterator[tuple[
             Any, str | RowProblem | None, str | None]]:
@@ -454,9 +453,12 @@ class _Seen:
 
     def _places(self, idents: list[str]) -> dict[str, str]:
         """Where each of ``idents`` that an earlier block held was first read."""
-        self.con.execute("DELETE FROM ask")
-        self.con.executemany("INSERT OR IGNORE INTO ask VALUES (?)", ((i,) for i in idents))
-        return dict(self.con.execute("SELECT s.id, s.place FROM ask JOIN seen s USING (id)").fetchall())
+        out: dict[str, str] = {}
+        for lo in range(0, len(idents), 500):  # SQLite takes a few hundred parameters a statement
+            part = idents[lo:lo + 500]
+            out.update(self.con.execute(f"SELECT id, place FROM seen WHERE id IN ({','.join('?' * len(part))})",
+                                        part).fetchall())
+        return out
 
 
 def _nothing_imported(r: Result) -> str:

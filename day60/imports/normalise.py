@@ -36,7 +36,8 @@ times differ is listed as a conflict and left for a person to correct.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable
+import sys
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -239,14 +240,17 @@ def vendor_data(t: Ticket) -> dict[str, Any]:
     return {k: value for k, value in data.items() if value is not None}
 
 
-def check_ticket(ident: str, events: list[tuple[str, dt.datetime, dict[str, Any]]]) -> None:
-    """Replay one ticket's events through the journal's rules of fact (RowProblem on a break)."""
+def check_ticket(ident: str, events: list[tuple[str, dt.datetime, dict[str, Any]]]) -> jr.State:
+    """Replay one ticket's events through the journal's rules of fact (RowProblem on a break);
+    the state they leave, which the journal's index takes for a ticket new to it (``Batch.checked``)
+    rather than replaying them a second time."""
     state = jr.State()
     for n, (kind, at, data) in enumerate(events, start=1):
         try:
             state.apply(jr.Effective(n, kind, ident, at, data, None))
         except InputError as exc:
             raise RowProblem(exc.problem.replace(f"event {n} ({kind} {ident})", kind)) from None
+    return state
 
 
 def ident_of(fmt: str, ref: str) -> str:
@@ -278,7 +282,7 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable | Unma
     books = books if books is not None else Books([])
     appended = engine.Appended()
     unmapped: dict[str, str] = {}
-    seen: dict[str, str] = {}
+    seen = _Seen()
     repeated: dict[str, list[str]] = {}
     times = Times(config)
     kept: list[str] = []
@@ -287,7 +291,7 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable | Unma
         existing = _existing(batch.journal, fmt + ":")
         elsewhere = _other_formats(batch.journal, fmt)
         tell("tickets", 0)
-        for item in items:
+        for item, ident, first in seen.blocks(fmt, items):
             result.read += 1
             if result.read % 100 == 0:
                 tell("tickets", result.read)
@@ -301,16 +305,13 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable | Unma
                                          "file": books.books[item.file].file if item.file in books.books else ""})
                 books.add(item.file, "unmatched", item.records)
                 continue
-            try:
-                ident = ident_of(fmt, item.ref)
-            except RowProblem as exc:
-                result.unreadable.append({"where": item.where, "ref": item.ref, "reason": str(exc)})
+            if isinstance(ident, RowProblem):
+                result.unreadable.append({"where": item.where, "ref": item.ref, "reason": str(ident)})
                 books.settle(item, "unreadable")
                 continue
-            if ident in seen:
-                repeated.setdefault(ident, [seen[ident]]).append(item.where)
+            if first is not None:
+                repeated.setdefault(ident, [first]).append(item.where)
                 continue
-            seen[ident] = item.where
             if repeated:
                 continue  # the import stops once the export is read: nothing more to build
             if item.apart is not None:  # deleted, merged or not an incident: counted apart, never scored
@@ -332,14 +333,14 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable | Unma
                 severity = _severity(item, config.severity, unmapped)
                 if severity == "skip":
                     result.skipped.append({"ticket": item.ref, "severity": item.severity, "where": item.where,
-                                           "kind": "severity", "reason": f"the severity map leaves out "
-                                                                         f"{clean(item.severity or '', 60)!r}"})
+                                           "kind": "severity", "reason": sys.intern(
+                                               f"the severity map leaves out {clean(item.severity or '', 60)!r}")})
                     books.settle(item, "skipped", "left out by the severity map")
                     continue
                 applied = notes.apply(item, config.notes, times)
                 item.notes += applied.problems
                 events = ticket_events(item, severity)
-                check_ticket(ident, events)
+                checked = check_ticket(ident, events)
             except RowProblem as exc:
                 result.unreadable.append({"where": item.where, "ref": item.ref, "reason": str(exc)})
                 books.settle(item, "unreadable")
@@ -365,6 +366,8 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable | Unma
                 first = batch.seq + 1
                 for kind, at, data in new:
                     batch.add(kind, ident, at.isoformat(), by, data)
+                if have is None:  # every event of the ticket, checked from an empty state: one pass of the rules
+                    batch.checked(ident, checked)
                 clock = item.vendor
                 appended.ticket(ident, first, new, *((clock.start, clock.end) if clock else ()))
                 (result.imported if have is None else result.extended).append(item.ref)
@@ -400,6 +403,62 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable | Unma
     result.reconciliation = reconcile.reconcile(now, only=kept)
     result.reconcile = result.reconciliation.summary
     return result
+
+
+class _Seen:
+    """The ticket ids an import has read and where it read each first, kept on disk (a private
+    temporary SQLite file), not in memory: a million tickets' ids and places would hold a few
+    hundred megabytes. Items are taken a block at a time; each block's ids are looked up at once."""
+
+    BLOCK = 5_000  # items read ahead of the journal lines: what the import holds at once
+
+    def __init__(self) -> None:
+        import sqlite3
+
+        self.con = sqlite3.connect("", isolation_level=None)  # "": a private file, deleted when closed
+        self.con.executescript("PRAGMA cache_size=-4096; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                               "CREATE TABLE seen (id TEXT PRIMARY KEY, place TEXT NOT NULL) WITHOUT ROWID")
+
+    def blocks(self, fmt: str, items: Iterable[Ticket | Unreadable | Unmatched]) -> Iterator[tuple[
+            Any, str | RowProblem | None, str | None]]:
+        """Each item with its ticket id (a RowProblem where it has none that the journal takes; None
+        for an item that is not a ticket) and, where the id was read before, the place it was
+        first read; in the order read."""
+        from itertools import islice
+
+        it = iter(items)
+        try:
+            while block := list(islice(it, self.BLOCK)):
+                idents: list[str | RowProblem | None] = []
+                for item in block:
+                    if isinstance(item, (Unreadable, Unmatched)):
+                        idents.append(None)
+                        continue
+                    try:
+                        idents.append(ident_of(fmt, item.ref))
+                    except RowProblem as exc:
+                        idents.append(exc)
+                earlier = self._places([i for i in idents if isinstance(i, str)])
+                fresh: dict[str, str] = {}
+                for item, ident in zip(block, idents, strict=True):
+                    first = None
+                    if isinstance(ident, str):
+                        first = earlier.get(ident) or fresh.get(ident)
+                        if first is None:
+                            fresh[ident] = item.where
+                    yield item, ident, first
+                self.con.executemany("INSERT INTO seen VALUES (?, ?)", fresh.items())
+        finally:
+            self.con.close()
+
+    def _places(self, idents: list[str]) -> dict[str, str]:
+        """Where each of ``idents`` that an earlier block held was first read."""
+        out: dict[str, str] = {}
+        for lo in range(0, len(idents), 500):  # SQLite takes a few hundred parameters a statement
+            part = idents[lo:lo + 500]
+            out.update(self.con.execute(f"SELECT id, place FROM seen WHERE id IN ({','.join('?' * len(part))})",
+                                        part).fetchall())
+        return out
 
 
 def _nothing_imported(r: Result) -> str:

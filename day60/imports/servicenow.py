@@ -122,7 +122,6 @@ class _Run:
     changes: dict[str, list[tuple[str, Pause | None, str, int]]] = field(default_factory=dict)
     slas: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     taken: set[Any] = field(default_factory=set)  # change and SLA records read into a ticket
-    sys_ids: set[str] = field(default_factory=set)  # of every incident row read: what the history joins
     decimal: str | None = "."  # the incident file's decimal separator, from its delimiter (locales.decimal_of)
 
 
@@ -215,7 +214,7 @@ def _read(shapes: Any, settings: Settings, notes: list[str], books: Books, times
             yield from _notes_table(con, journals, fmt, held, run)
             for p, header in files["incident"]:
                 yield from _incidents(con, p, header, bool(audits), bool(journals), times_cols, text_cols, run, held)
-            yield from _unmatched(con, run, bool(audits), bool(journals))
+            yield from _unmatched(con, run, bool(audits), bool(journals), files["incident"], held)
         except duckdb.Error as exc:
             for p in shapes.paths:  # a quote opened and not closed: name its row, as the Python reader finds it
                 for _ in csv_rows(p, "EXPORT", how=settings.files)[1]:
@@ -227,15 +226,22 @@ def _read(shapes: Any, settings: Settings, notes: list[str], books: Books, times
             held.close()
 
 
-def _unmatched(con: duckdb.DuckDBPyConnection, run: _Run, audited: bool, noted: bool) -> Iterator[Unmatched]:
+def _unmatched(con: duckdb.DuckDBPyConnection, run: _Run, audited: bool, noted: bool,
+               incidents: list[tuple[Path, list[str]]], held: Held) -> Iterator[Unmatched]:
     """History and notes for sys_ids no incident row holds, and SLA records for tasks no incident
-    row is; change requests no incident names are counted apart."""
+    row is; change requests no incident names are counted apart. Which sys_ids the incident rows
+    hold is found in SQL, by reading their sys_id column again (rows DuckDB rejected hold none),
+    never as a set in Python's memory."""
+    if audited or noted:
+        ids = " UNION ALL ".join(f"SELECT trim(sys_id) AS k FROM {_csv(held, p, f'rej_ids_{n}')}"
+                                 for n, (p, _header) in enumerate(incidents))
+        con.execute(f"CREATE TEMP TABLE incident_ids AS SELECT DISTINCT k FROM ({ids}) WHERE coalesce(k, '') <> ''")
     for table, what, used in (("audit_n", "sys_audit", audited), ("notes_n", "sys_journal_field", noted)):
         if not used:
             continue
-        for key, src, n in con.execute(f"SELECT k, src, n FROM {table} ORDER BY k, src").fetchall():
-            if key not in run.sys_ids:
-                yield Unmatched(run.keys[src], key or "(no documentkey)", int(n), what)
+        for key, src, n in con.execute(f"SELECT k, src, n FROM {table} WHERE k IS NULL OR k NOT IN "
+                                       "(SELECT k FROM incident_ids) ORDER BY k, src").fetchall():
+            yield Unmatched(run.keys[src], key or "(no documentkey)", int(n), what)
     for task, records in run.slas.items():
         for r in records:
             if id(r) not in run.taken:
@@ -247,10 +253,18 @@ def _unmatched(con: duckdb.DuckDBPyConnection, run: _Run, audited: bool, noted: 
                 run.taken.add(entry[3])
 
 
+# What DuckDB may hold while it reads and pairs the exports; past it, it spills to the import's
+# temporary folder. Pairing 1,000,000 incidents with 4,000,000 audit rows needs about 400 MB that
+# DuckDB cannot spill (held to 300 or 400 MB it stops with "Out of Memory"; 512 MB reads it),
+# so the limit keeps room for exports larger than that (benchmarks/import_end_to_end.py).
+READ_MEMORY_LIMIT = "1GB"
+
+
 def _connect(spill: str) -> duckdb.DuckDBPyConnection:
     import duckdb
 
-    return duckdb.connect(config={"memory_limit": "1GB", "temp_directory": spill, "preserve_insertion_order": True})
+    return duckdb.connect(config={"memory_limit": READ_MEMORY_LIMIT, "temp_directory": spill,
+                                  "preserve_insertion_order": True})
 
 
 def _lit(text: str) -> str:
@@ -390,7 +404,9 @@ def _incidents(con: duckdb.DuckDBPyConnection, p: Path, header: list[str], audit
     joins = ""
     counted = "(SELECT k, string_agg(CAST(src AS VARCHAR) || ':' || CAST(n AS VARCHAR), ',') AS c FROM {} GROUP BY k)"
     if audited:
-        joins += ("LEFT JOIN (SELECT k, string_agg(concat_ws(chr(31), us, f, o, n), chr(30) ORDER BY us, f) AS h "
+        # Aggregates with no ORDER BY, which DuckDB spills past its memory limit (an ordered one it
+        # holds whole); each ticket's entries are put in order in Python (_changes_of, _notes_of).
+        joins += ("LEFT JOIN (SELECT k, string_agg(concat_ws(chr(31), us, f, o, n), chr(30)) AS h "
                   "FROM (SELECT DISTINCT k, us, f, o, n FROM audit WHERE wanted AND us IS NOT NULL) GROUP BY k) h "
                   "ON h.k = trim(i.sys_id) "
                   f"LEFT JOIN {counted.format('audit_n')} ac ON ac.k = trim(i.sys_id) ")
@@ -398,7 +414,7 @@ def _incidents(con: duckdb.DuckDBPyConnection, p: Path, header: list[str], audit
         names += ["\0history", "\0audit_n"]
     if noted:
         joins += ("LEFT JOIN (SELECT k, string_agg(concat_ws(chr(31), coalesce(CAST(us AS VARCHAR), ''), raw, v), "
-                  "chr(30) ORDER BY us) AS t FROM notes WHERE wanted GROUP BY k) nt ON nt.k = trim(i.sys_id) "
+                  "chr(30)) AS t FROM notes WHERE wanted GROUP BY k) nt ON nt.k = trim(i.sys_id) "
                   f"LEFT JOIN {counted.format('notes_n')} nc ON nc.k = trim(i.sys_id) ")
         select += ["nt.t", "nc.c"]
         names += ["\0notes", "\0notes_n"]
@@ -435,8 +451,6 @@ def _attached(row: dict[str, Any], run: _Run) -> dict[str, int]:
     names (the first incident to name one takes it): file -> records."""
     out: dict[str, int] = {}
     sys_id = (row.get("sys_id") or "").strip()
-    if sys_id:
-        run.sys_ids.add(sys_id)
     for name in ("\0audit_n", "\0notes_n"):
         for part in filter(None, (row.get(name) or "").split(",")):
             src, n = part.split(":")
@@ -562,11 +576,13 @@ def _stc(row: dict[str, Any], t: Ticket, resolved: dt.datetime | None, display: 
 
 
 def _changes_of(history: str | None, times: Times) -> list[tuple[int, int, str, str, str]]:
-    """The aggregated history as (UTC microseconds, order, field, old label, new label)."""
+    """The aggregated history as (UTC microseconds, order, field, old label, new label), in the
+    order of its times and then its fields' names (the aggregate comes in no order)."""
     out = []
     local = times.zone is not dt.UTC
-    for n, entry in enumerate(history.split(_END) if history else ()):
-        us, name, old, new = entry.split(_SEP)
+    entries = [entry.split(_SEP) for entry in history.split(_END)] if history else []
+    entries.sort(key=lambda e: (int(e[0]), e[1], e[2], e[3]))
+    for n, (us, name, old, new) in enumerate(entries):
         table = STATES if name == "state" else HOLD_REASONS
         if local:  # a display export: each local time must exist, and exist once
             naive = _EPOCH + dt.timedelta(microseconds=int(us))
@@ -576,9 +592,12 @@ def _changes_of(history: str | None, times: Times) -> list[tuple[int, int, str, 
 
 
 def _notes_of(text: str, times: Times) -> list[tuple[dt.datetime | None, str]]:
+    """The aggregated notes in the order of their times (those with none last; notes of one
+    instant in the order of their text: the aggregate comes in no order)."""
     out: list[tuple[dt.datetime | None, str]] = []
-    for entry in text.split(_END):
-        us, raw, value = entry.split(_SEP, 2)
+    entries = [entry.split(_SEP, 2) for entry in text.split(_END)]
+    entries.sort(key=lambda e: (e[0] == "", int(e[0] or 0), e[2], e[1]))
+    for us, raw, value in entries:
         if not us:  # no time, or one that is not one: the note is still read, and placed nowhere
             out.append((None, value))
             continue
@@ -637,7 +656,7 @@ def _reopens(changes: list[tuple[int, int, str, str, str]], t: Ticket, rules: st
 
 
 def _pause(start, end, reason: str, pauses_of: dict[str, str]) -> Pause:
-    label = f"On Hold: {reason or 'no reason given'}"
+    label = sys.intern(f"On Hold: {reason or 'no reason given'}")  # one copy however many tickets list it
     return Pause(pauses_of.get(reason, "kept"), start, end, label)
 
 

@@ -145,8 +145,9 @@ class Batch:
     then copied onto the journal's end in one locked write. The caller builds each event's data
     from typed values; a test reads every imported journal back through ``read`` to hold them to
     the models. Each event is also replayed through the rules of fact on the state the sidecar
-    index holds for its id, so a batch that would break one writes nothing, and the index is
-    left current for the next append (no full replay after a large import)."""
+    index holds for its id (unless the caller replayed them already: ``checked``), so a batch
+    that would break one writes nothing, and the index is left current for the next append (no
+    full replay after a large import). Lines reach the spool a block at a time."""
 
     def __init__(self, journal: Journal, spool: Any, actor: Actor | None = None) -> None:
         self.journal = journal
@@ -160,6 +161,24 @@ class Batch:
         self.head_hash: str = journal.head["hash"]
         self.count = 0
         self.update: BatchUpdate | None = None  # the sidecar index, kept current through the batch
+        self._block: list[str] = []  # lines not yet in the spool: written a block at a time
+        self._held = 0  # characters in the block
+
+    BLOCK_CHARS = 1 << 20  # a block of lines goes to the spool once it holds about a megabyte
+
+    def flush(self) -> None:
+        """The lines held in the block, written to the spool in one call."""
+        if self._block:
+            self.spool.write("".join(self._block))
+            self._block.clear()
+            self._held = 0
+
+    def checked(self, ident: str, state: Any) -> None:
+        """The caller replayed every event it adds for ``ident`` through the rules of fact, from an
+        empty state, and ``state`` is what they left (an import checks each ticket so): the index
+        takes that state instead of replaying them again, where it holds nothing for ``ident``."""
+        if self.update is not None:
+            self.update.checked(ident, state)
 
     def add(self, kind: str, ident: str, at: str, by: str, data: dict[str, Any]) -> None:
         """Append one event: the same bytes as ``canonical`` of the whole event (its keys in
@@ -177,7 +196,10 @@ class Batch:
                 f'{self._recorded_at},"seq":{self.seq}}}')
         own = sha256_hex(head + tail)
         line = f'{head},"hash":"{own}"{tail}'
-        self.spool.write(line + "\n")
+        self._block.append(line + "\n")
+        self._held += len(line) + 1
+        if self._held >= self.BLOCK_CHARS:
+            self.flush()
         self.prev_line = line
         self._prev = sha256_hex(line)
         self.head_hash = own
@@ -221,6 +243,7 @@ def batch(path: str | Path, read_with: Any = None, actor: Actor | None = None) -
                     b.update.abandon()
                 raise
             try:
+                b.flush()
                 spool.flush()
                 spool.seek(0)
                 raw = spool.buffer

@@ -20,6 +20,7 @@ figures read. Below the journal, the engine and the metrics: it imports only the
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -497,6 +498,36 @@ def _accepting(kind: str, at: str | None, fields: dict[str, Any]) -> str:
         said = f"{kind} at {at or 'no time'}"
     rest = [f"{k}={v}" for k, v in fields.items() if not (kind == "correction" and k in ("target", "at"))]
     return "; ".join([said, *rest])
+
+
+def in_force(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every line but a correction that is a claim not (or not yet) accepted: the lines a line's
+    time is read from. A correction the supplier claims moves no time, on any page or report, until
+    an auditor accepts it; the claim lines themselves stay (they are shown, marked, everywhere)."""
+    if not any(e["kind"] == "correction" and is_claim(e) for e in events):
+        return events
+    judged = judgements(events)
+    return [e for e in events if e["kind"] != "correction" or claim_status(e, judged) in (None, "accepted")]
+
+
+def corrections_claimed(events: list[dict[str, Any]], when: Callable[[str], str]) -> dict[int, list[str]]:
+    """seq of a line -> what each correction of it that is claimed and not accepted says, in words,
+    its claimed time put by ``when`` (the front end's zone and form): "correction to 03:45:02
+    claimed by the supplier (seq 18), awaiting an auditor's acceptance", or "..., rejected by seq 20"."""
+    judged = judgements(events)
+    out: dict[int, list[str]] = {}
+    for e in events:
+        if e["kind"] != "correction":
+            continue
+        status = claim_status(e, judged)
+        if status not in ("pending", "rejected"):
+            continue
+        said = "awaiting an auditor's acceptance" if status == "pending" else \
+            f"rejected by seq {judged[e['seq']]['seq']}"
+        out.setdefault(e["data"]["target"], []).append(
+            f"correction to {when(e['data']['at'])} claimed by the {role_of(e['by'])} "
+            f"(seq {e['seq']}), {said}")
+    return out
 
 
 def counted(events: list[dict[str, Any]]) -> list[dict[str, Any]]:

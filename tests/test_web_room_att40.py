@@ -10,13 +10,17 @@ page's data (``day60.web.shown``) and the command line through CliRunner.
 import datetime as dt
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from day60 import journal as jr
 from day60.cli import app as cli
 from day60.permissions import Actor
+from day60.web import app as webapp
+from day60.web import press as presses
 from day60.web import shown
-from day60.web.room import Participant, Room
+from day60.web.room import Keys, Participant, Room
+from tests.test_web_views import post
 
 at = dt.datetime.fromisoformat
 SELLER = Actor("supplier", "Sam Seller")
@@ -93,3 +97,128 @@ def test_a_rejected_correction_says_so_and_an_accepted_one_moves_the_time(tmp_pa
     page = page_row(accepted, 1)
     assert (page["at"], page["was"]) == ("2026-12-05T03:45:02+00:00", "2026-12-05T03:43:00+00:00"), page
     assert not any("claimed by the supplier (seq 2)" in m for m in page["marks"])
+
+
+# ----- finding 5: a correction's time is asked the question a press's time is ------------------------
+
+
+def correcting(path, when: str, who=Participant("Sam Seller", "supplier")):
+    """The supplier's page presses "correct a line" on seq 1 with ``when`` typed as the right time
+    (the page asks before writing: ``warn_only``), stamped Sat 5 December 2026 09:00 UTC."""
+    room = Room(path, None)
+    press = presses.Press("correction", "1", None, {"target": "1", "at": when, "reason": "our console was slow"})
+    return presses.record(room, who, press, at("2026-12-05T09:00:00+00:00"), False, warn_only=True)
+
+
+def test_a_correction_to_a_time_in_the_future_or_outside_the_window_is_asked_first(tmp_path):
+    """The window is 1 December 09:00 to 11 December 17:30 (London, +00:00; the window as it was
+    set, to the minute). A correction of seq 1 to 1 October 2026 10:00 (London on summer time then:
+    +01:00) is before the window opens, and one to a day 40 days from now is in
+    the future and after the window closes: each is asked first, nothing written, as a press of
+    the detection at that time would be. One to 5 December 03:50 (inside, past) is written.
+    Before: both were written at once as claims."""
+    path = december(tmp_path / "ex.jsonl")
+    written = path.read_bytes()
+    early = correcting(path, "2026-10-01 10:00")
+    assert early.unconfirmed and early.warnings == [
+        "2026-10-01T10:00:00+01:00 is before the exercise window opens (2026-12-01T09:00+00:00 to "
+        "2026-12-11T17:30+00:00)"], early.warnings
+    later = (dt.datetime.now(dt.UTC) + dt.timedelta(days=40)).replace(microsecond=0)
+    future = correcting(path, later.isoformat())
+    assert future.unconfirmed and len(future.warnings) == 2, future.warnings
+    assert "is in the future" in future.warnings[0] and "after the exercise window closes" in future.warnings[1]
+    assert path.read_bytes() == written
+    inside = correcting(path, "2026-12-05 03:50")
+    assert not inside.unconfirmed and inside.events[-1]["data"]["at"] == "2026-12-05T03:50:00+00:00"
+
+
+def test_a_correction_time_that_is_no_time_is_not_offered_to_be_left_empty(tmp_path):
+    """The right time is required on the correction's form, so its refusal says what to type, never
+    "or leave it empty for now" (which a press's own time, stamped on arrival, may be)."""
+    from day60.errors import InputError
+    from day60.web import words
+
+    path = december(tmp_path / "ex.jsonl")
+    with pytest.raises(InputError) as refused:
+        correcting(path, "yesterday teatime")
+    said = words.plain(f"{refused.value.field}: {refused.value.problem}; {refused.value.fix}", zone="Europe/London")
+    assert "leave it empty" not in said and "such as 2026-03-02 09:00 (read as Europe/London time)" in said, said
+    assert said.startswith("The right time: 'yesterday teatime' is not a date and time"), said
+
+
+# ----- finding 7: a correction's id is the journal's seq of its line, for every page ------------------
+
+
+def sealed_between(tmp_path):
+    """The December journal, then the runner's sign-off of D1 (seq 3), D1's onset sealed (seq 4:
+    every page but the runner's skips it) and the supplier's claim that it detected I2 (seq 5, which
+    the supplier's page numbers 4)."""
+    from tests.builders import SIGN_OFF
+
+    path = december(tmp_path / "ex.jsonl")
+    held = tmp_path / "held.json"
+    jr.append(path, "safety.agreed", "D1", at("2026-12-01T08:00:00+00:00"), SIGN_OFF, "J. Auditor (runner)")
+    jr.append(path, "drift.onset", "D1", at("2026-12-05T04:00:00+00:00"), {"affected_class": "invoices"},
+              "J. Auditor (runner)", held)
+    assert jr.append(path, "incident.detected", "I2", at("2026-12-05T05:00:00+00:00"), {}, actor=SELLER)["seq"] == 5
+    return path, held
+
+
+@pytest.mark.parametrize("sent_id", ["4", "anything"])
+def test_a_correction_s_id_is_the_journal_seq_of_the_line_it_corrects(tmp_path, sent_id):
+    """The supplier's page corrects its own line 4 (the journal's seq 5) to 05:01. The journal's line
+    reads id "5", target 5, as 'day60 correct --seq 5' writes it, whatever id was sent; the
+    supplier is answered in its own numbers (id "4", target 4, the line itself its 5); the runner's
+    accept step names "correction of seq 5". Before: the journal held id "4" (the supplier's
+    numbering), and the runner read "correction 4 of seq 5"."""
+    path, held = sealed_between(tmp_path)
+    application = webapp.create_app(path, held, "team-token", "127.0.0.1", 8060)
+    seller = Keys.beside(path).issue(Participant("Sam Seller", "supplier"))
+    status, answer = post(application, "/api/events", {"kind": "correction", "id": sent_id, "data": {
+        "target": 4, "at": "2026-12-05T05:01:00+00:00", "reason": "our console was slow"}}, seller)
+    assert status == 201, answer
+    assert (answer["event"]["seq"], answer["event"]["id"], answer["event"]["data"]["target"]) == (5, "4", 4)
+    line = jr.read(path).events[-1]
+    assert (line["seq"], line["kind"], line["id"], line["data"]["target"]) == (6, "correction", "5", 5)
+    steps = shown.steps_for(Room(path, held), Participant("J. Auditor", "runner"), True, jr.read(path).events)
+    labels = [s["label"] for s in steps if s["kind"] == "accept"]
+    assert any(label.startswith("accept seq 6: correction of seq 5 (incident.detected I2) by Sam Seller (supplier)")
+               for label in labels), labels
+
+
+# ----- finding 9: the accept step says when a claim was entered ----------------------------------------
+
+
+def test_the_accept_step_says_when_a_claim_was_entered_and_how_long_after_the_time_it_claims(tmp_path):
+    """Seq 1 claims a detection at 03:43:00 and is entered (recorded_at) at 05:10:00: 87 min
+    after the time it claims (1 h 27 min). Seq 2, claiming 05:20:30 and entered at 05:21:00, is 30 s
+    apart: its entry time is shown, and no gap said (a minute or less). The runner's and an
+    auditor's accept steps say both; before, only the claimed time was shown."""
+    from day60 import checklist
+
+    lines = [
+        {"seq": 1, "kind": "incident.detected", "id": "I1", "at": "2026-12-05T03:43:00+00:00",
+         "recorded_at": "2026-12-05T05:10:00.123456+00:00", "by": "Sam Seller (supplier)", "data": {}},
+        {"seq": 2, "kind": "incident.communicated", "id": "I1", "at": "2026-12-05T05:20:30+00:00",
+         "recorded_at": "2026-12-05T05:21:00+00:00", "by": "Sam Seller (supplier)", "data": {}},
+    ]
+    labels = [s.label for s in checklist.claims_to_judge(lines) if s.kind == "accept"]
+    assert labels == [
+        "accept seq 2: incident.communicated I1 by Sam Seller (supplier), at 2026-12-05T05:20:30+00:00, "
+        "entered 2026-12-05T05:21:00+00:00",
+        "accept seq 1: incident.detected I1 by Sam Seller (supplier), at 2026-12-05T03:43:00+00:00, "
+        "entered 2026-12-05T05:10:00+00:00: entered 87 min after the time it claims"]
+
+
+def test_the_auditor_s_page_shows_when_the_backdated_claim_was_entered(tmp_path):
+    """On the auditor's page (the state the JSON twin answers) the accept step of the December
+    journal's seq 1 (claiming 03:43:00, entered when this test wrote it, today: more than a minute
+    after) names the time entered and says how long after the claim it was."""
+    path = december(tmp_path / "ex.jsonl")
+    room = Room(path, None)
+    steps = shown.state(room, Participant("Ana Ruiz", "auditor"), False)["steps"]
+    label = next(s["label"] for s in steps if s["kind"] == "accept" and s["label"].startswith("accept seq 1:"))
+    entered = jr.read(path).events[0]["recorded_at"]
+    gap = int((at(entered) - at("2026-12-05T03:43:00+00:00")).total_seconds() // 60)
+    assert f"entered {gap} min after the time it claims" in label, label
+    assert ", entered " in label, label

@@ -222,3 +222,88 @@ def test_the_auditor_s_page_shows_when_the_backdated_claim_was_entered(tmp_path)
     gap = int((at(entered) - at("2026-12-05T03:43:00+00:00")).total_seconds() // 60)
     assert f"entered {gap} min after the time it claims" in label, label
     assert ", entered " in label, label
+
+
+# ----- finding 8: lookalike ids and names -------------------------------------------------------------
+
+
+def partner_room(tmp_path):
+    """The December journal and the partner Pia Lund's notice of a real incident P1 (seq 3)."""
+    path = december(tmp_path / "ex.jsonl")
+    assert jr.append(path, "incident.partner-notice", "P1", at("2026-12-05T06:00:00+00:00"), {},
+                     actor=Actor("partner", "Pia Lund"))["seq"] == 3
+    application = webapp.create_app(path, None, "team-token", "127.0.0.1", 8060)
+    return path, application, Keys.beside(path, "team-token")
+
+
+@pytest.mark.parametrize(("sent", "said"), [
+    ("P1 ", "--id: 'P1 ' begins or ends with a space, which no page shows; write it without the space: 'P1'"),
+    (" P2", "--id: ' P2' begins or ends with a space, which no page shows; write it without the space: 'P2'"),
+    ("p1", "--id: 'p1' looks like 'P1', already in the journal; use 'P1' for that one, or an id that reads "
+           "differently for a new one"),
+    ("Ｐ１", "--id: 'Ｐ１' looks like 'P1', already in the journal; use 'P1' for that one, or an id that reads "
+            "differently for a new one"),
+    ("\u04201", "--id: '\u04201' looks like 'P1', already in the journal; use 'P1' for that one, or an id that "
+                "reads differently for a new one"),
+])
+def test_a_partner_id_that_only_looks_like_another_is_refused(tmp_path, sent, said):
+    """P1 is the partner's incident (seq 3). A second notice under "P1 " (a trailing space), " P2",
+    "p1" (lower case), "Ｐ１" (fullwidth) or "Р1" (Cyrillic Er) would start a second incident the
+    runner's page heads "P1" like the first (CSS upper-cases headings): each is refused 422 with the
+    fix, nothing written. "P1" itself is taken (a second notice is the journal's own question) and
+    "P2" is a new incident."""
+    path, application, keys = partner_room(tmp_path)
+    pia = keys.issue(Participant("Pia Lund", "partner"))
+    written = path.read_bytes()
+    status, answer = post(application, "/api/events", {"kind": "incident.partner-notice", "id": sent}, pia)
+    assert (status, answer["error"]) == (422, said), answer
+    assert path.read_bytes() == written
+    status, answer = post(application, "/api/events", {"kind": "incident.partner-notice", "id": "P2"}, pia)
+    assert status == 201 and answer["event"]["id"] == "P2", answer
+
+
+def join_as(application, keys, name: str, role: str = "supplier") -> tuple[int, dict]:
+    from tests.test_web_views import call
+
+    token = keys.runner_token if role == "runner" else keys.join_token(role)
+    status, text = call(application, "/api/join", {"content-type": "application/json"}, "POST",
+                        json.dumps({"token": token, "name": name, "role": role}).encode())
+    return status, json.loads(text)
+
+
+@pytest.mark.parametrize(("name", "reads"), [
+    ("Ana Audit", "'Ana Audit' reads as 'Ana Audit', who is in this journal as 'Ana Audit (auditor)'"),
+    ("ana  AUDIT", "'ana  AUDIT' reads as 'Ana Audit', who is in this journal as 'Ana Audit (auditor)'"),
+    ("\u0410na Audit", "'\u0410na Audit' reads as 'Ana Audit', who is in this journal as 'Ana Audit (auditor)'"),
+    ("J\uff0eAuditor", "'J\uff0eAuditor' is the name of this journal's runner ('J. Auditor') in other letters"),
+    ("\u0408. Auditor", "'\u0408. Auditor' is the name of this journal's runner ('J. Auditor') in other letters"),
+    ("J. Auditor", "'J. Auditor' is the name of this journal's runner"),
+])
+def test_the_supplier_s_contact_cannot_join_under_a_name_that_reads_as_an_auditor_s(tmp_path, name, reads):
+    """Ana Audit, an auditor, has judged a claim (seq 4, by "Ana Audit (auditor)"). The supplier's
+    contact joining as "Ana Audit", "ana  AUDIT", "Аna Audit" (Cyrillic A), "J．Auditor" (fullwidth
+    full stop, no space: NFKC reads "J.Auditor", which reads as the runner's "J. Auditor" once
+    spaces and stops are dropped), "Ј. Auditor" (Cyrillic Je) or "J. Auditor" is refused 422,
+    saying whose name it reads as. Before, only the plain "J. Auditor" was refused. Sam Seller
+    joins; Ana joins again as the auditor she is."""
+    path, application, keys = partner_room(tmp_path)
+    jr.append(path, "accept", "I1", at("2026-12-05T07:00:00+00:00"), {"target": 1, "reason": "log seen"},
+              actor=Actor("auditor", "Ana Audit"))
+    application = webapp.create_app(path, None, "team-token", "127.0.0.1", 8060)  # a server started now
+    status, answer = join_as(application, keys, name)
+    assert status == 422 and answer["error"].startswith(f"name: {reads}"), answer
+    assert join_as(application, keys, "Sam Seller")[0] == 200
+    assert join_as(application, keys, "Ana Audit", "auditor")[0] == 200
+
+
+def test_the_lookalike_table_reads_cyrillic_and_greek_letters_as_the_latin_ones_they_look_like():
+    """The table a reviewer reads (roles/lookalikes-v1.yaml), in the words of the attack: the
+    Cyrillic "Ј" of "Ј. Auditor" and the Greek "Α" (capital alpha) read as J and A; "Ρ1" (Greek
+    capital rho) reads as the partner's P1; a plainly different name does not."""
+    from day60 import permissions
+
+    assert permissions.folded("\u0408. Auditor") == permissions.folded("J. Auditor") == "jauditor"
+    assert permissions.folded("\u0391na Audit") == permissions.folded("Ana Audit") == "anaaudit"
+    assert permissions.folded("\u03a11") == permissions.folded("P1") == "p1"
+    assert permissions.folded("Sam Seller") != permissions.folded("Ana Audit")
+    assert permissions.lookalike_letters()["\u0458"] == "j"  # Cyrillic small je, after casefolding "Ј"

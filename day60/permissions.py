@@ -211,8 +211,8 @@ def check_ident(ident: str, kind: str, lines: list[dict[str, Any]] | None = None
     beside "P1" that no page shows apart) and, given the ``lines`` the person may see, an id that
     reads as one already there (``folded``: by case, fullwidth form or lookalike letter) without
     being it ("p1" beside "P1")."""
-    if not isinstance(ident, str):
-        return  # the event's model names it
+    if not isinstance(ident, str) or kind == "correction":
+        return  # the event's model names it; a correction's id is the seq it corrects, written by the toolkit
     if ident != ident.strip():
         raise InputError("--id", f"{ident[:60]!r} begins or ends with a space, which no page shows",
                          f"write it without the space: {ident.strip()[:60]!r}")

@@ -307,3 +307,19 @@ def test_the_lookalike_table_reads_cyrillic_and_greek_letters_as_the_latin_ones_
     assert permissions.folded("\u03a11") == permissions.folded("P1") == "p1"
     assert permissions.folded("Sam Seller") != permissions.folded("Ana Audit")
     assert permissions.lookalike_letters()["\u0458"] == "j"  # Cyrillic small je, after casefolding "Ј"
+
+
+def test_the_score_s_drawing_reads_the_recorded_time_until_the_correction_is_accepted(tmp_path):
+    """The score PDF draws its timeline from ``permissions.in_force`` (render.py): seq 1 of the
+    December journal sits at 03:43:00 while the supplier's correction (seq 2) waits, and at
+    03:45:02 once Ana accepts it (seq 3). Before, the drawing applied every correction."""
+    from day60 import permissions
+
+    path = december(tmp_path / "ex.jsonl")
+    events = jr.read(path).events
+    assert [e["seq"] for e in permissions.in_force(events)] == [1]
+    assert jr.effective(permissions.in_force(events))[0].at == at("2026-12-05T03:43:00+00:00")
+    jr.append(path, "accept", "I1", at("2026-12-05T09:00:00+00:00"), {"target": 2, "reason": "log seen"}, actor=ANA)
+    events = jr.read(path).events
+    assert [e["seq"] for e in permissions.in_force(events)] == [1, 2, 3]
+    assert jr.effective(permissions.in_force(events))[0].at == at("2026-12-05T03:45:02+00:00")

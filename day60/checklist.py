@@ -368,18 +368,40 @@ def claims_to_judge(events: list[dict[str, Any]]) -> list[Step]:
     from day60.permissions import claim_status, judgements
 
     judged = judgements(events)
+    by_seq = {e["seq"]: e for e in events}
     out: list[Step] = []
     for e in reversed(events):
         if claim_status(e, judged) != "pending":
             continue
         named = e["data"].get("affected_class")
-        what = f"seq {e['seq']}: {e['kind']} {e['id']}" + (f" ({named})" if named else "") + \
-            (f" of seq {e['data']['target']}" if e["kind"] == "correction" else "") + \
-            f" by {e['by']}, at {e['data'].get('at') if e['kind'] == 'correction' else e['at']}"
+        if e["kind"] == "correction":  # named by the line it moves (its id is that line's seq)
+            line = by_seq.get(e["data"]["target"])
+            what = f"seq {e['seq']}: correction of seq {e['data']['target']}" + \
+                (f" ({line['kind']} {line['id']})" if line else "") + f" by {e['by']}, to {e['data']['at']}"
+        else:
+            what = f"seq {e['seq']}: {e['kind']} {e['id']}" + (f" ({named})" if named else "") + \
+                f" by {e['by']}, at {e['at']}"
+        what += entered(e, e["data"]["at"] if e["kind"] == "correction" else e["at"])
         for kind in ("accept", "reject"):
             out.append(Step(f"{kind} {what}", kind, e["id"], group="claims to accept or reject",
                             preset=(("target", e["seq"]),)))
     return out
+
+
+def entered(line: dict[str, Any], claimed: str | None) -> str:
+    """When a claim was entered (its ``recorded_at``) beside the time it claims, and, when the two
+    are more than a minute apart, by how much: a claim entered hours after the time it names reads
+    as what it is, a backdated one, at the step that judges it."""
+    if not line.get("recorded_at"):
+        return ""
+    recorded = dt.datetime.fromisoformat(line["recorded_at"])
+    said = f", entered {recorded.replace(microsecond=0).isoformat()}"
+    if not claimed:
+        return said
+    apart = (recorded - dt.datetime.fromisoformat(claimed)).total_seconds()
+    if abs(apart) <= 60:
+        return said
+    return f"{said}: entered {int(abs(apart) // 60)} min {'after' if apart > 0 else 'before'} the time it claims"
 
 
 def _last_end(evs: list[Effective]) -> str | None:

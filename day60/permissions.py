@@ -20,6 +20,7 @@ figures read. Below the journal, the engine and the metrics: it imports only the
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -137,25 +138,94 @@ def check_name(name: Any, field: str = "name") -> str:
     return name
 
 
+LOOKALIKES = "lookalikes-v1.yaml"
+
+
+@lru_cache(maxsize=1)
+def lookalike_letters() -> dict[str, str]:
+    """The shipped table of letters of other scripts that read as Latin ones (roles/lookalikes-v1.yaml)."""
+    from day60.resources import load_yaml
+
+    letters = {str(k): str(v) for k, v in load_yaml("roles", LOOKALIKES)["letters"].items()}
+    wrong = [k for k, v in letters.items() if len(k) != 1 or not (v.isascii() and v.isalnum())]
+    if wrong:  # a shipped table that maps anything but one letter to Latin is a build fault
+        raise RuntimeError(f"roles/{LOOKALIKES}: not one letter to a Latin one: {', '.join(wrong)}")
+    return letters
+
+
 def _folded(text: str) -> str:
     import unicodedata
 
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
-def check_person(name: str, role: str, header: dict[str, Any], field: str = "name") -> None:
-    """Refuse a person's name that is the journal's runner's (for anyone but the runner) or one of
-    the parties' in its header (partner, supplier, the runner's organisation), compared casefolded
-    and NFKC-normalised: a dispute "by J. Auditor" from the supplier's contact reads as the runner's."""
+def folded(text: str) -> str:
+    """``text`` as it reads: NFKC (fullwidth and compatibility forms made plain), casefolded, each
+    letter of the lookalike table read as the Latin one it looks like, and spaces and punctuation
+    dropped. Two names or ids that fold alike look alike: "Ј. Auditor" (Cyrillic Je), "J．Auditor"
+    (fullwidth full stop) and "j. auditor" all read "jauditor"."""
+    import unicodedata
+
+    letters = lookalike_letters()
+    plain = "".join(letters.get(c, c) for c in unicodedata.normalize("NFKC", text).casefold())
+    return "".join(c for c in unicodedata.normalize("NFKC", plain)
+                   if not c.isspace() and not unicodedata.category(c).startswith("P"))
+
+
+def people(lines: list[dict[str, Any]]) -> dict[str, str]:
+    """Each person who wrote a line of ``lines`` ("NAME (ROLE)" in ``by``): the whole ``by`` -> name."""
+    out: dict[str, str] = {}
+    for e in lines:
+        by = e.get("by") or ""
+        if role_of(by) is not None:
+            out.setdefault(by, _ROLE_IN_BY.sub("", by).strip())
+    return out
+
+
+def check_person(name: str, role: str, header: dict[str, Any], field: str = "name",
+                 lines: list[dict[str, Any]] | None = None) -> None:
+    """Refuse a person's name that reads as the journal's runner's (for anyone but the runner) or
+    one of the parties' in its header (partner, supplier, the runner's organisation), or, given the
+    journal's ``lines``, as the name of a person who wrote one under another role or another
+    spelling. Names are compared as they read (``folded``): a dispute "by J. Auditor" from the
+    supplier's contact reads as the runner's, whether typed with a Cyrillic J or a fullwidth stop."""
     parties = {"runner": "runner", "partner": "partner", "supplier": "supplier",
                "runner_organisation": "runner's organisation"}
-    mine = _folded(name)
+    mine = folded(name)
     for key, what in parties.items():
         value = header.get(key)
-        if not isinstance(value, str) or _folded(value) != mine or (key == "runner" and role == RUNNER):
+        if not isinstance(value, str) or folded(value) != mine or (key == "runner" and role == RUNNER):
             continue
-        raise InputError(field, f"{name[:60]!r} is the name of this journal's {what}",
+        raise InputError(field, f"{name[:60]!r} is the name of this journal's {what}" +
+                         ("" if _folded(value) == _folded(name) else f" ({value!r}) in other letters"),
                          "act under your own name (a person's name is never the runner's or a party's)")
+    for by, other in people(lines or []).items():
+        if folded(other) != mine or (other == name and role_of(by) == role):
+            continue
+        raise InputError(field, f"{name[:60]!r} reads as {other!r}, who is in this journal as {by!r}",
+                         "act under your own name, spelled as no one else's in the journal")
+
+
+def check_ident(ident: str, kind: str, lines: list[dict[str, Any]] | None = None) -> None:
+    """Refuse, from a person, an id that begins or ends with a space ("P1 " is a second partner id
+    beside "P1" that no page shows apart) and, given the ``lines`` the person may see, an id that
+    reads as one already there (``folded``: by case, fullwidth form or lookalike letter) without
+    being it ("p1" beside "P1")."""
+    if not isinstance(ident, str) or kind == "correction":
+        return  # the event's model names it; a correction's id is the seq it corrects, written by the toolkit
+    if ident != ident.strip():
+        raise InputError("--id", f"{ident[:60]!r} begins or ends with a space, which no page shows",
+                         f"write it without the space: {ident.strip()[:60]!r}")
+    if lines is None or kind in ACTIONS or kind in ("reveal", "resolve"):
+        return  # their id names another line, or a dispute's line: not an id of the exercise
+    known = {e["id"] for e in lines if e["kind"] not in ACTIONS and e["kind"] not in ("reveal", "resolve")}
+    if ident in known:
+        return
+    mine = folded(ident)
+    same = sorted(k for k in known if folded(k) == mine)
+    if same:
+        raise InputError("--id", f"{ident[:60]!r} looks like {same[0][:60]!r}, already in the journal",
+                         f"use {same[0][:60]!r} for that one, or an id that reads differently for a new one")
 
 
 def actor_for(as_role: str | None, name: str | None) -> Actor:
@@ -292,7 +362,9 @@ def authorise(actor: Actor, kind: str, ident: str, data: dict[str, Any], header:
     label = t.label(role)
     data = dict(data)
     if role != TOOLKIT and actor.name is not None:
-        check_person(actor.name, role, header)
+        check_person(actor.name, role, header, lines=lines)
+    if role != TOOLKIT:
+        check_ident(ident, kind, visible(lines, role) if lines is not None else None)
     if role != TOOLKIT:
         ours = sorted(set(data) & t.toolkit_fields)
         if ours:
@@ -497,6 +569,36 @@ def _accepting(kind: str, at: str | None, fields: dict[str, Any]) -> str:
         said = f"{kind} at {at or 'no time'}"
     rest = [f"{k}={v}" for k, v in fields.items() if not (kind == "correction" and k in ("target", "at"))]
     return "; ".join([said, *rest])
+
+
+def in_force(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every line but a correction that is a claim not (or not yet) accepted: the lines a line's
+    time is read from. A correction the supplier claims moves no time, on any page or report, until
+    an auditor accepts it; the claim lines themselves stay (they are shown, marked, everywhere)."""
+    if not any(e["kind"] == "correction" and is_claim(e) for e in events):
+        return events
+    judged = judgements(events)
+    return [e for e in events if e["kind"] != "correction" or claim_status(e, judged) in (None, "accepted")]
+
+
+def corrections_claimed(events: list[dict[str, Any]], when: Callable[[str], str]) -> dict[int, list[str]]:
+    """seq of a line -> what each correction of it that is claimed and not accepted says, in words,
+    its claimed time put by ``when`` (the front end's zone and form): "correction to 03:45:02
+    claimed by the supplier (seq 18), awaiting an auditor's acceptance", or "..., rejected by seq 20"."""
+    judged = judgements(events)
+    out: dict[int, list[str]] = {}
+    for e in events:
+        if e["kind"] != "correction":
+            continue
+        status = claim_status(e, judged)
+        if status not in ("pending", "rejected"):
+            continue
+        said = "awaiting an auditor's acceptance" if status == "pending" else \
+            f"rejected by seq {judged[e['seq']]['seq']}"
+        out.setdefault(e["data"]["target"], []).append(
+            f"correction to {when(e['data']['at'])} claimed by the {role_of(e['by'])} "
+            f"(seq {e['seq']}), {said}")
+    return out
 
 
 def counted(events: list[dict[str, Any]]) -> list[dict[str, Any]]:

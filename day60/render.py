@@ -16,7 +16,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from day60 import __version__, display
+from day60 import __version__, display, permissions
 from day60.resources import data_dir
 
 ASSET_SCHEME = "day60-asset:"
@@ -423,7 +423,8 @@ def score_html(journal: Any, figures: Any, score: dict[str, Any], title: str = "
         "title": title, "header": header, "score": score, "figures": figures.summary, "authors": authors,
         "drift_authors": drift_authors,
         "synthetic": bool(header.get("synthetic")),
-        "timeline_svg": svg(journal.events, journal.calendar(), header["window"]),
+        # a correction claimed and not accepted moves no time on the drawing either (as in the figures)
+        "timeline_svg": svg(permissions.in_force(journal.events), journal.calendar(), header["window"]),
         "reconcile": reconcile,
     })
 

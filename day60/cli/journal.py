@@ -480,11 +480,15 @@ def show(
     j = reading.read(journal, events=True)  # a large journal is checked on the engine
     judged = permissions.judgements(j.events)
     raw = {e["seq"]: e for e in j.events}
+    zone = j.header["calendar"]["timezone"]
+    # A correction the supplier claims moves no time until an auditor accepts it: it is marked beside
+    # the time it would replace, which stays the line's.
+    claimed = permissions.corrections_claimed(j.events, lambda at: when(at, zone))
     rows = []
-    for e in sorted(jr.effective(j.events), key=lambda e: (e.at is None, e.at.timestamp() if e.at else 0, e.seq)):
-        zone = j.header["calendar"]["timezone"]
-        mark = "; ".join(f"corrected by seq {c['seq']} (was {when(e.original_at, zone)}): {c['reason']}"
-                         for c in e.corrections)
+    for e in sorted(jr.effective(permissions.in_force(j.events)),
+                    key=lambda e: (e.at is None, e.at.timestamp() if e.at else 0, e.seq)):
+        mark = "; ".join([f"corrected by seq {c['seq']} (was {when(e.original_at, zone)}): {c['reason']}"
+                          for c in e.corrections] + claimed.get(e.seq, []))
         if e.sealed:
             mark = "sealed until revealed"
         elif e.revealed:

@@ -207,11 +207,24 @@ def _record(room: Room, who: Participant, press: Press, stamp: dt.datetime, loca
     named = data.get("target") if press.kind in ("correction", "accept", "reject", "resolve") else None
     if not who.runner and named is not None:
         data["target"] = room.journal_seq(named)
+    ident = press.ident
+    if press.kind == "correction" and isinstance(data.get("target"), int):
+        # A correction's id is the journal's seq of the line it corrects, as 'day60 correct' writes
+        # it, whatever the page sent (a page numbering lines in its own view sent its own number,
+        # and the journal then read differently for each participant).
+        ident = str(data["target"])
     held_at = None
     if who.runner and local and room.held is not None and room.held.exists():
         held_at = checklist.held_instants(journal.load_held(room.held), events)
-    warned = checklist.warnings(room.header, press.kind, press.ident, when, timeparse.now(), held_at)
-    warned = repeated(view, press.kind, press.ident) + warned
+    warned = checklist.warnings(room.header, press.kind, ident, when, timeparse.now(), held_at)
+    fixed = next((e for e in events if e["seq"] == data.get("target")), None) if press.kind == "correction" else None
+    if fixed is not None and isinstance(data.get("at"), str):
+        # The question a press of the corrected line would be asked, of the time the correction gives
+        # it (in the future, outside the window, before a sealed onset): the correction's own line is
+        # stamped now, and was asked nothing.
+        warned = checklist.warnings(room.header, fixed["kind"], fixed["id"], dt.datetime.fromisoformat(data["at"]),
+                                    timeparse.now(), held_at)
+    warned = repeated(view, press.kind, ident) + warned
     asked = None
     if warn_only and press.kind == "exercise.close":
         warned += closing(view, who)
@@ -236,9 +249,9 @@ def _record(room: Room, who: Participant, press: Press, stamp: dt.datetime, loca
     written = []
     try:
         for kind, at, _fields in lines:
-            written.append(journal.append(room.path, kind, press.ident, at, {}, actor=who.actor, pressed_at=late,
+            written.append(journal.append(room.path, kind, ident, at, {}, actor=who.actor, pressed_at=late,
                                           press_key=press.key))
-        written.append(journal.append(room.path, press.kind, press.ident, when, data,
+        written.append(journal.append(room.path, press.kind, ident, when, data,
                                       seal=room.held if press.seal else None, actor=who.actor, pressed_at=late,
                                       press_key=press.key))
     except InputError as exc:
@@ -335,7 +348,15 @@ def _correction(room: Room, data: dict[str, Any], stamp: dt.datetime) -> dict[st
         raise journal.event_problem("correction", exc) from None
     out = {**data, "target": target}
     if isinstance(data.get("at"), str) and data["at"].strip():
-        out["at"] = timeparse.parse_instant(data["at"], room.tz, "--set at", stamp).isoformat()
+        try:
+            out["at"] = timeparse.parse_instant(data["at"], room.tz, "--set at", stamp).isoformat()
+        except InputError as exc:
+            if not exc.problem.endswith("is not a date and time"):
+                raise
+            # The right time is what a correction is: never "leave it empty", which the room offers
+            # for a press's own time (stamped on arrival).
+            raise InputError(exc.field, exc.problem, "type the right time, such as 2026-03-02 09:00 (read as "
+                             f"{room.header['calendar']['timezone']} time), or with its offset") from None
     return out
 
 

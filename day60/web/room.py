@@ -361,6 +361,8 @@ def _renumber(e: dict[str, Any], order: dict[int, int], upto: dict[int, int] | N
     field = _POINTS.get(e["kind"])
     if field is not None and field in e["data"]:
         out["data"] = {**e["data"], field: order.get(e["data"][field], 0)}
+        if e["kind"] == "correction" and e["id"] == str(e["data"][field]):
+            out["id"] = str(out["data"][field])  # its id is the seq it corrects: said in this view's numbers too
     elif e["kind"] == "timestamp.token":
         covered = (upto or {}).get(e["data"].get("covers_seq", 0), 0)
         out["data"] = {k: v for k, v in e["data"].items() if k != "covers_hash"} | {"covers_seq": covered}

@@ -23,7 +23,11 @@ def timeline(room: Room, who: Participant, seen: Seen | None = None) -> dict[str
     fixes: dict[int, list[str]] = {}
     opened: dict[int, str] = {}  # a revealed onset's instant, shown where its time belongs
     righted: dict[int, str] = {}  # a corrected line's time now (the latest correction's)
-    for e in shown:
+    # A correction the supplier claims moves no time until an auditor accepts it: the recorded
+    # time stays the line's, and the claim is said beside it (pending or rejected).
+    for target, said in permissions.corrections_claimed(shown, lambda at: words.shown_at(at, room.tz)).items():
+        fixes.setdefault(target, []).extend(said)
+    for e in permissions.in_force(shown):
         if e["kind"] == "correction":
             righted[e["data"]["target"]] = e["data"]["at"]
             fixes.setdefault(e["data"]["target"], []).append(

@@ -40,7 +40,12 @@
   var home = document.getElementById("home");
   var said = document.getElementById("said");
   var TYPED = "day60-typed|" + body.getAttribute("data-journal") + "|" + body.getAttribute("data-who");
+  // Presses on their way, by press key, until their answer is back: a page unloaded meanwhile (a
+  // reload just after "Record") finds them here and queues them, so each is sent again with its
+  // key and recorded once, never lost without a word.
+  var SENDING = "day60-sending|" + body.getAttribute("data-journal") + "|" + body.getAttribute("data-who");
   var flushing = false;
+  var earlier = [];  // the answers of queued presses sent so far in this round, kept on screen together
   var answerAt = null;
   var inFlight = null;  // the data-key of the step whose press is on its way  // the data-key of the step the answer box sits beside, and the steps around it
   var lastPressed = null;
@@ -60,6 +65,15 @@
 
   function loadQueue() {
     try { return JSON.parse(localStorage.getItem(QUEUE) || "[]"); } catch (e) { return []; }
+  }
+
+  function loadSending() {
+    try { return JSON.parse(localStorage.getItem(SENDING) || "{}"); } catch (e) { return {}; }
+  }
+  function sendingDone(key) {
+    if (!key) { return; }
+    var all = loadSending();
+    if (key in all) { delete all[key]; localStorage.setItem(SENDING, JSON.stringify(all)); }
   }
 
   function saveQueue(items) {
@@ -410,7 +424,7 @@
   // One element brought to the server's copy in place: attributes, then children pairwise (an
   // element of another tag or name is replaced). What the person set is left to restore(): a
   // step's "open", a field's value, and the press's own marks on its form.
-  var OWN = {"open": 1, "data-pressed": 1, "data-press-key": 1};
+  var OWN = {"open": 1, "data-pressed": 1, "data-press-key": 1, "data-recorded-key": 1, "data-recorded-at": 1};
   function morph(old, fresh) {
     Array.prototype.slice.call(old.attributes).forEach(function (a) {
       if (!fresh.hasAttribute(a.name) && !OWN[a.name]) { old.removeAttribute(a.name); }
@@ -518,10 +532,27 @@
       // Each press its own key, kept with it if it is queued: a press sent again because its
       // answer was lost (a dropped connection, a server stopped mid-press) is answered from the
       // line it wrote, never written twice. A question's confirmation carries the same key.
-      var key = pressKey();
+      // A second press of a step just recorded, with nothing typed since (a double click whose
+      // first answer came back before the second click), carries the first press's key: the
+      // server answers from the line already written, never a second line or a refusal that
+      // replaces "recorded". (A press still on its way is not sent twice: hx-sync drops it.)
+      var again = form.getAttribute("data-recorded-key");
+      var since = Date.now() - parseInt(form.getAttribute("data-recorded-at") || "0", 10);
+      var key = again && since < 3000 ? again : pressKey();
       form.setAttribute("data-press-key", key);
       ev.detail.parameters.press_key = key;
       inFlight = keyOf(form.closest("details.step"));
+    }
+    if (form && form.matches && form.matches("form.press, form.confirm") && form.getAttribute("data-seal") !== "1") {
+      var sent = {};
+      new FormData(form).forEach(function (v, k) { sent[k] = v; });
+      sent.press_key = ev.detail.parameters.press_key || sent.press_key;
+      if (sent.press_key && sent.seal !== "1") {
+        var all = loadSending();
+        var stepKey = form.matches("form.press") ? keyOf(form.closest("details.step")) : (answerAt ? answerAt.key : null);
+        all[sent.press_key] = {params: sent, pressed_at: form.getAttribute("data-pressed"), key: stepKey};
+        try { localStorage.setItem(SENDING, JSON.stringify(all)); } catch (e) { /* full: not kept */ }
+      }
     }
     if (form && form.matches && form.matches("form.press, form.reveal")) {
       fading++;
@@ -550,6 +581,11 @@
   document.body.addEventListener("htmx:afterRequest", function (ev) {
     var form = ev.detail.elt;
     if (form && form.matches && form.matches("form.press")) { setTimeout(function () { inFlight = null; }, 0); }
+    // An answer came back (a request cut off by an unload has no status): the press is no longer
+    // on its way. One that failed to reach the server is queued by htmx:sendError.
+    if (form && form.matches && form.matches("form.press, form.confirm") && ev.detail.xhr && ev.detail.xhr.status) {
+      sendingDone(ev.detail.requestConfig && ev.detail.requestConfig.parameters.press_key);
+    }
   });
 
   document.body.addEventListener("htmx:sendError", function (ev) {
@@ -569,6 +605,7 @@
     var params = {};
     new FormData(form).forEach(function (v, k) { params[k] = v; });
     if (!params.press_key) { params.press_key = form.getAttribute("data-press-key") || pressKey(); }
+    sendingDone(params.press_key);
     var items = loadQueue();
     items.push({params: params, pressed_at: pressed});
     saveQueue(items);
@@ -589,6 +626,8 @@
     if (form && form.matches && form.matches("form.press")) {
       forget(form);
       form.reset();
+      form.setAttribute("data-recorded-key", form.getAttribute("data-press-key") || "");
+      form.setAttribute("data-recorded-at", String(Date.now()));
       var d = form.closest("details");
       if (d) {
         // The step closes: the focus goes to its summary first (a focused button hidden by the
@@ -605,10 +644,25 @@
   document.body.addEventListener("click", function (ev) {
     if (ev.target && ev.target.matches && ev.target.matches("button.dismiss")) {
       var wasQuestion = asking();
+      var what = wasQuestion ? result.querySelector("form.confirm").getAttribute("data-what") : null;
       result.innerHTML = "";
       result.className = "result";
-      if (wasQuestion) { said.textContent = "Not recorded, as you chose."; }
-      if (answer.classList.contains("pinned")) { unpin(); home.appendChild(answer); }
+      if (wasQuestion) {
+        // The question is answered "no": the page says so where the question was (a blank box
+        // read as lost), and the person dismisses that in turn.
+        var note = document.createElement("div"), line = document.createElement("span"), ok = document.createElement("button");
+        note.className = "warning";
+        note.setAttribute("role", "status");
+        line.textContent = "Not recorded: you chose not to record " + (what || "it") + ".";
+        ok.type = "button";
+        ok.className = "dismiss";
+        ok.textContent = "OK";
+        note.appendChild(line);
+        note.appendChild(ok);
+        result.appendChild(note);
+        said.textContent = "Not recorded, as you chose.";
+        inView();
+      } else if (answer.classList.contains("pinned")) { unpin(); home.appendChild(answer); }
       var back = lastPressed && document.contains(lastPressed) && lastPressed.querySelector("button[type=submit]");
       (back || document.getElementById("steps") || document.getElementById("state")).focus();
       flush();
@@ -638,8 +692,24 @@
           rest.shift();
           saveQueue(rest);
           var step = findStep(item.key);
+          var recorded = (response.headers.get("hx-trigger") || "").indexOf("day60-recorded") >= 0;
+          if (recorded && item.key) {
+            // Recorded (or found recorded): the draft it was sent from goes, as after a press.
+            var all = typed();
+            delete all[item.key];
+            keep(all);
+            var pressed = step && step.querySelector("form.press");
+            if (pressed) { pressed.reset(); step.open = false; }
+          }
           if (step) { placeBeside(step.querySelector("form") || step); } else { answerAt = {key: item.key}; }
           htmx.swap(result, text, {swapStyle: "innerHTML"});
+          // Each queued press's "recorded" stays on screen while the rest are sent, not only the last.
+          var tpl = document.createElement("template");
+          tpl.innerHTML = earlier.join("");
+          result.insertBefore(tpl.content, result.firstChild);
+          if (recorded) { Array.prototype.forEach.call(result.querySelectorAll(".ok"), function (d) {
+            if (earlier.indexOf(d.outerHTML) < 0) { earlier.push(d.outerHTML); } }); }
+          if (!loadQueue().length) { earlier = []; }
           result.className = "result";
           placeAnswer();
           inView();
@@ -662,6 +732,8 @@
   document.addEventListener("input", function (ev) {
     var d = ev.target && ev.target.closest && ev.target.closest("#state details.step");
     if (!d || ev.target.type === "hidden" || !ev.target.name) { return; }
+    var pressForm = d.querySelector("form.press");
+    if (pressForm) { pressForm.removeAttribute("data-recorded-key"); }  // typed anew: a press of its own
     var all = typed(), values = {};
     d.querySelectorAll("input, select").forEach(function (el) {
       if (el.type !== "hidden" && el.name) { values[el.name] = el.type === "checkbox" ? el.checked : el.value; }
@@ -702,6 +774,24 @@
     summaries[j].focus();
   });
 
+  (function () {
+    // Presses that were on their way when the page was last unloaded (a reload just after a
+    // press): their answer never came, so each is queued with its key and sent once more; the
+    // server answers from its line if it had arrived, and records it late if not.
+    var was = loadSending(), keys = Object.keys(was);
+    if (!keys.length) { return; }
+    var items = loadQueue();
+    var queued = {};
+    items.forEach(function (i) { queued[i.params.press_key] = 1; });
+    keys.forEach(function (k) {
+      if (!queued[k] && was[k].pressed_at) { items.push({params: was[k].params, pressed_at: was[k].pressed_at, key: was[k].key}); }
+    });
+    localStorage.removeItem(SENDING);
+    saveQueue(items);
+    result.textContent = "A press made just before this page was reloaded was not confirmed as recorded: it is " +
+      "being sent again, once (if it had arrived, the answer says so).";
+    result.className = "result warning";
+  })();
   saveQueue(loadQueue());
   // The queue is sent while the stream is open (its reopening sends it too): a server that is
   // away is not asked every two seconds.

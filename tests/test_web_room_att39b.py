@@ -114,8 +114,15 @@ def test_the_suppliers_page_records_the_real_incident_step(room, browser):
 
 def test_do_not_record_says_nothing_was_recorded(room, browser):
     """A time in the future is asked about; "Do not record" used to leave the answer box blank.
-    It says, where the question was, that nothing was recorded and what."""
+    It says, where the question was, that nothing was recorded and what; a refusal given under
+    another step before stays there, until its own OK."""
     page = open_page(browser, room, "Dot Nought", "auditor")
+    other = step(page, "new: incident notified by the partner")
+    other.locator("input[name=id]").fill("BADTIME")
+    other.locator("input[name=at]").fill("half past never")
+    other.locator("button[type=submit]").click()
+    page.wait_for_selector("#result .refused")
+    refusal = page.inner_text("#result .refused").replace("OK", "").strip()
     details = step(page, "new: supplier alert withdrawn as false")
     details.locator("input[name=id]").fill("FUT1")
     at = (NOW + dt.timedelta(days=3)).astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S+00:00")
@@ -127,10 +134,14 @@ def test_do_not_record_says_nothing_was_recorded(room, browser):
     said = page.inner_text("#result")
     assert "Not recorded: you chose not to record the false alert for FUT1." in said, said
     assert lines(room, "FUT1") == []
+    kept = page.locator("details.step:has(summary:has-text('new: incident notified by the partner')) + .kept")
+    assert kept.inner_text().replace("OK", "").strip() == refusal
     check_axe(page, "do not record says so (desktop)")
     shot(page, "att39b-do-not-record")
     page.click("#result button.dismiss")  # its OK clears it
     page.wait_for_function("() => document.getElementById('result').innerText.trim() === ''")
+    kept.locator("button").click()  # and the earlier refusal's its own
+    assert page.locator(".kept").count() == 0
     page.context.close()
 
 

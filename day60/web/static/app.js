@@ -110,7 +110,9 @@
     var seqs = {};
     document.querySelectorAll("#timeline tr[data-seq]").forEach(function (tr) { seqs[tr.getAttribute("data-seq")] = 1; });
     if (answer.parentNode !== home) { home.appendChild(answer); }  // kept out of the swap, put back by restore()
-    return {kept: kept, focus: focus ? [focus.getAttribute("data-key"), where, steps.indexOf(focus)] : null,
+    var notes = Array.prototype.slice.call(document.querySelectorAll("#state .kept[data-for]"));
+    notes.forEach(function (n) { n.parentNode.removeChild(n); });  // likewise
+    return {kept: kept, notes: notes, focus: focus ? [focus.getAttribute("data-key"), where, steps.indexOf(focus)] : null,
             anchor: anchor(focus || null), inResult: inResult, lostAt: lostAt, seqs: seqs};
   }
 
@@ -151,6 +153,10 @@
           : d.querySelector('[name="' + saved.focus[1] + '"]');
         if (target) { target.focus({preventScroll: true}); saved.focused = true; }
       }
+    });
+    (saved.notes || []).forEach(function (n) {
+      var at = findStep(n.getAttribute("data-for"));
+      if (at) { at.parentNode.insertBefore(n, at.nextSibling); }  // a step gone (done) takes its note with it
     });
     placeAnswer();
     var lost = vanished(saved);
@@ -243,8 +249,23 @@
   // ----- the answer box, next to the step pressed ----------------------------------------
   function keyOf(d) { return d ? d.getAttribute("data-key") : null; }
 
+  // A refusal left when another step is pressed stays under its own step (a copy, no longer read
+  // out), until its OK is pressed or its step is gone: a press elsewhere never wipes it.
+  function keepRefusal(key) {
+    var old = findStep(answerAt && answerAt.key);
+    var refusal = result.querySelector(".refused");
+    if (!old || !refusal || answerAt.key === key || answer.classList.contains("pinned")) { return; }
+    var note = refusal.cloneNode(true);
+    note.removeAttribute("role");
+    note.classList.add("kept");
+    note.setAttribute("data-for", answerAt.key);
+    note.querySelectorAll("button.dismiss").forEach(function (b) { b.className = "dismiss-kept"; });
+    old.parentNode.insertBefore(note, old.nextSibling);
+  }
+
   function placeBeside(form) {
     var step = form.closest("details.step") || form;
+    keepRefusal(keyOf(step));
     var all = Array.prototype.slice.call(document.querySelectorAll("#state details.step"));
     var i = all.indexOf(step);
     answerAt = {key: keyOf(step), before: i > 0 ? keyOf(all[i - 1]) : null,
@@ -556,6 +577,7 @@
     }
     if (form && form.matches && form.matches("form.press, form.reveal")) {
       fading++;
+      keepRefusal(keyOf(form.closest("details.step")));
       result.innerHTML = "";
       result.className = "result";
       placeBeside(form);
@@ -642,6 +664,13 @@
   });
 
   document.body.addEventListener("click", function (ev) {
+    if (ev.target && ev.target.matches && ev.target.matches("button.dismiss-kept")) {
+      var kept = ev.target.closest(".kept");
+      var before = kept && kept.previousElementSibling;
+      if (kept) { kept.parentNode.removeChild(kept); }
+      var back = before && before.querySelector("summary");
+      if (back) { back.focus(); }
+    }
     if (ev.target && ev.target.matches && ev.target.matches("button.dismiss")) {
       var wasQuestion = asking();
       var what = wasQuestion ? result.querySelector("form.confirm").getAttribute("data-what") : null;

@@ -106,6 +106,9 @@ def test_the_suppliers_page_records_the_real_incident_step(room, browser):
     line, = lines(room, "SUP2")
     assert line["kind"] == "incident.detected" and line["data"]["source"] == "organic"
     assert line["by"] == "Sue Supplier (supplier)"
+    # answered: the press is no longer kept as on its way (a reload now would send nothing again)
+    assert page.evaluate("() => Object.keys(localStorage).filter(k => k.startsWith('day60-sending|'))"
+                         ".map(k => Object.keys(JSON.parse(localStorage.getItem(k))).length)") in ([], [0])
     page.context.close()
 
 
@@ -202,10 +205,10 @@ def test_a_pause_already_open_is_refused_in_words():
     first". Worked by hand: wait-end is "end of waiting on the partner", change-window-end "end of
     the change window" (display.KIND_WORDS)."""
     said = words.plain("KIND: incident.wait-start M2: a wait is already open for M2; log wait-end first")
-    assert said.endswith("a wait is already open for M2; record the end of waiting on the partner first"), said
+    assert said.endswith("a wait is already open for M2; record end of waiting on the partner first"), said
     said = words.plain("KIND: incident.change-window-start M2: a change-window is already open for M2; "
                        "log change-window-end first")
-    assert said.endswith("a change window is already open for M2; record the end of the change window first"), said
+    assert said.endswith("a change window is already open for M2; record end of the change window first"), said
     assert "-end" not in said
 
 

@@ -46,7 +46,6 @@ _ROOM = [
     (re.compile(r"\b(wait|change-window)-(start|end)\b"),  # "record wait-end first"
      lambda m: kind_words(f"incident.{m.group(1)}-{m.group(2)}")),
     (re.compile(r"\ba change-window is\b"), "a change window is"),
-    (re.compile(r"\brecord (start|end) of "), r"record the \1 of "),
     (re.compile(r"\bevent \d+ \(([^()]*)\)"), r"this \1"),  # the line not yet written has no seq to name
     (re.compile(r"(?<![\w-])(" + "|".join(sorted(FIELD_NAMES, key=len, reverse=True)) + r")(?![\w-])"),
      lambda m: m.group(1).replace("_", " ")),  # a field's name as the form labels it (never an id typed)

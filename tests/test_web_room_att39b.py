@@ -55,6 +55,22 @@ def test_a_double_click_on_record_is_one_press_answered_recorded(room, browser):
     page.context.close()
 
 
+def test_a_double_click_on_a_step_that_stays_listed_is_answered_recorded(room, browser):
+    """The attack's second case: "new: incident notified by the partner" stays on the list after
+    it is recorded; a double click wrote one line and left the page with no answer at all. Now:
+    one line, and "Recorded seq N" under the step."""
+    page = open_page(browser, room, "Pia Listed", "partner")
+    details = step(page, "new: incident notified by the partner")
+    details.locator("input[name=id]").fill("DCL")
+    details.locator("button[type=submit]").dblclick()
+    page.wait_for_selector("#result .ok", timeout=60000)
+    page.wait_for_timeout(1500)  # a second press, had one gone out, would have been answered by now
+    said = page.inner_text("#result")
+    assert "Recorded seq" in said and "DCL" in said and "Not recorded" not in said, said
+    assert len(lines(room, "DCL", "incident.partner-notice")) == 1
+    page.context.close()
+
+
 def test_a_second_click_after_the_first_answer_is_answered_from_the_line_written(room, browser):
     """The second click lands after the first press's answer came back, before the step left the
     page (a human double click on a fast server): it carries the first press's key, so the server

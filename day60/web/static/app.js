@@ -24,7 +24,10 @@
    - Keyboard: the focus stays where it was across refreshes; n and p move between the steps;
      other people's new lines are read out by screen readers (a polite live region).
    - What is typed in a step is kept in this tab (sessionStorage) until it is recorded, so a
-     reload does not lose it. */
+     reload does not lose it; a press on its way is kept too (localStorage, by its key) until its
+     answer is back, so a reload that cut it off queues it and sends it again, once.
+   - One press a click: a form whose press is on its way sends nothing more (hx-sync drop), and a
+     second click just after a "recorded", nothing typed since, carries the first press's key. */
 (function () {
   "use strict";
   var meta = document.querySelector('meta[name="day60-csrf"]');

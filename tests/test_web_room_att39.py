@@ -194,7 +194,9 @@ def test_a_question_whose_step_is_recorded_by_someone_else_stays_on_screen(room,
     assert box["y"] >= 0 and box["y"] + box["height"] <= page.viewport_size["height"], box
     check_axe(page, f"question pinned ({where})")
     shot(page, f"question-pinned-{where}")
-    page.click("#result button.dismiss")
+    page.click("#result button.dismiss")  # "Do not record": the pinned box says nothing was recorded
+    page.wait_for_function("() => /you chose not to record/.test(document.getElementById('result').innerText)")
+    page.click("#result button.dismiss")  # and its OK lets it go
     page.wait_for_function("() => !document.getElementById('answer').classList.contains('pinned')")
     page.context.close()
 

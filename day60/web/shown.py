@@ -86,7 +86,11 @@ def steps_for(room: Room, who: Participant, is_local: bool, shown: list[dict[str
                   and a.name not in ("raised_by", "organisation")]  # a dispute's: the participant's own
         sealed = s.kind == "drift.onset" and s.data.get("source") == "exercise"
         pauses = checklist.open_pauses(shown, s.id) if s.kind == "incident.restored" and s.id else {}
-        out.append({"label": s.label, "kind": s.kind, "id": s.id, "preset": s.data, "fields": fields,
+        # A field the step fixes that the role does not write is left for the server to set (the
+        # supplier's real incident: its source is the journal's own word); sent, it was refused
+        # as the supplier's own choice, so the step could never be recorded.
+        preset = {k: v for k, v in s.data.items() if mine is None or k in mine}
+        out.append({"label": s.label, "kind": s.kind, "id": s.id, "preset": preset, "fields": fields,
                     "seal": sealed, "disabled": sealed and (room.held is None or not is_local),
                     "pauses": [("waiting on partner" if p == "wait" else "change window") for p in pauses],
                     "group": s.group,
@@ -105,11 +109,24 @@ def state(room: Room, who: Participant, is_local: bool, seen: Seen | None = None
         e for e in reversed(shown) if e["kind"] not in skip and e["at"] is not None
         and (rule.get("lines") == "any" or e["by"] == who.by)]  # every line, newest first: none out of reach
     correctable = [{**e, "what": words.kind_words(e["kind"])} for e in correctable]
-    return {"status": checklist.status(shown, seals_hidden=not who.runner, header=room.header),
+    status = checklist.status(shown, seals_hidden=not who.runner, header=room.header)
+    return {"status": status, "open_items": _id_apart(status, {str(e["id"]) for e in shown}),
             "steps": steps_for(room, who, is_local, shown), "closed": closed,
             "correctable": correctable, "problem": room.problem, "head": head,
             "can_reveal": who.runner and is_local and room.held is not None and closed,
             "sealed": len(checklist.sealed_onsets(shown)) if who.runner else None}
+
+
+def _id_apart(status: dict[str, list[str]], ids: set[str]) -> dict[str, list[tuple[str, str]]]:
+    """Each open item as (the id it starts with, the rest): the page isolates the id, so one
+    written right to left (\u05d0\u05d11) does not carry the words after it into its own direction."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for area, items in status.items():
+        out[area] = []
+        for item in items:
+            ident = max((i for i in ids if item.startswith(f"{i}: ")), key=len, default="")
+            out[area].append((ident, item[len(ident):] if ident else item))
+    return out
 
 
 def json_state(room: Room, who: Participant, is_local: bool) -> dict[str, Any]:

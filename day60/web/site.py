@@ -90,7 +90,7 @@ class Site:
         permissions.check_person(name, role, self.room.header, lines=self.room.events)  # as no one else reads
         expected = self.keys.runner_token if role == "runner" else self.keys.join_token(role)
         if not isinstance(token, str) or not hmac.compare_digest(token.encode(), expected.encode()):
-            label = permissions.table().label(role)
+            label = role  # as the join form's list names it (the access list's label is another word)
             hint = "This is not the runner's token; use the runner token the server printed when it started" \
                 if role == "runner" else (f"This token is not the one for the {label}: each role has its own; "
                                           f"ask the runner for the {label}'s token")

@@ -43,6 +43,9 @@ _ROOM = [
     (re.compile(r"\bno wait-start\b"), "no start of waiting on the partner"),
     (re.compile(r"\bno change-window-start\b"), "no start of the change window"),
     (re.compile(r"\bno criterion-met\b"), "no rollback criterion met"),
+    (re.compile(r"\b(wait|change-window)-(start|end)\b"),  # "record wait-end first"
+     lambda m: kind_words(f"incident.{m.group(1)}-{m.group(2)}")),
+    (re.compile(r"\ba change-window is\b"), "a change window is"),
     (re.compile(r"\bevent \d+ \(([^()]*)\)"), r"this \1"),  # the line not yet written has no seq to name
     (re.compile(r"(?<![\w-])(" + "|".join(sorted(FIELD_NAMES, key=len, reverse=True)) + r")(?![\w-])"),
      lambda m: m.group(1).replace("_", " ")),  # a field's name as the form labels it (never an id typed)

@@ -24,7 +24,10 @@
    - Keyboard: the focus stays where it was across refreshes; n and p move between the steps;
      other people's new lines are read out by screen readers (a polite live region).
    - What is typed in a step is kept in this tab (sessionStorage) until it is recorded, so a
-     reload does not lose it. */
+     reload does not lose it; a press on its way is kept too (localStorage, by its key) until its
+     answer is back, so a reload that cut it off queues it and sends it again, once.
+   - One press a click: a form whose press is on its way sends nothing more (hx-sync drop), and a
+     second click just after a "recorded", nothing typed since, carries the first press's key. */
 (function () {
   "use strict";
   var meta = document.querySelector('meta[name="day60-csrf"]');
@@ -40,7 +43,12 @@
   var home = document.getElementById("home");
   var said = document.getElementById("said");
   var TYPED = "day60-typed|" + body.getAttribute("data-journal") + "|" + body.getAttribute("data-who");
+  // Presses on their way, by press key, until their answer is back: a page unloaded meanwhile (a
+  // reload just after "Record") finds them here and queues them, so each is sent again with its
+  // key and recorded once, never lost without a word.
+  var SENDING = "day60-sending|" + body.getAttribute("data-journal") + "|" + body.getAttribute("data-who");
   var flushing = false;
+  var earlier = [];  // the answers of queued presses sent so far in this round, kept on screen together
   var answerAt = null;
   var inFlight = null;  // the data-key of the step whose press is on its way  // the data-key of the step the answer box sits beside, and the steps around it
   var lastPressed = null;
@@ -60,6 +68,15 @@
 
   function loadQueue() {
     try { return JSON.parse(localStorage.getItem(QUEUE) || "[]"); } catch (e) { return []; }
+  }
+
+  function loadSending() {
+    try { return JSON.parse(localStorage.getItem(SENDING) || "{}"); } catch (e) { return {}; }
+  }
+  function sendingDone(key) {
+    if (!key) { return; }
+    var all = loadSending();
+    if (key in all) { delete all[key]; localStorage.setItem(SENDING, JSON.stringify(all)); }
   }
 
   function saveQueue(items) {
@@ -96,7 +113,9 @@
     var seqs = {};
     document.querySelectorAll("#timeline tr[data-seq]").forEach(function (tr) { seqs[tr.getAttribute("data-seq")] = 1; });
     if (answer.parentNode !== home) { home.appendChild(answer); }  // kept out of the swap, put back by restore()
-    return {kept: kept, focus: focus ? [focus.getAttribute("data-key"), where, steps.indexOf(focus)] : null,
+    var notes = Array.prototype.slice.call(document.querySelectorAll("#state .kept[data-for]"));
+    notes.forEach(function (n) { n.parentNode.removeChild(n); });  // likewise
+    return {kept: kept, notes: notes, focus: focus ? [focus.getAttribute("data-key"), where, steps.indexOf(focus)] : null,
             anchor: anchor(focus || null), inResult: inResult, lostAt: lostAt, seqs: seqs};
   }
 
@@ -137,6 +156,10 @@
           : d.querySelector('[name="' + saved.focus[1] + '"]');
         if (target) { target.focus({preventScroll: true}); saved.focused = true; }
       }
+    });
+    (saved.notes || []).forEach(function (n) {
+      var at = findStep(n.getAttribute("data-for"));
+      if (at) { at.parentNode.insertBefore(n, at.nextSibling); }  // a step gone (done) takes its note with it
     });
     placeAnswer();
     var lost = vanished(saved);
@@ -229,8 +252,23 @@
   // ----- the answer box, next to the step pressed ----------------------------------------
   function keyOf(d) { return d ? d.getAttribute("data-key") : null; }
 
+  // A refusal left when another step is pressed stays under its own step (a copy, no longer read
+  // out), until its OK is pressed or its step is gone: a press elsewhere never wipes it.
+  function keepRefusal(key) {
+    var old = findStep(answerAt && answerAt.key);
+    var refusal = result.querySelector(".refused");
+    if (!old || !refusal || answerAt.key === key || answer.classList.contains("pinned")) { return; }
+    var note = refusal.cloneNode(true);
+    note.removeAttribute("role");
+    note.classList.add("kept");
+    note.setAttribute("data-for", answerAt.key);
+    note.querySelectorAll("button.dismiss").forEach(function (b) { b.className = "dismiss-kept"; });
+    old.parentNode.insertBefore(note, old.nextSibling);
+  }
+
   function placeBeside(form) {
     var step = form.closest("details.step") || form;
+    keepRefusal(keyOf(step));
     var all = Array.prototype.slice.call(document.querySelectorAll("#state details.step"));
     var i = all.indexOf(step);
     answerAt = {key: keyOf(step), before: i > 0 ? keyOf(all[i - 1]) : null,
@@ -410,7 +448,7 @@
   // One element brought to the server's copy in place: attributes, then children pairwise (an
   // element of another tag or name is replaced). What the person set is left to restore(): a
   // step's "open", a field's value, and the press's own marks on its form.
-  var OWN = {"open": 1, "data-pressed": 1, "data-press-key": 1};
+  var OWN = {"open": 1, "data-pressed": 1, "data-press-key": 1, "data-recorded-key": 1, "data-recorded-at": 1};
   function morph(old, fresh) {
     Array.prototype.slice.call(old.attributes).forEach(function (a) {
       if (!fresh.hasAttribute(a.name) && !OWN[a.name]) { old.removeAttribute(a.name); }
@@ -518,13 +556,31 @@
       // Each press its own key, kept with it if it is queued: a press sent again because its
       // answer was lost (a dropped connection, a server stopped mid-press) is answered from the
       // line it wrote, never written twice. A question's confirmation carries the same key.
-      var key = pressKey();
+      // A second press of a step just recorded, with nothing typed since (a double click whose
+      // first answer came back before the second click), carries the first press's key: the
+      // server answers from the line already written, never a second line or a refusal that
+      // replaces "recorded". (A press still on its way is not sent twice: hx-sync drops it.)
+      var again = form.getAttribute("data-recorded-key");
+      var since = Date.now() - parseInt(form.getAttribute("data-recorded-at") || "0", 10);
+      var key = again && since < 3000 ? again : pressKey();
       form.setAttribute("data-press-key", key);
       ev.detail.parameters.press_key = key;
       inFlight = keyOf(form.closest("details.step"));
     }
+    if (form && form.matches && form.matches("form.press, form.confirm") && form.getAttribute("data-seal") !== "1") {
+      var sent = {};
+      new FormData(form).forEach(function (v, k) { sent[k] = v; });
+      sent.press_key = ev.detail.parameters.press_key || sent.press_key;
+      if (sent.press_key && sent.seal !== "1") {
+        var all = loadSending();
+        var stepKey = form.matches("form.press") ? keyOf(form.closest("details.step")) : (answerAt ? answerAt.key : null);
+        all[sent.press_key] = {params: sent, pressed_at: form.getAttribute("data-pressed"), key: stepKey};
+        try { localStorage.setItem(SENDING, JSON.stringify(all)); } catch (e) { /* full: not kept */ }
+      }
+    }
     if (form && form.matches && form.matches("form.press, form.reveal")) {
       fading++;
+      keepRefusal(keyOf(form.closest("details.step")));
       result.innerHTML = "";
       result.className = "result";
       placeBeside(form);
@@ -550,6 +606,11 @@
   document.body.addEventListener("htmx:afterRequest", function (ev) {
     var form = ev.detail.elt;
     if (form && form.matches && form.matches("form.press")) { setTimeout(function () { inFlight = null; }, 0); }
+    // An answer came back (a request cut off by an unload has no status): the press is no longer
+    // on its way. One that failed to reach the server is queued by htmx:sendError.
+    if (form && form.matches && form.matches("form.press, form.confirm") && ev.detail.xhr && ev.detail.xhr.status) {
+      sendingDone(ev.detail.requestConfig && ev.detail.requestConfig.parameters.press_key);
+    }
   });
 
   document.body.addEventListener("htmx:sendError", function (ev) {
@@ -569,6 +630,7 @@
     var params = {};
     new FormData(form).forEach(function (v, k) { params[k] = v; });
     if (!params.press_key) { params.press_key = form.getAttribute("data-press-key") || pressKey(); }
+    sendingDone(params.press_key);
     var items = loadQueue();
     items.push({params: params, pressed_at: pressed});
     saveQueue(items);
@@ -589,6 +651,8 @@
     if (form && form.matches && form.matches("form.press")) {
       forget(form);
       form.reset();
+      form.setAttribute("data-recorded-key", form.getAttribute("data-press-key") || "");
+      form.setAttribute("data-recorded-at", String(Date.now()));
       var d = form.closest("details");
       if (d) {
         // The step closes: the focus goes to its summary first (a focused button hidden by the
@@ -603,12 +667,34 @@
   });
 
   document.body.addEventListener("click", function (ev) {
+    if (ev.target && ev.target.matches && ev.target.matches("button.dismiss-kept")) {
+      var kept = ev.target.closest(".kept");
+      var before = kept && kept.previousElementSibling;
+      if (kept) { kept.parentNode.removeChild(kept); }
+      var back = before && before.querySelector("summary");
+      if (back) { back.focus(); }
+    }
     if (ev.target && ev.target.matches && ev.target.matches("button.dismiss")) {
       var wasQuestion = asking();
+      var what = wasQuestion ? result.querySelector("form.confirm").getAttribute("data-what") : null;
       result.innerHTML = "";
       result.className = "result";
-      if (wasQuestion) { said.textContent = "Not recorded, as you chose."; }
-      if (answer.classList.contains("pinned")) { unpin(); home.appendChild(answer); }
+      if (wasQuestion) {
+        // The question is answered "no": the page says so where the question was (a blank box
+        // read as lost), and the person dismisses that in turn.
+        var note = document.createElement("div"), line = document.createElement("span"), ok = document.createElement("button");
+        note.className = "warning";
+        note.setAttribute("role", "status");
+        line.textContent = "Not recorded: you chose not to record " + (what || "it") + ".";
+        ok.type = "button";
+        ok.className = "dismiss";
+        ok.textContent = "OK";
+        note.appendChild(line);
+        note.appendChild(ok);
+        result.appendChild(note);
+        said.textContent = "Not recorded, as you chose.";
+        inView();
+      } else if (answer.classList.contains("pinned")) { unpin(); home.appendChild(answer); }
       var back = lastPressed && document.contains(lastPressed) && lastPressed.querySelector("button[type=submit]");
       (back || document.getElementById("steps") || document.getElementById("state")).focus();
       flush();
@@ -638,8 +724,24 @@
           rest.shift();
           saveQueue(rest);
           var step = findStep(item.key);
+          var recorded = (response.headers.get("hx-trigger") || "").indexOf("day60-recorded") >= 0;
+          if (recorded && item.key) {
+            // Recorded (or found recorded): the draft it was sent from goes, as after a press.
+            var all = typed();
+            delete all[item.key];
+            keep(all);
+            var pressed = step && step.querySelector("form.press");
+            if (pressed) { pressed.reset(); step.open = false; }
+          }
           if (step) { placeBeside(step.querySelector("form") || step); } else { answerAt = {key: item.key}; }
           htmx.swap(result, text, {swapStyle: "innerHTML"});
+          // Each queued press's "recorded" stays on screen while the rest are sent, not only the last.
+          var tpl = document.createElement("template");
+          tpl.innerHTML = earlier.join("");
+          result.insertBefore(tpl.content, result.firstChild);
+          if (recorded) { Array.prototype.forEach.call(result.querySelectorAll(".ok"), function (d) {
+            if (earlier.indexOf(d.outerHTML) < 0) { earlier.push(d.outerHTML); } }); }
+          if (!loadQueue().length) { earlier = []; }
           result.className = "result";
           placeAnswer();
           inView();
@@ -662,6 +764,8 @@
   document.addEventListener("input", function (ev) {
     var d = ev.target && ev.target.closest && ev.target.closest("#state details.step");
     if (!d || ev.target.type === "hidden" || !ev.target.name) { return; }
+    var pressForm = d.querySelector("form.press");
+    if (pressForm) { pressForm.removeAttribute("data-recorded-key"); }  // typed anew: a press of its own
     var all = typed(), values = {};
     d.querySelectorAll("input, select").forEach(function (el) {
       if (el.type !== "hidden" && el.name) { values[el.name] = el.type === "checkbox" ? el.checked : el.value; }
@@ -702,6 +806,24 @@
     summaries[j].focus();
   });
 
+  (function () {
+    // Presses that were on their way when the page was last unloaded (a reload just after a
+    // press): their answer never came, so each is queued with its key and sent once more; the
+    // server answers from its line if it had arrived, and records it late if not.
+    var was = loadSending(), keys = Object.keys(was);
+    if (!keys.length) { return; }
+    var items = loadQueue();
+    var queued = {};
+    items.forEach(function (i) { queued[i.params.press_key] = 1; });
+    keys.forEach(function (k) {
+      if (!queued[k] && was[k].pressed_at) { items.push({params: was[k].params, pressed_at: was[k].pressed_at, key: was[k].key}); }
+    });
+    localStorage.removeItem(SENDING);
+    saveQueue(items);
+    result.textContent = "A press made just before this page was reloaded was not confirmed as recorded: it is " +
+      "being sent again, once (if it had arrived, the answer says so).";
+    result.className = "result warning";
+  })();
   saveQueue(loadQueue());
   // The queue is sent while the stream is open (its reopening sends it too): a server that is
   // away is not asked every two seconds.

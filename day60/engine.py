@@ -81,7 +81,9 @@ _VENDOR_MS = ("vendor_wall_ms", "vendor_business_ms", "vendor_paused_ms", "vendo
 # nothing for later) gets 512 MB, so its memory stays near 0.7 GB however long the journal; once
 # read, the tables the figures query are held to 256 MB, leaving the rest of a 1 GiB budget to the
 # figures' own frames (benchmarks/metrics.py: 4.45M events; with 2 GB the read alone took 1.8 GiB).
-# An import's batch, which adds rows to the tables it read, gets 2 GB back for speed.
+# An import's batch adds its rows to those tables under the read's limit and leaves them held as a
+# read does (``after``): with 2 GB there, a million tickets' import peaked at 1.8 GiB in its
+# reconciliation, on top of what the import itself still held.
 _RAM_MB = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * 2 // 5 // 2**20
 MEMORY_LIMIT = f"{min(2048, _RAM_MB)}MB"
 READ_MEMORY_LIMIT = VERIFY_MEMORY_LIMIT = f"{min(512, _RAM_MB)}MB"
@@ -743,18 +745,23 @@ def _check(con: Any, path: Path, header: dict[str, Any], facts: _FileFacts, ever
         raise Declined("the last line's own hash, or no events")
     listed = _every_event(con, others, events) if every_event else others
     con.execute("DROP TABLE lines").fetchall()  # what figures need is now in ``incidents``
-    # the tables the figures read, a third of what the checks needed: held to less, DuckDB moves
-    # what does not fit to its spill folder and gives the rest back for the figures' own frames
-    import duckdb
-
-    lowered = None
-    with contextlib.suppress(duckdb.Error):  # nowhere to move them (a full disk): they stay within the read's limit
-        con.execute(f"SET memory_limit = '{HELD_MEMORY_LIMIT}'").fetchall()
-        lowered = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
     journal = jr.Journal(path, header, listed, last, facts.digest.hexdigest() if facts.digest else "", None)
     journal.tail = {"seq": events, "hash": last_obj["hash"]}
-    journal.incidents = Incidents(con, targets, lowered)
+    journal.incidents = Incidents(con, targets, _hold(con))
     return journal
+
+
+def _hold(con: Any) -> str | None:
+    """The tables the figures read, a third of what the checks (or a batch's rows going in) needed:
+    held to HELD_MEMORY_LIMIT, DuckDB moves what does not fit to its spill folder and gives the
+    rest back for the figures' own frames. Returns the limit as DuckDB shows it (``Incidents.lowered``),
+    or None where it could not be lowered (nowhere to move them, a full disk: they stay as they were)."""
+    import duckdb
+
+    with contextlib.suppress(duckdb.Error):
+        con.execute(f"SET memory_limit = '{HELD_MEMORY_LIMIT}'").fetchall()
+        return con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    return None
 
 
 def _every_event(con: Any, others: list[dict[str, Any]], count: int) -> list[dict[str, Any]]:
@@ -1093,11 +1100,12 @@ def after(journal: jr.Journal, appended: Appended, last_line: str, head: dict[st
 
     if journal.incidents is not None:
         held, others = journal.incidents, journal.events
-        held.con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'").fetchall()  # rows go in: speed, as before
+        # rows go in and are grouped again: the room a read for figures has (``_fast``), not more
+        held.con.execute(f"SET memory_limit = '{READ_MEMORY_LIMIT}'").fetchall()
         held.lowered = None
     else:
         spill = tempfile.mkdtemp(prefix="day60-engine-")
-        con = connect(MEMORY_LIMIT, spill)
+        con = connect(READ_MEMORY_LIMIT, spill)
         sources = get_args(DATA_MODELS["incident.detected"].model_fields["source"].annotation)
         con.execute(f"CREATE TYPE KIND AS ENUM {_in(INCIDENT_KINDS)}; CREATE TYPE SOURCE AS ENUM {_in(sources)};"
                     + _TABLES)
@@ -1111,6 +1119,10 @@ def after(journal: jr.Journal, appended: Appended, last_line: str, head: dict[st
         _insert(held.con, *appended.frames())
         held.con.execute("DROP TABLE IF EXISTS grouped; DROP TABLE IF EXISTS pauses").fetchall()
         _group(held.con)
+    # the rows are in: the figures and the reconciliation then work under the limit a read for
+    # figures leaves the tables (``_hold``), as 'day60 metrics' does, and not beside 2 GB of DuckDB
+    # on top of what the import itself still holds
+    held.lowered = _hold(held.con)
     out = jr.Journal(journal.path, journal.header, others, last_line, "", None)
     out.tail, out.incidents = head, held
     return out

@@ -400,6 +400,9 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable | Unma
     # The journal as the import left it: what it held, read under the lock, and what was written.
     tell("reconciling", result.read)
     now = engine.after(held, appended, last_line, result.head)
+    # what the reading and the writing held is written now, and its rows are in ``now``'s tables:
+    # let it go before the figures are worked, which is where a million tickets' import peaks
+    del held, appended, batch, existing, elsewhere
     result.reconciliation = reconcile.reconcile(now, only=kept)
     result.reconcile = result.reconciliation.summary
     return result

@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 import measure  # sibling scripts, on the path when this one runs
+from append import new_journal  # the benchmark journal the append benchmark makes
 from imports import write_exports
 
 SEVERITY = "1=1,2=2,3=3,4=4,5=skip"
@@ -51,18 +52,6 @@ while batch := cur.fetchmany(100_000):
     rows += len(batch)
 print(rows, time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 """
-
-
-def new_journal(path: Path) -> None:
-    from day60 import journal as jr
-    from day60.clock import BusinessCalendar
-    from day60.resources import example
-
-    cal = BusinessCalendar.load(example("uk-office.toml"))
-    jr.create(path, {"partner": "Bench BPO (SYNTHETIC)", "supplier": "Bench supplier (SYNTHETIC)",
-                     "deployment": "bench", "tier": "T2", "runner": "benchmark", "calendar": cal.to_dict(),
-                     "synthetic": True, "window": {"start": "2026-01-01T00:00:00+00:00",
-                                                   "end": "2027-01-01T00:00:00+00:00"}})
 
 
 def load() -> str:

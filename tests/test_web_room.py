@@ -321,11 +321,18 @@ def test_the_phones_timeline_is_reachable_by_keyboard_and_shows_who(room, browse
     page = open_page(browser, room, "Flo Phone", "auditor", PHONE, True)
     page.locator(".scroller").focus()
     assert page.evaluate("() => document.activeElement.className") == "scroller"
-    cell = page.locator("#timeline tr", has_text="I-PHONE").locator("td.by")
-    cell.scroll_into_view_if_needed()
-    box = cell.bounding_box()
-    assert box["x"] < PHONE["width"] - 20, box
-    assert "Eve Phone (partner)" in cell.inner_text()
+    page.wait_for_function("() => document.getElementById('timeline').innerText.includes('I-PHONE')")
+    # Found, scrolled to and measured in one turn of the page's script: other tests' lines reach
+    # this shared server's pages and replace the timeline's rows, so a cell found in one call may
+    # be gone by the next (CI, 2026-12-05: "Element is not attached to the DOM").
+    cell = page.evaluate("""() => {
+        const row = [...document.querySelectorAll('#timeline tr')].find(r => r.innerText.includes('I-PHONE'));
+        const by = row.querySelector('td.by');
+        by.scrollIntoView({block: 'nearest', inline: 'nearest'});
+        return {x: by.getBoundingClientRect().x, text: by.innerText};
+    }""")
+    assert cell["x"] < PHONE["width"] - 20, cell
+    assert "Eve Phone (partner)" in cell["text"]
     check_axe(page, "page (phone)")
     shot(page, "timeline-phone")
     page.context.close()

@@ -53,6 +53,20 @@
   var inFlight = null;  // the data-key of the step whose press is on its way  // the data-key of the step the answer box sits beside, and the steps around it
   var lastPressed = null;
 
+  function dismissible(role, parts) {
+    // A warning box holding ``parts`` and an OK button (class "dismiss", which the click handler
+    // below clears), announced as ``role``: "alert" or "status".
+    var box = document.createElement("div"), ok = document.createElement("button");
+    box.className = "warning";
+    box.setAttribute("role", role);
+    parts.forEach(function (part) { box.appendChild(part); });
+    ok.type = "button";
+    ok.className = "dismiss";
+    ok.textContent = "OK";
+    box.appendChild(ok);
+    return box;
+  }
+
   function setConn(ok) {
     var text = ok ? "connected" : "not connected: presses are queued here and sent when it is back";
     if (conn.textContent === text) { return; }  // a status region read out again at every line would drown the room
@@ -171,20 +185,11 @@
       answerAt = {key: lost.key};
       fading++;
       result.innerHTML = "";
-      var box = document.createElement("div"), line = document.createElement("p"), draft = document.createElement("p");
-      var ok = document.createElement("button");
-      box.className = "warning";
-      box.setAttribute("role", "alert");
+      var line = document.createElement("p"), draft = document.createElement("p");
       line.textContent = lost.text;
       draft.textContent = "Your draft, not sent: " + lost.draft;
       draft.className = "draft";
-      ok.type = "button";
-      ok.className = "dismiss";
-      ok.textContent = "OK";
-      box.appendChild(line);
-      box.appendChild(draft);
-      box.appendChild(ok);
-      result.appendChild(box);
+      result.appendChild(dismissible("alert", [line, draft]));
       result.className = "result";
       unpin();  // the message names its step itself; an earlier answer's "about" line is not its
       pin("");
@@ -682,16 +687,9 @@
       if (wasQuestion) {
         // The question is answered "no": the page says so where the question was (a blank box
         // read as lost), and the person dismisses that in turn.
-        var note = document.createElement("div"), line = document.createElement("span"), ok = document.createElement("button");
-        note.className = "warning";
-        note.setAttribute("role", "status");
+        var line = document.createElement("span");
         line.textContent = "Not recorded: you chose not to record " + (what || "it") + ".";
-        ok.type = "button";
-        ok.className = "dismiss";
-        ok.textContent = "OK";
-        note.appendChild(line);
-        note.appendChild(ok);
-        result.appendChild(note);
+        result.appendChild(dismissible("status", [line]));
         said.textContent = "Not recorded, as you chose.";
         inView();
       } else if (answer.classList.contains("pinned")) { unpin(); home.appendChild(answer); }

@@ -90,14 +90,16 @@ READ_MEMORY_LIMIT = VERIFY_MEMORY_LIMIT = f"{min(512, _RAM_MB)}MB"
 HELD_MEMORY_LIMIT = f"{min(256, _RAM_MB)}MB"
 
 
-def connect(memory: str, spill: str) -> Any:
-    """A DuckDB connection held to ``memory``, spilling past it into the folder ``spill``, and with
-    DuckDB's progress bar off: it draws on standard output once a query has run two seconds, which
-    would put its bars into a command's JSON or table."""
+def connect(memory: str | None = None, spill: str | None = None) -> Any:
+    """A DuckDB connection held to ``memory`` (else DuckDB's own share), spilling past it into the
+    folder ``spill``, and with DuckDB's progress bar off: it draws on standard output once a query
+    has run two seconds, which would put its bars into a command's JSON or table. Every connection
+    the toolkit opens for work that may take that long is made here."""
     import duckdb
 
-    con = duckdb.connect(config={"memory_limit": memory, "temp_directory": spill})
-    con.execute("SET enable_progress_bar = false")  # a setting of the connection, not of the database
+    config = {k: v for k, v in (("memory_limit", memory), ("temp_directory", spill)) if v is not None}
+    con = duckdb.connect(config=config)
+    con.execute("SET enable_progress_bar = false").fetchall()  # a setting of the connection, not of the database
     return con
 
 

@@ -89,12 +89,11 @@ def _expression(name: str, kind: str) -> str:
 
 
 def _by_duckdb(table: pd.DataFrame, columns: list[str]) -> Iterator[list[str]]:
-    import duckdb
+    from day60.engine import connect
 
     kinds = {c: _kind(table[c]) for c in columns}
     fields = ", ".join(f'"{c}" := {_expression(c, kinds[c])}' for c in sorted(kinds))
-    con = duckdb.connect(config={"preserve_insertion_order": True})
-    con.execute("SET enable_progress_bar = false")  # it would draw into the JSON, on standard output
+    con = connect()  # its progress bar off: it would draw into the JSON; insertion order kept (the default)
     try:
         for start in range(0, len(table), SLICE):
             piece = table.iloc[start:start + SLICE]

@@ -717,6 +717,37 @@ def test_duckdb_never_draws_its_progress_bar(tmp_path):
     con.close()
 
 
+
+def test_the_import_and_the_json_rows_open_duckdb_without_its_progress_bar(tmp_path, monkeypatch):
+    """The same bar would land in `import servicenow --format json` (its reader pairs a million rows
+    on DuckDB for longer than two seconds) and in `metrics --format json`'s rows: the ServiceNow
+    reader's connection and the one the JSON rows are encoded on are both made by engine.connect,
+    with the bar off; the reader's keeps its own memory limit (READ_MEMORY_LIMIT, 1GB) and spill
+    folder, and both keep rows in the order they were given (DuckDB's default, which the pairing
+    and the rows rely on)."""
+    import pandas as pd
+
+    from day60 import jsonrows
+    from day60.imports import servicenow
+
+    con = servicenow._connect(str(tmp_path))
+    settings = con.execute("SELECT current_setting('enable_progress_bar'), current_setting('memory_limit'), "
+                           "current_setting('temp_directory'), current_setting('preserve_insertion_order')").fetchone()
+    con.close()
+    assert settings[0] is False and settings[1] in ("1000.0 MB", "953.6 MiB") and settings[2] == str(tmp_path)
+    assert settings[3] is True
+    opened, real = [], engine.connect
+
+    def watched(*args):
+        con = real(*args)
+        opened.append(con.execute("SELECT current_setting('enable_progress_bar')").fetchall()[0][0])
+        return con
+
+    monkeypatch.setattr(engine, "connect", watched)
+    rows = jsonrows.Rows(pd.DataFrame({"x": [1.5] * jsonrows.DUCKDB_FROM}))  # enough rows to go to DuckDB
+    assert "".join(rows.chunks()).count('{"x":1.5}') == jsonrows.DUCKDB_FROM
+    assert opened == [False]
+
 def test_the_tables_the_figures_read_are_held_to_less_than_the_read(tmp_path):
     """The read may use READ_MEMORY_LIMIT (512 MB here); once read, the tables the figures query are
     held to HELD_MEMORY_LIMIT (256 MB), DuckDB moving what does not fit to its spill folder, so the

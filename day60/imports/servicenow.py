@@ -261,10 +261,9 @@ READ_MEMORY_LIMIT = "1GB"
 
 
 def _connect(spill: str) -> duckdb.DuckDBPyConnection:
-    import duckdb
+    from day60.engine import connect
 
-    return duckdb.connect(config={"memory_limit": READ_MEMORY_LIMIT, "temp_directory": spill,
-                                  "preserve_insertion_order": True})
+    return connect(READ_MEMORY_LIMIT, spill)  # insertion order kept: DuckDB's default
 
 
 def _lit(text: str) -> str:

@@ -33,6 +33,12 @@ def build(journal: Path, to: str, command_line: str) -> Notice:
 
     j = reading.read(journal, events=True)
     done = assess.score_journal(j)
+    if done.result["score"] is None:
+        from day60.errors import InputError
+
+        why = done.result.get("score_reason") or "no line could be scored"
+        raise InputError("JOURNAL", f"has no score to give notice of ({why})",
+                         "record the exercise first; a notice sends the rows a score is made of")
     summary = done.figures.summary
     built = built_from()
     body = {"notice": PURPOSE,
@@ -42,6 +48,7 @@ def build(journal: Path, to: str, command_line: str) -> Notice:
                          f"day60 score {journal.name} --format json",
             "journal_sha256": j.sha256, "journal_head": j.head, "rubric": done.result["rubric"],
             "score": done.result["score"], "lines": done.result["lines"],
+            "provisional": done.result["provisional"],  # why the score may still change: none once final
             "rows": {"drift": summary["drift"]["observations"],
                      "incidents": incident_rows(done.figures),
                      "rollbacks": records(plain_table(done.figures.tables["rollbacks"])),

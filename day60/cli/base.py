@@ -421,6 +421,9 @@ def _parse_sets(pairs: list[str]) -> dict[str, str]:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise InputError(f"--set[{i}]", f"{pair!r} is not key=value", "write e.g. --set severity=2")
+        if key.strip() in out:  # the last would win unseen: a severity given twice decides the target
+            raise InputError(f"--set {key.strip()[:40]}", f"is given twice ({out[key.strip()][:40]!r} and "
+                             f"{value[:40]!r})", "give each field once")
         out[key.strip()] = value
     return out
 

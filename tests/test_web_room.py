@@ -314,6 +314,25 @@ def test_focus_stays_put_when_someone_else_stamps_and_the_keys_reach_the_steps(r
     page.context.close()
 
 
+def test_the_skip_links_heading_keeps_the_focus_when_someone_else_stamps(room, browser):
+    """Gus takes the skip link: the focus is on the "Next steps" heading. Before he presses a
+    key, Hal records a line and the open items are redrawn. Gus's focus is still on the heading
+    (before, a redraw moved it to the last step's summary, so his next "n" skipped every step;
+    CI, 2026-12-05, caught it when another test's line arrived between the two)."""
+    page = open_page(browser, room, "Gus Skip", "auditor")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement && document.activeElement.id === 'steps'")
+    post(room, join(room, "Hal Other", "auditor"), kind="drift.false-alert", id="FA-HAL")
+    wait_or_say_why(page, room, "document.getElementById('timeline').innerText.includes('FA-HAL')")
+    page.wait_for_function("() => document.getElementById('said').textContent.includes('Hal Other (auditor)')")
+    assert page.evaluate("() => document.activeElement.id") == "steps"
+    page.keyboard.press("n")
+    first = page.evaluate("() => document.querySelector('#state details.step summary') === document.activeElement")
+    assert first, "n from the heading reaches the first step"
+    page.context.close()
+
+
 def test_the_phones_timeline_is_reachable_by_keyboard_and_shows_who(room, browser):
     """At 390 px the timeline scrolls sideways: its scrolling box takes the focus (axe's
     scrollable-region-focusable) and the "by" column starts inside the screen."""

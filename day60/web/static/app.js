@@ -121,8 +121,10 @@
     if (focus) { where = active.tagName === "SUMMARY" ? "__summary" : active.name; }
     var steps = Array.prototype.slice.call(document.querySelectorAll("#state details.step"));
     var lostAt = -1;  // the focus is elsewhere in the open items (a heading, the reveal button)
+    var byId = null;  // ... on something with an id (the "Next steps" heading the skip link reaches)
     if (!focus && !inResult && active && active !== document.body && active.closest && active.closest("#state")) {
       lostAt = steps.length;
+      byId = active.id || null;
     }
     var seqs = {};
     document.querySelectorAll("#timeline tr[data-seq]").forEach(function (tr) { seqs[tr.getAttribute("data-seq")] = 1; });
@@ -130,7 +132,7 @@
     var notes = Array.prototype.slice.call(document.querySelectorAll("#state .kept[data-for]"));
     notes.forEach(function (n) { n.parentNode.removeChild(n); });  // likewise
     return {kept: kept, notes: notes, focus: focus ? [focus.getAttribute("data-key"), where, steps.indexOf(focus)] : null,
-            anchor: anchor(focus || null), inResult: inResult, lostAt: lostAt, seqs: seqs};
+            anchor: anchor(focus || null), inResult: inResult, lostAt: lostAt, byId: byId, seqs: seqs};
   }
 
   // The step a person is working in (the one holding the focus, else the first open one on the
@@ -197,6 +199,9 @@
     }
     if (saved.inResult && document.contains(saved.inResult)) {
       saved.inResult.focus({preventScroll: true});
+    } else if (saved.byId && document.getElementById(saved.byId)) {
+      // the same element of the new copy: a refresh does not carry the focus from the heading to a step
+      document.getElementById(saved.byId).focus({preventScroll: true});
     } else if ((saved.focus && !saved.focused) || saved.lostAt >= 0) {
       // The step in focus is gone (it was done): the focus goes to the step now in its place,
       // never to the page's body, from where the next Tab would reach "leave".

@@ -502,12 +502,17 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
         t.apart = (states.DELETED, f"state {state!r}, which the map's [states] deleted names")
         return t
     resolved = _at(row, "resolved_at", times, fmt)
+    history = _changes_of(row["\0history"], times) if audited else []
     if standing == "resolved" and resolved is not None:
         t.resolved = resolved
+    elif standing == "resolved":  # resolved_at empty: the history's move into Resolved, where it holds one
+        t.resolved = _entered(history, rules, "resolved", t)
     elif resolved is not None:  # resolved once, and re-opened since: the history says when
         t.earlier.append((resolved, "Resolved, then re-opened"))
     if t.resolved is not None or standing == "open":
         t.closed = None  # closed_at counts only for a ticket closed with no resolution
+    elif standing == "closed" and t.closed is None:
+        t.closed = _entered(history, rules, "closed", t)
     if standing != "open":  # over in its records: with no time for it, over at a time not evidenced
         t.ended(f"state {state}" + (f" ({code})" if code != state else ""), standing == "resolved")
     for key in ("detected", "partner_notice", "communicated", "acknowledged"):
@@ -535,7 +540,6 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
         t.reopen_count = int(reopens)
     t.vendor = _stc(row, t, resolved, settings.mode == "display", run.decimal)
     if audited:
-        history = _changes_of(row["\0history"], times)
         t.pauses = _holds(history, t, pauses_of)
         _reopens(history, t, rules)
     elif state == "On Hold":
@@ -633,6 +637,30 @@ def _holds(changes: list[tuple[int, int, str, str, str]], t: Ticket, pauses_of: 
     if open_at is not None:
         out.append(_pause(open_at, None, open_reason, pauses_of))
     return out
+
+
+def _entered(changes: list[tuple[int, int, str, str, str]], rules: states.Rules, standing: str,
+             t: Ticket) -> dt.datetime | None:
+    """Where the ticket's own end time is empty (``resolved_at``, or ``closed_at`` for a ticket
+    closed with no resolution): the time its state history moves it into ``standing`` (resolved
+    or closed) with no re-open after it, as the event log's rule reads the row from which it is
+    so. The ticket's notes say where the time came from; None where the history holds no such move."""
+    found = None
+    for us, _n, name, old, new in sorted(changes):
+        if name != "state":
+            continue
+        now = rules.status(new)
+        if now == "open":
+            found = None
+        elif now == standing and rules.status(old) != standing:
+            found = (dt.datetime.fromtimestamp(us / 1_000_000, dt.UTC), old, new)
+    if found is None:
+        return None
+    at, old, new = found
+    column = "resolved_at" if standing == "resolved" else "closed_at"
+    t.notes.append(f"{column} is empty: {standing} at {at.isoformat()}, when its state history (the sys_audit rows, or "
+                   f"the event log's) moves it from {old or 'no state'} to {new}, with no re-open after it")
+    return at
 
 
 def _reopens(changes: list[tuple[int, int, str, str, str]], t: Ticket, rules: states.Rules) -> None:

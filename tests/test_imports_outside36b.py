@@ -70,3 +70,45 @@ def test_servicenow_resolve_time_from_sys_audit_after_a_reopen(run, tmp_path):
     assert got == [("incident.ticket-closed", "2026-03-03T11:00:00+00:00"),
                    ("incident.reopened", "2026-03-03T11:30:00+00:00"),
                    ("incident.ticket-closed", "2026-03-03T12:00:00+00:00")]
+
+
+def test_servicenow_open_state_decides_over_an_earlier_resolution(run, tmp_path):
+    """att36b finding 2. INC0050001 is state 2 (In Progress), reopen_count 1, resolved_at 10:00
+    (kept from the resolution before the re-open); INC0050002 is state 6 (Resolved) at 10:00. No
+    sys_audit is given. The current state decides: INC0050001 is open at the close, its 10:00
+    resolution a closure followed by a re-open whose time the records do not give (written at
+    10:00, the earliest it can have been, and said to be not evidenced). So metrics reads 1 open at
+    the close (INC0050001) and 1 closed with no monitoring check (INC0050002), never 2 closed."""
+    j = new_journal(tmp_path)
+    out = imported(run, j, "servicenow", SN / "att36b_incident_raw_reopened_state2.csv", "--mode", "raw",
+                   "--severity-map", "2=2")
+    got = [(k, a) for k, a, _ in events_of(j, "servicenow:INC0050001") if k != "incident.detected"]
+    assert got == [("incident.ticket-closed", "2026-03-03T10:00:00+00:00"),
+                   ("incident.reopened", "2026-03-03T10:00:00+00:00")]
+    reason = next(d["reason"] for k, _, d in events_of(j, "servicenow:INC0050001") if k == "incident.reopened")
+    assert "In Progress (2)" in reason and "not evidenced" in reason
+    assert [x["ticket"] for x in out["findings"]["open"]] == ["INC0050001"]
+    s = figures_json(run, j)
+    assert (s["open"], s["unconfirmed"]) == (1, 1)
+
+
+def test_servicenow_open_state_reopen_time_from_sys_audit(run, tmp_path):
+    """att36b finding 2, with the history. The sys_audit moves INC0050001 (sys_id f1...01) to
+    Resolved (6) at 10:00 and back to In Progress (2) at 10:45: closed 10:00, re-opened 10:45 (its
+    own time, nothing not evidenced), open at the close. With a history that stops at the 10:00
+    resolution (the 10:45 row not exported) the state still decides: re-opened at a time not
+    evidenced, written at 10:00. INC0050002 has no audit rows: Resolved at its resolved_at 10:00."""
+    head = "sys_id,tablename,documentkey,fieldname,oldvalue,newvalue,sys_created_on,user\n"
+    rows = ["y1,incident,f1000000000000000000000000000001,state,2,6,2026-03-03 10:00:00,synthetic.agent\n",
+            "y2,incident,f1000000000000000000000000000001,state,6,2,2026-03-03 10:45:00,synthetic.caller\n"]
+    for name, audit, reopened in (("full", rows, "2026-03-03T10:45:00+00:00"),
+                                  ("cut", rows[:1], "2026-03-03T10:00:00+00:00")):
+        j = new_journal(tmp_path, name + ".jsonl")
+        out = imported(run, j, "servicenow", SN / "att36b_incident_raw_reopened_state2.csv",
+                       write(tmp_path, name + ".csv", head + "".join(audit)), "--mode", "raw", "--severity-map", "2=2")
+        got = [(k, a) for k, a, _ in events_of(j, "servicenow:INC0050001") if k != "incident.detected"]
+        assert got == [("incident.ticket-closed", "2026-03-03T10:00:00+00:00"), ("incident.reopened", reopened)], name
+        reason = next(d["reason"] for k, _, d in events_of(j, "servicenow:INC0050001") if k == "incident.reopened")
+        assert ("not evidenced" in reason) == (name == "cut"), reason
+        assert [x["ticket"] for x in out["findings"]["open"]] == ["INC0050001"], name
+        assert out["files"][1]["imported"] == len(audit)

@@ -541,10 +541,12 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
     t.vendor = _stc(row, t, resolved, settings.mode == "display", run.decimal)
     if audited:
         t.pauses = _holds(history, t, pauses_of)
-        _reopens(history, t, rules)
+        _reopens(history, t, rules, standing == "open")
     elif state == "On Hold":
         t.notes.append(f"on hold ({_label(row.get('hold_reason') or '', HOLD_REASONS) or 'no reason'}) at export; "
                        "its hold intervals need the sys_audit export")
+    if standing == "open":
+        _open_again(t, f"state {state}" + (f" ({code})" if code != state else ""), audited)
     if t.reopen_count and not t.reopens:
         t.notes.append(f"re-opened {t.reopen_count} time(s) (reopen_count); the sys_audit export gives the times")
     if row.get("\0notes"):
@@ -663,9 +665,12 @@ def _entered(changes: list[tuple[int, int, str, str, str]], rules: states.Rules,
     return at
 
 
-def _reopens(changes: list[tuple[int, int, str, str, str]], t: Ticket, rules: states.Rules) -> None:
+def _reopens(changes: list[tuple[int, int, str, str, str]], t: Ticket, rules: states.Rules,
+             still_open: bool = False) -> None:
     """Resolutions and re-opens from the state history (``states.yaml``): a state leaving a resolved
-    one for an open one is a re-open; the resolutions before the last re-open are the earlier ones."""
+    one for an open one is a re-open; the resolutions before the last re-open are the earlier ones.
+    A ticket whose state is open (``still_open``) keeps every resolution the history holds, and
+    ``resolved_at`` where it is later than all of them (the history missing that one)."""
     resolutions, reopens = [], []
     for us, _n, name, old, new in sorted(changes):
         if name != "state":
@@ -675,11 +680,33 @@ def _reopens(changes: list[tuple[int, int, str, str, str]], t: Ticket, rules: st
             resolutions.append(at)
         elif rules.status(old) == "resolved" and rules.status(new) == "open":
             reopens.append((at, f"state {old} to {new}"))
+    if still_open:
+        later = [at for at, _ in t.earlier if not resolutions or at > max(resolutions)]
+        t.earlier = [(at, "Resolved, then re-opened") for at in sorted({*resolutions, *later})]
+        t.reopens = reopens
+        return
     if not reopens:
         return
     last = reopens[-1][0]
     t.earlier = [(at, "Resolved, then re-opened") for at in resolutions if at <= last]
     t.reopens = reopens
+
+
+def _open_again(t: Ticket, words: str, audited: bool) -> None:
+    """The ticket's state is open, so it is open now whatever its records say of a resolution
+    before (``resolved_at`` kept after a re-open, or a move into Resolved in the history): the
+    last such resolution was followed by a re-open. Where the history holds none after it, that
+    re-open is written with its time not evidenced, dated at the resolution (the earliest it can
+    have been), so the ticket stands open at the export and its clock runs on (charter 3.19.4)."""
+    last = max((at for at, _ in t.earlier), default=None)
+    if last is None or (t.reopens and max(at for at, _ in t.reopens) >= last):
+        return
+    where = "the sys_audit export holds no move out of Resolved after it" if audited else \
+        "the sys_audit export would give its time"
+    t.reopens.append((last, f"{words} at export after the resolution at {last.isoformat()}: re-opened at a time "
+                            "not evidenced, dated at that resolution, the earliest it can have been"))
+    t.notes.append(f"{words} at export, though resolved at {last.isoformat()}: open, re-opened at a time not "
+                   f"evidenced ({where}), written at that resolution, the earliest it can have been")
 
 
 def _pause(start, end, reason: str, pauses_of: dict[str, str]) -> Pause:

@@ -10,7 +10,10 @@ March 2026; weekdays 09:00-17:30).
 
 from pathlib import Path
 
-from tests.imports_common import events_of, figures_json, imported, new_journal, write
+import pytest
+
+from tests.builders import make_journal
+from tests.imports_common import events_of, figures_json, imported, new_journal, refused, write
 
 DATA = Path(__file__).parent / "data" / "imports"
 SN = DATA / "servicenow"
@@ -112,3 +115,51 @@ def test_servicenow_open_state_reopen_time_from_sys_audit(run, tmp_path):
         assert ("not evidenced" in reason) == (name == "cut"), reason
         assert [x["ticket"] for x in out["findings"]["open"]] == ["INC0050001"], name
         assert out["files"][1]["imported"] == len(audit)
+
+
+TAB = DATA / "tabular"
+
+
+def test_csv_sla_calendar_business_sets_the_sheets_hours_beside_our_business_hours(run, tmp_path):
+    """att36b finding 4. The sheet (Excel "Unicode Text": UTF-16 LE, tab, CRLF) gives T-31's
+    "Desk hours" 1.5 and T-32's 0.5, and the map says [sla] calendar = "business". By hand, in
+    London (uk-office, Mon-Fri 09:00-17:30), the window 23 March to 3 April 2026:
+
+    - T-31: detected Fri 27/03 16:00 GMT, restored Mon 30/03 10:00 BST (09:00 UTC), a wait on the
+      client 09:15-09:45 BST: 65 h - 0.5 h = 64.5 h elapsed; business 1.5 (Fri 16:00-17:30) + 1.0
+      (Mon 09:00-10:00) - 0.5 = 2.0 bh. The sheet's 1.5 is business hours: 1.5 bh beside our
+      2.0 bh, a difference of +0.5 bh, never 1.5 beside our 64.5 elapsed hours (the false 63 h);
+    - T-32: the client's report Wed 25/03 16:45 (earlier than the detection 17:00), restored Thu
+      26/03 09:30: 16.75 h; 0.75 + 0.5 = 1.25 bh beside the sheet's 0.5 bh: +0.75 bh.
+
+    The journal holds the sheet's figure as business milliseconds (1.5 h = 5,400,000 ms) and no
+    24x7 figure."""
+    j = make_journal(tmp_path / "dst.jsonl", [], tier="T2", window=("2026-03-23T09:00", "2026-04-03T17:30"),
+                     synthetic=True)
+    out = imported(run, j, "csv", TAB / "att36b_unicode_text_utf16le_dst.txt",
+                   "--map", TAB / "att36b_spreadsheet_map_business.toml")
+    rows = {r["ticket"]: r for r in out["reconcile"]["tickets"]}
+    t31, t32 = rows["T-31"], rows["T-32"]
+    assert (t31["vendor_hours"], t31["vendor_business_hours"]) == (None, pytest.approx(1.5))
+    assert (t31["ours_hours"], t31["ours_business_hours"]) == (pytest.approx(64.5), pytest.approx(2.0))
+    assert t31["difference_business_hours"] == pytest.approx(0.5) and t31["difference_hours"] is None
+    assert t32["vendor_business_hours"] == pytest.approx(0.5)
+    assert t32["difference_business_hours"] == pytest.approx(0.75)
+    assert "business hours" in t31["vendor_measure"]
+    closed = [d for k, _, d in events_of(j, "csv:T-31") if k == "incident.restored"]
+    assert closed[0]["vendor_business_ms"] == 5_400_000 and "vendor_wall_ms" not in closed[0]
+
+
+def test_csv_sla_keys_it_cannot_apply_are_refused(run, tmp_path):
+    """att36b finding 4, the other half of "a key the format does not read is refused, never
+    ignored": [sla] name (a sheet has no SLA records to choose from), and calendar = "business"
+    beside a vendor_business_hours column (two business figures of one ticket)."""
+    base = (TAB / "att36b_spreadsheet_map_business.toml").read_text(encoding="utf-8")
+    j = new_journal(tmp_path)
+    named = write(tmp_path, "named.toml", base + 'name = "P2 resolution"\n')
+    line = refused(run, j, "csv", TAB / "att36b_unicode_text_utf16le_dst.txt", "--map", named)
+    assert "--map sla.name" in line and "csv format" in line
+    both = write(tmp_path, "both.toml", base.replace('vendor_hours = "Desk hours"',
+                                                     'vendor_hours = "Desk hours"\nvendor_business_hours = "Comment"'))
+    line = refused(run, j, "csv", TAB / "att36b_unicode_text_utf16le_dst.txt", "--map", both)
+    assert "--map sla.calendar" in line and "vendor_business_hours" in line

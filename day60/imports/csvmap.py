@@ -12,8 +12,9 @@ reason), ``resolved_by`` (matched against [integrations]); ``pause_start``, ``pa
 ``pause_kind`` (several pauses in one cell are separated by ";", in the same order in each
 column); ``note`` and ``note_at`` (read with [notes]); ``vendor_hours``,
 ``vendor_business_hours``, ``vendor_start`` and ``vendor_end`` (the sheet's own figure and its
-clock). [times] states the zone of times without an offset and, if they are not ISO 8601,
-their strptime format. [pauses] names what each ``pause_kind`` value is: wait, change or kept.
+clock; [sla] calendar = "business" says ``vendor_hours`` is business hours, set beside ours).
+[times] states the zone of times without an offset and, if they are not ISO 8601, their
+strptime format. [pauses] names what each ``pause_kind`` value is: wait, change or kept.
 Without a ``pause_kind`` column every pause is a wait on the partner.
 
 Continuation rows: a row that repeats an earlier row's id, and whose other cells are empty or
@@ -68,6 +69,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
     if ("pause_start" in cols) != ("pause_end" in cols):
         raise InputError("--map columns", "name a pause start without an end, or an end without a start",
                          "map both pause_start and pause_end")
+    _check_sla(settings)
     times = LocalisedTimes(settings)
     rules = states.rules("csv", settings.states)
     for p in paths:
@@ -122,6 +124,24 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                                                                1 + continued.get(ref, 0))
 
 
+def _check_sla(settings: Settings) -> None:
+    """The map's [sla]: a sheet has no SLA records to pick by name, so ``name`` is a key this format
+    does not read (refused, never ignored); ``calendar`` says which clock the sheet's
+    ``vendor_hours`` runs on, so ``"business"`` with a ``vendor_business_hours`` column too would
+    make two business figures of one ticket."""
+    if "name" in settings.sla:
+        raise InputError("--map sla.name", "is not a key the csv format reads: a sheet holds its own hours, not "
+                                           "SLA records to pick one from by name",
+                         "leave it out; map the sheet's hours column as vendor_hours (and say its calendar in "
+                         "[sla] calendar) or vendor_business_hours")
+    if settings.sla.get("calendar") == "business" and "vendor_business_hours" in settings.columns:
+        raise InputError("--map sla.calendar", "says the sheet's vendor_hours column holds business hours, and "
+                                               "vendor_business_hours is mapped too: two business figures for one "
+                                               "ticket", "map the elapsed hours as vendor_hours with [sla] "
+                                                         "calendar = \"24x7\" (or leave calendar out), or leave "
+                                                         "vendor_business_hours out")
+
+
 def _continues(row: dict[str, str], main: dict[str, str], cols: dict[str, str]) -> bool:
     """A row that adds only pauses, notes or re-opens to the ticket on ``main``."""
     return all(not (row[c] or "").strip() or (row[c] or "").strip() == (main[c] or "").strip()
@@ -168,10 +188,13 @@ def _ticket(row: dict[str, str], where: str, times: Times, settings: Settings, r
     wall = number(figure(cell("vendor_hours"), cols.get("vendor_hours", ""), decimal), cols.get("vendor_hours", ""))
     business = number(figure(cell("vendor_business_hours"), cols.get("vendor_business_hours", ""), decimal),
                       cols.get("vendor_business_hours", ""))
+    said = ", ".join(cols[k] for k in ("vendor_hours", "vendor_business_hours") if k in cols)
+    if settings.sla.get("calendar") == "business":  # the map says vendor_hours runs on business hours
+        wall, business = None, wall
+        said += ": business hours, as the map's [sla] calendar says"
     if wall is not None or business is not None:
-        t.vendor = VendorClock("the sheet's own hours (" + ", ".join(
-            cols[k] for k in ("vendor_hours", "vendor_business_hours") if k in cols) + ")", wall, business,
-            at("vendor_start"), at("vendor_end"))
+        t.vendor = VendorClock(f"the sheet's own hours ({said})", wall, business, at("vendor_start"),
+                               at("vendor_end"))
     _add(t, row, times, settings, "")
     if standing != "open":  # over, as its state says: with no time for it, at a time not evidenced
         t.ended(f"{cols['state']} {t.state}", standing == "resolved")

@@ -163,3 +163,40 @@ def test_csv_sla_keys_it_cannot_apply_are_refused(run, tmp_path):
                                                      'vendor_hours = "Desk hours"\nvendor_business_hours = "Comment"'))
     line = refused(run, j, "csv", TAB / "att36b_unicode_text_utf16le_dst.txt", "--map", both)
     assert "--map sla.calendar" in line and "vendor_business_hours" in line
+
+
+def test_servicenow_task_sla_named_by_sys_id_is_skipped_not_swapped(run, tmp_path):
+    """att36b finding 6. A raw task_sla export writes its `sla` reference as the SLA definition's
+    sys_id (7d2b...c6), so the map's [sla] name "P2 resolution (24x7)" matches neither record. Both
+    task_sla rows are skipped with the reason (a sys_id; the fix: display values, or the sys_id
+    as [sla] name), and neither ticket takes a vendor figure from a record the map did not
+    choose: not the task_sla rows, not calendar_stc. So nothing is reconciled, and each ticket's
+    note says why.
+
+    With the sys_id as [sla] name both records are the map's. By hand (raw glide_duration):
+    INC0020001 4 h and 4 bh beside ours 09:00-13:00 on Tue 3/3 = 4.0 h, 4.0 bh: agree;
+    INC0020002 "1970-01-02 02:00:00" = 26 h and "1970-01-01 09:00:00" = 9 bh beside ours Wed
+    09:00 to Thu 11:00 = 26.0 h and 8.5 + 2.0 = 10.5 bh."""
+    j = new_journal(tmp_path)
+    out = imported(run, j, "servicenow", SN / "att36b_incident_raw.csv", SN / "att36b_task_sla_raw_sla_sysid.csv",
+                   "--mode", "raw", "--map", SN / "att36b_map.toml")
+    sla = next(f for f in out["files"] if f["file"] == "att36b_task_sla_raw_sla_sysid.csv")
+    assert (sla["read"], sla["imported"], sla["skipped"]) == (2, 0, 2)
+    (reason,) = sla["skipped_reasons"]
+    assert "sys_id" in reason and "P2 resolution (24x7)" in reason and "display values" in reason
+    assert out["reconcile"].get("tickets", []) == []
+    notes = {n["ticket"]: n["note"] for n in out["findings"]["notes"] if n["ticket"]}
+    assert all("no vendor figure is compared" in notes[t] for t in ("INC0020001", "INC0020002"))
+    assert not any(k.startswith("vendor_") for _, _, d in events_of(j, "servicenow:INC0020002") for k in d)
+
+    by_id = write(tmp_path, "by_id.toml", (SN / "att36b_map.toml").read_text(encoding="utf-8").replace(
+        'name = "P2 resolution (24x7)"', 'name = "7d2b3d9a1b2c3d4e5f60718293a4b5c6"'))
+    j2 = new_journal(tmp_path, "by_id.jsonl")
+    out = imported(run, j2, "servicenow", SN / "att36b_incident_raw.csv", SN / "att36b_task_sla_raw_sla_sysid.csv",
+                   "--mode", "raw", "--map", by_id)
+    assert next(f for f in out["files"] if f["file"] == "att36b_task_sla_raw_sla_sysid.csv")["imported"] == 2
+    rows = {r["ticket"]: r for r in out["reconcile"]["tickets"]}
+    assert rows["INC0020001"]["agree"] is True
+    r = rows["INC0020002"]
+    assert (r["vendor_hours"], r["vendor_business_hours"]) == (pytest.approx(26.0), pytest.approx(9.0))
+    assert (r["ours_hours"], r["ours_business_hours"]) == (pytest.approx(26.0), pytest.approx(10.5))

@@ -454,10 +454,14 @@ def _attached(row: dict[str, Any], run: _Run) -> dict[str, int]:
         for part in filter(None, (row.get(name) or "").split(",")):
             src, n = part.split(":")
             out[run.keys[int(src)]] = out.get(run.keys[int(src)], 0) + int(n)
+    name = run.settings.sla.get("name")
     for task in dict.fromkeys(filter(None, (sys_id, (row.get("number") or "").strip()))):
         for r in run.slas.get(task, []):
             if id(r) not in run.taken:
                 run.taken.add(id(r))
+                if name and r["sla"].strip() != name:  # not the SLA the map chose: never the vendor's figure
+                    run.books.skip(r["\0file"], _other_sla(r["sla"], name))
+                    continue
                 out[r["\0file"]] = out.get(r["\0file"], 0) + 1
     link = (row.get(run.settings.column("change", "rfc")) or "").strip()
     for _number, _pause, file, rowid in run.changes.get(link, []) if link else []:
@@ -795,6 +799,19 @@ def _slas(files: list[tuple[Path, list[str]]], run: _Run) -> Iterator[Unreadable
             run.slas.setdefault(row["task"].strip(), []).append(row)
 
 
+_SYS_ID = re.compile(r"[0-9a-f]{32}")
+
+
+def _other_sla(sla: str, name: str) -> str:
+    """Why a task_sla record the map's [sla] name did not choose is skipped (one reason for many
+    records, so the books count them together)."""
+    if _SYS_ID.fullmatch(sla.strip()):
+        return (f"a task_sla record whose sla is a sys_id, not the name the map's [sla] name gives ({name[:60]!r}): "
+                "a raw export names the SLA definition by its sys_id; export task_sla with display values, or "
+                "write that definition's sys_id as [sla] name")
+    return f"a task_sla record of another SLA than the map's [sla] name ({name[:60]!r})"
+
+
 def _sla(t: Ticket, row: dict[str, Any], slas: dict[str, list[dict[str, Any]]], settings: Settings) -> None:
     """The vendor's own SLA clock the reconciliation compares with: the task_sla records of the SLA
     the map's [sla] name names (or the ticket's only SLA). A re-opened ticket has one record of
@@ -807,6 +824,14 @@ def _sla(t: Ticket, row: dict[str, Any], slas: dict[str, list[dict[str, Any]]], 
     records = [r for task in dict.fromkeys(filter(None, (sys_id, t.ref.strip()))) for r in slas.get(task, [])]
     records = [r for r in records if r["stage"].strip().lower() not in ("cancelled", "canceled")]
     name = settings.sla.get("name")
+    if name and records and not any(r["sla"].strip() == name for r in records):
+        ids = sum(bool(_SYS_ID.fullmatch(r["sla"].strip())) for r in records)
+        t.vendor = None  # neither another SLA's record nor calendar_stc: the map chose this SLA
+        t.notes.append(f"none of its {len(records)} task_sla record(s) is of the SLA the map's [sla] name gives "
+                       f"({name[:60]!r}), so no vendor figure is compared"
+                       + (f"; {ids} name their SLA by a sys_id, as a raw export does: export task_sla with display "
+                          "values, or write the SLA definition's sys_id as [sla] name" if ids else ""))
+        return
     if name:
         records = [r for r in records if r["sla"].strip() == name]
     if not records:

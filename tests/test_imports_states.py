@@ -223,7 +223,10 @@ def test_servicenow_reopened_ticket_task_sla_records_add_up(run, tmp_path, journ
     22,820,000 ms (business alike), from 23:05:10 to 12:45:30; the clock stood still 02:10 to
     09:30 between them (7 h 20 min = 26,400,000 ms; pause_duration 0 each). One record was taken
     before. The two records for INC0010199 and CHG0030001 (neither in the incident file) are
-    listed unmatched; of the file's 7 rows, the other 5 are read into their tickets."""
+    listed unmatched; of the file's 7 rows, the 2 of the SLA the map names are read into
+    INC0010102, and the other 3 (INC0010101's P2 resolution, INC0010102's response, INC0010104's
+    cancelled P4 resolution) are skipped as records of another SLA (att36b finding 6: never a
+    vendor figure the map did not choose, and INC0010101's note says it has none)."""
     m = write(tmp_path, "map.toml", '[sla]\nname = "Priority 1 resolution (4 hour)"\n')
     out = imported(run, journal, "servicenow", DATA / "servicenow" / "incident_list_fieldnames_display.csv",
                    DATA / "servicenow" / "task_sla_list_display.csv", "--mode", "display", "--zone", "Europe/Berlin",
@@ -234,7 +237,11 @@ def test_servicenow_reopened_ticket_task_sla_records_add_up(run, tmp_path, journ
     assert (last["vendor_from"], last["vendor_to"]) == ("2024-03-05T23:05:10+01:00", "2024-03-06T12:45:30+01:00")
     assert "summed" in last["vendor_measure"]
     sla = next(f for f in out["files"] if f["file"] == "task_sla_list_display.csv")
-    assert (sla["read"], sla["imported"], sla["unmatched"]) == (7, 5, 2)
+    assert (sla["read"], sla["imported"], sla["skipped"], sla["unmatched"]) == (7, 2, 3, 2)
+    assert list(sla["skipped_reasons"]) == ["a task_sla record of another SLA than the map's [sla] name "
+                                            "('Priority 1 resolution (4 hour)')"]
+    assert any(n["ticket"] == "INC0010101" and "no vendor figure is compared" in n["note"]
+               for n in out["findings"]["notes"])
     assert sorted((u["ticket"], u["records"]) for u in out["unmatched"]) == [("CHG0030001", 1), ("INC0010199", 1)]
     row = next(r for r in out["reconcile"]["tickets"] if r["ticket"] == "INC0010102")
     assert row["vendor_hours"] == pytest.approx(22_820_000 / 3_600_000)

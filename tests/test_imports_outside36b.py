@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.builders import make_journal
-from tests.imports_common import events_of, figures_json, imported, new_journal, refused, write
+from tests.imports_common import events_of, figures_json, imported, new_journal, per_ticket, refused, write
 
 DATA = Path(__file__).parent / "data" / "imports"
 SN = DATA / "servicenow"
@@ -200,3 +200,29 @@ def test_servicenow_task_sla_named_by_sys_id_is_skipped_not_swapped(run, tmp_pat
     r = rows["INC0020002"]
     assert (r["vendor_hours"], r["vendor_business_hours"]) == (pytest.approx(26.0), pytest.approx(9.0))
     assert (r["ours_hours"], r["ours_business_hours"]) == (pytest.approx(26.0), pytest.approx(10.5))
+
+
+def test_servicenow_display_labels_under_mode_raw_are_refused(run, tmp_path):
+    """att36b finding 7. A field-name export holding display values (priority "2 - High", state
+    "Resolved", times in the exporting user's New York time) given with --mode raw: a raw export
+    writes choice codes (2, 6), so the labels show the times are local, not UTC. Reading them as
+    UTC would put INC0030002's 16:00-18:00 EST restore at 16:00-18:00 UTC, 1.5 business hours of
+    uk-office, where it truly ran 21:00-23:00 UTC, outside them. Refused: exit 2, nothing written,
+    one line naming the row, the labels and --mode display as the fix.
+
+    With --mode display --zone America/New_York, by hand (EST = UTC-5): INC0030001 09:00-13:00
+    = 14:00-18:00 UTC, 4.0 h and 3.5 bh (14:00-17:30); INC0030002 16:00-18:00 = 21:00-23:00 UTC,
+    2.0 h and 0.0 bh."""
+    args = ("servicenow", SN / "att36b_incident_fieldnames_display_newyork.csv", "--severity-map",
+            "1 - Critical=1,2 - High=2", "--map", SN / "att36b_check_map.toml")
+    j = new_journal(tmp_path)
+    line = refused(run, j, *args, "--mode", "raw")
+    assert "INC0030001" in line and "'Resolved'" in line and "'2 - High'" in line
+    assert "UTC" in line and "--mode display --zone" in line
+    imported(run, j, *args, "--mode", "display", "--zone", "America/New_York")
+    assert [(k, a) for k, a, _ in events_of(j, "servicenow:INC0030002")] == [  # 21:00 and 23:00 UTC
+        ("incident.detected", "2026-03-04T16:00:00-05:00"), ("incident.restored", "2026-03-04T18:00:00-05:00")]
+    t = per_ticket(j)
+    assert t.loc["servicenow:INC0030001", "restore_business_hours_at_least"] == pytest.approx(3.5)
+    assert t.loc["servicenow:INC0030002", "restore_hours_at_least"] == pytest.approx(2.0)
+    assert t.loc["servicenow:INC0030002", "restore_business_hours_at_least"] == pytest.approx(0.0)

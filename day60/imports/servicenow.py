@@ -494,6 +494,8 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
     col = settings.column
     rules = run.rules
     code = (row.get("state") or "").strip() or (row.get("incident_state") or "").strip()
+    if settings.mode == "raw":
+        _refuse_labels(row, code, where, col("severity", "priority"))
     state = _label(code, STATES)
     kind = (row.get("sys_class_name") or "").strip()
     t = Ticket(row["number"] or "", where, row[col("severity", "priority")], None, state=state)
@@ -564,6 +566,30 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
             t.pauses.append(pause)
     _sla(t, row, run.slas, settings)
     return t
+
+
+_PRIORITY_LABEL = re.compile(r"[0-9]+ - \S.*")  # "2 - High": the label a display export writes for priority 2
+_STATE_LABELS = frozenset(STATES.values())
+
+
+def _refuse_labels(row: dict[str, Any], code: str, where: str, severity: str | None) -> None:
+    """Under ``--mode raw``, a state or priority written as ServiceNow's label ("Resolved", "2 -
+    High") where a raw export writes its choice code (6, 2) shows a display-value export: its
+    times are the exporting user's local times, and reading them as UTC would shift every clock
+    by that zone's offset without a word. Refused, naming what was seen and the fix."""
+    seen = []
+    if code in _STATE_LABELS:
+        seen.append(f"state {code!r}")
+    priority = (row.get("priority") or "").strip() if severity == "priority" else ""
+    if _PRIORITY_LABEL.fullmatch(priority):
+        seen.append(f"priority {priority!r}")
+    if seen:
+        raise InputError("--mode", f"{where}: {' and '.join(seen)} {'is a label' if len(seen) == 1 else 'are labels'}"
+                                   ", where an export with raw values writes choice codes (state 6, priority 2), so "
+                                   "this is a display-value export, whose times are the exporting user's local "
+                                   "times: --mode raw would read them as UTC",
+                         "say --mode display --zone ZONE (the exporting user's time zone, from their profile), or "
+                         "export the table again with raw values; nothing was written")
 
 
 def _stc(row: dict[str, Any], t: Ticket, resolved: dt.datetime | None, display: bool,

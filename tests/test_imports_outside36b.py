@@ -226,3 +226,33 @@ def test_servicenow_display_labels_under_mode_raw_are_refused(run, tmp_path):
     assert t.loc["servicenow:INC0030001", "restore_business_hours_at_least"] == pytest.approx(3.5)
     assert t.loc["servicenow:INC0030002", "restore_hours_at_least"] == pytest.approx(2.0)
     assert t.loc["servicenow:INC0030002", "restore_business_hours_at_least"] == pytest.approx(0.0)
+
+
+def test_a_workbook_whose_first_sheet_is_not_the_export_names_its_sheets(run, tmp_path):
+    """att36b finding 9. A ServiceNow XLSX whose first sheet is a "Summary" (a title row and a
+    count by priority) and whose export is on "Page 1". The first sheet is read, so its title is
+    the header and the import is refused; the refusal names the sheet it read, the workbook's
+    other sheet and --sheet as the fix, in every format that reads a workbook (ServiceNow, Jira,
+    csv): reading tables is shared. Nothing is written.
+
+    With --sheet "Page 1", by hand (display values, Europe/London = UTC in March): INC0040001
+    opened 3/3 09:00, resolved 12:30, its Restore check names the canary: restored 12:30, 3.5 h;
+    INC0040002 opened 4/3 10:00, resolved 11:00 with no check: resolved, not a confirmed restore.
+    Two rows read, two imported."""
+    book, label_map = TAB / "att36b_servicenow_list_summary_sheet_first.xlsx", TAB / "att36b_servicenow_label_map.toml"
+    j = new_journal(tmp_path)
+    csv_map = write(tmp_path, "m.toml", '[columns]\nid = "Number"\nopened = "Opened"\n'
+                                        '[times]\ntimezone = "Europe/London"\n')
+    for args in (("servicenow", book, "--mode", "display", "--zone", "Europe/London", "--map", label_map),
+                 ("jira", book, "--zone", "Europe/London", "--severity-map", "High=2"),
+                 ("csv", book, "--map", csv_map)):
+        line = refused(run, j, *args)
+        assert "the sheet read was 'Summary' (the first of the workbook's 2)" in line, args[0]
+        assert "the workbook has 'Page 1' too" in line and "--sheet NAME" in line, args[0]
+    out = imported(run, j, "servicenow", book, "--sheet", "Page 1", "--mode", "display", "--zone", "Europe/London",
+                   "--map", label_map)
+    assert (out["files"][0]["read"], out["files"][0]["imported"]) == (2, 2)
+    assert out["exports"][0]["read_as"]["sheet_names"] == ["Summary", "Page 1"]
+    t = per_ticket(j)
+    assert t.loc["servicenow:INC0040001", "restore_hours_at_least"] == pytest.approx(3.5)
+    assert t.loc["servicenow:INC0040002", "status"] == "unconfirmed"

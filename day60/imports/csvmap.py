@@ -76,7 +76,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
         key = books.key(p)
         used = list(cols.values())
         header, rows = csv_rows(p, "EXPORT", used=used, free=[cols[k] for k in TEXT if k in cols], how=settings.files)
-        require_columns(header, used, p, "EXPORT", "the map")
+        require_columns(header, used, p, "EXPORT", "the map", settings.files.found.get(str(p)))
         layout = settings.files.found.get(str(p))
         decimal = decimal_of(layout.delimiter) if layout is not None and layout.kind != "xlsx" else None
         first: dict[str, tuple[str, dict[str, str], Ticket | None, str | None]] = {}

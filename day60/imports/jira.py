@@ -55,6 +55,7 @@ from day60.imports.records import (
     confirm,
     csv_rows,
     require_columns,
+    title_row,
 )
 
 PAUSES = {"Waiting for customer": "wait", "Pending": "kept"}
@@ -232,14 +233,16 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
         many = [c for k, c in cols.items() if k in ("notes", "change_link") and c]
         header, rows = csv_rows(p, "EXPORT", used=used, many=many, free=[cols.get("check") or "\0"],
                                 how=settings.files, rename=jira_header)
+        found = settings.files.found.get(str(p))  # how the file was read: a workbook's sheets, for a refusal
         if not {"Issue key", "Created", "Status"} & set(header):  # not one of Jira's English names: its language
             raise InputError("EXPORT", f"{p}'s header is not in a language the jira format reads (English, Spanish "
                                        f"or German): it has none of Issue key, Created, Status (it has: "
                                        f"{', '.join(header[:6])}{'...' if len(header) > 6 else ''})",
                              "export it again with Jira's language set to English, or read it with the csv format "
-                             "and a map naming its columns (--list-formats)")
+                             "and a map naming its columns (--list-formats)" + title_row(header, found))
         require_columns(header, ["Issue key", "Created", "Resolved", "Status", sev] +
-                        [c for k, c in cols.items() if c and k in settings.columns], p, "EXPORT", "a Jira CSV export")
+                        [c for k, c in cols.items() if c and k in settings.columns], p, "EXPORT", "a Jira CSV export",
+                        found)
         tickets, changes = [], {}
         for n, row in rows:
             books.read(p)

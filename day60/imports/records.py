@@ -19,7 +19,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from day60.errors import InputError
-from day60.imports.tabular import MAX_EXPORT_BYTES, FileOptions, Table, open_table, utf8_copy
+from day60.imports.tabular import MAX_EXPORT_BYTES, FileOptions, Layout, Table, open_table, sheet_hint, utf8_copy
 from day60.timeparse import EARLIEST, LATEST, RANGE_TEXT, localize
 
 FORMAT_NAMES = ("servicenow", "jira", "zendesk", "pagerduty", "csv")  # the import formats, as ids are prefixed
@@ -524,24 +524,29 @@ class Held:
             self.folder = None
 
 
-def title_row(header: list[str]) -> str:
-    """Where the header row holds one cell only, what to say of it: it may be a title typed
-    (often merged) above the column names, read as the header since the header is the first row
-    that is not empty and no option skips rows; else nothing."""
+def title_row(header: list[str], found: Layout | None = None) -> str:
+    """What to say of a header that is not the export's: in a workbook of several sheets, which
+    sheet was read and the others (``tabular.sheet_hint``); where the header row holds one cell
+    only, it may be a title typed (often merged) above the column names, read as the header since
+    the header is the first row that is not empty and no option skips rows; else nothing."""
     cells = [h for h in header if h.strip()]
     if len(cells) != 1:
-        return ""
-    return (f"; the row read as its header (the first that is not empty) holds one cell only, {cells[0][:60]!r}: "
-            "if that is a title above the column names, delete the title rows above them (and any merged cells) "
-            "and import again")
+        return sheet_hint(found)
+    return sheet_hint(found) + (
+        f"; the row read as its header (the first that is not empty) holds one cell only, {cells[0][:60]!r}: if "
+        "that is a title above the column names, delete the title rows above them (and any merged cells) and "
+        "import again")
 
 
-def require_columns(header: list[str], needed: list[str], path: Path, field_name: str, what: str) -> None:
+def require_columns(header: list[str], needed: list[str], path: Path, field_name: str, what: str,
+                    found: Layout | None = None) -> None:
+    """Refused, naming the columns missing and the file's own, where ``header`` lacks any of
+    ``needed``; ``found`` (how the file was read) names a workbook's other sheets."""
     missing = [c for c in needed if c not in header]
     if missing:
         raise InputError(field_name, f"{path} lacks column(s) {', '.join(missing)} of {what}",
                          f"export them (the file has: {', '.join(header[:12])}{'...' if len(header) > 12 else ''})"
-                         + title_row(header))
+                         + title_row(header, found))
 
 
 def read_json_export(path: Path, field_name: str, key: str) -> list[Any]:

@@ -97,15 +97,16 @@ _EARLIEST_US, _LATEST_US = to_utc_us(EARLIEST), to_utc_us(LATEST)
 _SEP, _END = "\x1f", "\x1e"  # unit and record separators inside the aggregated history
 
 
-def kind_of(header: list[str], path: Path) -> str:
-    """Which ServiceNow table an export is, from its columns; anything else is refused by name."""
+def kind_of(header: list[str], path: Path, found: Any = None) -> str:
+    """Which ServiceNow table an export is, from its columns; anything else is refused by name
+    (``found``, how the file was read, names a workbook's other sheets)."""
     cols = set(header)
     for table in ("sys_audit", "task_sla", "sys_journal_field", "change_request", "incident"):
         if set(TABLES[table]) <= cols:
             return table
     takes = "; ".join(f"{t} ({', '.join(c)})" for t, c in TABLES.items())
     raise InputError("EXPORT", f"{path} is not an export the servicenow format reads", f"it takes: {takes}"
-                     + title_row(header))
+                     + title_row(header, found))
 
 
 @dataclass
@@ -161,7 +162,7 @@ def _read(shapes: Any, settings: Settings, notes: list[str], books: Books, times
     files: dict[str, list[tuple[Path, list[str]]]] = {t: [] for t in TABLES}
     for p in shapes.paths:
         header = csv_header(p, "EXPORT", how=settings.files)
-        files[kind_of(header, p)].append((p, header))
+        files[kind_of(header, p, settings.files.found.get(str(p)))].append((p, header))
     if shapes.logs:
         if any(files.values()):
             raise InputError("EXPORT", f"{shapes.logs[0][0]} is an incident event log, which holds each ticket's "
@@ -193,7 +194,7 @@ def _read(shapes: Any, settings: Settings, notes: list[str], books: Books, times
     mapped = [c for k in KEYS if (c := col(k))]
     for p, header in files["incident"]:
         require_columns(header, ["number", "opened_at", col("severity", "priority"), *mapped], p,
-                        "EXPORT", "an incident export")
+                        "EXPORT", "an incident export", settings.files.found.get(str(p)))
         if "state" not in header and "incident_state" not in header:
             require_columns(header, ["state"], p, "EXPORT", "an incident export (or incident_state)")
         refuse_twice(header, times_cols + text_cols, p, "EXPORT")

@@ -67,6 +67,7 @@ class Layout:
     sheet: str | None = None
     sheet_from: str = ""  # "named" or "first sheet"
     sheets: int = 0
+    sheet_names: list[str] = field(default_factory=list)  # every sheet of the workbook, in its order
     header_row: int = 1
     headers: str | None = None  # the language the headers were translated from, where they were
 
@@ -468,6 +469,20 @@ def cell_text(value: Any, number_format: str = "General", date_format: str | Non
     return str(value)
 
 
+def sheet_hint(found: Layout | None) -> str:
+    """For a refusal of a workbook's columns: which sheet was read and the workbook's other sheets,
+    with ``--sheet`` as the fix (a summary or pivot sheet before the export's own is common, and
+    the first sheet is read unless one is named); nothing for a CSV or a workbook of one sheet."""
+    if found is None or found.kind != "xlsx" or len(found.sheet_names) < 2:
+        return ""
+    others = [n for n in found.sheet_names if n != found.sheet]
+    listed = ", ".join(repr(n[:40]) for n in others[:10])
+    listed += f" and {len(others) - 10} more" if len(others) > 10 else ""
+    how = "named" if found.sheet_from == "named" else f"the first of the workbook's {len(found.sheet_names)}"
+    return (f"; the sheet read was {found.sheet[:40]!r} ({how}), and the workbook has {listed} too: if the export "
+            "is on another sheet, name it with --sheet NAME (or [file] sheet in the map)")
+
+
 def _xlsx_table(path: Path, field_name: str, how: FileOptions, found: Layout) -> Table:
     fh = os.fdopen(_open(path, field_name), "rb")
     try:
@@ -487,7 +502,7 @@ def _xlsx_table(path: Path, field_name: str, how: FileOptions, found: Layout) ->
     except BaseException:
         fh.close()
         raise
-    found.sheet, found.sheets = ws.title, len(sheets)
+    found.sheet, found.sheets, found.sheet_names = ws.title, len(sheets), names
     found.sheet_from = "named" if how.sheet is not None else "first sheet"
     cells = _xlsx_rows(ws, path, field_name, how.date_format)
     header: list[str] | None = None

@@ -29,7 +29,8 @@ def test_servicenow_resolve_time_read_from_sys_audit(run, tmp_path):
     were read into it (imported 2).
 
     The same incident with an audit holding no state row of it (a row of another ticket only) has
-    no time in any file read: closed, time not evidenced, dated at its opening 09:00."""
+    no time in any state row read: closed, time not evidenced, dated at its opening 09:00, and its
+    note says the history holds no move into Resolved (the priority row is not read)."""
     j = new_journal(tmp_path)
     out = imported(run, j, "servicenow", SN / "att36b_incident_raw_no_resolved_at.csv",
                    SN / "att36b_sys_audit_raw_resolve.csv", "--mode", "raw", "--severity-map", "2=2")
@@ -50,6 +51,7 @@ def test_servicenow_resolve_time_read_from_sys_audit(run, tmp_path):
     out = imported(run, j2, "servicenow", SN / "att36b_incident_raw_no_resolved_at.csv", other,
                    "--mode", "raw", "--severity-map", "2=2")
     assert [x["ticket"] for x in out["findings"]["closed_untimed"]] == ["INC0060001"]
+    assert any("its state history holds no move into Resolved" in n["note"] for n in out["findings"]["notes"])
     ends = [(a, d.get("instant")) for k, a, d in events_of(j2, "servicenow:INC0060001")
             if k == "incident.ticket-closed"]
     assert ends == [("2026-03-03T09:00:00+00:00", "not-evidenced")]

@@ -522,6 +522,10 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
         t.closed = _entered(history, rules, "closed", t)
     if standing != "open":  # over in its records: with no time for it, over at a time not evidenced
         t.ended(f"state {state}" + (f" ({code})" if code != state else ""), standing == "resolved")
+        if t.untimed is not None and audited:
+            t.notes.append(f"no time for its end: resolved_at and closed_at are empty, and its state history holds "
+                           f"no move into {state} (sys_audit rows of other fields, such as resolved_at itself, are "
+                           "not read)")
     for key in ("detected", "partner_notice", "communicated", "acknowledged"):
         if col(key):
             setattr(t, key, _at(row, col(key), times, fmt))
@@ -586,9 +590,9 @@ def _refuse_labels(row: dict[str, Any], code: str, where: str, severity: str | N
         seen.append(f"priority {priority!r}")
     if seen:
         raise InputError("--mode", f"{where}: {' and '.join(seen)} {'is a label' if len(seen) == 1 else 'are labels'}"
-                                   ", where an export with raw values writes choice codes (state 6, priority 2), so "
-                                   "this is a display-value export, whose times are the exporting user's local "
-                                   "times: --mode raw would read them as UTC",
+                                   ", where an export with raw values writes choice codes (6 for Resolved, 2 for "
+                                   "2 - High), so this is a display-value export, whose times are the exporting "
+                                   "user's local times: --mode raw would read them as UTC",
                          "say --mode display --zone ZONE (the exporting user's time zone, from their profile), or "
                          "export the table again with raw values; nothing was written")
 

@@ -14,7 +14,10 @@ last fulfil), ``reopens`` is Zendesk's own count, and the vendor's own duration 
 ``full_resolution_time_in_minutes`` {calendar, business}, from creation to the latest solve.
 
 ``ticket_audits`` (``audits[]``: ``ticket_id``, ``created_at``, ``events[]``) gives the comments
-(read with the map's [notes]) and custom status changes. Detection, partner notice, the
+(read with the map's [notes]), custom status changes, and, for a ticket with no metric events, its
+status changes read as the metric events Zendesk writes for them (pending, on-hold, solves, re-opens): the same facts,
+the same figure. Where both are given and differ, the metric events are read and a note names
+both. Detection, partner notice, the
 restore, its check, an outcome and a change window (``change_start``/``change_end``) are ticket
 fields or ``custom_field:ID`` the map names; ``outcome = "tags"`` matches each tag.
 """
@@ -158,7 +161,10 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
             if isinstance(ev, dict):
                 audits.setdefault(str(a["ticket_id"]), []).append((at, ev))
         hold(str(a["ticket_id"]), key)
-    if not docs["ticket_metric_events"]:
+    if not docs["ticket_metric_events"] and docs["audits"]:
+        notes.append("no ticket_metric_events export was given: solves, re-opens and pending and on-hold intervals "
+                     "are read from the ticket_audits' status changes")
+    elif not docs["ticket_metric_events"]:
         notes.append("no ticket_metric_events export was given: pending intervals and re-opens cannot be rebuilt, "
                      "so no waiting on the partner is excluded")
     if settings.notes and not docs["audits"]:
@@ -183,7 +189,8 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                 t = _ticket(item, where, times, settings, (metrics.get(ref) or ({}, ""))[0], events.get(ref, []),
                             audits.get(ref, []), bool(docs["ticket_metric_events"]), rules)
                 if len(copies) > 1:
-                    _copies(t, copies, bool(events.get(ref)), times, settings, rules)
+                    timed = bool(events.get(ref)) or bool(_changes(audits.get(ref, []), "status"))
+                    _copies(t, copies, timed, times, settings, rules)
             except RowProblem as exc:
                 yield Unreadable(where, ref, str(exc), key)
                 for other, n in attached.items():
@@ -243,14 +250,28 @@ def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, 
     if t.detected is not None:
         t.detected_label = f"the ticket's {col('detected')}"
     events = sorted(events, key=lambda e: e[0])
+    statuses = _changes(audits, "status")
+    told = _from_audits(statuses, rules)  # the same clock, read from the audits' status changes
+    said_by = "requester_wait_time activated after it was fulfilled (re-opened)"
+    if not events and told:
+        events, said_by = told, "ticket_audits: status {0} to {1} (re-opened)"
+    elif told and _clock(told) != _clock(events):
+        t.notes.append("its ticket_audits' status changes (" + _said(told) + ") differ from its ticket_metric_events ("
+                       + _said(events) + "): the metric events, Zendesk's own clock, are read")
     fulfils = [at for at, m, kind in events if m == "requester_wait_time" and kind == "fulfill"]
     solved = times.read(metric.get("solved_at"), "solved_at")
     t.resolved = solved or (fulfils[-1] if fulfils else None)
+    if solved is not None and fulfils and fulfils[-1] != solved:
+        t.notes.append(f"ticket_metrics solved_at {solved.isoformat()} is not the last solve its history holds "
+                       f"({fulfils[-1].isoformat()}): solved_at is read")
     reopens = _reopens(events)
     if reopens:
         last = reopens[-1]
         t.earlier = [(at, "solved, then re-opened") for at in fulfils if at <= last]
-        t.reopens = [(at, "requester_wait_time activated after it was fulfilled (re-opened)") for at in reopens]
+        moves, prior = {}, ""
+        for at, status, before in statuses:
+            moves[at], prior = (before or prior, status), status
+        t.reopens = [(at, said_by.format(*moves.get(at, ("solved", "open")))) for at in reopens]
         if t.resolved is not None and t.resolved <= last:
             t.resolved = None  # solved before the last re-open and not since: open
     count = metric.get("reopens")
@@ -281,6 +302,58 @@ def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, 
     if t.resolved is not None:
         t.vendor = _vendor(t, metric)
     return t
+
+
+def _changes(audits: list[tuple[dt.datetime, dict[str, Any]]], name: str) -> list[tuple[dt.datetime, str, str]]:
+    """One field's values from the audits' Create and Change events, in time order: (when, value,
+    the value before it as the event says, "" where it does not)."""
+    out = []
+    for at, ev in sorted(audits, key=lambda a: a[0]):
+        if ev.get("type") in ("Create", "Change") and ev.get("field_name") == name and isinstance(ev.get("value"), str):
+            before = ev.get("previous_value")
+            out.append((at, ev["value"].strip(), before.strip() if isinstance(before, str) else ""))
+    return out
+
+
+def _from_audits(statuses: list[tuple[dt.datetime, str, str]], rules: states.Rules) \
+        -> list[tuple[dt.datetime, str, str]]:
+    """The audits' status changes as the metric events Zendesk writes for them: entering pending
+    pauses requester_wait_time and leaving it activates it; a solve (solved, or closed from an open
+    status) fulfils it, and leaving solved or closed activates it again (a re-open); on-hold pauses
+    agent_work_time. So the same facts read the same whichever of the two files holds them."""
+    out: list[tuple[dt.datetime, str, str]] = []
+    before = ""
+    for at, status, _said_before in statuses:
+        over, was_over = rules.status(status) != "open", bool(before) and rules.status(before) != "open"
+        if status == before:
+            continue
+        if before == "hold":
+            out.append((at, "agent_work_time", "fulfill" if over else "activate"))
+        if over and not was_over:
+            out.append((at, "requester_wait_time", "fulfill"))
+        elif (was_over and not over) or (before == "pending" and not over):
+            out.append((at, "requester_wait_time", "activate"))
+        if status == "pending":
+            out.append((at, "requester_wait_time", "pause"))
+        elif status == "hold":
+            out.append((at, "agent_work_time", "pause"))
+        before = status
+    return out
+
+
+def _clock(events: list[tuple[dt.datetime, str, str]]) -> tuple[Any, ...]:
+    """What a ticket's metric events say of its clock: its solves, re-opens and pending waits."""
+    return ([at for at, m, kind in events if m == "requester_wait_time" and kind == "fulfill"], _reopens(events),
+            _intervals(events, "requester_wait_time"))
+
+
+def _said(events: list[tuple[dt.datetime, str, str]]) -> str:
+    solves, reopens, waits = _clock(events)
+    parts = [f"solved {', '.join(a.isoformat() for a in solves) or 'never'}",
+             f"re-opened {', '.join(a.isoformat() for a in reopens) or 'never'}",
+             "pending " + (", ".join(f"{s.isoformat()} to {e.isoformat() if e else 'the export'}" for s, e in waits)
+                           or "never")]
+    return "; ".join(parts)
 
 
 def _minutes(metric: dict[str, Any], name: str) -> tuple[float | None, float | None]:

@@ -1,0 +1,117 @@
+"""What the outside attack att36b found in ``day60 import zendesk`` and ``day60 import jira``,
+each fixed and held here. The exports are the tester's hand-written SYNTHETIC files, in the
+shapes of the vendors' public API references, copied into ``tests/data/imports/zendesk`` and
+``tests/data/imports/jira`` (``att36b_*``, each with a ``.source.txt`` naming its shape). The
+expected figures are worked by hand in each docstring; London is UTC in early March 2026.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.imports_common import events_of, imported, new_journal, per_ticket
+
+ZD = Path(__file__).parent / "data" / "imports" / "zendesk"
+JIRA = Path(__file__).parent / "data" / "imports" / "jira"
+ZD_MAP = """\
+[columns]
+check = "custom_field:360001"
+[severity]
+urgent = 1
+high = 2
+normal = 3
+low = 4
+"""
+
+
+def _zd_map(tmp_path: Path) -> Path:
+    path = tmp_path / "zd-map.toml"
+    path.write_text(ZD_MAP, encoding="utf-8")
+    return path
+
+
+def _kinds(journal: Path, ident: str) -> list[tuple[str, str]]:
+    return [(kind, at) for kind, at, _ in events_of(journal, ident)]
+
+
+def test_zendesk_audits_give_the_same_clock_as_metric_events(run, tmp_path):
+    """Ticket 301, created 09:00 and its restore confirmed by the mapped check. Its audits: new
+    at 09:00, pending 10:00, open 11:00, solved 12:00, open 13:00 (a re-open), solved 15:00.
+    By hand: the clock runs 09:00 (the opening, standing in for a detection) to the last solve
+    at 15:00 = 6 h, less the hour pending (a wait on you) = 5.00 h, at least (the opening stands
+    in for the detection); one re-open, at 13:00; waiting on the partner 1.00 h. The same facts
+    as ticket_metric_events (activate, pause, activate, fulfill, activate, fulfill) give the
+    same 5.00 h, and given both files, which agree, no disagreement is noted. Before the fix
+    the audits were counted imported but unread: 6.00 h, 0 re-opens."""
+    common = [ZD / "att36b_tickets-301.json", ZD / "att36b_ticket_metrics-301.json"]
+    for name, extra in (("audits", [ZD / "att36b_ticket_audits-301.json"]),
+                        ("events", [ZD / "att36b_ticket_metric_events-301.json"]),
+                        ("both", [ZD / "att36b_ticket_audits-301.json", ZD / "att36b_ticket_metric_events-301.json"])):
+        j = new_journal(tmp_path, f"{name}.jsonl")
+        out = imported(run, j, "zendesk", *common, *extra, "--map", _zd_map(tmp_path))
+        t = per_ticket(j).loc["zendesk:301"]
+        assert t["restore_hours_at_least"] == pytest.approx(5.0, abs=1e-9), name
+        assert t["waiting_on_partner_hours"] == pytest.approx(1.0), name
+        kinds = _kinds(j, "zendesk:301")
+        assert ("incident.reopened", "2026-03-03T13:00:00+00:00") in kinds, name
+        assert ("incident.restored", "2026-03-03T15:00:00+00:00") in kinds, name
+        assert not [n for n in out["findings"]["notes"] if "differ from its ticket_metric_events" in n["note"]], name
+        if name == "audits":
+            assert out["findings"]["reopened"][0]["reopens"] == 1
+
+
+def test_zendesk_audits_that_disagree_with_metric_events_are_named(run, tmp_path):
+    """Ticket 301's audits altered so the last solve is at 16:00, while its metric events (and
+    ticket_metrics solved_at) say 15:00. docs/imports.md's rule for Zendesk's two histories
+    (incremental copies): where ticket_metric_events give the times, they are read. So the
+    restore stays 15:00 (5.00 h at least, as above), and a note names both files' solve times."""
+    audits = json.loads((ZD / "att36b_ticket_audits-301.json").read_text())
+    audits["audits"][-1]["created_at"] = "2026-03-03T16:00:00Z"
+    changed = tmp_path / "audits-16.json"
+    changed.write_text(json.dumps(audits), encoding="utf-8")
+    j = new_journal(tmp_path)
+    out = imported(run, j, "zendesk", ZD / "att36b_tickets-301.json", ZD / "att36b_ticket_metrics-301.json",
+                   ZD / "att36b_ticket_metric_events-301.json", changed, "--map", _zd_map(tmp_path))
+    assert per_ticket(j).loc["zendesk:301", "restore_hours_at_least"] == pytest.approx(5.0, abs=1e-9)
+    said = [n["note"] for n in out["findings"]["notes"] if n["ticket"] == "301"]
+    assert any("2026-03-03T16:00:00+00:00" in n and "2026-03-03T15:00:00+00:00" in n and "metric events" in n
+               for n in said), said
+
+
+def test_zendesk_solve_read_from_audits_and_priority_lowered_after_it_listed(run, tmp_path):
+    """Ticket 401 (tickets + ticket_audits only): created 09:00 urgent, the audit at 15:00
+    changes its status new to solved, and the audit of the next day at 10:00 lowers its priority
+    from urgent to low. By hand: the restore, confirmed by the mapped check, is at 15:00, so
+    at least 6.00 h, never "closed, time not evidenced" (the audits hold the time). The latest
+    priority wins (severity 4), and the lowering, after the solve, is listed among the records
+    that look distorted with before (urgent), after (low) and when (2026-03-06T10:00Z)."""
+    j = new_journal(tmp_path)
+    out = imported(run, j, "zendesk", ZD / "att36b_tickets-401.json",
+                   ZD / "att36b_ticket_audits-401-priority-lowered.json", "--map", _zd_map(tmp_path))
+    assert not out["findings"]["closed_untimed"]
+    t = per_ticket(j).loc["zendesk:401"]
+    assert t["status"] == "restored" and t["restore_hours_at_least"] == pytest.approx(6.0, abs=1e-9)
+    assert t["severity"] == 4
+
+
+def test_zendesk_open_ticket_reopened_in_its_audits_is_dated_there(run, tmp_path):
+    """Ticket 301 as the tickets answer would show it after a second re-open: status open, its
+    audits ending solved 15:00 then (added here) open at 16:00. By hand: closures at 12:00 and
+    15:00, re-opens at 13:00 and 16:00 from the audits, open at the close."""
+    tickets = json.loads((ZD / "att36b_tickets-301.json").read_text())
+    tickets["tickets"][0]["status"] = "open"
+    audits = json.loads((ZD / "att36b_ticket_audits-301.json").read_text())
+    again = json.loads(json.dumps(audits["audits"][-1]))
+    again.update(id=7, created_at="2026-03-03T16:00:00Z")
+    again["events"] = [{"id": 70, "type": "Change", "field_name": "status", "value": "open",
+                        "previous_value": "solved"}]
+    audits["audits"].append(again)
+    (tmp_path / "t.json").write_text(json.dumps(tickets), encoding="utf-8")
+    (tmp_path / "a.json").write_text(json.dumps(audits), encoding="utf-8")
+    j = new_journal(tmp_path)
+    imported(run, j, "zendesk", tmp_path / "t.json", tmp_path / "a.json", "--severity-map", "high=2")
+    kinds = _kinds(j, "zendesk:301")
+    assert [k for k, at in kinds if k == "incident.reopened"] == ["incident.reopened"] * 2
+    assert ("incident.reopened", "2026-03-03T16:00:00+00:00") in kinds
+    assert per_ticket(j).loc["zendesk:301", "status"] == "open"

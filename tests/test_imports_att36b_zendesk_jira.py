@@ -95,6 +95,23 @@ def test_zendesk_solve_read_from_audits_and_priority_lowered_after_it_listed(run
     assert t["severity"] == 4
 
 
+def test_zendesk_ticket_open_now_is_never_closed_by_an_earlier_solve(run, tmp_path):
+    """Ticket 202 of the List Tickets answer has status open, while its ticket_metrics hold
+    solved_at 14:00 and reopens 1. With no audits or metric events, the re-open's time is not in
+    the records: the ticket is open at the close (no closure written), its notes say the re-open
+    is not evidenced, and the vendor's count of one re-open is listed. Tickets 201 and 203 are
+    solved at 12:00 and 11:00, as before."""
+    j = new_journal(tmp_path)
+    out = imported(run, j, "zendesk", ZD / "att36b_tickets-list.json", ZD / "att36b_ticket_metrics.json",
+                   "--severity-map", "urgent=1,high=2,normal=3,low=4")
+    assert [k for k, _ in _kinds(j, "zendesk:202")] == ["incident.detected"]
+    assert {"ticket": "202", "state": "open"} in out["findings"]["open"]
+    assert any(n["ticket"] == "202" and "not evidenced" in n["note"] for n in out["findings"]["notes"])
+    assert out["findings"]["reopened"][0]["vendor_count"] == 1
+    assert per_ticket(j).loc["zendesk:202", "status"] == "open"
+    assert ("incident.ticket-closed", "2026-03-03T12:00:00+00:00") in _kinds(j, "zendesk:201")
+
+
 def test_zendesk_open_ticket_reopened_in_its_audits_is_dated_there(run, tmp_path):
     """Ticket 301 as the tickets answer would show it after a second re-open: status open, its
     audits ending solved 15:00 then (added here) open at 16:00. By hand: closures at 12:00 and

@@ -14,12 +14,15 @@ last fulfil), ``reopens`` is Zendesk's own count, and the vendor's own duration 
 ``full_resolution_time_in_minutes`` {calendar, business}, from creation to the latest solve.
 
 ``ticket_audits`` (``audits[]``: ``ticket_id``, ``created_at``, ``events[]``) gives the comments
-(read with the map's [notes]), custom status changes, and, for a ticket with no metric events, its
-status changes read as the metric events Zendesk writes for them (pending, on-hold, solves, re-opens): the same facts,
-the same figure. Where both are given and differ, the metric events are read and a note names
-both. Detection, partner notice, the
-restore, its check, an outcome and a change window (``change_start``/``change_end``) are ticket
-fields or ``custom_field:ID`` the map names; ``outcome = "tags"`` matches each tag.
+(read with the map's [notes]), custom status changes, and, for a ticket with no metric events, its status
+changes, read as the metric events Zendesk writes for them (pending, on-hold, solves, re-opens):
+the same facts give the same figure. Where a ticket has both and they differ, the metric events
+are read and a note names both. A ticket whose status is not solved or closed is open, whatever
+earlier solve it holds.
+
+Detection, partner notice, the restore, its check, an outcome and a change window
+(``change_start``/``change_end``) are ticket fields or ``custom_field:ID`` the map names;
+``outcome = "tags"`` matches each tag.
 """
 
 from __future__ import annotations
@@ -279,6 +282,12 @@ def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, 
         t.reopen_count = count
     if standing != "open":  # solved or closed: with no solve time in the records, at a time not evidenced
         t.ended(f"status {t.state}", standing == "resolved")
+    elif t.resolved is not None:  # open now, yet solved with no re-open after it in the records
+        t.notes.append(f"status {t.state!r} is not solved, yet it was solved at {t.resolved.isoformat()} and the "
+                       "records hold no re-open after that: re-opened at a time not evidenced, so open at the close "
+                       "(that solve is not written; give its ticket_audits or ticket_metric_events to date the "
+                       "re-open)")
+        t.resolved = None
     check = _field(item, col("check")) if col("check") else None
     confirm(t, _time(item, col("restored"), times), str(check) if check not in (None, False) else None,
             col("restored"))

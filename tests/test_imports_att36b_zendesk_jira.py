@@ -93,6 +93,9 @@ def test_zendesk_solve_read_from_audits_and_priority_lowered_after_it_listed(run
     t = per_ticket(j).loc["zendesk:401"]
     assert t["status"] == "restored" and t["restore_hours_at_least"] == pytest.approx(6.0, abs=1e-9)
     assert t["severity"] == 4
+    why = [w for d in out["findings"]["distorted"] if d["ticket"] == "401" for w in d["why"]]
+    assert any("urgent to low" in w and "2026-03-06T10:00:00+00:00" in w and "2026-03-05T15:00:00+00:00" in w
+               for w in why), why
 
 
 def test_zendesk_ticket_open_now_is_never_closed_by_an_earlier_solve(run, tmp_path):

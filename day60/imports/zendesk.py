@@ -14,7 +14,8 @@ last fulfil), ``reopens`` is Zendesk's own count, and the vendor's own duration 
 ``full_resolution_time_in_minutes`` {calendar, business}, from creation to the latest solve.
 
 ``ticket_audits`` (``audits[]``: ``ticket_id``, ``created_at``, ``events[]``) gives the comments
-(read with the map's [notes]), custom status changes, and, for a ticket with no metric events, its status
+(read with the map's [notes]), custom status changes, priority changes (one lowered after the
+solve is listed as distorted) and, for a ticket with no metric events, its status
 changes, read as the metric events Zendesk writes for them (pending, on-hold, solves, re-opens):
 the same facts give the same figure. Where a ticket has both and they differ, the metric events
 are read and a note names both. A ticket whose status is not solved or closed is open, whatever
@@ -288,6 +289,7 @@ def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, 
                        "(that solve is not written; give its ticket_audits or ticket_metric_events to date the "
                        "re-open)")
         t.resolved = None
+    _lowered(t, _changes(audits, "priority"), fulfils or ([solved] if solved else []))
     check = _field(item, col("check")) if col("check") else None
     confirm(t, _time(item, col("restored"), times), str(check) if check not in (None, False) else None,
             col("restored"))
@@ -363,6 +365,25 @@ def _said(events: list[tuple[dt.datetime, str, str]]) -> str:
              "pending " + (", ".join(f"{s.isoformat()} to {e.isoformat() if e else 'the export'}" for s, e in waits)
                            or "never")]
     return "; ".join(parts)
+
+
+_PRIORITIES = ("urgent", "high", "normal", "low")  # Zendesk's own, highest first
+
+
+def _lowered(t: Ticket, priorities: list[tuple[dt.datetime, str, str]], solves: list[dt.datetime]) -> None:
+    """A priority the audits show lowered after the ticket was first solved: the ticket is imported
+    with its latest priority (figures.md: the latest wins), and the change is listed as a record that
+    looks distorted, with its before, after and when."""
+    if not solves:
+        return
+    first, before = min(solves), ""
+    for at, value, said in priorities:
+        old = said or before
+        if at > first and old in _PRIORITIES and value in _PRIORITIES and \
+                _PRIORITIES.index(value) > _PRIORITIES.index(old):
+            t.distorted.append(f"priority lowered from {old} to {value} at {at.isoformat()}, after it was solved at "
+                               f"{first.isoformat()} (its latest priority is the one imported)")
+        before = value
 
 
 def _minutes(metric: dict[str, Any], name: str) -> tuple[float | None, float | None]:

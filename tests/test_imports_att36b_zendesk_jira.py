@@ -135,3 +135,36 @@ def test_zendesk_open_ticket_reopened_in_its_audits_is_dated_there(run, tmp_path
     assert [k for k, at in kinds if k == "incident.reopened"] == ["incident.reopened"] * 2
     assert ("incident.reopened", "2026-03-03T16:00:00+00:00") in kinds
     assert per_ticket(j).loc["zendesk:301", "status"] == "open"
+
+
+def _page_for(key: str, histories: int | None = None) -> dict:
+    """The per-issue changelog page of SUP-81, as the page of issue ``key`` (its self link names the
+    issue), its first ``histories`` entries only where given."""
+    page = json.loads((JIRA / "att36b_changelog-page-SUP-81.json").read_text())
+    page["self"] = page["self"].replace("SUP-81", key)
+    if histories is not None:
+        page["values"] = page["values"][:histories]
+    return page
+
+
+def test_jira_issue_in_a_status_not_done_is_never_closed(run, tmp_path):
+    """SUP-91 (the issue CSV) is in status Reopened, category In Progress, and still holds its
+    earlier Resolved, 03/Mar/26 10:00 AM. By hand: no changelog, so the re-open's time is not in
+    the records: open at the close, no closure written, the notes saying the re-open is not
+    evidenced. With its changelog (resolved 10:00, re-opened 11:00, as SUP-81's page has it, cut
+    before its last resolution at 13:00): a closure at 10:00, the re-open at 11:00, open at the
+    close. Never closed, as it was before the fix."""
+    csv = JIRA / "att36b_issues-reopened-status.csv"
+    args = ("--zone", "Europe/London", "--severity-map", "High=2")
+    j = new_journal(tmp_path)
+    out = imported(run, j, "jira", csv, *args)
+    assert [k for k, _ in _kinds(j, "jira:SUP-91")] == ["incident.detected"]
+    assert {"ticket": "SUP-91", "state": "Reopened"} in out["findings"]["open"]
+    assert any(n["ticket"] == "SUP-91" and "not evidenced" in n["note"] for n in out["findings"]["notes"])
+    page = tmp_path / "changelog-SUP-91.json"
+    page.write_text(json.dumps(_page_for("SUP-91", 2)), encoding="utf-8")
+    j2 = new_journal(tmp_path, "with-changelog.jsonl")
+    out = imported(run, j2, "jira", csv, page, *args)
+    assert _kinds(j2, "jira:SUP-91")[1:] == [("incident.ticket-closed", "2026-03-03T10:00:00+00:00"),
+                                            ("incident.reopened", "2026-03-03T11:00:00+00:00")]
+    assert per_ticket(j2).loc["jira:SUP-91", "status"] == "open"

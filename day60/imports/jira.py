@@ -496,7 +496,9 @@ def _standing(t: Ticket, row: dict[str, Any], rules: states.Rules, categorised: 
     custom ones included) where the export has it, else its status; and the map's words either
     way. A done issue with no time for its end reads "closed, time not evidenced", never open:
     its time is Resolved, else the changelog's move into a done status, else Status Category
-    Changed, the instant it entered the Done category."""
+    Changed, the instant it entered the Done category. An issue not done is open at the close,
+    whatever earlier resolution it still holds: re-opened at the changelog's time where it holds
+    the re-open, else at a time not evidenced (the resolution then not written)."""
     category = (row.get(CATEGORY) or "").strip()
     if rules.status(t.state, category) == states.DELETED:
         t.apart = (states.DELETED, f"status {t.state!r}, which the map's [states] deleted names")
@@ -504,9 +506,19 @@ def _standing(t: Ticket, row: dict[str, Any], rules: states.Rules, categorised: 
     done = category in rules.done_categories if categorised else t.state in rules.done_statuses
     done = done or rules.status(t.state, category) != "open"
     if not done:
-        if t.resolved is not None:
-            t.notes.append(f"status {t.state!r}{f' (category {category})' if category else ''} is not done, yet "
-                           "Resolved holds a time: read as resolved then")
+        end = t.resolved or t.closed
+        if end is None:
+            return
+        status = f"status {t.state!r}{f' (category {category})' if category else ''} is not done"
+        if t.reopens and t.reopens[-1][0] >= end:  # its changelog dates the re-open after that resolution
+            t.notes.append(f"{status}: re-opened at {t.reopens[-1][0].isoformat()}, after its resolution at "
+                           f"{end.isoformat()}, so open at the close")
+        else:
+            t.notes.append(f"{status}, yet it was resolved at {end.isoformat()} and the records hold no re-open "
+                           "after that: re-opened at a time not evidenced, so open at the close (that resolution "
+                           "is not written; give the issue's changelog to date the re-open)")
+            t.earlier = [(at, words) for at, words in t.earlier if at < end]
+        t.resolved = t.closed = None
         return
     resolution = (row.get("Resolution") or "").strip()
     words = f"{t.state}" + (f" (category {category})" if category else "") + \

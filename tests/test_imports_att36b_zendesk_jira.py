@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.imports_common import events_of, imported, new_journal, per_ticket
+from tests.imports_common import events_of, imported, new_journal, per_ticket, refused
 
 ZD = Path(__file__).parent / "data" / "imports" / "zendesk"
 JIRA = Path(__file__).parent / "data" / "imports" / "jira"
@@ -143,7 +143,7 @@ def _page_for(key: str, histories: int | None = None) -> dict:
     page = json.loads((JIRA / "att36b_changelog-page-SUP-81.json").read_text())
     page["self"] = page["self"].replace("SUP-81", key)
     if histories is not None:
-        page["values"] = page["values"][:histories]
+        page["values"], page["total"] = page["values"][:histories], histories
     return page
 
 
@@ -168,3 +168,51 @@ def test_jira_issue_in_a_status_not_done_is_never_closed(run, tmp_path):
     assert _kinds(j2, "jira:SUP-91")[1:] == [("incident.ticket-closed", "2026-03-03T10:00:00+00:00"),
                                             ("incident.reopened", "2026-03-03T11:00:00+00:00")]
     assert per_ticket(j2).loc["jira:SUP-91", "status"] == "open"
+
+
+def _history(hid: str, at: str, field: str, old, new) -> dict:
+    return {"id": hid, "author": {"displayName": "SYNTHETIC"}, "created": at,
+            "items": [{"field": field, "fieldtype": "jira", "from": None, "fromString": old, "to": None,
+                       "toString": new}]}
+
+
+def test_jira_changelog_cut_short_is_never_read_as_whole(run, tmp_path):
+    """The enhanced search answer holds SUP-50 with an embedded changelog of maxResults 2, total
+    4: two histories given (In Progress 09:30; Resolved with resolution Done at 10:00), two left
+    on the issue's own changelog. By hand: the ticket cannot be stated as measured (a missing
+    wait would shorten it), so it is unreadable, its reason saying 2 of 4 and naming the issue's
+    changelog; alone in its answer, the import is refused (exit 2, nothing written). Given beside
+    an issue whose changelog is whole (SUP-51, total 1, held 1: opened 09:00, resolved 12:00),
+    that one is imported and SUP-50 is listed unreadable, each in one bucket. Given with SUP-50's
+    own changelog page (total 4, all four: the two above, the resolution cleared at 11:00 and set
+    again at 15:00), it is read whole: closed 10:00, re-opened 11:00, closed 15:00."""
+    answer = json.loads((JIRA / "att36b_searchjql-truncated-changelog.json").read_text())
+    alone = tmp_path / "search.json"
+    alone.write_text(json.dumps(answer), encoding="utf-8")
+    j = new_journal(tmp_path)
+    err = refused(run, j, "jira", alone, "--severity-map", "High=2")
+    assert "2 of its 4 histories" in err and "/rest/api/3/issue/SUP-50/changelog" in err
+    whole = json.loads(json.dumps(answer["issues"][0]))
+    whole.update(id="20051", key="SUP-51")
+    whole["changelog"] = {"startAt": 0, "maxResults": 100, "total": 1, "histories": [
+        _history("9", "2026-03-03T12:00:00.000+0000", "resolution", None, "Done")]}
+    whole["fields"].update(resolutiondate="2026-03-03T12:00:00.000+0000", updated="2026-03-03T12:00:00.000+0000")
+    two = tmp_path / "two.json"
+    two.write_text(json.dumps({**answer, "issues": [answer["issues"][0], whole]}), encoding="utf-8")
+    out = imported(run, j, "jira", two, "--severity-map", "High=2")
+    assert [u["ref"] for u in out["unreadable"]] == ["SUP-50"]
+    assert "2 of its 4 histories" in out["unreadable"][0]["reason"]
+    assert _kinds(j, "jira:SUP-51")[-1] == ("incident.ticket-closed", "2026-03-03T12:00:00+00:00")
+    histories = answer["issues"][0]["changelog"]["histories"] + [
+        _history("3", "2026-03-03T11:00:00.000+0000", "resolution", "Done", None),
+        _history("4", "2026-03-03T15:00:00.000+0000", "resolution", None, "Done")]
+    page = tmp_path / "changelog-SUP-50.json"
+    page.write_text(json.dumps({"self": "https://example.atlassian.net/rest/api/3/issue/SUP-50/changelog?startAt=0",
+                                "nextPage": None, "maxResults": 100, "startAt": 0, "total": 4, "isLast": True,
+                                "values": histories}), encoding="utf-8")
+    j2 = new_journal(tmp_path, "whole.jsonl")
+    out = imported(run, j2, "jira", alone, page, "--severity-map", "High=2")
+    assert not out["unreadable"]
+    assert _kinds(j2, "jira:SUP-50")[1:] == [("incident.ticket-closed", "2026-03-03T10:00:00+00:00"),
+                                            ("incident.reopened", "2026-03-03T11:00:00+00:00"),
+                                            ("incident.ticket-closed", "2026-03-03T15:00:00+00:00")]

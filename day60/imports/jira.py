@@ -14,7 +14,9 @@ The changelog comes as the REST search returns it with ``expand=changelog`` (``i
 its ``self`` link) or as the bulk fetch (``issueChangeLogs[].issueId``, ``changeHistories``).
 Each history's ``items[]`` with ``field`` "status" give the status intervals ("Waiting for
 customer" is time waiting on the partner; the map's [pauses] names others); with ``field``
-"resolution", a value set is a resolution and a value cleared a re-open.
+"resolution", a value set is a resolution and a value cleared a re-open. A changelog the pages
+given hold only part of (fewer histories than its ``total``: a search answer embeds the first
+page only) leaves its issue unreadable, naming the issue's own changelog to export.
 
 The SLA JSON is the Service Management answer to ``/rest/servicedeskapi/request/{key}/sla``:
 either the raw answer (``values[]``, the request named in its ``_links.self``) or such answers
@@ -154,7 +156,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
     csv_times = LocalisedTimes(Settings(settings.zone, settings.date_format or DATE_FORMAT), how="state the exporting "
                       "user's time zone with --zone (Jira writes CSV times in it, without an offset)")
     api_times = Times(settings)
-    history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]] = {}
+    history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]] = _History()
     sla: dict[str, Any] = {}
     # Which file each issue's changelog and SLA answer came from, and how many records: what the
     # ticket they complete settles, or what is listed unmatched.
@@ -194,7 +196,8 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
             continue
         books.read(p, len(doc))
         for i, (ref, histories) in enumerate(doc):
-            yield from _changelog(ref, histories, f"{p.name} issue {i + 1}", key, api_times, history, held)
+            yield from _changelog(ref, histories, f"{p.name} issue {i + 1}", key, api_times, history, held,
+                                  raw if len(doc) == 1 and isinstance(raw.get("values"), list) else None)
     if not issues and not rest:
         raise InputError("EXPORT", "no issue CSV was given", "give the Jira Service Management CSV export, or "
                                                              "the search answer with its fields (issues[].fields)")
@@ -292,7 +295,7 @@ def _search_pass(p: Path, key: str, f: int, times: Times,
         histories = log.get("histories") if isinstance(log, dict) else None
         if isinstance(ref, str) and histories is None and (log is None or isinstance(log, dict)):
             histories = []  # a search answer without expand=changelog: the issue, no history
-        yield from _changelog(ref, histories, f"{p.name} issue {i + 1}", key, times, history, held)
+        yield from _changelog(ref, histories, f"{p.name} issue {i + 1}", key, times, history, held, log)
         row = rest_row(issue)
         if row is None or not isinstance(ref, str) or not isinstance(histories, list):
             continue
@@ -315,16 +318,61 @@ def _same(when: dt.datetime) -> str:
     return "no fields.updated" if when == dt.datetime.min.replace(tzinfo=dt.UTC) else "the same fields.updated"
 
 
+class _History(dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]]):
+    """Each issue's status and resolution changes, and how much of its changelog was given.
+
+    Jira pages a changelog: the one a search answer embeds with ``expand=changelog`` holds at most
+    its first page (``maxResults`` of ``total`` histories; the rest are on the issue's own
+    ``/changelog``), and the per-issue answer is paged the same way. An issue whose changelog is
+    known to be cut (a page holding fewer histories than its ``total``, with no page given that
+    covers the rest) may miss a wait, a change window or a re-open, so its figure cannot be stated
+    as measured: ``cut`` says so for its ticket."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.whole: set[Any] = set()  # issues one page of whose changelog held every history
+        self.parts: dict[Any, list[tuple[int, int, int]]] = {}  # issue -> pages short of total: (start, held, total)
+
+    def page(self, ref: Any, log: Any, held: int) -> None:
+        if not isinstance(log, dict):
+            return
+        total, start = log.get("total"), log.get("startAt", 0)
+        if not isinstance(total, int) or isinstance(total, bool) or not isinstance(start, int) or total < 0:
+            return  # a page that states no total (the bulk fetch, a hand-made file): nothing is known
+        if start <= 0 and held >= total:
+            self.whole.add(ref)
+        else:
+            self.parts.setdefault(ref, []).append((max(0, start), held, total))
+
+    def cut(self, *refs: Any) -> tuple[int, int] | None:
+        """(histories given, histories the changelog holds) for an issue whose changelog is known
+        to be cut; None where it is whole or says nothing."""
+        if any(r in self.whole for r in refs):
+            return None
+        pages = sorted(p for r in refs for p in self.parts.get(r, []))
+        if not pages:
+            return None
+        total, reach = max(p[2] for p in pages), 0
+        for start, held, _total in pages:
+            if start <= reach:
+                reach = max(reach, start + held)
+        return None if reach >= total else (min(reach, total), total)
+
+
 def _changelog(ref: Any, histories: Any, where: str, key: str, times: Times,
                history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]],
-               held: dict[Any, dict[str, int]]) -> Iterator[Unreadable]:
-    """One issue's record of a changelog answer: held for its ticket, its histories read."""
+               held: dict[Any, dict[str, int]], page: Any = None) -> Iterator[Unreadable]:
+    """One issue's record of a changelog answer: held for its ticket, its histories read, and
+    ``page`` (the changelog's paging: startAt, maxResults, total) kept where it says how much of
+    the changelog the record holds."""
     if not isinstance(ref, str | tuple) or not isinstance(histories, list):
         yield Unreadable(where, None, "is not an issue with a key and its change histories", key)
         return
     ref = ref.strip() if isinstance(ref, str) else ref
     slot = held.setdefault(ref, {})
     slot[key] = slot.get(key, 0) + 1
+    if isinstance(history, _History):
+        history.page(ref, page, len(histories))
     yield from _history(ref, histories, where, times, history, key)
 
 
@@ -442,6 +490,12 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, c
     if rules.excluded_kind(kind):
         t.apart = (states.NOT_INCIDENT, f"Issue Type {kind!r}, which the map's [states] not_incident names")
         return t
+    cut = history.cut(key, ("id", (row.get("Issue id") or "").strip())) if isinstance(history, _History) else None
+    if cut is not None:
+        raise RowProblem(f"its changelog holds {cut[0]} of its {cut[1]} histories (Jira pages a changelog, and a "
+                         "search answer embeds its first page only), so a wait, a change window or a re-open may be "
+                         f"missing and no figure is stated for it: export the issue's own changelog "
+                         f"(/rest/api/3/issue/{key}/changelog, every page) and import it with this export")
 
     def at(name: str) -> dt.datetime | None:
         return times.read(row.get(cols[name]), cols[name]) if cols[name] else None

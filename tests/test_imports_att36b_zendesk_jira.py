@@ -216,3 +216,27 @@ def test_jira_changelog_cut_short_is_never_read_as_whole(run, tmp_path):
     assert _kinds(j2, "jira:SUP-50")[1:] == [("incident.ticket-closed", "2026-03-03T10:00:00+00:00"),
                                             ("incident.reopened", "2026-03-03T11:00:00+00:00"),
                                             ("incident.ticket-closed", "2026-03-03T15:00:00+00:00")]
+
+
+def test_jira_date_format_problems_name_the_fix_and_the_day_month_doubt(run, tmp_path):
+    """The issue CSV re-saved by a UK Excel (Windows-1252, '02/03/2026 09:15'). Read in Jira's
+    default form it is refused (both rows unreadable), the reason naming --date-format and the
+    map's [times] format and the forms that read it, '%d/%m/%Y %H:%M' and '%m/%d/%Y %H:%M'.
+    Given '%m/%d/%Y %H:%M' (the wrong order), every date has both numbers at most 12 (02/03 and
+    04/03), so nothing settles the order: the import goes on and notes it, naming the first time
+    as read (03 February 2026) and the other way (02 March 2026). With a third row dated
+    13/03/2026 and '%d/%m/%Y %H:%M', the 13 settles the order: no such note."""
+    csv = JIRA / "att36b_excel-resaved.csv"
+    args = ("--zone", "Europe/London", "--severity-map", "Highest=1,High=2")
+    j = new_journal(tmp_path)
+    err = refused(run, j, "jira", csv, *args)
+    assert "--date-format" in err and "[times] format" in err and "'%d/%m/%Y %H:%M'" in err
+    out = imported(run, j, "jira", csv, *args, "--date-format", "%m/%d/%Y %H:%M")
+    doubt = [n["note"] for n in out["findings"]["notes"] if "day above 12" in n["note"]]
+    assert doubt and "03 February 2026" in doubt[0] and "02 March 2026" in doubt[0], out["findings"]["notes"]
+    settled = tmp_path / "settled.csv"
+    settled.write_bytes(csv.read_bytes() + b"SUP-73,20073,SYNTHETIC late,High,Resolved,13/03/2026 09:00,"
+                                          b"13/03/2026 10:00,SYNTHETIC canary passed\r\n")
+    out = imported(run, new_journal(tmp_path, "settled.jsonl"), "jira", settled, *args, "--date-format",
+                   "%d/%m/%Y %H:%M")
+    assert not [n for n in out["findings"]["notes"] if "day above 12" in n["note"]]

@@ -153,8 +153,8 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                                                                                           | Unmatched]:
     check_columns(settings, KEYS, "jira")
     rules = states.rules("jira", settings.states)
-    csv_times = LocalisedTimes(Settings(settings.zone, settings.date_format or DATE_FORMAT), how="state the exporting "
-                      "user's time zone with --zone (Jira writes CSV times in it, without an offset)")
+    csv_times = _CsvTimes(Settings(settings.zone, settings.date_format or DATE_FORMAT), how="state the exporting "
+                          "user's time zone with --zone (Jira writes CSV times in it, without an offset)")
     api_times = Times(settings)
     history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]] = _History()
     sla: dict[str, Any] = {}
@@ -273,11 +273,68 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                 continue
             t.file, t.attached = key, attached
             yield t
+    if csv_times.ambiguous():
+        notes.append(csv_times.ambiguous())
     for ref, files in held.items():  # changelogs of issues the CSV does not hold
         for other, count in files.items():
             yield Unmatched(other, ref if isinstance(ref, str) else f"issue id {ref[1]}", count, "changelog")
     for ref, other in sla_from.items():
         yield Unmatched(other, ref, 1, "SLA")
+
+
+# Forms a Jira CSV's times are found in: Jira's default, and what a spreadsheet re-saving it writes
+# in the day-first and month-first regions. Named in the fix for a time the stated form does not read.
+HINTED = (DATE_FORMAT, "%d/%m/%Y %H:%M", "%m/%d/%Y %H:%M", "%d/%m/%Y %H:%M:%S", "%m/%d/%Y %I:%M %p",
+          "%d/%m/%y %H:%M", "%m/%d/%y %I:%M %p", "%d.%m.%Y %H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S")
+
+
+class _CsvTimes(LocalisedTimes):
+    """The CSV's times, read in the stated form. A time that form does not read names the fix
+    (``--date-format``, or the map's ``[times] format``) and the usual forms that do read it. A
+    stated form that reads the day and the month as numbers is watched: where no time read has a
+    day above 12, every one would read as well with the two swapped, and the import says so."""
+
+    def __init__(self, settings: Settings, utc: bool = False, how: str = "") -> None:
+        super().__init__(settings, utc, how)
+        fmt = self.fmt or ""
+        numeric = "%d" in fmt and "%m" in fmt
+        self.swapped = fmt.replace("%d", "\0").replace("%m", "%d").replace("\0", "%m") if numeric else None
+        self.settled, self.first = False, ""
+
+    def read(self, text: str | None, column: str) -> dt.datetime | None:
+        try:
+            value = super().read(text, column)
+        except RowProblem as exc:
+            if "does not match the date format" not in str(exc) or not isinstance(text, str):
+                raise
+            fits = [form for form in HINTED if _fits(text.strip(), form)]
+            said = " or ".join(repr(f) for f in fits[:2])
+            raise RowProblem(f"{exc}: state the export's date format with --date-format or the map's [times] "
+                             f"format" + (f" ({said} reads it; where both do, the order of day and month decides)"
+                                          if fits else "")) from None
+        if value is not None and self.swapped and not self.settled and isinstance(text, str):
+            self.first = self.first or text.strip()
+            self.settled = not _fits(text.strip(), self.swapped)
+        return value
+
+    def ambiguous(self) -> str:
+        """What to say where every time read would read as well with day and month swapped."""
+        if self.swapped is None or self.settled or not self.first:
+            return ""
+        read = dt.datetime.strptime(self.first, self.fmt or "")
+        other = dt.datetime.strptime(self.first, self.swapped)
+        return (f"the date format {self.fmt!r} reads the day and the month as numbers, and no time in the export "
+                f"has a day above 12, so each reads as well with the two swapped ({self.first!r}, read as "
+                f"{read:%d %B %Y}, would be {other:%d %B %Y}): check the order against a ticket whose date you "
+                "know, and state the other with --date-format (or the map's [times] format) if it is the export's")
+
+
+def _fits(text: str, form: str) -> bool:
+    try:
+        dt.datetime.strptime(text, form)
+    except ValueError:
+        return False
+    return True
 
 
 def _search_pass(p: Path, key: str, f: int, times: Times,

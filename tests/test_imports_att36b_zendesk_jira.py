@@ -240,3 +240,45 @@ def test_jira_date_format_problems_name_the_fix_and_the_day_month_doubt(run, tmp
     out = imported(run, new_journal(tmp_path, "settled.jsonl"), "jira", settled, *args, "--date-format",
                    "%d/%m/%Y %H:%M")
     assert not [n for n in out["findings"]["notes"] if "day above 12" in n["note"]]
+
+
+JIRA_SLA_MAP = """\
+[times]
+timezone = "Europe/London"
+[columns]
+check = "Custom field (Restore check)"
+[severity]
+High = 2
+[sla]
+name = "Time to resolution"
+calendar = "24x7"
+"""
+
+
+def test_jira_sla_answer_whose_two_times_disagree_is_unreadable(run, tmp_path):
+    """SUP-81: the issue CSV (created 09:00, Resolved 13:00 with its restore check), its changelog
+    page (resolved 10:00, re-opened 11:00, resolved 13:00) and its JSM SLA answer, whose first
+    cycle's startTime is altered to epochMillis 0 (1970-01-01T00:00Z) while its iso8601 still says
+    2026-03-03T09:00:00+0000. By hand: our figure is unchanged, 09:00 to 13:00 = 4.00 h (at
+    least, from the opening); the SLA answer contradicts itself, so it is not read: its file
+    counts 1 read, 1 unreadable, 0 imported, the reason naming both fields and values, and the
+    ticket carries no vendor clock (nothing is set beside it). Unaltered, the same answer is
+    read: 1 h + 2 h = 3.00 h of SLA time beside our 4.00 h."""
+    sla = json.loads((JIRA / "att36b_sla-SUP-81.json").read_text())
+    sla["values"][0]["completedCycles"][0]["startTime"]["epochMillis"] = 0
+    bad = tmp_path / "sla-SUP-81.json"
+    bad.write_text(json.dumps(sla), encoding="utf-8")
+    (tmp_path / "map.toml").write_text(JIRA_SLA_MAP, encoding="utf-8")
+    files = [JIRA / "att36b_issues-reopen.csv", JIRA / "att36b_changelog-page-SUP-81.json"]
+    j = new_journal(tmp_path)
+    out = imported(run, j, "jira", *files, bad, "--map", tmp_path / "map.toml")
+    book = next(f for f in out["files"] if f["file"].endswith("sla-SUP-81.json"))
+    assert (book["read"], book["imported"], book["unreadable"]) == (1, 0, 1)
+    reason = out["unreadable"][0]["reason"]
+    assert "epochMillis 0" in reason and "1970-01-01T00:00:00+00:00" in reason and "2026-03-03T09:00:00+0000" in reason
+    assert per_ticket(j).loc["jira:SUP-81", "restore_hours_at_least"] == pytest.approx(4.0, abs=1e-9)
+    assert not [d for _, _, d in events_of(j, "jira:SUP-81") if "vendor_measure" in d]
+    j2 = new_journal(tmp_path, "sound.jsonl")
+    imported(run, j2, "jira", *files, JIRA / "att36b_sla-SUP-81.json", "--map", tmp_path / "map.toml")
+    vendor = [d["vendor_wall_ms"] for _, _, d in events_of(j2, "jira:SUP-81") if "vendor_wall_ms" in d]
+    assert vendor == [3 * 3_600_000]

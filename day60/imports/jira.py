@@ -262,10 +262,12 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
             notes.append(f"{len(changes)} change issue(s) read for their windows, not as tickets: "
                          f"{', '.join(sorted(changes)[:8])}")
         for where, row in tickets:
+            answer_file = _sla_file(sla_from, row["Issue key"].strip(), row)
             attached = _take(held, sla_from, row["Issue key"].strip(), row)
+            refused: list[str] = []
             try:
                 t = _ticket(row, where, csv_times, settings, cols, history, sla, pauses_of, changes, rules,
-                            CATEGORY in header)
+                            CATEGORY in header, refused)
             except RowProblem as exc:
                 yield Unreadable(where, row.get("Issue key"), str(exc), key, 1)
                 for other, count in attached.items():
@@ -273,6 +275,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                 continue
             t.file, t.attached = key, attached
             yield t
+            yield from _refuse_sla(t, refused, answer_file)
     if csv_times.ambiguous():
         notes.append(csv_times.ambiguous())
     for ref, files in held.items():  # changelogs of issues the CSV does not hold
@@ -451,10 +454,13 @@ def _rest_tickets(rest: list[tuple[Path, str]], latest: dict[str, tuple[dt.datet
             ref = row["Issue key"].strip()
             if ref not in latest or latest[ref][1:] != (f, i):
                 continue  # an earlier copy: counted with the latest (its changelog record is held under the key)
+            answer_file = _sla_file(sla_from, ref, row)
             attached = _take(held, sla_from, ref, row)
             attached[key] = attached.get(key, 0) - 1  # the issue's own record is the ticket's
+            refused: list[str] = []
             try:
-                t = _ticket(row, where, times, settings, cols, history, sla, pauses_of, {}, rules, bool(row[CATEGORY]))
+                t = _ticket(row, where, times, settings, cols, history, sla, pauses_of, {}, rules, bool(row[CATEGORY]),
+                            refused)
             except RowProblem as exc:
                 yield Unreadable(where, ref, str(exc), key, 1)
                 for other, count in attached.items():
@@ -463,6 +469,7 @@ def _rest_tickets(rest: list[tuple[Path, str]], latest: dict[str, tuple[dt.datet
                 continue
             t.file, t.attached = key, {k: n for k, n in attached.items() if n}
             yield t
+            yield from _refuse_sla(t, refused, answer_file)
 
 
 def _take(held: dict[Any, dict[str, int]], sla_from: dict[str, str], ref: str, row: dict[str, Any]) -> dict[str, int]:
@@ -478,6 +485,22 @@ def _take(held: dict[Any, dict[str, int]], sla_from: dict[str, str], ref: str, r
         if other is not None:
             out[other] = out.get(other, 0) + 1
     return out
+
+
+def _sla_file(sla_from: dict[str, str], ref: str, row: dict[str, Any]) -> str | None:
+    """The file holding an issue's SLA answer (by key, else by Issue id), before ``_take`` takes it."""
+    return sla_from.get(ref) or sla_from.get((row.get("Issue id") or "").strip())
+
+
+def _refuse_sla(t: Ticket, refused: list[str], answer_file: str | None) -> Iterator[Unreadable]:
+    """An issue's SLA answer that contradicts itself: unreadable, in its own file's count, while
+    the ticket, whose own record is sound, stands without the vendor's clock."""
+    if not refused or answer_file is None or not t.attached.get(answer_file):
+        return
+    t.attached[answer_file] -= 1
+    if not t.attached[answer_file]:
+        del t.attached[answer_file]
+    yield Unreadable(f"{Path(answer_file).name} (SLA answer of {t.ref})", t.ref, refused[0], answer_file)
 
 
 def _columns(settings: Settings, header: list[str]) -> dict[str, str | None]:
@@ -539,7 +562,7 @@ def _change(row: dict[str, Any], cols: dict[str, str | None], times: Times, sett
 def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, cols: dict[str, str | None],
             history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]], sla: dict[str, Any],
             pauses_of: dict[str, str], changes: dict[str, Pause | str], rules: states.Rules,
-            categorised: bool) -> Ticket:
+            categorised: bool, refused: list[str] | None = None) -> Ticket:
     key = row["Issue key"].strip()
     t = Ticket(key, where, row[settings.column("severity", "Priority")], times.read(row["Created"], "Created"),
                resolved=times.read(row["Resolved"], "Resolved"), state=row["Status"].strip())
@@ -592,7 +615,9 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, c
         t.note_stream.append(_comment(comment, times))
     answer = sla.get(key) if key in sla else sla.get((row.get("Issue id") or "").strip())
     if answer is not None:
-        _vendor(t, answer, settings)
+        why = _vendor(t, answer, settings)
+        if why and refused is not None:
+            refused.append(why)
     return t
 
 
@@ -702,26 +727,37 @@ def _millis(value: Any) -> float | None:
     return float(millis)
 
 
+class _Contradiction(RowProblem):
+    """An SLA answer whose two forms of one instant disagree: the record contradicts itself."""
+
+
 def _instant(value: Any, what: str) -> dt.datetime | None:
+    """An SLA instant (DateDTO): ``epochMillis`` and ``iso8601`` are one instant written twice
+    (the ISO form to the second); where both are given and differ by a second or more, the record
+    contradicts itself and neither is read (``_Contradiction``, naming both)."""
     if not isinstance(value, dict):
         return None
     epoch = value.get("epochMillis")
-    if isinstance(epoch, int) and not isinstance(epoch, bool) and 0 <= epoch < 7_258_118_400_000:
-        return dt.datetime.fromtimestamp(epoch / 1000, dt.UTC)
     text = value.get("iso8601")
-    if isinstance(text, str):
-        return Times(Settings()).read(text, what)
-    return None
+    iso = Times(Settings()).read(text, what) if isinstance(text, str) else None
+    if isinstance(epoch, int) and not isinstance(epoch, bool) and 0 <= epoch < 7_258_118_400_000:
+        at = dt.datetime.fromtimestamp(epoch / 1000, dt.UTC)
+        if iso is not None and abs((at - iso).total_seconds()) >= 1:
+            raise _Contradiction(f"{what} has epochMillis {epoch} ({at.isoformat()}) and iso8601 {text!r}, "
+                                 "two different instants")
+        return at
+    return iso
 
 
-def _vendor(t: Ticket, answer: Any, settings: Settings) -> None:
-    """The SLA the reconciliation compares with, on its own calendar."""
+def _vendor(t: Ticket, answer: Any, settings: Settings) -> str | None:
+    """The SLA the reconciliation compares with, on its own calendar; where the answer contradicts
+    itself (an instant whose two forms disagree), why it is unreadable."""
     name = settings.sla.get("name", SLA_NAME)
     values = answer.get("values") if isinstance(answer, dict) else None
     metric = next((v for v in values or [] if isinstance(v, dict) and v.get("name") == name), None)
     if metric is None:
         t.notes.append(f"the SLA answer has no {name!r} SLA (name it in the map's [sla] name)")
-        return
+        return None
     ongoing = metric.get("ongoingCycle")
     calendar = settings.sla.get("calendar")
     if calendar is None and isinstance(ongoing, dict) and isinstance(ongoing.get("withinCalendarHours"), bool):
@@ -729,25 +765,29 @@ def _vendor(t: Ticket, answer: Any, settings: Settings) -> None:
     if isinstance(ongoing, dict):
         t.notes.append(f"the SLA {name!r} was still running at export" + (" (paused)" if ongoing.get("paused") else "")
                        + ": not compared")
-        return
+        return None
     cycles = [c for c in metric.get("completedCycles") or [] if isinstance(c, dict)]
     if not cycles:
         t.notes.append(f"the SLA {name!r} has no completed cycle: not compared")
-        return
+        return None
     try:
         elapsed = [_millis(c.get("elapsedTime")) for c in cycles]
         starts = [_instant(c.get("startTime"), "startTime") for c in cycles]
         stops = [_instant(c.get("stopTime"), "stopTime") for c in cycles]
+    except _Contradiction as exc:
+        t.notes.append(f"the SLA answer contradicts itself and is not read, so {name!r} is not compared: {exc}")
+        return (f"the SLA {name!r} answer contradicts itself: a cycle's {exc}, so neither is read: export the "
+                "answer again, or leave it out")
     except RowProblem as exc:
         t.notes.append(f"the SLA {name!r} was not read: {exc}")
-        return
+        return None
     if any(e is None for e in elapsed):
         t.notes.append(f"an SLA cycle's elapsedTime.millis is not a duration: {name!r} not compared")
-        return
+        return None
     if calendar is None:
         t.notes.append(f"the SLA {name!r} does not say whether it runs 24x7 or on business hours: state [sla] "
                        "calendar in the map to compare it")
-        return
+        return None
     hours = sum(elapsed) / 3_600_000  # type: ignore[arg-type]
     start = starts[0] if all(starts) else None
     stop = stops[-1] if all(stops) else None

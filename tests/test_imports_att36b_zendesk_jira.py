@@ -282,3 +282,21 @@ def test_jira_sla_answer_whose_two_times_disagree_is_unreadable(run, tmp_path):
     imported(run, j2, "jira", *files, JIRA / "att36b_sla-SUP-81.json", "--map", tmp_path / "map.toml")
     vendor = [d["vendor_wall_ms"] for _, _, d in events_of(j2, "jira:SUP-81") if "vendor_wall_ms" in d]
     assert vendor == [3 * 3_600_000]
+
+
+def test_zendesk_solve_in_audits_is_used_where_metric_events_hold_none(run, tmp_path):
+    """Ticket 401 (solved; its audits solve it at 15:00) given with a ticket_metric_events file
+    holding only its first activation (09:00), no fulfil. The metric events are the clock read,
+    but they hold no solve while a file read does: so the ticket is never "closed, time not
+    evidenced"; its solve is read from the audits, 15:00, and the check confirms the restore
+    there: at least 6.00 h (09:00 to 15:00), and its notes say where the time came from."""
+    events = {"ticket_metric_events": [{"id": 1, "ticket_id": 401, "metric": "requester_wait_time",
+                                        "instance_id": 1, "type": "activate", "time": "2026-03-05T09:00:00Z"}]}
+    (tmp_path / "events.json").write_text(json.dumps(events), encoding="utf-8")
+    j = new_journal(tmp_path)
+    out = imported(run, j, "zendesk", ZD / "att36b_tickets-401.json",
+                   ZD / "att36b_ticket_audits-401-priority-lowered.json", tmp_path / "events.json",
+                   "--map", _zd_map(tmp_path))
+    assert not out["findings"]["closed_untimed"]
+    assert per_ticket(j).loc["zendesk:401", "restore_hours_at_least"] == pytest.approx(6.0, abs=1e-9)
+    assert any("read from its ticket_audits" in n["note"] for n in out["findings"]["notes"] if n["ticket"] == "401")

@@ -281,6 +281,11 @@ def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, 
     count = metric.get("reopens")
     if isinstance(count, int) and not isinstance(count, bool) and count > 0:
         t.reopen_count = count
+    audit_solves = [at for at, m, kind in told if m == "requester_wait_time" and kind == "fulfill"]
+    if standing != "open" and t.resolved is None and audit_solves and not t.reopens:
+        t.resolved = audit_solves[-1]  # no file read is said to hold no time where the audits hold one
+        t.notes.append(f"its solve, {t.resolved.isoformat()}, is read from its ticket_audits: its other records "
+                       "hold no solve time")
     if standing != "open":  # solved or closed: with no solve time in the records, at a time not evidenced
         t.ended(f"status {t.state}", standing == "resolved")
     elif t.resolved is not None:  # open now, yet solved with no re-open after it in the records

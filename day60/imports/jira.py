@@ -396,9 +396,11 @@ class _History(dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]])
     def page(self, ref: Any, log: Any, held: int) -> None:
         if not isinstance(log, dict):
             return
-        total, start = log.get("total"), log.get("startAt", 0)
-        if not isinstance(total, int) or isinstance(total, bool) or not isinstance(start, int) or total < 0:
+        total, start = log.get("total"), log.get("startAt")
+        if not isinstance(total, int) or isinstance(total, bool) or total < 0:
             return  # a page that states no total (the bulk fetch, a hand-made file): nothing is known
+        if not isinstance(start, int) or isinstance(start, bool):
+            start = 0  # a page that does not say where it starts: read as the first
         if start <= 0 and held >= total:
             self.whole.add(ref)
         else:

@@ -355,7 +355,7 @@ def _search_pass(p: Path, key: str, f: int, times: Times,
         histories = log.get("histories") if isinstance(log, dict) else None
         if isinstance(ref, str) and histories is None and (log is None or isinstance(log, dict)):
             histories = []  # a search answer without expand=changelog: the issue, no history
-        yield from _changelog(ref, histories, f"{p.name} issue {i + 1}", key, times, history, held, log)
+        yield from _changelog(ref, histories, f"{p.name} issue {i + 1}", key, times, history, held, log, True)
         row = rest_row(issue)
         if row is None or not isinstance(ref, str) or not isinstance(histories, list):
             continue
@@ -393,7 +393,10 @@ class _History(dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]])
         self.whole: set[Any] = set()  # issues one page of whose changelog held every history
         self.parts: dict[Any, list[tuple[int, int, int]]] = {}  # issue -> pages short of total: (start, held, total)
 
-    def page(self, ref: Any, log: Any, held: int) -> None:
+    def page(self, ref: Any, log: Any, held: int, streamed: bool = False) -> None:
+        """One page of an issue's changelog, ``held`` histories of it. A whole page in a streamed
+        search answer is kept only where a part of the same changelog was seen before it (most
+        issues' changelogs are whole: a million of them are not held to say so)."""
         if not isinstance(log, dict):
             return
         total, start = log.get("total"), log.get("startAt")
@@ -402,7 +405,8 @@ class _History(dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]])
         if not isinstance(start, int) or isinstance(start, bool):
             start = 0  # a page that does not say where it starts: read as the first
         if start <= 0 and held >= total:
-            self.whole.add(ref)
+            if not streamed or ref in self.parts:
+                self.whole.add(ref)
         else:
             self.parts.setdefault(ref, []).append((max(0, start), held, total))
 
@@ -423,7 +427,7 @@ class _History(dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]])
 
 def _changelog(ref: Any, histories: Any, where: str, key: str, times: Times,
                history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]],
-               held: dict[Any, dict[str, int]], page: Any = None) -> Iterator[Unreadable]:
+               held: dict[Any, dict[str, int]], page: Any = None, streamed: bool = False) -> Iterator[Unreadable]:
     """One issue's record of a changelog answer: held for its ticket, its histories read, and
     ``page`` (the changelog's paging: startAt, maxResults, total) kept where it says how much of
     the changelog the record holds."""
@@ -434,7 +438,7 @@ def _changelog(ref: Any, histories: Any, where: str, key: str, times: Times,
     slot = held.setdefault(ref, {})
     slot[key] = slot.get(key, 0) + 1
     if isinstance(history, _History):
-        history.page(ref, page, len(histories))
+        history.page(ref, page, len(histories), streamed)
     yield from _history(ref, histories, where, times, history, key)
 
 

@@ -14,7 +14,9 @@ The changelog comes as the REST search returns it with ``expand=changelog`` (``i
 its ``self`` link) or as the bulk fetch (``issueChangeLogs[].issueId``, ``changeHistories``).
 Each history's ``items[]`` with ``field`` "status" give the status intervals ("Waiting for
 customer" is time waiting on the partner; the map's [pauses] names others); with ``field``
-"resolution", a value set is a resolution and a value cleared a re-open.
+"resolution", a value set is a resolution and a value cleared a re-open. A changelog the pages
+given hold only part of (fewer histories than its ``total``: a search answer embeds the first
+page only) leaves its issue unreadable, naming the issue's own changelog to export.
 
 The SLA JSON is the Service Management answer to ``/rest/servicedeskapi/request/{key}/sla``:
 either the raw answer (``values[]``, the request named in its ``_links.self``) or such answers
@@ -152,10 +154,10 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                                                                                           | Unmatched]:
     check_columns(settings, KEYS, "jira")
     rules = states.rules("jira", settings.states)
-    csv_times = LocalisedTimes(Settings(settings.zone, settings.date_format or DATE_FORMAT), how="state the exporting "
-                      "user's time zone with --zone (Jira writes CSV times in it, without an offset)")
+    csv_times = _CsvTimes(Settings(settings.zone, settings.date_format or DATE_FORMAT), how="state the exporting "
+                          "user's time zone with --zone (Jira writes CSV times in it, without an offset)")
     api_times = Times(settings)
-    history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]] = {}
+    history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]] = _History()
     sla: dict[str, Any] = {}
     # Which file each issue's changelog and SLA answer came from, and how many records: what the
     # ticket they complete settles, or what is listed unmatched.
@@ -195,7 +197,8 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
             continue
         books.read(p, len(doc))
         for i, (ref, histories) in enumerate(doc):
-            yield from _changelog(ref, histories, f"{p.name} issue {i + 1}", key, api_times, history, held)
+            yield from _changelog(ref, histories, f"{p.name} issue {i + 1}", key, api_times, history, held,
+                                  raw if len(doc) == 1 and isinstance(raw.get("values"), list) else None)
     if not issues and not rest:
         raise InputError("EXPORT", "no issue CSV was given", "give the Jira Service Management CSV export, or "
                                                              "the search answer with its fields (issues[].fields)")
@@ -262,10 +265,12 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
             notes.append(f"{len(changes)} change issue(s) read for their windows, not as tickets: "
                          f"{', '.join(sorted(changes)[:8])}")
         for where, row in tickets:
+            answer_file = _sla_file(sla_from, row["Issue key"].strip(), row)
             attached = _take(held, sla_from, row["Issue key"].strip(), row)
+            refused: list[str] = []
             try:
                 t = _ticket(row, where, csv_times, settings, cols, history, sla, pauses_of, changes, rules,
-                            CATEGORY in header)
+                            CATEGORY in header, refused)
             except RowProblem as exc:
                 yield Unreadable(where, row.get("Issue key"), str(exc), key, 1)
                 for other, count in attached.items():
@@ -273,11 +278,69 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                 continue
             t.file, t.attached = key, attached
             yield t
+            yield from _refuse_sla(t, refused, answer_file)
+    if csv_times.ambiguous():
+        notes.append(csv_times.ambiguous())
     for ref, files in held.items():  # changelogs of issues the CSV does not hold
         for other, count in files.items():
             yield Unmatched(other, ref if isinstance(ref, str) else f"issue id {ref[1]}", count, "changelog")
     for ref, other in sla_from.items():
         yield Unmatched(other, ref, 1, "SLA")
+
+
+# Forms a Jira CSV's times are found in: Jira's default, and what a spreadsheet re-saving it writes
+# in the day-first and month-first regions. Named in the fix for a time the stated form does not read.
+HINTED = (DATE_FORMAT, "%d/%m/%Y %H:%M", "%m/%d/%Y %H:%M", "%d/%m/%Y %H:%M:%S", "%m/%d/%Y %I:%M %p",
+          "%d/%m/%y %H:%M", "%m/%d/%y %I:%M %p", "%d.%m.%Y %H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S")
+
+
+class _CsvTimes(LocalisedTimes):
+    """The CSV's times, read in the stated form. A time that form does not read names the fix
+    (``--date-format``, or the map's ``[times] format``) and the usual forms that do read it. A
+    stated form that reads the day and the month as numbers is watched: where no time read has a
+    day above 12, every one would read as well with the two swapped, and the import says so."""
+
+    def __init__(self, settings: Settings, utc: bool = False, how: str = "") -> None:
+        super().__init__(settings, utc, how)
+        fmt = self.fmt or ""
+        numeric = "%d" in fmt and "%m" in fmt
+        self.swapped = fmt.replace("%d", "\0").replace("%m", "%d").replace("\0", "%m") if numeric else None
+        self.settled, self.first = False, ""
+
+    def read(self, text: str | None, column: str) -> dt.datetime | None:
+        try:
+            value = super().read(text, column)
+        except RowProblem as exc:
+            if "does not match the date format" not in str(exc) or not isinstance(text, str):
+                raise
+            fits = [form for form in HINTED if _fits(text.strip(), form)]
+            said = " or ".join(repr(f) for f in fits[:2])
+            raise RowProblem(f"{exc}: state the export's date format with --date-format or the map's [times] "
+                             f"format" + (f" ({said} reads it; where both do, the order of day and month decides)"
+                                          if fits else "")) from None
+        if value is not None and self.swapped and not self.settled and isinstance(text, str):
+            self.first = self.first or text.strip()
+            self.settled = not _fits(text.strip(), self.swapped)
+        return value
+
+    def ambiguous(self) -> str:
+        """What to say where every time read would read as well with day and month swapped."""
+        if self.swapped is None or self.settled or not self.first:
+            return ""
+        read = dt.datetime.strptime(self.first, self.fmt or "")
+        other = dt.datetime.strptime(self.first, self.swapped)
+        return (f"the date format {self.fmt!r} reads the day and the month as numbers, and no time in the export "
+                f"has a day above 12, so each reads as well with the two swapped ({self.first!r}, read as "
+                f"{read:%d %B %Y}, would be {other:%d %B %Y}): check the order against a ticket whose date you "
+                "know, and state the other with --date-format (or the map's [times] format) if it is the export's")
+
+
+def _fits(text: str, form: str) -> bool:
+    try:
+        dt.datetime.strptime(text, form)
+    except ValueError:
+        return False
+    return True
 
 
 def _search_pass(p: Path, key: str, f: int, times: Times,
@@ -295,7 +358,7 @@ def _search_pass(p: Path, key: str, f: int, times: Times,
         histories = log.get("histories") if isinstance(log, dict) else None
         if isinstance(ref, str) and histories is None and (log is None or isinstance(log, dict)):
             histories = []  # a search answer without expand=changelog: the issue, no history
-        yield from _changelog(ref, histories, f"{p.name} issue {i + 1}", key, times, history, held)
+        yield from _changelog(ref, histories, f"{p.name} issue {i + 1}", key, times, history, held, log, True)
         row = rest_row(issue)
         if row is None or not isinstance(ref, str) or not isinstance(histories, list):
             continue
@@ -318,16 +381,67 @@ def _same(when: dt.datetime) -> str:
     return "no fields.updated" if when == dt.datetime.min.replace(tzinfo=dt.UTC) else "the same fields.updated"
 
 
+class _History(dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]]):
+    """Each issue's status and resolution changes, and how much of its changelog was given.
+
+    Jira pages a changelog: the one a search answer embeds with ``expand=changelog`` holds at most
+    its first page (``maxResults`` of ``total`` histories; the rest are on the issue's own
+    ``/changelog``), and the per-issue answer is paged the same way. An issue whose changelog is
+    known to be cut (a page holding fewer histories than its ``total``, with no page given that
+    covers the rest) may miss a wait, a change window or a re-open, so its figure cannot be stated
+    as measured: ``cut`` says so for its ticket."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.whole: set[Any] = set()  # issues one page of whose changelog held every history
+        self.parts: dict[Any, list[tuple[int, int, int]]] = {}  # issue -> pages short of total: (start, held, total)
+
+    def page(self, ref: Any, log: Any, held: int, streamed: bool = False) -> None:
+        """One page of an issue's changelog, ``held`` histories of it. A whole page in a streamed
+        search answer is kept only where a part of the same changelog was seen before it (most
+        issues' changelogs are whole: a million of them are not held to say so)."""
+        if not isinstance(log, dict):
+            return
+        total, start = log.get("total"), log.get("startAt")
+        if not isinstance(total, int) or isinstance(total, bool) or total < 0:
+            return  # a page that states no total (the bulk fetch, a hand-made file): nothing is known
+        if not isinstance(start, int) or isinstance(start, bool):
+            start = 0  # a page that does not say where it starts: read as the first
+        if start <= 0 and held >= total:
+            if not streamed or ref in self.parts:
+                self.whole.add(ref)
+        else:
+            self.parts.setdefault(ref, []).append((max(0, start), held, total))
+
+    def cut(self, *refs: Any) -> tuple[int, int] | None:
+        """(histories given, histories the changelog holds) for an issue whose changelog is known
+        to be cut; None where it is whole or says nothing."""
+        if any(r in self.whole for r in refs):
+            return None
+        pages = sorted(p for r in refs for p in self.parts.get(r, []))
+        if not pages:
+            return None
+        total, reach = max(p[2] for p in pages), 0
+        for start, held, _total in pages:
+            if start <= reach:
+                reach = max(reach, start + held)
+        return None if reach >= total else (min(reach, total), total)
+
+
 def _changelog(ref: Any, histories: Any, where: str, key: str, times: Times,
                history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]],
-               held: dict[Any, dict[str, int]]) -> Iterator[Unreadable]:
-    """One issue's record of a changelog answer: held for its ticket, its histories read."""
+               held: dict[Any, dict[str, int]], page: Any = None, streamed: bool = False) -> Iterator[Unreadable]:
+    """One issue's record of a changelog answer: held for its ticket, its histories read, and
+    ``page`` (the changelog's paging: startAt, maxResults, total) kept where it says how much of
+    the changelog the record holds."""
     if not isinstance(ref, str | tuple) or not isinstance(histories, list):
         yield Unreadable(where, None, "is not an issue with a key and its change histories", key)
         return
     ref = ref.strip() if isinstance(ref, str) else ref
     slot = held.setdefault(ref, {})
     slot[key] = slot.get(key, 0) + 1
+    if isinstance(history, _History):
+        history.page(ref, page, len(histories), streamed)
     yield from _history(ref, histories, where, times, history, key)
 
 
@@ -349,10 +463,13 @@ def _rest_tickets(rest: list[tuple[Path, str]], latest: dict[str, tuple[dt.datet
             ref = row["Issue key"].strip()
             if ref not in latest or latest[ref][1:] != (f, i):
                 continue  # an earlier copy: counted with the latest (its changelog record is held under the key)
+            answer_file = _sla_file(sla_from, ref, row)
             attached = _take(held, sla_from, ref, row)
             attached[key] = attached.get(key, 0) - 1  # the issue's own record is the ticket's
+            refused: list[str] = []
             try:
-                t = _ticket(row, where, times, settings, cols, history, sla, pauses_of, {}, rules, bool(row[CATEGORY]))
+                t = _ticket(row, where, times, settings, cols, history, sla, pauses_of, {}, rules, bool(row[CATEGORY]),
+                            refused)
             except RowProblem as exc:
                 yield Unreadable(where, ref, str(exc), key, 1)
                 for other, count in attached.items():
@@ -361,6 +478,7 @@ def _rest_tickets(rest: list[tuple[Path, str]], latest: dict[str, tuple[dt.datet
                 continue
             t.file, t.attached = key, {k: n for k, n in attached.items() if n}
             yield t
+            yield from _refuse_sla(t, refused, answer_file)
 
 
 def _take(held: dict[Any, dict[str, int]], sla_from: dict[str, str], ref: str, row: dict[str, Any]) -> dict[str, int]:
@@ -376,6 +494,22 @@ def _take(held: dict[Any, dict[str, int]], sla_from: dict[str, str], ref: str, r
         if other is not None:
             out[other] = out.get(other, 0) + 1
     return out
+
+
+def _sla_file(sla_from: dict[str, str], ref: str, row: dict[str, Any]) -> str | None:
+    """The file holding an issue's SLA answer (by key, else by Issue id), before ``_take`` takes it."""
+    return sla_from.get(ref) or sla_from.get((row.get("Issue id") or "").strip())
+
+
+def _refuse_sla(t: Ticket, refused: list[str], answer_file: str | None) -> Iterator[Unreadable]:
+    """An issue's SLA answer that contradicts itself: unreadable, in its own file's count, while
+    the ticket, whose own record is sound, stands without the vendor's clock."""
+    if not refused or answer_file is None or not t.attached.get(answer_file):
+        return
+    t.attached[answer_file] -= 1
+    if not t.attached[answer_file]:
+        del t.attached[answer_file]
+    yield Unreadable(f"{Path(answer_file).name} (SLA answer of {t.ref})", t.ref, refused[0], answer_file)
 
 
 def _columns(settings: Settings, header: list[str]) -> dict[str, str | None]:
@@ -437,7 +571,7 @@ def _change(row: dict[str, Any], cols: dict[str, str | None], times: Times, sett
 def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, cols: dict[str, str | None],
             history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]], sla: dict[str, Any],
             pauses_of: dict[str, str], changes: dict[str, Pause | str], rules: states.Rules,
-            categorised: bool) -> Ticket:
+            categorised: bool, refused: list[str] | None = None) -> Ticket:
     key = row["Issue key"].strip()
     t = Ticket(key, where, row[settings.column("severity", "Priority")], times.read(row["Created"], "Created"),
                resolved=times.read(row["Resolved"], "Resolved"), state=row["Status"].strip())
@@ -445,6 +579,12 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, c
     if rules.excluded_kind(kind):
         t.apart = (states.NOT_INCIDENT, f"Issue Type {kind!r}, which the map's [states] not_incident names")
         return t
+    cut = history.cut(key, ("id", (row.get("Issue id") or "").strip())) if isinstance(history, _History) else None
+    if cut is not None:
+        raise RowProblem(f"its changelog holds {cut[0]} of its {cut[1]} histories (Jira pages a changelog, and a "
+                         "search answer embeds its first page only), so a wait, a change window or a re-open may be "
+                         f"missing and no figure is stated for it: export the issue's own changelog "
+                         f"(/rest/api/3/issue/{key}/changelog, every page) and import it with this export")
 
     def at(name: str) -> dt.datetime | None:
         return times.read(row.get(cols[name]), cols[name]) if cols[name] else None
@@ -484,7 +624,9 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, c
         t.note_stream.append(_comment(comment, times))
     answer = sla.get(key) if key in sla else sla.get((row.get("Issue id") or "").strip())
     if answer is not None:
-        _vendor(t, answer, settings)
+        why = _vendor(t, answer, settings)
+        if why and refused is not None:
+            refused.append(why)
     return t
 
 
@@ -499,7 +641,9 @@ def _standing(t: Ticket, row: dict[str, Any], rules: states.Rules, categorised: 
     custom ones included) where the export has it, else its status; and the map's words either
     way. A done issue with no time for its end reads "closed, time not evidenced", never open:
     its time is Resolved, else the changelog's move into a done status, else Status Category
-    Changed, the instant it entered the Done category."""
+    Changed, the instant it entered the Done category. An issue not done is open at the close,
+    whatever earlier resolution it still holds: re-opened at the changelog's time where it holds
+    the re-open, else at a time not evidenced (the resolution then not written)."""
     category = (row.get(CATEGORY) or "").strip()
     if rules.status(t.state, category) == states.DELETED:
         t.apart = (states.DELETED, f"status {t.state!r}, which the map's [states] deleted names")
@@ -507,9 +651,19 @@ def _standing(t: Ticket, row: dict[str, Any], rules: states.Rules, categorised: 
     done = category in rules.done_categories if categorised else t.state in rules.done_statuses
     done = done or rules.status(t.state, category) != "open"
     if not done:
-        if t.resolved is not None:
-            t.notes.append(f"status {t.state!r}{f' (category {category})' if category else ''} is not done, yet "
-                           "Resolved holds a time: read as resolved then")
+        end = t.resolved or t.closed
+        if end is None:
+            return
+        status = f"status {t.state!r}{f' (category {category})' if category else ''} is not done"
+        if t.reopens and t.reopens[-1][0] >= end:  # its changelog dates the re-open after that resolution
+            t.notes.append(f"{status}: re-opened at {t.reopens[-1][0].isoformat()}, after its resolution at "
+                           f"{end.isoformat()}, so open at the close")
+        else:
+            t.notes.append(f"{status}, yet it was resolved at {end.isoformat()} and the records hold no re-open "
+                           "after that: re-opened at a time not evidenced, so open at the close (that resolution "
+                           "is not written; give the issue's changelog to date the re-open)")
+            t.earlier = [(at, words) for at, words in t.earlier if at < end]
+        t.resolved = t.closed = None
         return
     resolution = (row.get("Resolution") or "").strip()
     words = f"{t.state}" + (f" (category {category})" if category else "") + \
@@ -582,26 +736,37 @@ def _millis(value: Any) -> float | None:
     return float(millis)
 
 
+class _Contradiction(RowProblem):
+    """An SLA answer whose two forms of one instant disagree: the record contradicts itself."""
+
+
 def _instant(value: Any, what: str) -> dt.datetime | None:
+    """An SLA instant (DateDTO): ``epochMillis`` and ``iso8601`` are one instant written twice
+    (the ISO form to the second); where both are given and differ by a second or more, the record
+    contradicts itself and neither is read (``_Contradiction``, naming both)."""
     if not isinstance(value, dict):
         return None
     epoch = value.get("epochMillis")
-    if isinstance(epoch, int) and not isinstance(epoch, bool) and 0 <= epoch < 7_258_118_400_000:
-        return dt.datetime.fromtimestamp(epoch / 1000, dt.UTC)
     text = value.get("iso8601")
-    if isinstance(text, str):
-        return Times(Settings()).read(text, what)
-    return None
+    iso = Times(Settings()).read(text, what) if isinstance(text, str) else None
+    if isinstance(epoch, int) and not isinstance(epoch, bool) and 0 <= epoch < 7_258_118_400_000:
+        at = dt.datetime.fromtimestamp(epoch / 1000, dt.UTC)
+        if iso is not None and abs((at - iso).total_seconds()) >= 1:
+            raise _Contradiction(f"{what} has epochMillis {epoch} ({at.isoformat()}) and iso8601 {text!r}, "
+                                 "two different instants")
+        return at
+    return iso
 
 
-def _vendor(t: Ticket, answer: Any, settings: Settings) -> None:
-    """The SLA the reconciliation compares with, on its own calendar."""
+def _vendor(t: Ticket, answer: Any, settings: Settings) -> str | None:
+    """The SLA the reconciliation compares with, on its own calendar; where the answer contradicts
+    itself (an instant whose two forms disagree), why it is unreadable."""
     name = settings.sla.get("name", SLA_NAME)
     values = answer.get("values") if isinstance(answer, dict) else None
     metric = next((v for v in values or [] if isinstance(v, dict) and v.get("name") == name), None)
     if metric is None:
         t.notes.append(f"the SLA answer has no {name!r} SLA (name it in the map's [sla] name)")
-        return
+        return None
     ongoing = metric.get("ongoingCycle")
     calendar = settings.sla.get("calendar")
     if calendar is None and isinstance(ongoing, dict) and isinstance(ongoing.get("withinCalendarHours"), bool):
@@ -609,25 +774,29 @@ def _vendor(t: Ticket, answer: Any, settings: Settings) -> None:
     if isinstance(ongoing, dict):
         t.notes.append(f"the SLA {name!r} was still running at export" + (" (paused)" if ongoing.get("paused") else "")
                        + ": not compared")
-        return
+        return None
     cycles = [c for c in metric.get("completedCycles") or [] if isinstance(c, dict)]
     if not cycles:
         t.notes.append(f"the SLA {name!r} has no completed cycle: not compared")
-        return
+        return None
     try:
         elapsed = [_millis(c.get("elapsedTime")) for c in cycles]
         starts = [_instant(c.get("startTime"), "startTime") for c in cycles]
         stops = [_instant(c.get("stopTime"), "stopTime") for c in cycles]
+    except _Contradiction as exc:
+        t.notes.append(f"the SLA answer contradicts itself and is not read, so {name!r} is not compared: {exc}")
+        return (f"the SLA {name!r} answer contradicts itself: a cycle's {exc}, so neither is read: export the "
+                "answer again, or leave it out")
     except RowProblem as exc:
         t.notes.append(f"the SLA {name!r} was not read: {exc}")
-        return
+        return None
     if any(e is None for e in elapsed):
         t.notes.append(f"an SLA cycle's elapsedTime.millis is not a duration: {name!r} not compared")
-        return
+        return None
     if calendar is None:
         t.notes.append(f"the SLA {name!r} does not say whether it runs 24x7 or on business hours: state [sla] "
                        "calendar in the map to compare it")
-        return
+        return None
     hours = sum(elapsed) / 3_600_000  # type: ignore[arg-type]
     start = starts[0] if all(starts) else None
     stop = stops[-1] if all(stops) else None

@@ -569,7 +569,7 @@ def _findings(result: Result, t: Ticket, events: list[Event], applied: Any) -> N
     if reopens or t.reopen_count:
         f["reopened"].append({"ticket": t.ref, "reopens": reopens, "vendor_count": t.reopen_count,
                               "last_restore": stands.isoformat() if stands else None})
-    why = []
+    why = list(t.distorted)
     first_end = next((at for kind, at, _ in events if kind in ("incident.restored", "incident.ticket-closed")), None)
     if t.ack_known and first_end is not None and (t.acknowledged is None or t.acknowledged > first_end):
         why.append("resolved before anyone acknowledged it" if t.acknowledged is None else

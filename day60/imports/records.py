@@ -90,6 +90,7 @@ class Ticket:
     notes: list[str] = field(default_factory=list)  # what the import says about the ticket
     # The records say it is over but hold no time for it: (the vendor's words, resolved or not).
     untimed: tuple[str, bool] | None = None
+    distorted: list[str] = field(default_factory=list)  # why its records look distorted, beyond what every reader finds
     # Counted apart, never imported: (deleted | merged | not an incident, the vendor's words).
     apart: tuple[str, str] | None = None
     file: str = ""  # the export file its record came from (a key of the import's Books)

@@ -14,9 +14,16 @@ last fulfil), ``reopens`` is Zendesk's own count, and the vendor's own duration 
 ``full_resolution_time_in_minutes`` {calendar, business}, from creation to the latest solve.
 
 ``ticket_audits`` (``audits[]``: ``ticket_id``, ``created_at``, ``events[]``) gives the comments
-(read with the map's [notes]) and custom status changes. Detection, partner notice, the
-restore, its check, an outcome and a change window (``change_start``/``change_end``) are ticket
-fields or ``custom_field:ID`` the map names; ``outcome = "tags"`` matches each tag.
+(read with the map's [notes]), custom status changes, priority changes (one lowered after the
+solve is listed as distorted) and, for a ticket with no metric events, its status
+changes, read as the metric events Zendesk writes for them (pending, on-hold, solves, re-opens):
+the same facts give the same figure. Where a ticket has both and they differ, the metric events
+are read and a note names both. A ticket whose status is not solved or closed is open, whatever
+earlier solve it holds.
+
+Detection, partner notice, the restore, its check, an outcome and a change window
+(``change_start``/``change_end``) are ticket fields or ``custom_field:ID`` the map names;
+``outcome = "tags"`` matches each tag.
 """
 
 from __future__ import annotations
@@ -158,7 +165,10 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
             if isinstance(ev, dict):
                 audits.setdefault(str(a["ticket_id"]), []).append((at, ev))
         hold(str(a["ticket_id"]), key)
-    if not docs["ticket_metric_events"]:
+    if not docs["ticket_metric_events"] and docs["audits"]:
+        notes.append("no ticket_metric_events export was given: solves, re-opens and pending and on-hold intervals "
+                     "are read from the ticket_audits' status changes")
+    elif not docs["ticket_metric_events"]:
         notes.append("no ticket_metric_events export was given: pending intervals and re-opens cannot be rebuilt, "
                      "so no waiting on the partner is excluded")
     if settings.notes and not docs["audits"]:
@@ -183,7 +193,8 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                 t = _ticket(item, where, times, settings, (metrics.get(ref) or ({}, ""))[0], events.get(ref, []),
                             audits.get(ref, []), bool(docs["ticket_metric_events"]), rules)
                 if len(copies) > 1:
-                    _copies(t, copies, bool(events.get(ref)), times, settings, rules)
+                    timed = bool(events.get(ref)) or bool(_changes(audits.get(ref, []), "status"))
+                    _copies(t, copies, timed, times, settings, rules)
             except RowProblem as exc:
                 yield Unreadable(where, ref, str(exc), key)
                 for other, n in attached.items():
@@ -243,21 +254,47 @@ def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, 
     if t.detected is not None:
         t.detected_label = f"the ticket's {col('detected')}"
     events = sorted(events, key=lambda e: e[0])
+    statuses = _changes(audits, "status")
+    told = _from_audits(statuses, rules)  # the same clock, read from the audits' status changes
+    said_by = "requester_wait_time activated after it was fulfilled (re-opened)"
+    if not events and told:
+        events, said_by = told, "ticket_audits: status {0} to {1} (re-opened)"
+    elif told and _clock(told) != _clock(events):
+        t.notes.append("its ticket_audits' status changes (" + _said(told) + ") differ from its ticket_metric_events ("
+                       + _said(events) + "): the metric events, Zendesk's own clock, are read")
     fulfils = [at for at, m, kind in events if m == "requester_wait_time" and kind == "fulfill"]
     solved = times.read(metric.get("solved_at"), "solved_at")
     t.resolved = solved or (fulfils[-1] if fulfils else None)
+    if solved is not None and fulfils and fulfils[-1] != solved:
+        t.notes.append(f"ticket_metrics solved_at {solved.isoformat()} is not the last solve its history holds "
+                       f"({fulfils[-1].isoformat()}): solved_at is read")
     reopens = _reopens(events)
     if reopens:
         last = reopens[-1]
         t.earlier = [(at, "solved, then re-opened") for at in fulfils if at <= last]
-        t.reopens = [(at, "requester_wait_time activated after it was fulfilled (re-opened)") for at in reopens]
+        moves, prior = {}, ""
+        for at, status, before in statuses:
+            moves[at], prior = (before or prior, status), status
+        t.reopens = [(at, said_by.format(*moves.get(at, ("solved", "open")))) for at in reopens]
         if t.resolved is not None and t.resolved <= last:
             t.resolved = None  # solved before the last re-open and not since: open
     count = metric.get("reopens")
     if isinstance(count, int) and not isinstance(count, bool) and count > 0:
         t.reopen_count = count
+    audit_solves = [at for at, m, kind in told if m == "requester_wait_time" and kind == "fulfill"]
+    if standing != "open" and t.resolved is None and audit_solves and not t.reopens:
+        t.resolved = audit_solves[-1]  # no file read is said to hold no time where the audits hold one
+        t.notes.append(f"its solve, {t.resolved.isoformat()}, is read from its ticket_audits: its other records "
+                       "hold no solve time")
     if standing != "open":  # solved or closed: with no solve time in the records, at a time not evidenced
         t.ended(f"status {t.state}", standing == "resolved")
+    elif t.resolved is not None:  # open now, yet solved with no re-open after it in the records
+        t.notes.append(f"status {t.state!r} is not solved, yet it was solved at {t.resolved.isoformat()} and the "
+                       "records hold no re-open after that: re-opened at a time not evidenced, so open at the close "
+                       "(that solve is not written; give its ticket_audits or ticket_metric_events to date the "
+                       "re-open)")
+        t.resolved = None
+    _lowered(t, _changes(audits, "priority"), fulfils or ([solved] if solved else []))
     check = _field(item, col("check")) if col("check") else None
     confirm(t, _time(item, col("restored"), times), str(check) if check not in (None, False) else None,
             col("restored"))
@@ -281,6 +318,77 @@ def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, 
     if t.resolved is not None:
         t.vendor = _vendor(t, metric)
     return t
+
+
+def _changes(audits: list[tuple[dt.datetime, dict[str, Any]]], name: str) -> list[tuple[dt.datetime, str, str]]:
+    """One field's values from the audits' Create and Change events, in time order: (when, value,
+    the value before it as the event says, "" where it does not)."""
+    out = []
+    for at, ev in sorted(audits, key=lambda a: a[0]):
+        if ev.get("type") in ("Create", "Change") and ev.get("field_name") == name and isinstance(ev.get("value"), str):
+            before = ev.get("previous_value")
+            out.append((at, ev["value"].strip(), before.strip() if isinstance(before, str) else ""))
+    return out
+
+
+def _from_audits(statuses: list[tuple[dt.datetime, str, str]], rules: states.Rules) \
+        -> list[tuple[dt.datetime, str, str]]:
+    """The audits' status changes as the metric events Zendesk writes for them: entering pending
+    pauses requester_wait_time and leaving it activates it; a solve (solved, or closed from an open
+    status) fulfils it, and leaving solved or closed activates it again (a re-open); on-hold pauses
+    agent_work_time. So the same facts read the same whichever of the two files holds them."""
+    out: list[tuple[dt.datetime, str, str]] = []
+    before = ""
+    for at, status, _said_before in statuses:
+        over, was_over = rules.status(status) != "open", bool(before) and rules.status(before) != "open"
+        if status == before:
+            continue
+        if before == "hold":
+            out.append((at, "agent_work_time", "fulfill" if over else "activate"))
+        if over and not was_over:
+            out.append((at, "requester_wait_time", "fulfill"))
+        elif (was_over and not over) or (before == "pending" and not over):
+            out.append((at, "requester_wait_time", "activate"))
+        if status == "pending":
+            out.append((at, "requester_wait_time", "pause"))
+        elif status == "hold":
+            out.append((at, "agent_work_time", "pause"))
+        before = status
+    return out
+
+
+def _clock(events: list[tuple[dt.datetime, str, str]]) -> tuple[Any, ...]:
+    """What a ticket's metric events say of its clock: its solves, re-opens and pending waits."""
+    return ([at for at, m, kind in events if m == "requester_wait_time" and kind == "fulfill"], _reopens(events),
+            _intervals(events, "requester_wait_time"))
+
+
+def _said(events: list[tuple[dt.datetime, str, str]]) -> str:
+    solves, reopens, waits = _clock(events)
+    parts = [f"solved {', '.join(a.isoformat() for a in solves) or 'never'}",
+             f"re-opened {', '.join(a.isoformat() for a in reopens) or 'never'}",
+             "pending " + (", ".join(f"{s.isoformat()} to {e.isoformat() if e else 'the export'}" for s, e in waits)
+                           or "never")]
+    return "; ".join(parts)
+
+
+_PRIORITIES = ("urgent", "high", "normal", "low")  # Zendesk's own, highest first
+
+
+def _lowered(t: Ticket, priorities: list[tuple[dt.datetime, str, str]], solves: list[dt.datetime]) -> None:
+    """A priority the audits show lowered after the ticket was first solved: the ticket is imported
+    with its latest priority (figures.md: the latest wins), and the change is listed as a record that
+    looks distorted, with its before, after and when."""
+    if not solves:
+        return
+    first, before = min(solves), ""
+    for at, value, said in priorities:
+        old = said or before
+        if at > first and old in _PRIORITIES and value in _PRIORITIES and \
+                _PRIORITIES.index(value) > _PRIORITIES.index(old):
+            t.distorted.append(f"priority lowered from {old} to {value} at {at.isoformat()}, after it was solved at "
+                               f"{first.isoformat()} (its latest priority is the one imported)")
+        before = value
 
 
 def _minutes(metric: dict[str, Any], name: str) -> tuple[float | None, float | None]:

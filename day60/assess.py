@@ -76,6 +76,6 @@ def score_assessment(qs: selfassess.QuestionSet, ans: selfassess.Answers, journa
                           cap=qs.tier_cap, not_evidenced=selfassess.unknown_lines(qs, ans.answers))
     result.update(kind="self-assessment", tier_note=f"self-assessment, {qs.tier_cap} at most",
                   answers_sha256=ans.sha256, question_set_version=qs.version,
-                  ask_supplier_for=selfassess.requests(qs, ans.answers),
+                  ask_supplier_for=selfassess.requests(qs, ans.answers, figures.tables["incidents"]),
                   not_assessed=selfassess.beyond_limit(qs, ans.answers))
     return Assessed(journal, figures, result)

@@ -881,13 +881,17 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
     by_sev = {str(s): _severity_block(narrow[inc["severity"] == s], f"no severity {s} incident was restored in the "
                                                                          "window") for s in SEVERITIES}
     counts = inc["status"].value_counts()
-    unclassified = narrow[inc["status"] == "unclassified"]
+    # Every incident with no severity, whatever its bucket: restored or open ones are "unclassified",
+    # but one closed unconfirmed, not evidenced, withdrawn... keeps its bucket and belongs here too,
+    # so the five rows (1 to 4 and none) share out every count of the population between them.
+    unclassified = narrow[inc["severity"].isna()]
     del narrow
     summary = {
         "by_severity": by_sev,
         "no_severity": {**_severity_block(unclassified, "no incident without a severity was restored in the window",
                                            restored_status="unclassified"),
-                         "open": int((~unclassified["restored_in_window"]).sum()),
+                         "open": int(((unclassified["status"] == "unclassified")
+                                      & ~unclassified["restored_in_window"]).sum()),
                          "note": "no severity by the close: scored at the strictest severity's target"},
         "population": len(inc),
         **{k.replace(" ", "_"): int(counts.get(k, 0)) for k in INCIDENT_BUCKETS},
@@ -981,6 +985,9 @@ def _severity_block(mine: pd.DataFrame, reason: str, restored_status: str = "res
     comm = describe(judged["first_communication_hours"], "no communication recorded in the window" if len(judged)
                     else "no incident of this severity was judged in the window")
     return {
+        # every incident of this row, whatever its bucket, and those restored in the window (a figure
+        # or a range): the rows' populations add up to the incidents' population
+        "population": len(mine), "restored": len(done),
         "count": hours["count"], "mean_hours": hours["mean"], "median_hours": hours.get("median"),
         "median_rule": MEDIAN_RULE,
         "max_hours": hours["max"], "sum_hours": hours["sum"],

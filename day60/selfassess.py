@@ -65,11 +65,12 @@ class QuestionSet:
     version: str
     tier_cap: str
     sections: list[dict[str, Any]]
+    gaps: list[dict[str, Any]] = field(default_factory=list)  # what a ticket export can leave unsettled
 
     @classmethod
     def load(cls) -> QuestionSet:
         data = load_yaml("selfassess", QUESTIONS)
-        return cls(data["id"], str(data["version"]), data["tier_cap"], data["sections"])
+        return cls(data["id"], str(data["version"]), data["tier_cap"], data["sections"], data.get("gaps", []))
 
     def question(self, key: str) -> Question:
         """A top-level question by key, e.g. "drift.false_alerts"."""
@@ -311,13 +312,44 @@ def unknown_items(qs: QuestionSet, answers: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def requests(qs: QuestionSet, answers: dict[str, Any]) -> list[str]:
-    """The closing list: every missing record, phrased as a request, each once."""
+def requests(qs: QuestionSet, answers: dict[str, Any], incidents: Any = None) -> list[str]:
+    """The closing list: every missing record, phrased as a request, each once. With the figures'
+    incident table (``incidents``), also the record that would settle each gap its judged incidents
+    show (the question set's ``gaps``): a ticket export answers no question, so its gaps ask here."""
     seen: list[str] = []
+    unknown: set[str] = set()  # the questions answered "don't know", their item numbers left out
     for q in walk(qs, answers):
-        if q.key in answers and answers[q.key] is None and q.request not in seen:
-            seen.append(q.request)
+        if q.key in answers and answers[q.key] is None:
+            unknown.add(".".join(p for p in q.key.split(".") if not p.isdigit()))
+            if q.request not in seen:
+                seen.append(q.request)
+    if incidents is None or len(incidents) == 0:
+        return seen
+    from day60.metrics import JUDGED  # here: metrics loads pandas, which the interview never needs
+
+    judged = incidents[incidents["status"].isin(JUDGED)]
+    for gap in qs.gaps:
+        if gap.get("same_as") in unknown:
+            continue  # asked for already, by the question's own request
+        ids = [str(x) for x in judged.loc[GAPS[gap["id"]](judged), "id"]]
+        if ids:
+            shown = ", ".join(ids[:GAP_IDS_SHOWN]) + (f" and {len(ids) - GAP_IDS_SHOWN} more"
+                                                      if len(ids) > GAP_IDS_SHOWN else "")
+            seen.append(f"{gap['request']} ({len(ids)} incident(s): {shown})")
     return seen
+
+
+GAP_IDS_SHOWN = 5
+# Each gap of the question set's ``gaps``: which rows of the figures' incident table it holds.
+GAPS: dict[str, Any] = {
+    "detection-stand-in": lambda t: t["detection_stand_in"].astype(bool),
+    "out-of-order": lambda t: t["out_of_order"].notna(),
+    "open-wait": lambda t: t["open_waits"] > 0,
+    "unconfirmed": lambda t: t["status"] == "unconfirmed",
+    "closed-untimed": lambda t: t["status"] == "not evidenced",
+    "no-severity": lambda t: t["severity"].isna(),
+    "no-communication": lambda t: t["communicated"].isna(),
+}
 
 
 def beyond_limit(qs: QuestionSet, answers: dict[str, Any]) -> list[str]:

@@ -21,6 +21,7 @@ from day60.errors import InputError
 from day60.resources import data_dir, example
 from tests.budget import examples
 from tests.builders import SIGN_OFF, make_journal
+from tests.test_severity_rows import assert_rows_add_up
 
 SOW = data_dir("clauses") / "examples" / "synthetic-sow.toml"
 NOTE = {"affected_class": "scanned invoices", "evidence": "alert 4411"}
@@ -489,6 +490,8 @@ def test_every_drift_incident_and_rollback_lands_in_exactly_one_bucket(tmp_path_
     assert sum(i[b.replace(" ", "_")] for b in mx.INCIDENT_BUCKETS) == i["population"] == n_inc
     assert sum(b["count"] + b["ranged"] for b in i["by_severity"].values()) + i["no_severity"]["count"] \
         + i["no_severity"]["ranged"] == int(incidents["restored_in_window"].sum())
+    # and every incident is in one severity row (1-4 or none) under its own bucket: the rows add up
+    assert_rows_add_up(i)
     assert set(gone["incident"]) <= set(incidents.loc[incidents["status"].isin(["excluded", "withdrawn"]), "id"])
     assert i["reopened"] == int((incidents["reopens"] > 0).sum())
     assert i["started_before_window"] == int((incidents["restored_in_window"]

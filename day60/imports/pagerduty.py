@@ -24,6 +24,7 @@ from day60.errors import InputError
 from day60.imports import jsonstream, states
 from day60.imports.books import Books
 from day60.imports.records import (
+    NoSeverity,
     RowProblem,
     Settings,
     Ticket,
@@ -180,6 +181,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
     sev = settings.column("severity", "priority")
     if listed:  # the incidents are the list: log entries complete them
         latest = _latest(docs["incidents"], times)
+        unrated = NoSeverity(sev)
         for f, (p, key) in enumerate(docs["incidents"]):
             for i, incident in enumerate(jsonstream.records(p, "incidents")):
                 books.read(p)
@@ -205,7 +207,15 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                         books.add(other, "unreadable", n)
                     continue
                 t.file, t.attached = key, attached
+                unrated.see(t, incident.get("urgency") if sev != "urgency" else None)
                 yield t
+        # A null priority is no severity, and urgency is not read in its place: taking it for some
+        # incidents and priority for the rest would be a guess at how the two compare.
+        said = unrated.note("their urgency ({values}) is not read as a severity; to judge every incident by its "
+                            "urgency instead, map [columns] severity = \"urgency\" with a [severity] table for "
+                            "its values")
+        if said:
+            notes.append(said)
         for ref, items in by_incident.items():  # entries of incidents the incidents export does not list
             counts: dict[str, int] = {}
             for x in items:

@@ -37,6 +37,7 @@ from day60.errors import InputError
 from day60.imports import jsonstream, states
 from day60.imports.books import Books
 from day60.imports.records import (
+    NoSeverity,
     Pause,
     RowProblem,
     Settings,
@@ -175,6 +176,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
         notes.append("the map has [notes] but no ticket_audits export was given: no comment was read")
     versions = _versions(docs["tickets"])
     files = [key for _p, _name, key in docs["tickets"]]
+    unrated = NoSeverity(settings.column("severity", "priority"))
     for f, (p, name, key) in enumerate(docs["tickets"]):
         for i, item in enumerate(jsonstream.records(p, "tickets")):
             books.read(p)
@@ -201,7 +203,10 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                     books.add(other, "unreadable", n)
                 continue
             t.file, t.attached = key, attached
+            unrated.see(t)
             yield t
+    if unrated.note():
+        notes.append(unrated.note())
     kinds = {key: "ticket_audits" if kind == "audits" else kind
              for kind, found in docs.items() for _p, _n, key in found}
     for ticket, files in held.items():  # metrics, events and audits of tickets the tickets export lacks

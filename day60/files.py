@@ -373,8 +373,10 @@ def check_output(field: str, path: str | Path, inputs: Iterable[tuple[str, str |
 
 
 def check_outputs(outputs: dict[str, str | Path | None],
-                  inputs: Iterable[tuple[str, str | Path | None]] = ()) -> None:
-    """Check every named output (None = not asked for) before any is written."""
+                  inputs: Iterable[tuple[str, str | Path | None]] = (), new: str | None = None) -> None:
+    """Check every named output (None = not asked for) before any is written. ``new``: the outputs
+    must not exist at all (a notice, a token file), and one that does, even as a link to nothing,
+    is refused with ``new`` as the fix, once every output has passed the checks above."""
     inputs = list(inputs)
     seen: dict[str, str] = {}
     for field, path in outputs.items():
@@ -385,6 +387,11 @@ def check_outputs(outputs: dict[str, str | Path | None],
         if key in seen:
             raise InputError(field, f"names the same file as {seen[key]}", "give each output its own path")
         seen[key] = field
+    if new is None:
+        return
+    for field, path in outputs.items():
+        if path is not None and os.path.lexists(path):
+            raise InputError(field, f"{path} already exists", new)
 
 
 def write_atomic(path: str | Path, data: str | bytes | Iterable[str], field: str = "output", mode: int = 0o644,

@@ -310,3 +310,27 @@ def test_a_long_unbroken_word_stays_inside_the_page(tmp_path):
     assert right and max(right) <= 552.8 + 0.5, max(right)
     subprocess.run(["pdftoppm", "-png", "-r", "80", "-f", "1", "-l", "2", str(pdf), str(tmp_path / "long")],
                    check=True)
+
+
+def test_outputs_that_must_be_new_are_refused_when_they_exist_after_every_other_check(tmp_path):
+    """``files.check_outputs(..., new=FIX)``, what notice and stamp call: a free name passes; a file
+    already there (even an empty one, even a link to nothing) is refused as existing, with the fix
+    the caller gave; but an output that is also an input is refused for that first, as without
+    ``new``. Without ``new`` an existing plain file passes (it may be replaced)."""
+    from day60 import files
+    from day60.errors import InputError
+
+    free, there, dangling, source = (tmp_path / n for n in ("free.json", "there.json", "dangling", "in.jsonl"))
+    there.write_text("")
+    source.write_text("x")
+    os.symlink(tmp_path / "nowhere", dangling)
+    files.check_outputs({"--out": free, "--pdf": None}, [], new="write a new file")
+    files.check_outputs({"--out": there}, [])
+    for path in (there, dangling):
+        with pytest.raises(InputError) as exc:
+            files.check_outputs({"--pdf": free, "--out": path}, [], new="write a new file")
+        assert (exc.value.field, exc.value.problem, exc.value.fix) == ("--out", f"{path} already exists",
+                                                                       "write a new file")
+    with pytest.raises(InputError) as exc:
+        files.check_outputs({"--out": source}, [("JOURNAL", source)], new="write a new file")
+    assert "is also the input JOURNAL" in exc.value.problem

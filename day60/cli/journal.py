@@ -303,13 +303,10 @@ def notice(
     from day60 import files
     from day60 import journal as jr
     from day60 import notice as notices
-    from day60.errors import InputError
     from day60.evidence.provenance import sha256_of
 
-    files.check_outputs({"--out": out, "--pdf": pdf, "--html": html}, [("JOURNAL", journal)])
-    for field, target in (("--out", out), ("--pdf", pdf), ("--html", html)):
-        if target is not None and os.path.lexists(target):
-            raise InputError(field, f"{target} already exists", "write each notice to a new file")
+    files.check_outputs({"--out": out, "--pdf": pdf, "--html": html}, [("JOURNAL", journal)],
+                        new="write each notice to a new file")
     made = notices.build(journal, to, base.COMMAND_LINE)
     if pdf is not None or html is not None:  # rendered before anything is written
         from day60 import render

@@ -394,6 +394,28 @@ def check_outputs(outputs: dict[str, str | Path | None],
             raise InputError(field, f"{path} already exists", new)
 
 
+def copy_plan(sources: list[Path], folder: Path, field: str = "--copy") -> list[tuple[Path, Path, bool]]:
+    """How files are copied into ``folder`` without replacing any (``day60 examples --copy``): each
+    source with its target in ``folder`` and whether that target is already the same file, byte for
+    byte (then it is kept; each import example ships one same README.md). A target that exists and
+    differs (or is a link) is refused, as is a folder that is not one and a target the output
+    checks refuse; nothing is planned until every target passes."""
+    if not folder.is_dir():
+        raise InputError(field, f"{folder} is not an existing folder", "create the folder first, or name one")
+    plan, targets = [], {}
+    for src in sources:
+        where, target = f"{field} ({src.name})", folder / src.name
+        same = target.is_file() and not target.is_symlink() and target.read_bytes() == src.read_bytes()
+        if not same and (target.exists() or target.is_symlink()):
+            raise InputError(where, f"{target} already exists: an example never replaces a file",
+                             "copy into an empty folder")
+        if not same:
+            targets[where] = target
+        plan.append((src, target, same))
+    check_outputs(targets, [])
+    return plan
+
+
 def write_atomic(path: str | Path, data: str | bytes | Iterable[str], field: str = "output", mode: int = 0o644,
                  new: bool = False) -> None:
     """Write ``data`` (or each text of an iterable, streamed) to a temporary file beside ``path``,

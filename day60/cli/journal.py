@@ -451,9 +451,7 @@ def verify(
                    + ": compare the head with one handed over earlier (--expect) or a token kept apart "
                      "('day60 stamp --out', then --token)", err=True)
     if proofs:
-        covered = max(p.covers_seq for p in proofs)
-        stamps = {p.seq for p in proofs if p.seq is not None}
-        later = [seq for seq in range(covered + 1, report.events + 1) if seq not in stamps]
+        covered, later = timestamp.uncovered(proofs, report.events)
         typer.echo(f"{len(later)} event(s) after seq {covered} are covered by no timestamp token" if later
                    else "every event but the tokens themselves is covered by a timestamp token")
 

@@ -1119,6 +1119,17 @@ def paper_size(deal: Deal) -> str:
     return "Letter" if _country(deal) in LETTER_COUNTRIES else "A4"
 
 
+def credit_weights_note(deal: Deal) -> str | None:
+    """A note when the deal's Credit Weights add up to more than 100 percent of the At-Risk Amount:
+    a month's Service Credits never pass 100 percent of it, so the weights overstate what a month
+    missing most Service Levels is credited. None when they add up to 100 or less."""
+    weights = sum(float(v.get("credit_weight", 0)) for v in deal.service_levels.values())
+    if weights <= 100:
+        return None
+    return (f"the Credit Weights add up to {weights:g} percent of the At-Risk Amount; a month's Service Credits never "
+            "pass 100 percent of it, so a month missing most Service Levels credits less than their weights say")
+
+
 def check_ids(lib: Library, deal: Deal | None = None) -> list[dict[str, Any]]:
     """Every check a figures file may name: its id, clause, unit, comparator and the deal's threshold."""
     out = []

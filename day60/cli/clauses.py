@@ -121,7 +121,7 @@ def clauses_export(
     Example: day60 clauses export --sow synthetic-sow.toml --pdf schedule.pdf
     (the SYNTHETIC deal: day60 examples synthetic-deal --copy .)
     """
-    from day60 import clauses, files, render
+    from day60 import clauses, files, render, wordread
     from day60.cli.scores import _passphrase
     from day60.errors import InputError
     from day60.evidence import documents, sign, timestamp
@@ -140,16 +140,14 @@ def clauses_export(
     lib = clauses.load_library()
     deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=draft)
     s = clauses.schedule(lib, deal, draft=draft)
-    weights = sum(float(v.get("credit_weight", 0)) for v in deal.service_levels.values())
-    if weights > 100:
-        typer.echo(f"note: the Credit Weights add up to {weights:g} percent of the At-Risk Amount; a month's Service "
-                   "Credits never pass 100 percent of it, so a month missing most Service Levels credits less than "
-                   "their weights say", err=True)
+    note = clauses.credit_weights_note(deal)
+    if note:
+        typer.echo(f"note: {note}", err=True)
     if not (pdf or md or html or docx):
         typer.echo(render.html("schedule.md.j2", {"s": s}))
         return
-    if docx is not None and docx.exists() and not force:
-        _keep_an_edited_copy(lib, deal, s, docx)
+    if docx is not None:
+        wordread.keep_an_edited_copy(lib, deal, s, docx, force)
     body = None
     document = documents.schedule_document(s, deal.raw, signer.identity() if signer else None, tsa)
     if pdf:  # built, signed and timestamped before anything is written
@@ -168,28 +166,6 @@ def clauses_export(
         files.write_atomic(pdf, body, "--pdf")
         done_with = (f", signed by {signer.subject}" if signer else "") + (f", timestamped by {tsa}" if tsa else "")
         typer.echo(f"wrote {pdf} ({pages} pages{done_with})", err=True)
-
-
-def _keep_an_edited_copy(lib, deal, s, docx: Path) -> None:
-    """Refuse to write over a Word file at --docx unless it is a clean export of this deal: a
-    negotiated copy (edited, or holding the other side's tracked changes) would be lost."""
-    from day60 import wordread
-    from day60.errors import InputError
-
-    try:
-        copy = wordread.read_bytes(docx.read_bytes(), docx.name)
-    except (InputError, OSError):
-        copy = None
-    if copy is None or wordread.EXPORT["sha256"] not in copy.properties:
-        raise InputError("--docx", f"{docx} exists and is not a Word schedule day60 exported, so writing would lose it",
-                         "choose another path, or give --force to replace it")
-    found = wordread.compare(lib, deal, s, copy)["differences"]
-    if found or copy.revisions:
-        what = (f"{len(found)} difference(s) from a clean export" if found else "") + (
-            (" and " if found else "") + f"{copy.revisions} tracked change(s)" if copy.revisions else "")
-        raise InputError("--docx", f"{docx} is an edited copy ({what}), which writing would lose",
-                         f"compare it with 'day60 clauses diff --sow {deal.path} {docx}', write elsewhere, or give "
-                         "--force to replace it")
 
 
 @clauses_app.command("diff")

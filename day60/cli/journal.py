@@ -465,37 +465,12 @@ def show(
 
     Example: day60 show ex.jsonl
     """
-    from day60 import journal as jr
-    from day60 import reading
+    from day60 import reading, timeline
     from day60.display import author, when
 
     _check_format(fmt)
-    from day60 import permissions
-
     j = reading.read(journal, events=True)  # a large journal is checked on the engine
-    judged = permissions.judgements(j.events)
-    raw = {e["seq"]: e for e in j.events}
-    zone = j.header["calendar"]["timezone"]
-    # A correction the supplier claims moves no time until an auditor accepts it: it is marked beside
-    # the time it would replace, which stays the line's.
-    claimed = permissions.corrections_claimed(j.events, lambda at: when(at, zone))
-    rows = []
-    for e in sorted(jr.effective(permissions.in_force(j.events)),
-                    key=lambda e: (e.at is None, e.at.timestamp() if e.at else 0, e.seq)):
-        mark = "; ".join([f"corrected by seq {c['seq']} (was {when(e.original_at, zone)}): {c['reason']}"
-                          for c in e.corrections] + claimed.get(e.seq, []))
-        if e.sealed:
-            mark = "sealed until revealed"
-        elif e.revealed:
-            mark = "revealed at close"
-        if e.data.get("pressed_at"):  # sent late by a page of 'day60 serve'
-            mark = "; ".join(filter(None, [f"recorded late (pressed {when(e.data['pressed_at'], zone)} on the "
-                                           "browser's clock)", mark]))
-        standing = permissions.claim_status(raw[e.seq], judged) if e.seq in raw else None
-        if standing is not None:  # the supplier's own claim: it counts once accepted
-            mark = "; ".join(filter(None, [mark, f"claim by {raw[e.seq]['by']}: {standing}"]))
-        rows.append({"seq": e.seq, "at": e.at.astimezone(j.tz).isoformat() if e.at else None, "kind": e.kind,
-                     "id": e.id, "by": e.by, "data": e.data, "mark": mark})
+    rows = timeline.listed(j)
     if fmt == "json":
         print_json({"header": j.header, "timeline": rows, "partial_line": j.partial, "head": j.head})
         return

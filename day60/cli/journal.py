@@ -213,19 +213,10 @@ def dispute(
     import datetime as dt
 
     from day60 import journal as jr
-    from day60 import permissions, rubric
-    from day60.errors import InputError
+    from day60 import permissions, remedies
 
     actor = permissions.actor_for(as_role, by)
-    ids = [x.id for x in rubric.load().lines]
-    if line not in ids:
-        raise InputError("--line", f"{line[:40]!r} is not a rubric line", f"use one of {', '.join(ids)}")
-    if organisation is not None:
-        speaks_for = permissions.organisation(actor.role, jr.read_header(journal))
-        if organisation.casefold() != speaks_for.casefold():
-            raise InputError("--organisation", f"{organisation[:60]!r} is not the organisation of the "
-                             f"{permissions.table().label(actor.role)} in this journal ({speaks_for!r})",
-                             "drop --organisation, or give the --as role whose organisation it is")
+    remedies.check_dispute(journal, line, actor.role, organisation)
     event = jr.append(journal, "dispute", f"dispute-{line}", dt.datetime.now(dt.UTC),
                       {"line": line, "reason": reason}, actor=actor)
     typer.echo(f"seq {event['seq']}: dispute of {line} logged; resolve it with 'day60 resolve {journal} "

@@ -1119,6 +1119,18 @@ def paper_size(deal: Deal) -> str:
     return "Letter" if _country(deal) in LETTER_COUNTRIES else "A4"
 
 
+def calendar_differs(deal: Deal | None, header: dict[str, Any]) -> bool:
+    """True when a deal's business calendar is not the one a journal's header carries (compared as
+    defined: the holiday dates a header resolved for its window are left out). The journal's own
+    calendar computes its figures, so the journal alone reproduces them; comply judges business
+    hours and report delivery days on the deal's."""
+    def plain(table: dict[str, Any]) -> dict[str, Any]:
+        holidays = {k: v for k, v in (table.get("holidays") or {}).items() if k != "resolved"}
+        return {**table, "holidays": holidays} if holidays else {k: v for k, v in table.items() if k != "holidays"}
+
+    return deal is not None and deal.calendar is not None and plain(deal.calendar) != plain(header["calendar"])
+
+
 def credit_weights_note(deal: Deal) -> str | None:
     """A note when the deal's Credit Weights add up to more than 100 percent of the At-Risk Amount:
     a month's Service Credits never pass 100 percent of it, so the weights overstate what a month

@@ -129,3 +129,17 @@ def test_counts_name_every_status_and_duties_include_untriggered_reports():
                            "reported, not triggered": 1, "triggered": 1}
     assert done.duties == 2 and done.failed
     assert not compliance.Compliance(rows[:1], {}, "x", {}, None, False).failed
+
+
+def test_a_deals_calendar_is_compared_with_the_journals_as_defined():
+    """``clauses.calendar_differs``, behind the note score and comply print: the SYNTHETIC deal's
+    calendar (London, England's holidays, Mon-Fri 09:00-17:30) is the UK office's, so a header
+    carrying it, even with the holiday dates it resolved for its window, does not differ; the same
+    hours ending at 17:00 on Friday do; a deal with no calendar, or no deal, never does."""
+    header = {"calendar": {**DEAL.calendar, "holidays": {**DEAL.calendar["holidays"],
+                                                         "resolved": [{"date": "2026-04-03", "name": "Good Friday"}]}}}
+    assert not clauses.calendar_differs(DEAL, header)
+    short = {"calendar": {**DEAL.calendar, "hours": {**DEAL.calendar["hours"], "fri": ["09:00-17:00"]}}}
+    assert clauses.calendar_differs(DEAL, short)
+    assert not clauses.calendar_differs(None, short)
+    assert not clauses.calendar_differs(DEAL.model_copy(update={"calendar": None}), short)

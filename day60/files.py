@@ -394,6 +394,17 @@ def check_outputs(outputs: dict[str, str | Path | None],
             raise InputError(field, f"{path} already exists", new)
 
 
+def folder_outputs(folder: Path, names: dict[str, str], field: str = "--out",
+                   inputs: Iterable[tuple[str, str | Path | None]] = ()) -> dict[str, Path]:
+    """The files a command writes into an existing ``folder``, by key (``names``: key -> file name),
+    each checked as an output (``check_outputs``, named "FIELD (file name)") before any is written."""
+    if not os.path.isdir(folder):
+        raise InputError(field, f"{folder} is not an existing folder", "create the folder first, or name one")
+    targets = {key: folder / name for key, name in names.items()}
+    check_outputs({f"{field} ({t.name})": t for t in targets.values()}, inputs)
+    return targets
+
+
 def copy_plan(sources: list[Path], folder: Path, field: str = "--copy") -> list[tuple[Path, Path, bool]]:
     """How files are copied into ``folder`` without replacing any (``day60 examples --copy``): each
     source with its target in ``folder`` and whether that target is already the same file, byte for

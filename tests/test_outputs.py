@@ -334,3 +334,22 @@ def test_outputs_that_must_be_new_are_refused_when_they_exist_after_every_other_
     with pytest.raises(InputError) as exc:
         files.check_outputs({"--out": source}, [("JOURNAL", source)], new="write a new file")
     assert "is also the input JOURNAL" in exc.value.problem
+
+
+def test_files_written_into_a_folder_are_checked_before_any_is_written(tmp_path):
+    """``files.folder_outputs``, what 'metrics --format csv' asks: two names in an existing folder
+    come back as paths in it, by key; a folder that does not exist is refused on --out; a name that
+    is the journal read is refused naming that file, "--out (j.csv)"."""
+    from day60 import files
+    from day60.errors import InputError
+
+    journal = tmp_path / "j.csv"
+    journal.write_text("x")
+    got = files.folder_outputs(tmp_path, {"a": "j-a.csv", "b": "j-b.json"}, "--out", [("JOURNAL", journal)])
+    assert got == {"a": tmp_path / "j-a.csv", "b": tmp_path / "j-b.json"}
+    with pytest.raises(InputError) as exc:
+        files.folder_outputs(tmp_path / "missing", {"a": "j-a.csv"})
+    assert exc.value.field == "--out" and "is not an existing folder" in exc.value.problem
+    with pytest.raises(InputError) as exc:
+        files.folder_outputs(tmp_path, {"a": "j.csv"}, "--out", [("JOURNAL", journal)])
+    assert exc.value.field == "--out (j.csv)" and "is also the input JOURNAL" in exc.value.problem

@@ -143,3 +143,23 @@ def test_a_deals_calendar_is_compared_with_the_journals_as_defined():
     assert clauses.calendar_differs(DEAL, short)
     assert not clauses.calendar_differs(None, short)
     assert not clauses.calendar_differs(DEAL.model_copy(update={"calendar": None}), short)
+
+
+def test_the_clause_listing_names_duties_and_finds_parts_by_id():
+    """``clauses.listing``, ``duties`` and ``part``, what 'clauses list' and 'clauses show' call:
+    the listing holds every clause then every module, once each; false-containment is a reporting
+    duty (its one check is reported, with no threshold and no parameter), drift-lead-time is not;
+    'relief' is found as a module, 'reliefs' is refused suggesting relief, 'zzzz' with no suggestion."""
+    rows = clauses.listing(LIB)
+    assert [r["id"] for r in rows] == [*LIB.clauses, *LIB.parts]
+    assert {r["kind"] for r in rows[:len(LIB.clauses)]} == {"measure"}
+    duties = clauses.duties(LIB)
+    assert "false-containment" in duties and "drift-lead-time" not in duties
+    assert next(r for r in rows if r["id"] == "false-containment")["parameters"] == []
+    assert isinstance(clauses.part(LIB, "relief"), clauses.Module)
+    assert isinstance(clauses.part(LIB, "drift-lead-time"), clauses.Clause)
+    for wrong, fix in (("reliefs", "did you mean relief? see 'day60 clauses list'"),
+                       ("zzzz", "see 'day60 clauses list'")):
+        with pytest.raises(InputError) as exc:
+            clauses.part(LIB, wrong)
+        assert exc.value.field == "ID" and exc.value.fix == fix

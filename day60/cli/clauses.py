@@ -33,20 +33,12 @@ def clauses_list(fmt: str = typer.Option("table", "--format", help=FORMAT_HELP))
 
     _check_format(fmt)
     lib = clauses.load_library()
-    rows = [{"id": c.id, "kind": "measure", "title": c.title, "section": c.section,
-             "parameters": [{"id": p.id, "type": p.type, "unit": p.unit, "min": p.min, "max": p.max,
-                             "description": p.description} for p in c.parameters]}
-            for c in lib.clauses.values()]
-    rows += [{"id": m.id, "kind": "module" if not m.always else "module (always)", "title": m.title, "section": None,
-              "summary": m.summary,
-              "parameters": [{"id": p.id, "type": p.type, "unit": p.unit, "min": p.min, "max": p.max,
-                              "description": p.description, **({"choices": p.choices} if p.choices else {})}
-                             for p in m.parameters]} for m in lib.parts.values()]
+    rows = clauses.listing(lib)
     if fmt == "json":
         print_json(rows)
         return
     typer.echo(f"clause library {lib.id} {lib.version}: {len(lib.clauses)} clauses, {len(lib.parts)} modules")
-    duties = {c.id for c in lib.clauses.values() if all(k.comparator == "report" for k in c.checks)}
+    duties = clauses.duties(lib)
     print_table([{"id": r["id"], "section": r["section"] or r["kind"], "title": r["title"],
                   "parameters": ", ".join(p["id"] for p in r["parameters"])
                   or ("none (a reporting duty with no threshold)" if r["id"] in duties else "none")} for r in rows])
@@ -59,16 +51,9 @@ def clauses_show(clause_id: str = typer.Argument(..., help="A clause or module i
     Example: day60 clauses show drift-lead-time
     """
     from day60 import clauses
-    from day60.errors import InputError
 
     lib = clauses.load_library()
-    if clause_id not in lib.clauses and clause_id not in lib.parts:
-        import difflib
-
-        close = difflib.get_close_matches(clause_id, [*lib.clauses, *lib.parts], n=1)
-        raise InputError("ID", f"{clause_id[:60]!r} is not a clause or module",
-                         (f"did you mean {close[0]}? " if close else "") + "see 'day60 clauses list'")
-    c = lib.clauses.get(clause_id) or lib.parts[clause_id]
+    c = clauses.part(lib, clause_id)
     where = f"charter {c.section}; " if isinstance(c, clauses.Clause) else "commercial module; "
     typer.echo(f"{c.title} ({where}library {lib.id} {lib.version}; numbered as in a schedule holding every clause "
                "and module)\n")

@@ -121,11 +121,9 @@ def _selfassess_result(qs: Any, ans: Any, journal_out: Path | None, fmt: str, pd
                        html: Path | None, tickets: Any = None, deal: Any = None) -> None:
     import tempfile
 
-    from day60 import assess, reading
-    from day60.errors import InputError
+    from day60 import assess, files, reading
 
-    if journal_out and os.path.lexists(journal_out):
-        raise InputError("--journal", f"{journal_out} already exists", "journals are never overwritten")
+    files.check_outputs({"--journal": journal_out}, new="journals are never overwritten")
     with tempfile.TemporaryDirectory() as tmp:  # built aside: a refusal half-way leaves no journal behind
         done = assess.self_assess(qs, ans, Path(tmp) / "selfassess.jsonl", tickets,
                                   deal.parameters if deal else None)

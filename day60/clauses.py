@@ -1119,6 +1119,62 @@ def paper_size(deal: Deal) -> str:
     return "Letter" if _country(deal) in LETTER_COUNTRIES else "A4"
 
 
+def calendar_differs(deal: Deal | None, header: dict[str, Any]) -> bool:
+    """True when a deal's business calendar is not the one a journal's header carries (compared as
+    defined: the holiday dates a header resolved for its window are left out). The journal's own
+    calendar computes its figures, so the journal alone reproduces them; comply judges business
+    hours and report delivery days on the deal's."""
+    def plain(table: dict[str, Any]) -> dict[str, Any]:
+        holidays = {k: v for k, v in (table.get("holidays") or {}).items() if k != "resolved"}
+        return {**table, "holidays": holidays} if holidays else {k: v for k, v in table.items() if k != "holidays"}
+
+    return deal is not None and deal.calendar is not None and plain(deal.calendar) != plain(header["calendar"])
+
+
+def credit_weights_note(deal: Deal) -> str | None:
+    """A note when the deal's Credit Weights add up to more than 100 percent of the At-Risk Amount:
+    a month's Service Credits never pass 100 percent of it, so the weights overstate what a month
+    missing most Service Levels is credited. None when they add up to 100 or less."""
+    weights = sum(float(v.get("credit_weight", 0)) for v in deal.service_levels.values())
+    if weights <= 100:
+        return None
+    return (f"the Credit Weights add up to {weights:g} percent of the At-Risk Amount; a month's Service Credits never "
+            "pass 100 percent of it, so a month missing most Service Levels credits less than their weights say")
+
+
+def listing(lib: Library) -> list[dict[str, Any]]:
+    """Every clause, then every commercial module, as ``day60 clauses list`` gives them: id, kind
+    (measure, module, or module (always) for one every schedule carries), title, charter section
+    (a clause's), a module's summary, and each typed parameter with its unit, bounds, description
+    and any choices."""
+    rows = [{"id": c.id, "kind": "measure", "title": c.title, "section": c.section,
+             "parameters": [{"id": p.id, "type": p.type, "unit": p.unit, "min": p.min, "max": p.max,
+                             "description": p.description} for p in c.parameters]}
+            for c in lib.clauses.values()]
+    rows += [{"id": m.id, "kind": "module" if not m.always else "module (always)", "title": m.title, "section": None,
+              "summary": m.summary,
+              "parameters": [{"id": p.id, "type": p.type, "unit": p.unit, "min": p.min, "max": p.max,
+                              "description": p.description, **({"choices": p.choices} if p.choices else {})}
+                             for p in m.parameters]} for m in lib.parts.values()]
+    return rows
+
+
+def duties(lib: Library) -> set[str]:
+    """The clauses that are reporting duties only: every check of theirs is reported, none has a
+    threshold (so no parameter is theirs to set)."""
+    return {c.id for c in lib.clauses.values() if all(k.comparator == "report" for k in c.checks)}
+
+
+def part(lib: Library, part_id: str) -> Clause | Module:
+    """A clause or commercial module by id; an id that is neither is refused, suggesting the
+    closest."""
+    if part_id not in lib.clauses and part_id not in lib.parts:
+        close = difflib.get_close_matches(part_id, [*lib.clauses, *lib.parts], n=1)
+        raise InputError("ID", f"{part_id[:60]!r} is not a clause or module",
+                         (f"did you mean {close[0]}? " if close else "") + "see 'day60 clauses list'")
+    return lib.clauses.get(part_id) or lib.parts[part_id]
+
+
 def check_ids(lib: Library, deal: Deal | None = None) -> list[dict[str, Any]]:
     """Every check a figures file may name: its id, clause, unit, comparator and the deal's threshold."""
     out = []

@@ -615,3 +615,36 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dt.date):
         return value.isoformat()
     return value
+
+
+def calendar_days(cal: BusinessCalendar, date_from: str, date_to: str,
+                  fields: tuple[str, str] = ("--from", "--to")) -> list[dict[str, Any]]:
+    """Each local date from ``date_from`` to ``date_to`` (YYYY-MM-DD, both included, at most two
+    years apart) as a row: the date, its weekday, the holiday or closure that shuts it (or ""), its
+    working intervals as ISO instants with their offsets, and its business hours (the intervals'
+    real elapsed length, so a day with a clock change counts its true hours). ``fields`` name the
+    two dates in a refusal."""
+    days = []
+    for field, text in zip(fields, (date_from, date_to), strict=True):
+        try:
+            days.append(dt.date.fromisoformat(text))
+        except ValueError as exc:
+            raise InputError(field, f"{text!r} is not a date", "write YYYY-MM-DD") from exc
+    first, last = days
+    if last < first:
+        raise InputError(fields[1], f"is before {fields[0]}", "swap the two dates")
+    if (last - first).days > 731:
+        raise InputError(fields[1], f"is more than two years after {fields[0]}", "show a shorter range")
+    rows = []
+    day = first
+    while day <= last:
+        spans = cal.intervals(day, day)
+        rows.append({
+            "date": day.isoformat(),
+            "weekday": WEEKDAYS[day.weekday()],
+            "closed": cal.holiday_name(day) or "",
+            "intervals": [[s.isoformat(), e.isoformat()] for s, e in spans],
+            "business_hours": sum(wall_seconds(s, e) for s, e in spans) / 3600,
+        })
+        day += dt.timedelta(days=1)
+    return rows

@@ -373,8 +373,10 @@ def check_output(field: str, path: str | Path, inputs: Iterable[tuple[str, str |
 
 
 def check_outputs(outputs: dict[str, str | Path | None],
-                  inputs: Iterable[tuple[str, str | Path | None]] = ()) -> None:
-    """Check every named output (None = not asked for) before any is written."""
+                  inputs: Iterable[tuple[str, str | Path | None]] = (), new: str | None = None) -> None:
+    """Check every named output (None = not asked for) before any is written. ``new``: the outputs
+    must not exist at all (a notice, a token file), and one that does, even as a link to nothing,
+    is refused with ``new`` as the fix, once every output has passed the checks above."""
     inputs = list(inputs)
     seen: dict[str, str] = {}
     for field, path in outputs.items():
@@ -385,6 +387,44 @@ def check_outputs(outputs: dict[str, str | Path | None],
         if key in seen:
             raise InputError(field, f"names the same file as {seen[key]}", "give each output its own path")
         seen[key] = field
+    if new is None:
+        return
+    for field, path in outputs.items():
+        if path is not None and os.path.lexists(path):
+            raise InputError(field, f"{path} already exists", new)
+
+
+def folder_outputs(folder: Path, names: dict[str, str], field: str = "--out",
+                   inputs: Iterable[tuple[str, str | Path | None]] = ()) -> dict[str, Path]:
+    """The files a command writes into an existing ``folder``, by key (``names``: key -> file name),
+    each checked as an output (``check_outputs``, named "FIELD (file name)") before any is written."""
+    if not os.path.isdir(folder):
+        raise InputError(field, f"{folder} is not an existing folder", "create the folder first, or name one")
+    targets = {key: folder / name for key, name in names.items()}
+    check_outputs({f"{field} ({t.name})": t for t in targets.values()}, inputs)
+    return targets
+
+
+def copy_plan(sources: list[Path], folder: Path, field: str = "--copy") -> list[tuple[Path, Path, bool]]:
+    """How files are copied into ``folder`` without replacing any (``day60 examples --copy``): each
+    source with its target in ``folder`` and whether that target is already the same file, byte for
+    byte (then it is kept; each import example ships one same README.md). A target that exists and
+    differs (or is a link) is refused, as is a folder that is not one and a target the output
+    checks refuse; nothing is planned until every target passes."""
+    if not folder.is_dir():
+        raise InputError(field, f"{folder} is not an existing folder", "create the folder first, or name one")
+    plan, targets = [], {}
+    for src in sources:
+        where, target = f"{field} ({src.name})", folder / src.name
+        same = target.is_file() and not target.is_symlink() and target.read_bytes() == src.read_bytes()
+        if not same and (target.exists() or target.is_symlink()):
+            raise InputError(where, f"{target} already exists: an example never replaces a file",
+                             "copy into an empty folder")
+        if not same:
+            targets[where] = target
+        plan.append((src, target, same))
+    check_outputs(targets, [])
+    return plan
 
 
 def write_atomic(path: str | Path, data: str | bytes | Iterable[str], field: str = "output", mode: int = 0o644,

@@ -79,6 +79,20 @@ def examples() -> dict[str, dict[str, Any]]:
     return out
 
 
+def shipped_example(name: str) -> dict[str, Any]:
+    """One shipped example by name; a name that is none is refused, suggesting the closest."""
+    import difflib
+
+    from day60.errors import InputError
+
+    shipped = examples()
+    if name not in shipped:
+        close = difflib.get_close_matches(name, list(shipped), n=1)
+        raise InputError("NAME", f"{name[:60]!r} is not a shipped example",
+                         (f"did you mean {close[0]!r}? " if close else "") + f"use one of {', '.join(shipped)}")
+    return shipped[name]
+
+
 def _first_comment(path: Path) -> str:
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("#"):

@@ -370,6 +370,34 @@ class Tickets:
     settings: Any  # day60.imports.records.Settings
 
 
+def tickets_record(spec: Tickets) -> dict[str, Any]:
+    """What an answers file records of the ticket export its incidents came from: the format and
+    each file's name and SHA-256."""
+    from day60.imports import sha256_file
+
+    return {"format": spec.format, "files": [{"file": p.name, "sha256": sha256_file(p)} for p in spec.files]}
+
+
+def match_tickets(ans: Answers, spec: Tickets | None) -> None:
+    """Hold answers given with a ticket export to the same export, byte for byte: answers that
+    recorded one need it again (its format, files and SHA-256 the same); answers with none take the
+    export given now and record it, unless they already hold the incidents answered by hand."""
+    recorded = ans.answers.get(TICKETS)
+    if recorded is None and spec is not None:
+        if ans.path is not None and "incidents.count" in ans.answers:
+            raise InputError("--tickets", "these answers already hold the incidents answered by hand",
+                             "drop --tickets, or start a new answers file for the export")
+        ans.answers[TICKETS] = tickets_record(spec)
+        return
+    if recorded is not None and spec is None:
+        names = ", ".join(f["file"] for f in recorded["files"])
+        raise InputError("--tickets", f"these answers took their incidents from a {recorded['format']} export "
+                                      f"({names})", f"give it again with --tickets {recorded['format']}:FILE")
+    if recorded is not None and recorded != tickets_record(spec):
+        raise InputError("--tickets", "the export is not the one these answers were given with (its format, files "
+                                      "or SHA-256 differ)", "give the same export files")
+
+
 def to_journal(qs: QuestionSet, ans: Answers, path: str | Path, tickets: Tickets | None = None) -> jr.Journal:
     """Build the self-assessment's journal: supplier-reported times, tier capped, nothing injected.
 

@@ -108,6 +108,40 @@ class _Axis:
         return len(self.boxes) > 1 or self.cut_before or self.cut_after
 
 
+def listed(journal: Any) -> list[dict[str, Any]]:
+    """A journal's lines as ``day60 show`` lists them: in the order of their instants (sealed
+    lines last), each corrected line at its corrected instant in the exercise's zone, with its
+    mark: the corrections applied (and the instant each replaced), a correction the supplier
+    claims and no auditor has accepted yet (beside the time it would replace, which stays the
+    line's), sealed or revealed, recorded late from a page of ``day60 serve``, and how a claim of
+    the measured party stands. ``journal`` is one ``reading.read(..., events=True)`` returned."""
+    from day60 import permissions
+    from day60.display import when
+
+    judged = permissions.judgements(journal.events)
+    raw = {e["seq"]: e for e in journal.events}
+    zone = journal.header["calendar"]["timezone"]
+    claimed = permissions.corrections_claimed(journal.events, lambda at: when(at, zone))
+    rows = []
+    for e in sorted(effective(permissions.in_force(journal.events)),
+                    key=lambda e: (e.at is None, e.at.timestamp() if e.at else 0, e.seq)):
+        mark = "; ".join([f"corrected by seq {c['seq']} (was {when(e.original_at, zone)}): {c['reason']}"
+                          for c in e.corrections] + claimed.get(e.seq, []))
+        if e.sealed:
+            mark = "sealed until revealed"
+        elif e.revealed:
+            mark = "revealed at close"
+        if e.data.get("pressed_at"):  # sent late by a page of 'day60 serve'
+            mark = "; ".join(filter(None, [f"recorded late (pressed {when(e.data['pressed_at'], zone)} on the "
+                                           "browser's clock)", mark]))
+        standing = permissions.claim_status(raw[e.seq], judged) if e.seq in raw else None
+        if standing is not None:  # the supplier's own claim: it counts once accepted
+            mark = "; ".join(filter(None, [mark, f"claim by {raw[e.seq]['by']}: {standing}"]))
+        rows.append({"seq": e.seq, "at": e.at.astimezone(journal.tz).isoformat() if e.at else None, "kind": e.kind,
+                     "id": e.id, "by": e.by, "data": e.data, "mark": mark})
+    return rows
+
+
 def svg(events: list[dict[str, Any]], calendar: BusinessCalendar, window: dict[str, str]) -> str:
     """Draw the exercise. Rows past MAX_ROWS are counted in a note, not drawn."""
     w0 = to_utc_us(dt.datetime.fromisoformat(window["start"]))

@@ -489,3 +489,27 @@ def _body(schedule: dict[str, Any], copy: Copy, fresh: Copy, places: list[str]) 
 
 
 _FIELD_TOKEN = re.compile(r"<(value|ref|field):[^>]*>")
+
+
+def keep_an_edited_copy(lib: clauses.Library, deal: clauses.Deal, schedule: dict[str, Any], docx: Path,
+                        force: bool = False) -> None:
+    """Refuse to write the schedule over a Word file already at ``docx`` unless it is a clean
+    export of this deal (or ``force``): a negotiated copy, edited or holding the other side's
+    tracked changes, would be lost, and so would a file day60 did not export. No file there: nothing
+    to keep."""
+    if force or not docx.exists():
+        return
+    try:
+        copy = read_bytes(docx.read_bytes(), docx.name)
+    except (InputError, OSError):
+        copy = None
+    if copy is None or EXPORT["sha256"] not in copy.properties:
+        raise InputError("--docx", f"{docx} exists and is not a Word schedule day60 exported, so writing would lose it",
+                         "choose another path, or give --force to replace it")
+    found = compare(lib, deal, schedule, copy)["differences"]
+    if found or copy.revisions:
+        what = (f"{len(found)} difference(s) from a clean export" if found else "") + (
+            (" and " if found else "") + f"{copy.revisions} tracked change(s)" if copy.revisions else "")
+        raise InputError("--docx", f"{docx} is an edited copy ({what}), which writing would lose",
+                         f"compare it with 'day60 clauses diff --sow {deal.path} {docx}', write elsewhere, or give "
+                         "--force to replace it")

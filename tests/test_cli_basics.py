@@ -68,6 +68,36 @@ def test_two_import_examples_copy_into_one_folder(run, tmp_path):
     assert readme.read_bytes() == (tmp_path / "README.md").read_bytes()
 
 
+def test_the_copy_plan_keeps_the_same_file_and_refuses_a_different_one(tmp_path):
+    """``files.copy_plan``, what 'examples --copy' follows: into an empty folder every file of
+    import-csv is to be written (none the same); once its README.md is there byte for byte,
+    import-jira's README.md is kept (same) and its other files are to be written; a README.md that
+    differs is refused naming it, as is a folder that does not exist; an unknown example is refused
+    by ``resources.shipped_example`` with the closest name."""
+    from day60 import files, resources
+    from day60.errors import InputError
+
+    csv_files = resources.shipped_example("import-csv")["files"]
+    jira_files = resources.shipped_example("import-jira")["files"]
+    plan = files.copy_plan(csv_files, tmp_path)
+    assert [(src, target.name, same) for src, target, same in plan] == [(s, s.name, False) for s in csv_files]
+    readme = next(s for s in csv_files if s.name == "README.md")
+    (tmp_path / "README.md").write_bytes(readme.read_bytes())
+    jira = files.copy_plan(jira_files, tmp_path)
+    assert {t.name: same for _, t, same in jira}["README.md"] is True
+    assert [t.name for _, t, same in jira if not same] and all(not (tmp_path / t.name).exists()
+                                                                for _, t, same in jira if not same)
+    (tmp_path / "README.md").write_text("my notes\n")
+    for sources, folder, field in ((jira_files, tmp_path, "--copy (README.md)"),
+                                   (csv_files, tmp_path / "missing", "--copy")):
+        with pytest.raises(InputError) as exc:
+            files.copy_plan(sources, folder)
+        assert exc.value.field == field
+    with pytest.raises(InputError) as exc:
+        resources.shipped_example("import-jra")
+    assert exc.value.field == "NAME" and "did you mean 'import-jira'?" in exc.value.fix
+
+
 def test_a_calendar_is_taken_by_its_shipped_name(run):
     """Fri 27 Mar 16:00 GMT to Mon 30 Mar 10:00 BST on the UK office: 1.5 h on Friday and 1 h on
     Monday = 2.5 business hours; 65 h of wall time across the clock change."""

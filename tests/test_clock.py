@@ -345,3 +345,28 @@ def test_a_list_with_a_naive_or_foreign_item_names_it():
         instants_us([aware, dt.datetime(2026, 3, 2, 10)], "starts")
     with pytest.raises(InputError, match="is not a date and time"):
         instants_us((v for v in [aware, "09:00"]), "starts")
+
+
+def test_calendar_days_lists_each_date_with_its_true_hours():
+    """``clock.calendar_days``, what 'day60 calendar show' prints, on the UK office (Mon-Fri
+    09:00-17:30, England's holidays): Fri 27 Mar 2026 is 8.5 business hours in GMT (+00:00); the
+    weekend of the clock change (Sun 29 Mar) is 0; Mon 30 Mar is 8.5 hours again, now in BST
+    (+01:00). Fri 25 Dec 2026 is Christmas Day: closed, no interval, 0 hours. Dates in the wrong
+    form, backwards, or more than 731 days apart are refused naming the field."""
+    from day60.clock import calendar_days
+
+    cal = BusinessCalendar.load(example("uk-office.toml"))
+    days = calendar_days(cal, "2026-03-27", "2026-03-30")
+    assert [(d["date"], d["weekday"], d["business_hours"]) for d in days] == [
+        ("2026-03-27", "fri", 8.5), ("2026-03-28", "sat", 0.0), ("2026-03-29", "sun", 0.0), ("2026-03-30", "mon", 8.5)]
+    assert days[0]["intervals"] == [["2026-03-27T09:00:00+00:00", "2026-03-27T17:30:00+00:00"]]
+    assert days[3]["intervals"] == [["2026-03-30T09:00:00+01:00", "2026-03-30T17:30:00+01:00"]]
+    [christmas] = calendar_days(cal, "2026-12-25", "2026-12-25")
+    assert (christmas["closed"], christmas["intervals"], christmas["business_hours"]) == ("Christmas Day", [], 0.0)
+    # 1 Jan 2026 to 2 Jan 2028: 365 + 365 + 1 = 731 days apart, the most taken: 732 dates listed
+    assert len(calendar_days(cal, "2026-01-01", "2028-01-02")) == 732
+    for args, field in ((("24/12/2026", "2026-12-29"), "--from"), (("2026-12-29", "2026-12-24"), "--to"),
+                        (("2026-01-01", "2028-01-03"), "--to")):
+        with pytest.raises(InputError) as exc:
+            calendar_days(cal, *args)
+        assert exc.value.field == field

@@ -486,3 +486,14 @@ def test_a_score_that_does_not_demonstrate_its_tier_says_what_the_clause_makes_o
     assert rows["day60-score"]["status"] == "tier not demonstrated"
     assert any(line.startswith("day60-score: tier not demonstrated") and "clause 20 treats the score as below its "
                "floor" in line for line in after["cannot"]), after["cannot"]
+
+
+def test_weights_over_a_hundred_percent_are_noted(tmp_path):
+    """``clauses.credit_weights_note``, what 'clauses export' prints: the shipped deal's weights are
+    15 + 10 + 5 + 10 + 10 + 10 + 10 + 5 + 15 + 5 + 5 = 100 percent: no note. Both weights of 15
+    (field-accuracy, restore-sev1) raised to 90: 100 - 30 + 180 = 250 percent, noted."""
+    assert clauses.credit_weights_note(DEAL) is None
+    heavy = tmp_path / "heavy.toml"
+    heavy.write_text(SOW.read_text().replace("credit_weight = 15 }", "credit_weight = 90 }"))
+    note = clauses.credit_weights_note(clauses.load_deal(heavy, LIB, {"drift_detection_business_hours"}))
+    assert note.startswith("the Credit Weights add up to 250 percent of the At-Risk Amount; ")

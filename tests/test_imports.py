@@ -375,3 +375,22 @@ def test_comply_flags_unconfirmed_restores_of_every_severity(run, tmp_path):
     text = json.dumps(out)
     assert "1 severity 2 incident(s) closed with no monitoring check" in text
     assert "1 incident(s) with no severity closed with no monitoring check" in text
+
+
+def test_an_imports_summary_counts_are_worked_out_in_the_library():
+    """``imports.totals``, what 'day60 import' prints first: files of 10 and 9 records read are 19
+    records; tickets 4 imported + 1 with new events + 2 already there + 1 left out + 1 in conflict
+    = 9, of which 4 + 1 + 2 = 7 are in the journal. ``imports.check_mode``: --mode is raw or display,
+    and for a ServiceNow export only."""
+    from day60 import imports
+    from day60.errors import InputError
+
+    result = {"files": [{"read": 10}, {"read": 9}], "imported": [1, 2, 3, 4], "extended": [5], "unchanged": [6, 7],
+              "skipped": [8], "conflicts": [9]}
+    assert imports.totals(result) == {"records": 19, "tickets": 9, "in_journal": 7}
+    imports.check_mode("servicenow", "display")
+    imports.check_mode("jira", None)
+    for fmt, mode, words in (("servicenow", "rw", "is not raw or display"), ("jira", "raw", "servicenow exports only")):
+        with pytest.raises(InputError) as exc:
+            imports.check_mode(fmt, mode)
+        assert exc.value.field == "--mode" and words in exc.value.problem

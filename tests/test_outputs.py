@@ -310,3 +310,46 @@ def test_a_long_unbroken_word_stays_inside_the_page(tmp_path):
     assert right and max(right) <= 552.8 + 0.5, max(right)
     subprocess.run(["pdftoppm", "-png", "-r", "80", "-f", "1", "-l", "2", str(pdf), str(tmp_path / "long")],
                    check=True)
+
+
+def test_outputs_that_must_be_new_are_refused_when_they_exist_after_every_other_check(tmp_path):
+    """``files.check_outputs(..., new=FIX)``, what notice and stamp call: a free name passes; a file
+    already there (even an empty one, even a link to nothing) is refused as existing, with the fix
+    the caller gave; but an output that is also an input is refused for that first, as without
+    ``new``. Without ``new`` an existing plain file passes (it may be replaced)."""
+    from day60 import files
+    from day60.errors import InputError
+
+    free, there, dangling, source = (tmp_path / n for n in ("free.json", "there.json", "dangling", "in.jsonl"))
+    there.write_text("")
+    source.write_text("x")
+    os.symlink(tmp_path / "nowhere", dangling)
+    files.check_outputs({"--out": free, "--pdf": None}, [], new="write a new file")
+    files.check_outputs({"--out": there}, [])
+    for path in (there, dangling):
+        with pytest.raises(InputError) as exc:
+            files.check_outputs({"--pdf": free, "--out": path}, [], new="write a new file")
+        assert (exc.value.field, exc.value.problem, exc.value.fix) == ("--out", f"{path} already exists",
+                                                                       "write a new file")
+    with pytest.raises(InputError) as exc:
+        files.check_outputs({"--out": source}, [("JOURNAL", source)], new="write a new file")
+    assert "is also the input JOURNAL" in exc.value.problem
+
+
+def test_files_written_into_a_folder_are_checked_before_any_is_written(tmp_path):
+    """``files.folder_outputs``, what 'metrics --format csv' asks: two names in an existing folder
+    come back as paths in it, by key; a folder that does not exist is refused on --out; a name that
+    is the journal read is refused naming that file, "--out (j.csv)"."""
+    from day60 import files
+    from day60.errors import InputError
+
+    journal = tmp_path / "j.csv"
+    journal.write_text("x")
+    got = files.folder_outputs(tmp_path, {"a": "j-a.csv", "b": "j-b.json"}, "--out", [("JOURNAL", journal)])
+    assert got == {"a": tmp_path / "j-a.csv", "b": tmp_path / "j-b.json"}
+    with pytest.raises(InputError) as exc:
+        files.folder_outputs(tmp_path / "missing", {"a": "j-a.csv"})
+    assert exc.value.field == "--out" and "is not an existing folder" in exc.value.problem
+    with pytest.raises(InputError) as exc:
+        files.folder_outputs(tmp_path, {"a": "j.csv"}, "--out", [("JOURNAL", journal)])
+    assert exc.value.field == "--out (j.csv)" and "is also the input JOURNAL" in exc.value.problem

@@ -279,6 +279,26 @@ def test_the_supplier_corrects_its_own_claim_only_while_nothing_is_revealed(tmp_
     assert r.exit_code == 2 and "corrects no line once the exercise is closed" in r.stderr
 
 
+def test_what_may_be_disputed_and_in_whose_name_is_checked_in_the_library(tmp_path):
+    """``remedies.check_dispute``, what 'day60 dispute' asks before writing: 'restore' is a line of
+    the published rubric, 'restor' is not (refused on --line). The header names the supplier Test
+    supplier and the runner's organisation Audit Co: the supplier giving 'test SUPPLIER' passes (case
+    does not matter), giving 'Audit Co' is refused on --organisation naming Test supplier; giving no
+    organisation is not checked."""
+    from day60 import remedies
+    from day60.errors import InputError
+
+    path = journal(tmp_path, runner_organisation="Audit Co")
+    remedies.check_dispute(path, "restore", "supplier")
+    remedies.check_dispute(path, "restore", "supplier", "test SUPPLIER")
+    remedies.check_dispute(path, "restore", "runner", "Audit Co")
+    for line, org, field in (("restor", None, "--line"), ("restore", "Audit Co", "--organisation")):
+        with pytest.raises(InputError) as exc:
+            remedies.check_dispute(path, line, "supplier", org)
+        assert exc.value.field == field
+    assert "('Test supplier')" in exc.value.problem
+
+
 def test_a_dispute_is_filed_under_who_raises_it(tmp_path, run):
     """A dispute sent with raised_by and organisation set to the runner's was listed as the
     auditor's own (a self-dispute). Now both come from the actor: its name, and the organisation

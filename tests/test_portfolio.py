@@ -130,6 +130,31 @@ def test_a_copy_of_a_journal_is_one_exercise_not_two(run, folder, tmp_path):
     assert r.exit_code == 2
 
 
+def test_score_all_counts_a_copy_once_and_lists_what_it_left_out(folder):
+    """``rows.score_all``, what 'day60 portfolio' calls: four paths (March, its copy, a journal with
+    a line removed, April) are two exercises scored and two left out (4 = 2 + 2): the copy names
+    March, which came first, and the damaged journal names its problem. The callback is called once
+    a path, 4 times. Only unreadable paths: refused, naming the first problem."""
+    import shutil
+
+    from day60.errors import InputError
+    from day60.portfolio import rows
+
+    shutil.copy(folder / "march.jsonl", folder / "march-copy.jsonl")
+    bad = folder / "bad.jsonl"
+    lines = (folder / "march.jsonl").read_text().splitlines(keepends=True)
+    bad.write_text("".join(lines[:2]) + lines[3])
+    calls = []
+    scored, refused = rows.score_all([folder / "march.jsonl", folder / "march-copy.jsonl", bad,
+                                      folder / "april.jsonl"], lambda: calls.append(1))
+    assert [r["exercise"] for r in scored] == ["march.jsonl", "april.jsonl"] and len(calls) == 4
+    assert [r["path"] for r in refused] == [str(folder / "march-copy.jsonl"), str(bad)]
+    assert refused[0]["problem"].startswith(f"the same journal as {folder / 'march.jsonl'} (SHA-256 ")
+    with pytest.raises(InputError) as exc:
+        rows.score_all([bad])
+    assert exc.value.field == "JOURNAL_OR_DIR" and "no journal could be read" in exc.value.problem
+
+
 def test_compare_same_deployment_hand_worked(run, folder, tmp_path):
     r = run("compare", folder / "march.jsonl", folder / "april.jsonl", "--format", "json")
     assert r.exit_code == 0, r.output

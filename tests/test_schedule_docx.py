@@ -574,3 +574,23 @@ def test_export_keeps_a_negotiated_copy_unless_forced_and_names_each_format_righ
         target = tmp_path / f"x-{name}"
         r = run("clauses", "export", "--sow", SOW, option, target)
         assert r.exit_code == 2 and option in r.stderr and "does not end in" in r.stderr and not target.exists()
+
+
+def test_what_is_already_at_the_docx_path_decides_whether_an_export_may_write(tmp_path):
+    """``wordread.keep_an_edited_copy``, what 'clauses export --docx' asks first: nothing at the
+    path, or --force, lets the export write; a file there that day60 did not export (here a text
+    file) is kept, refused on --docx naming --force."""
+    from day60 import clauses, wordread
+    from day60.errors import InputError
+
+    lib = clauses.load_library()
+    deal = clauses.load_deal(SOW, lib, {"drift_detection_business_hours"})
+    schedule = clauses.schedule(lib, deal)
+    target = tmp_path / "schedule.docx"
+    wordread.keep_an_edited_copy(lib, deal, schedule, target)
+    target.write_text("the partner's notes\n")
+    with pytest.raises(InputError) as exc:
+        wordread.keep_an_edited_copy(lib, deal, schedule, target)
+    assert exc.value.field == "--docx" and "not a Word schedule day60 exported" in exc.value.problem
+    assert "--force" in exc.value.fix
+    wordread.keep_an_edited_copy(lib, deal, schedule, target, force=True)

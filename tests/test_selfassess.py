@@ -324,3 +324,32 @@ def test_a_refused_ticket_import_leaves_no_journal(run, tmp_path):
             f"servicenow:{IMPORTS / 'servicenow-incident.csv'}", "--mode", "raw", "--severity-map", "1=1")
     assert r.exit_code == 2 and "no deal severity is given" in r.stderr
     assert not out.exists()
+
+
+def test_answers_given_with_a_ticket_export_are_held_to_that_export(tmp_path):
+    """``selfassess.match_tickets``, what 'day60 selfassess --tickets' asks: new answers take the
+    export given and record its format and each file's SHA-256 (that of the bytes "id\\n1\\n");
+    the same export again passes; the file changed by one byte, or no export given, is refused
+    on --tickets (the second naming the csv export and its file); answers holding incidents
+    answered by hand refuse an export."""
+    import hashlib
+
+    from day60.errors import InputError
+
+    export = tmp_path / "tickets.csv"
+    export.write_bytes(b"id\n1\n")
+    spec = sa.Tickets("csv", [export], None)
+    ans = sa.Answers(tmp_path / "answers.json")
+    sa.match_tickets(ans, spec)
+    assert ans.answers[sa.TICKETS] == {"format": "csv", "files": [
+        {"file": "tickets.csv", "sha256": hashlib.sha256(b"id\n1\n").hexdigest()}]}
+    sa.match_tickets(ans, spec)
+    export.write_bytes(b"id\n2\n")
+    for given, words in ((spec, "the export is not the one"), (None, "from a csv export (tickets.csv)")):
+        with pytest.raises(InputError) as exc:
+            sa.match_tickets(ans, given)
+        assert exc.value.field == "--tickets" and words in exc.value.problem
+    by_hand = sa.Answers(tmp_path / "other.json", {"incidents.count": 2})
+    with pytest.raises(InputError) as exc:
+        sa.match_tickets(by_hand, spec)
+    assert "answered by hand" in exc.value.problem

@@ -176,3 +176,29 @@ def test_a_year_of_spread_events_is_drawn_whole_with_a_label_each_month():
     labels = _date_labels(drawing)
     assert sorted({d for *_, d in labels}) == [dt.date(2026, m, 1) for m in range(1, 13)]
     assert len(labels) == 24
+
+
+def test_the_listing_show_prints_puts_each_line_at_its_corrected_instant_with_its_mark(tmp_path):
+    """``timeline.listed``, what 'day60 show' prints: a safety sign-off at Mon 2 Mar 09:00, an
+    injected onset at 10:00 (sealed, then revealed at the close by the builder), and an incident
+    detected Tue 3 Mar 10:00 that the runner then corrects to 09:30 ("typed the wrong hour").
+    Lines 1 to 5 are the sign-off, onset, incident, reveal (seq 4) and correction (seq 5); the
+    reveal and the correction are fixes, shown as marks on the lines they fix, not as rows. So three
+    rows in time order: seq 1 (no mark), seq 2 "revealed at close", seq 3 at 09:30 (March is GMT,
+    +00:00) marked as corrected by seq 5, naming the 10:00 it replaced and the reason."""
+    from zoneinfo import ZoneInfo
+
+    from day60 import reading, timeline
+    from tests.builders import SIGN_OFF
+
+    path = make_journal(tmp_path / "j.jsonl", [
+        ("safety.agreed", "d1", "2026-03-02T09:00", SIGN_OFF), ("drift.onset", "d1", "2026-03-02T10:00"),
+        ("incident.detected", "i1", "2026-03-03T10:00", {"severity": 2, "source": "organic"})])
+    jr.correct(path, 3, dt.datetime(2026, 3, 3, 9, 30, tzinfo=ZoneInfo("Europe/London")), "typed the wrong hour")
+    rows = timeline.listed(reading.read(path, events=True))
+    assert [(r["seq"], r["at"], r["kind"], r["mark"]) for r in rows] == [
+        (1, "2026-03-02T09:00:00+00:00", "safety.agreed", ""),
+        (2, "2026-03-02T10:00:00+00:00", "drift.onset", "revealed at close"),
+        (3, "2026-03-03T09:30:00+00:00", "incident.detected",
+         "corrected by seq 5 (was 2026-03-03 10:00 +00:00): typed the wrong hour")]
+    assert {r["by"] for r in rows} == {"Test runner"}

@@ -77,6 +77,18 @@ def test_events_after_the_last_token_are_said_to_be_uncovered(tsa, journal):
     assert r.exit_code == 0 and "1 event(s) after seq" in r.stdout
 
 
+def test_how_far_the_tokens_reach_is_worked_out_in_the_library():
+    """``timestamp.uncovered``, what 'day60 verify' prints: tokens at seq 6 (over head 5) and seq 8
+    (over head 3, an older head) in a journal of 9 events reach seq 5; after it, 6 and 8 are the
+    tokens themselves, so 7 and 9 are uncovered: 2 events. A token held apart (no seq) over head 9
+    covers everything: nothing after 9."""
+    def proof(seq, covers):
+        return timestamp.Proof(seq, covers, "0" * 64, "https://tsa.example", None)
+
+    assert timestamp.uncovered([proof(6, 5), proof(8, 3)], 9) == (5, [7, 9])
+    assert timestamp.uncovered([proof(None, 9)], 9) == (9, [])
+
+
 @pytest.mark.parametrize("mode, words", [
     ("wrong-hash", "the token is over another hash"),
     ("expired", "the TSA's certificate was not valid at the token's time"),

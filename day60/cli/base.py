@@ -455,13 +455,11 @@ def _footer(trace: dict[str, Any]) -> None:
 
 
 def _warn_calendar(deal: Any, j: Any) -> None:
-    """The journal's own calendar computes its figures (so the journal alone reproduces them);
-    say so when the deal's calendar differs from it."""
-    def plain(table: dict[str, Any]) -> dict[str, Any]:
-        holidays = {k: v for k, v in (table.get("holidays") or {}).items() if k != "resolved"}
-        return {**table, "holidays": holidays} if holidays else {k: v for k, v in table.items() if k != "holidays"}
+    """Say so when the deal's business calendar differs from the journal's
+    (``clauses.calendar_differs``)."""
+    from day60 import clauses
 
-    if deal is not None and deal.calendar is not None and plain(deal.calendar) != plain(j.header["calendar"]):
+    if clauses.calendar_differs(deal, j.header):
         typer.echo("note: the deal's business calendar differs from the journal's; the score's figures use the "
                    "journal's, comply judges business hours and report delivery days on the deal's", err=True)
 

@@ -33,20 +33,12 @@ def clauses_list(fmt: str = typer.Option("table", "--format", help=FORMAT_HELP))
 
     _check_format(fmt)
     lib = clauses.load_library()
-    rows = [{"id": c.id, "kind": "measure", "title": c.title, "section": c.section,
-             "parameters": [{"id": p.id, "type": p.type, "unit": p.unit, "min": p.min, "max": p.max,
-                             "description": p.description} for p in c.parameters]}
-            for c in lib.clauses.values()]
-    rows += [{"id": m.id, "kind": "module" if not m.always else "module (always)", "title": m.title, "section": None,
-              "summary": m.summary,
-              "parameters": [{"id": p.id, "type": p.type, "unit": p.unit, "min": p.min, "max": p.max,
-                              "description": p.description, **({"choices": p.choices} if p.choices else {})}
-                             for p in m.parameters]} for m in lib.parts.values()]
+    rows = clauses.listing(lib)
     if fmt == "json":
         print_json(rows)
         return
     typer.echo(f"clause library {lib.id} {lib.version}: {len(lib.clauses)} clauses, {len(lib.parts)} modules")
-    duties = {c.id for c in lib.clauses.values() if all(k.comparator == "report" for k in c.checks)}
+    duties = clauses.duties(lib)
     print_table([{"id": r["id"], "section": r["section"] or r["kind"], "title": r["title"],
                   "parameters": ", ".join(p["id"] for p in r["parameters"])
                   or ("none (a reporting duty with no threshold)" if r["id"] in duties else "none")} for r in rows])
@@ -59,16 +51,9 @@ def clauses_show(clause_id: str = typer.Argument(..., help="A clause or module i
     Example: day60 clauses show drift-lead-time
     """
     from day60 import clauses
-    from day60.errors import InputError
 
     lib = clauses.load_library()
-    if clause_id not in lib.clauses and clause_id not in lib.parts:
-        import difflib
-
-        close = difflib.get_close_matches(clause_id, [*lib.clauses, *lib.parts], n=1)
-        raise InputError("ID", f"{clause_id[:60]!r} is not a clause or module",
-                         (f"did you mean {close[0]}? " if close else "") + "see 'day60 clauses list'")
-    c = lib.clauses.get(clause_id) or lib.parts[clause_id]
+    c = clauses.part(lib, clause_id)
     where = f"charter {c.section}; " if isinstance(c, clauses.Clause) else "commercial module; "
     typer.echo(f"{c.title} ({where}library {lib.id} {lib.version}; numbered as in a schedule holding every clause "
                "and module)\n")
@@ -121,7 +106,7 @@ def clauses_export(
     Example: day60 clauses export --sow synthetic-sow.toml --pdf schedule.pdf
     (the SYNTHETIC deal: day60 examples synthetic-deal --copy .)
     """
-    from day60 import clauses, files, render
+    from day60 import clauses, files, render, wordread
     from day60.cli.scores import _passphrase
     from day60.errors import InputError
     from day60.evidence import documents, sign, timestamp
@@ -140,16 +125,14 @@ def clauses_export(
     lib = clauses.load_library()
     deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=draft)
     s = clauses.schedule(lib, deal, draft=draft)
-    weights = sum(float(v.get("credit_weight", 0)) for v in deal.service_levels.values())
-    if weights > 100:
-        typer.echo(f"note: the Credit Weights add up to {weights:g} percent of the At-Risk Amount; a month's Service "
-                   "Credits never pass 100 percent of it, so a month missing most Service Levels credits less than "
-                   "their weights say", err=True)
+    note = clauses.credit_weights_note(deal)
+    if note:
+        typer.echo(f"note: {note}", err=True)
     if not (pdf or md or html or docx):
         typer.echo(render.html("schedule.md.j2", {"s": s}))
         return
-    if docx is not None and docx.exists() and not force:
-        _keep_an_edited_copy(lib, deal, s, docx)
+    if docx is not None:
+        wordread.keep_an_edited_copy(lib, deal, s, docx, force)
     body = None
     document = documents.schedule_document(s, deal.raw, signer.identity() if signer else None, tsa)
     if pdf:  # built, signed and timestamped before anything is written
@@ -168,28 +151,6 @@ def clauses_export(
         files.write_atomic(pdf, body, "--pdf")
         done_with = (f", signed by {signer.subject}" if signer else "") + (f", timestamped by {tsa}" if tsa else "")
         typer.echo(f"wrote {pdf} ({pages} pages{done_with})", err=True)
-
-
-def _keep_an_edited_copy(lib, deal, s, docx: Path) -> None:
-    """Refuse to write over a Word file at --docx unless it is a clean export of this deal: a
-    negotiated copy (edited, or holding the other side's tracked changes) would be lost."""
-    from day60 import wordread
-    from day60.errors import InputError
-
-    try:
-        copy = wordread.read_bytes(docx.read_bytes(), docx.name)
-    except (InputError, OSError):
-        copy = None
-    if copy is None or wordread.EXPORT["sha256"] not in copy.properties:
-        raise InputError("--docx", f"{docx} exists and is not a Word schedule day60 exported, so writing would lose it",
-                         "choose another path, or give --force to replace it")
-    found = wordread.compare(lib, deal, s, copy)["differences"]
-    if found or copy.revisions:
-        what = (f"{len(found)} difference(s) from a clean export" if found else "") + (
-            (" and " if found else "") + f"{copy.revisions} tracked change(s)" if copy.revisions else "")
-        raise InputError("--docx", f"{docx} is an edited copy ({what}), which writing would lose",
-                         f"compare it with 'day60 clauses diff --sow {deal.path} {docx}', write elsewhere, or give "
-                         "--force to replace it")
 
 
 @clauses_app.command("diff")
@@ -256,8 +217,7 @@ def comply(
 
     Example: day60 comply --sow deal.toml --figures measured.json --charges 85000
     """
-    from day60 import clauses
-    from day60.errors import InputError
+    from day60 import clauses, compliance
 
     _check_format(fmt)
     lib = clauses.load_library()
@@ -271,56 +231,28 @@ def comply(
             print_table([{**{k: "" if v is None else v for k, v in c.items()},
                           "parameter": "-" if c["parameter"] is None else c["parameter"]} for c in listed])
         return
-    if sow is None:
-        raise InputError("--sow", "is missing", "name the deal file the figures are checked against")
-    from day60 import files
-
-    files.check_outputs({"--pdf": pdf, "--html": html}, [("--sow", sow), ("--figures", figures), ("JOURNAL", journal)])
-    if (journal is None) == (figures is None):
-        raise InputError("--figures", "give exactly one of a JOURNAL or --figures", "pass one source of figures")
-    if charges is not None and not (0 <= charges <= 1e15):  # also refuses nan and inf
-        raise InputError("--charges", f"is {charges!r}, not a sum of money from 0 to 1e15",
-                         "give the month's Monthly Charges")
-    if charges is not None:
-        charges = charges + 0.0  # -0 is 0
+    charges = compliance.check_inputs(sow, journal, figures, charges, {"--pdf": pdf, "--html": html})
     deal = clauses.load_deal(sow, lib, _rubric_ids(), draft=True)
-    scope, mismatch = None, None
-    period: dict = {}
+    j = mismatch = None
     if figures:
-        measured, source = clauses.load_figures(figures), str(figures)
-        period = dict(measured.get("period") or {})
+        done = compliance.check(lib, deal, figures=figures, charges=charges)
     else:
         from day60 import reading
         from day60.cli import progress
+        from day60.cli.scores import _parties
 
         with progress.stage(f"reading {journal.name}") as step:  # a spinner on stderr, at a terminal, if slow
             j = reading.read(journal)
             _warn_partial(j)
             _warn_calendar(deal, j)
-            from day60.cli.scores import _parties
-
             mismatch = _parties(deal, j, parties_differ)
             step("computing the figures")
-            measured, source = clauses.journal_figures(j, deal), str(journal)
-        scope = {"tier": j.header["tier"], "records": j.header.get("records", "auditor-held")}
-        # The period is the month the exercise window ends in (credits use the At-Risk Amount of the month a
-        # Measurement Period ends in).
-        period = {"month": str((j.header.get("window") or {}).get("end", ""))[:7] or None}
-    rows = clauses.comply(lib, deal, measured, source, scope)
-    if charges is not None:
-        if period.get("charges") is not None and float(period["charges"]) != charges:
-            raise InputError("--charges", f"is {charges:,.2f}, but the figures file's period.charges is "
-                                          f"{float(period['charges']):,.2f}",
-                             "give the month's Monthly Charges once: drop --charges or period.charges")
-        period["charges"] = charges
-    from day60 import commercial
-
-    after = commercial.consequences(lib, deal, rows, measured, period) if len(deal.modules) > 1 else None
-    if after is None:
-        _say_what_is_ignored(measured, period, charges)
+            done = compliance.check(lib, deal, journal=j, charges=charges)
+    for note in done.ignored:
+        typer.echo(f"note: {note}", err=True)
+    rows, after = done.rows, done.consequences
     trace = _provenance({"deal": Path(sow), "figures": Path(figures) if figures else None,
-                         "journal": j.sha256 if journal else None}, clause_library=f"{lib.id} {lib.version}")
-    synthetic = bool(deal.deal.get("synthetic")) or bool(journal and j.header.get("synthetic"))
+                         "journal": j.sha256 if j else None}, clause_library=f"{lib.id} {lib.version}")
     parties = {"parties_differ": mismatch} if mismatch else {}
     if parties and fmt != "json":
         typer.echo(f"WARNING: the deal and the journal name different parties: {mismatch}")
@@ -328,17 +260,15 @@ def comply(
         print_json({"checks": [{k: r[k] for k in ("clause", "check", "status", "value", "display", "threshold", "n",
                                                   "reason")} for r in rows], "provenance": trace, **parties,
                     **({"consequences": after} if after else {}),
-                    **({"synthetic": "SYNTHETIC: invented data, not a result"} if synthetic else {})})
+                    **({"synthetic": compliance.SYNTHETIC} if done.synthetic else {})})
     else:
-        if synthetic:
-            typer.echo("SYNTHETIC: invented data, not a result")
-        counts = {s: sum(r["status"] == s for r in rows) for s in ("met", "not met", "not run", "triggered",
-                                                                    "reported", "tier not demonstrated")}
-        duties = counts["reported"] + sum(r["status"] == "reported, not triggered" for r in rows)
+        if done.synthetic:
+            typer.echo(compliance.SYNTHETIC)
+        counts = done.counts
         typer.echo(f"{len(rows)} check(s): {counts['met']} met, {counts['not met']} not met, "
                    f"{counts['not run']} not run, {counts['tier not demonstrated']} tier not demonstrated, "
-                   f"{duties} reporting dut{'y' if duties == 1 else 'ies'} reported, "
-                   f"{counts['triggered']} reporting trigger(s) reached (figures from {source})")
+                   f"{done.duties} reporting dut{'y' if done.duties == 1 else 'ies'} reported, "
+                   f"{counts['triggered']} reporting trigger(s) reached (figures from {done.source})")
         from day60.display import threshold_words
 
         print_table([{"clause": r["clause"], "check": r["check"], "status": r["status"], "figure": r["display"],
@@ -352,100 +282,22 @@ def comply(
         from day60 import render
         from day60.display import threshold_words as words
 
-        counts = {st: sum(r["status"] == st for r in rows)
-                  for st in ("met", "not met", "not run", "tier not demonstrated", "reported",
-                             "reported, not triggered", "triggered")}
+        currency = str(deal.deal.get("currency", ""))
         page = render.html("comply.html.j2", {
-            "deal": deal.deal, "rows": [{**r, "threshold_words": words(r)} for r in rows], "counts": counts,
-            "source": source, "synthetic": synthetic, "parties_differ": mismatch, "provenance": trace,
+            "deal": deal.deal, "rows": [{**r, "threshold_words": words(r)} for r in rows], "counts": done.counts,
+            "source": done.source, "synthetic": done.synthetic, "parties_differ": mismatch, "provenance": trace,
             "library": f"{lib.id} {lib.version}",
-            "consequences": commercial_lines(after, str(deal.deal.get("currency", ""))) if after else None,
-            "consequence_titles": consequence_titles(after) if after else None})
+            "consequences": compliance.consequence_lines(after, currency) if after else None,
+            "consequence_titles": compliance.consequence_titles(after) if after else None})
         write_page(page, pdf, html)
-    if any(r["status"] == "not met" for r in rows):
+    if done.failed:
         raise typer.Exit(1)
 
 
-
-def _say_what_is_ignored(measured: dict, period: dict, charges: float | None) -> None:
-    """A deal with no commercial modules works out no credits, Critical Failures or relief: say so
-    (on stderr) for whatever the input gave for them, and report the Deemed Severity 2 Incidents,
-    which the service-levels clause still makes Severity 2 Incidents."""
-    given = [what for what, present in (
-        ("--charges", charges is not None),
-        ("period", any(k != "month" for k in period)),
-        ("relief claims", any(isinstance(f, dict) and f.get("relief") for f in measured.values())),
-        ("months", any(isinstance(f, dict) and f.get("months") for f in measured.values()))) if present]
-    if given:
-        typer.echo(f"note: the deal includes no commercial module, so {', '.join(given)} "
-                   f"{'is' if len(given) == 1 else 'are'} ignored: no Service Credit, Critical Failure or relief is "
-                   "worked out", err=True)
-    for check, f in sorted(measured.items()):
-        if isinstance(f, dict) and f.get("deemed"):
-            typer.echo(f"note: {check}: {f['deemed']} Deemed Severity 2 Incident(s), each a Severity 2 Incident "
-                       "under the schedule", err=True)
-
-
-def commercial_lines(after: dict, currency: str) -> dict[str, list[str]]:
-    """What follows from the verdicts, as the lines a table footer and the PDF print: the credits,
-    the Critical Failures and termination, relief, the Hypercare Period, and what is not computed."""
-    from day60.commercial import money
-
-    out: dict[str, list[str]] = {"credits": [], "critical": [], "relief": [], "cannot": list(after["cannot"])}
-    credits = after.get("credits")
-    if credits:
-        for line in credits["lines"]:
-            if line["percent_of_at_risk"]:
-                out["credits"].append(f"{line['check']}: {line['band']}, weight {line['weight_percent']:g} x share "
-                                      f"{line['share_percent']:g} percent = {line['percent_of_at_risk']:g} percent of "
-                                      "the At-Risk Amount" + (f" ({line['note']})" if line["note"] else ""))
-            elif line["note"] and line["status"] == "not met":
-                out["credits"].append(f"{line['check']}: no credit, {line['note']}")
-        for d in credits["deemed"]:
-            out["credits"].append(f"{d['check']}: {d['count']} Deemed Severity 2 Incident(s) x {d['each_percent']:g} "
-                                  f"percent = {d['percent_of_at_risk']:g} percent of the At-Risk Amount"
-                                  + (f" ({d['note']})" if d["note"] else ""))
-        total = (("conditional, if " + credits["conditional"] + ": ") if credits.get("conditional") else "") + (
-                 f"total {credits['percent_of_at_risk']:g} percent of the At-Risk Amount"
-                 + (f" (capped from {credits['uncapped_percent_of_at_risk']:g})" if credits["capped"] else "")
-                 + f", {credits['percent_of_charges']:g} percent of the Monthly Charges")
-        if credits["amount"] is not None:
-            total += (f": {money(currency, credits['amount'])} of an At-Risk Amount of "
-                      f"{money(currency, credits['at_risk_amount'])}")
-        out["credits"].append(total)
-    critical = after.get("critical_failures")
-    if critical:
-        for f in critical["found"]:
-            out["critical"].append(f"{f['check']}: {f['kind']} ({f['detail']})")
-        if critical["note"]:
-            out["critical"].append(critical["note"])
-        if critical.get("conditional"):
-            out["critical"].append(f"conditional: these count only if {critical['conditional']}")
-        term = critical["termination"]
-        out["critical"].append(f"{critical['counted']} Critical Failure(s) counted this period; termination right: "
-                               + {True: "arises", False: "does not arise", None: "cannot tell"}[term["arises"]]
-                               + f" ({term['why']})")
-    for r in after["relief"]:
-        out["relief"].append(f"{r['check']}: {'applied' if r['applied'] else 'not applied'}: {r['why']}")
-    if after.get("hypercare"):
-        h = after["hypercare"]
-        out["relief"].append(f"period {h['month']}: " + ("before" if h["before_credit_start"] else "on or after")
-                             + f" the Credit Start Date {h['credit_start']}")
-    return out
-
-
-def consequence_titles(after: dict) -> dict[str, str]:
-    """The heading of each part of what follows, naming the clause that says so."""
-    n = after["clauses"]
-    where = {k: f" (clause {n[m]})" if n.get(m) else "" for k, m in (("credits", "service-credits"),
-                                                                    ("critical", "critical-failures"),
-                                                                    ("relief", "relief"))}
-    return {"credits": f"Service Credits{where['credits']}", "critical": f"Critical Failures{where['critical']}",
-            "relief": f"Relief and hypercare{where['relief']}", "cannot": "Not computed"}
-
-
 def _print_consequences(after: dict, currency: str) -> None:
-    lines = commercial_lines(after, currency)
+    from day60.compliance import consequence_lines, consequence_titles
+
+    lines = consequence_lines(after, currency)
     for key, title in consequence_titles(after).items():
         if lines[key]:
             typer.echo(f"\n{title}:")

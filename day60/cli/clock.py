@@ -68,33 +68,10 @@ def calendar_show(
     Example: day60 calendar show uk-office --from 2026-12-21 --to 2027-01-08
     """
     from day60 import clock
-    from day60.errors import InputError
 
     _check_format(fmt)
     cal = load_calendar(calendar)
-    days = []
-    for field, text in (("--from", date_from), ("--to", date_to)):
-        try:
-            days.append(clock.dt.date.fromisoformat(text))
-        except ValueError as exc:
-            raise InputError(field, f"{text!r} is not a date", "write YYYY-MM-DD") from exc
-    first, last = days
-    if last < first:
-        raise InputError("--to", "is before --from", "swap the two dates")
-    if (last - first).days > 731:
-        raise InputError("--to", "is more than two years after --from", "show a shorter range")
-    rows = []
-    day = first
-    while day <= last:
-        spans = cal.intervals(day, day)
-        rows.append({
-            "date": day.isoformat(),
-            "weekday": clock.WEEKDAYS[day.weekday()],
-            "closed": cal.holiday_name(day) or "",
-            "intervals": [[s.isoformat(), e.isoformat()] for s, e in spans],
-            "business_hours": sum(clock.wall_seconds(s, e) for s, e in spans) / 3600,
-        })
-        day += clock.dt.timedelta(days=1)
+    rows = clock.calendar_days(cal, date_from, date_to)
     if fmt == "json":
         print_json({"timezone": cal.timezone, "days": rows})
         return

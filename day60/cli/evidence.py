@@ -80,12 +80,7 @@ def stamp(
     from day60.evidence import timestamp
 
     timestamp.check_url(tsa)
-    if out is not None:
-        files.check_outputs({"--out": out}, [("JOURNAL", journal)])
-        if out.exists():
-            from day60.errors import InputError
-
-            raise InputError("--out", f"{out} already exists", "keep each token in a new file")
+    files.check_outputs({"--out": out}, [("JOURNAL", journal)], new="keep each token in a new file")
     roots = timestamp.load_roots(tsa_root)
     header = jr.read_header(journal)
     event = timestamp.stamp(journal, tsa, roots=roots, by=by)

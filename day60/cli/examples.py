@@ -26,34 +26,17 @@ def examples(
 
     _check_format(fmt)
     shipped = resources.examples()
-    if name is not None and name not in shipped:
-        import difflib
-
-        close = difflib.get_close_matches(name, list(shipped), n=1)
-        raise InputError("NAME", f"{name[:60]!r} is not a shipped example",
-                         (f"did you mean {close[0]!r}? " if close else "") + f"use one of {', '.join(shipped)}")
+    if name is not None:
+        resources.shipped_example(name)
     if copy is not None:
         if name is None:
             raise InputError("NAME", "is needed with --copy", "name the example to copy (see 'day60 examples')")
-        if not copy.is_dir():
-            raise InputError("--copy", f"{copy} is not an existing folder", "create the folder first, or name one")
-        targets, same = {}, []
-        for src in shipped[name]["files"]:
-            field, target = f"--copy ({src.name})", copy / src.name
-            if target.is_file() and not target.is_symlink() and target.read_bytes() == src.read_bytes():
-                same.append(target)  # already there, byte for byte (each import example ships one same README.md)
-            elif target.exists() or target.is_symlink():
-                raise InputError(field, f"{target} already exists: an example never replaces a file",
-                                 "copy into an empty folder")
-            else:
-                targets[field] = target
-        files.check_outputs(targets, [])
-        for src in shipped[name]["files"]:
-            if copy / src.name in same:
-                typer.echo(f"kept {copy / src.name} (already there, the same bytes)", err=True)
+        for src, target, same in files.copy_plan(shipped[name]["files"], copy):
+            if same:
+                typer.echo(f"kept {target} (already there, the same bytes)", err=True)
                 continue
-            files.write_atomic(copy / src.name, src.read_bytes(), f"--copy ({src.name})")
-            typer.echo(f"wrote {copy / src.name}", err=True)
+            files.write_atomic(target, src.read_bytes(), f"--copy ({src.name})")
+            typer.echo(f"wrote {target}", err=True)
         return
     chosen = {name: shipped[name]} if name else shipped
     listed = [{"name": n, "kind": e["kind"], "what": e["what"], "files": [p.name for p in e["files"]]}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +38,10 @@ def metrics(
     _check_format(fmt, ("table", "json", "csv"))
     targets: dict[str, Path] = {}
     if fmt == "csv":
-        folder = out or Path(".")
-        if not os.path.isdir(folder):
-            raise InputError("--out", f"{folder} is not an existing folder", "create the folder first, or name one")
-        targets = {name: folder / f"{Path(journal).stem}-{name}.csv" for name in mx.TABLES}
-        targets["provenance"] = folder / f"{Path(journal).stem}-provenance.json"  # what the csv files came from
-        files.check_outputs({f"--out ({t.name})": t for t in targets.values()}, [("JOURNAL", journal)])
+        stem = Path(journal).stem  # one file a table, and what the csv files came from
+        targets = files.folder_outputs(out or Path("."), {**{name: f"{stem}-{name}.csv" for name in mx.TABLES},
+                                                          "provenance": f"{stem}-provenance.json"},
+                                       "--out", [("JOURNAL", journal)])
     elif out:
         raise InputError("--out", "is only for --format csv", "drop --out, or add --format csv")
     from day60.cli import progress

@@ -60,10 +60,7 @@ def import_(
     if missing:
         raise InputError(", ".join(missing), "missing", "give the format, the export file(s) and --journal "
                                                          "(see 'day60 import --list-formats')")
-    if mode is not None and mode not in ("raw", "display"):
-        raise InputError("--mode", f"{mode[:20]!r} is not raw or display", "write --mode raw or --mode display")
-    if mode is not None and fmt != "servicenow":
-        raise InputError("--mode", f"applies to servicenow exports only, not {fmt[:20]}", "drop --mode")
+    imports.check_mode(fmt, mode)
     inputs = [("EXPORT", p) for p in exports] + [("--journal", journal), ("--map", map_path)]
     files.check_outputs({"--csv": csv_out}, inputs)
     config = imports.settings(map_path, severity_map, zone, mode, date_format, encoding, delimiter, sheet)
@@ -149,10 +146,11 @@ def _read_as(exports: list[dict[str, Any]]) -> None:
 
 
 def _print_result(r: dict[str, Any], shown: list[dict[str, Any]]) -> None:
+    from day60 import imports
     from day60.display import num
 
-    records = sum(b["read"] for b in r["files"])  # the table's own sum: a ticket may hold many records
-    tickets = sum(len(r[k]) for k in ("imported", "extended", "unchanged", "skipped", "conflicts"))
+    counted = imports.totals(r)
+    records, tickets = counted["records"], counted["tickets"]
     typer.echo(f"{r['format']} export: {records} record(s) read from {len(r['files'])} file(s) (each file's in the "
                f"table below), holding {tickets} ticket(s): {len(r['imported'])} imported, "
                f"{len(r['extended'])} with new events added, {len(r['unchanged'])} already in the journal, "
@@ -198,7 +196,7 @@ def _print_result(r: dict[str, Any], shown: list[dict[str, Any]]) -> None:
                          else ", no confirmed restore since"))
     _listed("records that look distorted: look at them before relying on their figures", f["distorted"],
             lambda x: f"{x['ticket']}: {'; '.join(x['why'])}")
-    kept = len(r["imported"]) + len(r["extended"]) + len(r["unchanged"])
+    kept = counted["in_journal"]
     if f["clock_from_opening"]:
         typer.echo(f"clock started at the ticket's opening, standing in for a detection time the export lacks: "
                    f"{len(f['clock_from_opening'])} of {kept} ticket(s) in the journal, each marked so (charter "

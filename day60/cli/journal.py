@@ -213,19 +213,10 @@ def dispute(
     import datetime as dt
 
     from day60 import journal as jr
-    from day60 import permissions, rubric
-    from day60.errors import InputError
+    from day60 import permissions, remedies
 
     actor = permissions.actor_for(as_role, by)
-    ids = [x.id for x in rubric.load().lines]
-    if line not in ids:
-        raise InputError("--line", f"{line[:40]!r} is not a rubric line", f"use one of {', '.join(ids)}")
-    if organisation is not None:
-        speaks_for = permissions.organisation(actor.role, jr.read_header(journal))
-        if organisation.casefold() != speaks_for.casefold():
-            raise InputError("--organisation", f"{organisation[:60]!r} is not the organisation of the "
-                             f"{permissions.table().label(actor.role)} in this journal ({speaks_for!r})",
-                             "drop --organisation, or give the --as role whose organisation it is")
+    remedies.check_dispute(journal, line, actor.role, organisation)
     event = jr.append(journal, "dispute", f"dispute-{line}", dt.datetime.now(dt.UTC),
                       {"line": line, "reason": reason}, actor=actor)
     typer.echo(f"seq {event['seq']}: dispute of {line} logged; resolve it with 'day60 resolve {journal} "
@@ -303,13 +294,10 @@ def notice(
     from day60 import files
     from day60 import journal as jr
     from day60 import notice as notices
-    from day60.errors import InputError
     from day60.evidence.provenance import sha256_of
 
-    files.check_outputs({"--out": out, "--pdf": pdf, "--html": html}, [("JOURNAL", journal)])
-    for field, target in (("--out", out), ("--pdf", pdf), ("--html", html)):
-        if target is not None and os.path.lexists(target):
-            raise InputError(field, f"{target} already exists", "write each notice to a new file")
+    files.check_outputs({"--out": out, "--pdf": pdf, "--html": html}, [("JOURNAL", journal)],
+                        new="write each notice to a new file")
     made = notices.build(journal, to, base.COMMAND_LINE)
     if pdf is not None or html is not None:  # rendered before anything is written
         from day60 import render
@@ -454,9 +442,7 @@ def verify(
                    + ": compare the head with one handed over earlier (--expect) or a token kept apart "
                      "('day60 stamp --out', then --token)", err=True)
     if proofs:
-        covered = max(p.covers_seq for p in proofs)
-        stamps = {p.seq for p in proofs if p.seq is not None}
-        later = [seq for seq in range(covered + 1, report.events + 1) if seq not in stamps]
+        covered, later = timestamp.uncovered(proofs, report.events)
         typer.echo(f"{len(later)} event(s) after seq {covered} are covered by no timestamp token" if later
                    else "every event but the tokens themselves is covered by a timestamp token")
 
@@ -470,37 +456,12 @@ def show(
 
     Example: day60 show ex.jsonl
     """
-    from day60 import journal as jr
-    from day60 import reading
+    from day60 import reading, timeline
     from day60.display import author, when
 
     _check_format(fmt)
-    from day60 import permissions
-
     j = reading.read(journal, events=True)  # a large journal is checked on the engine
-    judged = permissions.judgements(j.events)
-    raw = {e["seq"]: e for e in j.events}
-    zone = j.header["calendar"]["timezone"]
-    # A correction the supplier claims moves no time until an auditor accepts it: it is marked beside
-    # the time it would replace, which stays the line's.
-    claimed = permissions.corrections_claimed(j.events, lambda at: when(at, zone))
-    rows = []
-    for e in sorted(jr.effective(permissions.in_force(j.events)),
-                    key=lambda e: (e.at is None, e.at.timestamp() if e.at else 0, e.seq)):
-        mark = "; ".join([f"corrected by seq {c['seq']} (was {when(e.original_at, zone)}): {c['reason']}"
-                          for c in e.corrections] + claimed.get(e.seq, []))
-        if e.sealed:
-            mark = "sealed until revealed"
-        elif e.revealed:
-            mark = "revealed at close"
-        if e.data.get("pressed_at"):  # sent late by a page of 'day60 serve'
-            mark = "; ".join(filter(None, [f"recorded late (pressed {when(e.data['pressed_at'], zone)} on the "
-                                           "browser's clock)", mark]))
-        standing = permissions.claim_status(raw[e.seq], judged) if e.seq in raw else None
-        if standing is not None:  # the supplier's own claim: it counts once accepted
-            mark = "; ".join(filter(None, [mark, f"claim by {raw[e.seq]['by']}: {standing}"]))
-        rows.append({"seq": e.seq, "at": e.at.astimezone(j.tz).isoformat() if e.at else None, "kind": e.kind,
-                     "id": e.id, "by": e.by, "data": e.data, "mark": mark})
+    rows = timeline.listed(j)
     if fmt == "json":
         print_json({"header": j.header, "timeline": rows, "partial_line": j.partial, "head": j.head})
         return

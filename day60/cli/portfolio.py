@@ -38,7 +38,6 @@ def portfolio(
     Example: day60 portfolio exercises/ --pdf portfolio.pdf
     """
     from day60 import files
-    from day60.errors import InputError
     from day60.portfolio import query, rows
 
     _check_format(fmt, ("table", "json", "csv"))
@@ -46,27 +45,8 @@ def portfolio(
     files.check_outputs({"--pdf": pdf, "--html": html, "--parquet": parquet}, [("JOURNAL", p) for p in found])
     from day60.cli import progress
 
-    scored, refused = [], []
-    seen: dict[str, str] = {}  # journal SHA-256 -> the path it was first scored from
     with progress.bar("scoring journals", total=len(found), unit="journals") as shown:  # stderr, a terminal only
-        for path in found:
-            try:
-                row = rows.score(path).row
-            except InputError as exc:
-                refused.append({"path": str(path), "problem": str(exc)})
-            else:
-                # A copy of a journal (a backup beside the original, one file named twice) is one
-                # exercise: counted once, and the copy listed as left out, never a second row.
-                first = seen.setdefault(row["journal_sha256"], str(path))
-                if first == str(path):
-                    scored.append(row)
-                else:
-                    refused.append({"path": str(path), "problem": f"the same journal as {first} (SHA-256 "
-                                    f"{row['journal_sha256'][:12]}...): an exercise is counted once"})
-            shown.advance()
-    if not scored:
-        raise InputError("JOURNAL_OR_DIR", f"no journal could be read ({refused[0]['problem'][:160]})",
-                         "give journals made by 'day60 new' (see 'day60 verify')")
+        scored, refused = rows.score_all(found, shown.advance)
     table = query.portfolio(scored)
     trace = _provenance({r["path"]: r["journal_sha256"] for r in table})
     if parquet:

@@ -77,7 +77,7 @@ def selfassess(
                                  imports.settings(map_path, severity_map, zone, mode, None))
     if answers:
         ans = sa.load_answers(answers, qs, deal_calendar=deal_calendar)
-        _match_tickets(ans, ticket_spec)
+        sa.match_tickets(ans, ticket_spec)
     else:
         if not base._interactive():
             raise InputError("selfassess", "needs a terminal for the interview",
@@ -85,14 +85,14 @@ def selfassess(
                              "complete one)")
         if resume:
             ans = sa.load_answers(resume, qs, "--resume", deal_calendar=deal_calendar)
-            _match_tickets(ans, ticket_spec)
+            sa.match_tickets(ans, ticket_spec)
         else:
             target = save or Path("day60-selfassess-answers.json")
             if os.path.lexists(target):
                 raise InputError("--save", f"{target} already exists", f"continue it with --resume {target}")
             ans = sa.Answers(target, deal_calendar=deal_calendar)
             if ticket_spec is not None:
-                ans.answers[sa.TICKETS] = _tickets_record(ticket_spec)
+                ans.answers[sa.TICKETS] = sa.tickets_record(ticket_spec)
         from day60.interview import run_interview
 
         if not run_interview(qs, ans, typer.echo):
@@ -117,42 +117,13 @@ def _ticket_files(specs: list[str]) -> tuple[str | None, list[Path]]:
     return (formats.pop() if formats else None), paths
 
 
-def _tickets_record(spec: Any) -> dict[str, Any]:
-    from day60.imports import sha256_file
-
-    return {"format": spec.format, "files": [{"file": p.name, "sha256": sha256_file(p)} for p in spec.files]}
-
-
-def _match_tickets(ans: Any, spec: Any) -> None:
-    """Answers given with a ticket export are re-run with the same export, byte for byte."""
-    from day60 import selfassess as sa
-    from day60.errors import InputError
-
-    recorded = ans.answers.get(sa.TICKETS)
-    if recorded is None and spec is not None:
-        if ans.path is not None and "incidents.count" in ans.answers:
-            raise InputError("--tickets", "these answers already hold the incidents answered by hand",
-                             "drop --tickets, or start a new answers file for the export")
-        ans.answers[sa.TICKETS] = _tickets_record(spec)
-        return
-    if recorded is not None and spec is None:
-        names = ", ".join(f["file"] for f in recorded["files"])
-        raise InputError("--tickets", f"these answers took their incidents from a {recorded['format']} export "
-                                      f"({names})", f"give it again with --tickets {recorded['format']}:FILE")
-    if recorded is not None and recorded != _tickets_record(spec):
-        raise InputError("--tickets", "the export is not the one these answers were given with (its format, files "
-                                      "or SHA-256 differ)", "give the same export files")
-
-
 def _selfassess_result(qs: Any, ans: Any, journal_out: Path | None, fmt: str, pdf: Path | None,
                        html: Path | None, tickets: Any = None, deal: Any = None) -> None:
     import tempfile
 
-    from day60 import assess, reading
-    from day60.errors import InputError
+    from day60 import assess, files, reading
 
-    if journal_out and os.path.lexists(journal_out):
-        raise InputError("--journal", f"{journal_out} already exists", "journals are never overwritten")
+    files.check_outputs({"--journal": journal_out}, new="journals are never overwritten")
     with tempfile.TemporaryDirectory() as tmp:  # built aside: a refusal half-way leaves no journal behind
         done = assess.self_assess(qs, ans, Path(tmp) / "selfassess.jsonl", tickets,
                                   deal.parameters if deal else None)

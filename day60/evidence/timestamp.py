@@ -707,6 +707,15 @@ def _instant(value: Any) -> bool:
         return False
 
 
+def uncovered(proofs: list[Proof], events: int) -> tuple[int, list[int]]:
+    """How far the tokens reach in a journal of ``events`` events: the highest seq a token covers,
+    and the seqs after it that no token covers (a token's own event is not counted: it cannot cover
+    itself). ``proofs`` must not be empty."""
+    covered = max(p.covers_seq for p in proofs)
+    stamps = {p.seq for p in proofs if p.seq is not None}
+    return covered, [seq for seq in range(covered + 1, events + 1) if seq not in stamps]
+
+
 def describe(proof: Proof) -> str:
     """What one token proves, in a sentence."""
     c = proof.check

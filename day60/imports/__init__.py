@@ -39,6 +39,25 @@ def list_formats() -> list[dict[str, str]]:
     return [{"format": name, "reads": module.DESCRIPTION} for name, module in FORMATS.items()]
 
 
+def check_mode(fmt: str | None, mode: str | None) -> None:
+    """The ServiceNow export mode, if given: raw (the database's UTC values) or display (the
+    exporting user's zone), and only for a ServiceNow export."""
+    if mode is not None and mode not in ("raw", "display"):
+        raise InputError("--mode", f"{mode[:20]!r} is not raw or display", "write --mode raw or --mode display")
+    if mode is not None and fmt != "servicenow":
+        raise InputError("--mode", f"applies to servicenow exports only, not {str(fmt)[:20]}", "drop --mode")
+
+
+def totals(result: dict[str, Any]) -> dict[str, int]:
+    """The counts an import's summary line gives, from ``run_import(...).as_dict()``: the records
+    read (the files' own sum: a ticket may hold many records), the tickets they hold (imported, with
+    new events added, already in the journal, left out, in conflict), and of those the tickets now
+    in the journal (the first three)."""
+    kept = sum(len(result[k]) for k in ("imported", "extended", "unchanged"))
+    return {"records": sum(b["read"] for b in result["files"]),
+            "tickets": kept + len(result["skipped"]) + len(result["conflicts"]), "in_journal": kept}
+
+
 def settings(map_path: Path | None, severity_map: str | None, zone_name: str | None, mode: str | None,
              date_format: str | None, encoding: str | None = None, delimiter: str | None = None,
              sheet: str | None = None) -> Settings:

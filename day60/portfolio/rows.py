@@ -54,6 +54,35 @@ def score(path: Path, published: Any = None) -> Scored:
     return Scored(row(path, journal, done.result, done.figures.summary, kind), done.result, done.figures.summary)
 
 
+def score_all(paths: list[Path], advance: Any = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Every journal of ``paths`` scored (``score``): the rows, and the journals left out, each with
+    its reason. A journal that cannot be read is left out with the problem; a copy of a journal
+    already scored (the same SHA-256: a backup beside the original, one file named twice) is one
+    exercise, counted once, and the copy is left out naming the first. ``advance()``, if given, is
+    called after each journal. Refused when no journal could be read."""
+    scored: list[dict[str, Any]] = []
+    refused: list[dict[str, Any]] = []
+    seen: dict[str, str] = {}  # journal SHA-256 -> the path it was first scored from
+    for path in paths:
+        try:
+            found = score(path).row
+        except InputError as exc:
+            refused.append({"path": str(path), "problem": str(exc)})
+        else:
+            first = seen.setdefault(found["journal_sha256"], str(path))
+            if first == str(path):
+                scored.append(found)
+            else:
+                refused.append({"path": str(path), "problem": f"the same journal as {first} (SHA-256 "
+                                f"{found['journal_sha256'][:12]}...): an exercise is counted once"})
+        if advance is not None:
+            advance()
+    if not scored:
+        raise InputError("JOURNAL_OR_DIR", f"no journal could be read ({refused[0]['problem'][:160]})",
+                         "give journals made by 'day60 new' (see 'day60 verify')")
+    return scored, refused
+
+
 def provisional(result: dict[str, Any]) -> list[str]:
     """Why a score is provisional (taken before the close, a sealed onset not yet revealed):
     empty when it is final. Read with a default, so a result without the key reads as final only

@@ -1,6 +1,7 @@
 """What a newcomer types first: bare commands print their help, --version says what this is."""
 
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -16,8 +17,10 @@ def test_a_bare_command_prints_its_help_normally(run, args):
 
 
 def test_version_names_the_source_commit(run):
-    """In this checkout the commit is git's HEAD (a wheel carries it from its build)."""
-    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False).stdout.strip()
+    """In this checkout the commit is git's HEAD (a wheel carries it from its build). git is asked
+    in the checkout's own folder: a newcomer running pytest from the folder above got '' here."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False,
+                          cwd=Path(__file__).resolve().parent).stdout.strip()
     r = run("--version")
     assert r.exit_code == 0 and r.stdout.startswith(f"day60 {__version__}, ")
     assert (head and head in r.stdout) or "unknown" in r.stdout

@@ -1,6 +1,9 @@
 """What a newcomer types first: bare commands print their help, --version says what this is."""
 
+import os
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -16,8 +19,10 @@ def test_a_bare_command_prints_its_help_normally(run, args):
 
 
 def test_version_names_the_source_commit(run):
-    """In this checkout the commit is git's HEAD (a wheel carries it from its build)."""
-    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False).stdout.strip()
+    """In this checkout the commit is git's HEAD (a wheel carries it from its build). git is asked
+    in the checkout's own folder: a newcomer running pytest from the folder above got '' here."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False,
+                          cwd=Path(__file__).resolve().parent).stdout.strip()
     r = run("--version")
     assert r.exit_code == 0 and r.stdout.startswith(f"day60 {__version__}, ")
     assert (head and head in r.stdout) or "unknown" in r.stdout
@@ -213,3 +218,21 @@ def test_a_usage_error_points_at_the_help_of_the_command_typed(run, args, points
     r = run(*args)
     assert r.exit_code == 2 and r.stderr.count("\n") == 1
     assert r.stderr.rstrip().endswith(f"see '{points_at}'"), r.stderr
+
+
+def test_a_reader_that_stops_reading_is_not_a_failed_check():
+    """`day60 kinds | head -1`: the reader takes what it wants and closes the pipe while kinds is
+    still writing. Here the pipe's reading end is closed before kinds starts, so its first write
+    meets the closed pipe every time (with head, when it does depends on timing). Exit 1 is kept
+    for a check that failed (docs/conventions.md), so this exits 141 (128 + SIGPIPE, as a shell
+    reports a command stopped by a closed pipe) and prints nothing, since no one reads it. Before,
+    click exited 1 with no message, which a script reads as a breach found."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run([sys.executable, "-m", "day60", "kinds"], stdout=write_end, stderr=subprocess.PIPE,
+                              timeout=60, check=False)
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141
+    assert done.stderr == b""

@@ -21,6 +21,13 @@ from day60.errors import Day60Error
 COMMAND_LINE = "day60"  # the command line being run, as every output records it
 
 
+READER_GONE = 141  # 128 + SIGPIPE, as a shell reports a command whose output pipe was closed
+
+
+class _ReaderGone(Exception):
+    """stdout's reader closed the pipe while a command was still writing to it."""
+
+
 class _Day60Group(TyperGroup):
     """Turns every failure into one line on stderr and an exit code, in one place.
 
@@ -29,6 +36,12 @@ class _Day60Group(TyperGroup):
     boxed panel. Anything else is a defect of the toolkit; it still gets one line, never a
     traceback, and exit 2 since no result was produced.
     """
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as exc:  # click would exit 1, which here means a check failed
+            raise _ReaderGone from exc
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         command = super().get_command(ctx, cmd_name)
@@ -67,6 +80,15 @@ class _Day60Group(TyperGroup):
                 where = ["day60", *ctx.command_path.split()[1:]] if ctx is not None else ["day60"]
                 typer.echo(f"error: {message}; see '{' '.join(where)} --help'", err=True)
                 code = exc.exit_code
+        except _ReaderGone:
+            # The reader of stdout stopped reading (`day60 kinds | head -1`): nothing is wrong with
+            # the figures and nobody is left to tell, so no message; the shell's own code for a
+            # command stopped by a closed pipe (128 + SIGPIPE), never 1, which says a check failed.
+            import os
+
+            with contextlib.suppress(OSError):  # what is still buffered for the closed pipe goes nowhere
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            code = READER_GONE
         except (typer.Abort, KeyboardInterrupt, EOFError):
             typer.echo("stopped: nothing more was written", err=True)
             code = 130

@@ -288,18 +288,17 @@ class BatchUpdate:
         idx.con.execute("BEGIN")
 
     @classmethod
-    def begin(cls, path: Path, fd: int) -> BatchUpdate | None:
+    def begin(cls, path: Path, fd: int) -> BatchUpdate:
         """The index of the journal at ``path`` (locked, open as ``fd``), rebuilt first if it does
-        not match; None where no index can be kept (the batch is written without one)."""
+        not match. Where no index can be kept (no private key, or its path cannot be written or
+        read), the index is one built in memory from a full read of the journal: the batch's
+        events are checked against it all the same, and nothing but the lines reaches the disk."""
         idx = Index.open(path, fd)
-        if not idx.keep:
-            idx.close()
-            return None
         try:
             return cls(idx)
-        except sqlite3.Error:
+        except sqlite3.Error as exc:
             idx.close()
-            return None
+            return cls(Index._rebuild(path, index_path(path), os.fstat(fd), None, f"it could not be read ({exc})"))
 
     def add(self, seq: int, kind: str, ident: str, at: str, data: dict[str, Any]) -> None:
         if kind in FIXERS or (kind == "resolve" and data.get("exclude")):
@@ -365,6 +364,12 @@ class BatchUpdate:
                     "tail": str(len(last_line.encode())), "closed": "1" if idx.closed else "0"}
             idx.con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
             idx.con.execute("COMMIT")
+            if not idx.keep:
+                note(f"the batch was appended to {idx.path}; its index {index_path(idx.path)} was not kept "
+                     f"({idx.unusable or 'unusable'}), so its events were checked against a full read of the "
+                     "journal, and every append reads the whole journal")
+                idx.close()
+                return
             idx._place_and_seal()
         except (sqlite3.Error, OSError) as exc:
             if idx.con.in_transaction:

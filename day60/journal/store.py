@@ -236,11 +236,9 @@ def batch(path: str | Path, read_with: Any = None, actor: Actor | None = None) -
             b.update = BatchUpdate.begin(path, fd)
             try:
                 yield b
-                if b.update is not None:
-                    b.update.replay()  # the rules over what is left: a refusal here writes nothing
+                b.update.replay()  # the rules over what is left: a refusal here writes nothing
             except BaseException:
-                if b.update is not None:
-                    b.update.abandon()
+                b.update.abandon()
                 raise
             try:
                 b.flush()
@@ -253,13 +251,11 @@ def batch(path: str | Path, read_with: Any = None, actor: Actor | None = None) -
                         view = view[os.write(fd, view):]
                 os.fsync(fd)
             except OSError as exc:
-                if b.update is not None:
-                    b.update.abandon()
+                b.update.abandon()
                 raise InputError("JOURNAL", f"could not append to {path} ({exc.strerror}); it may now end with a "
                                  "partial line", f"free some space, then run 'day60 verify --repair {path}' and "
                                  "import again (a repeated import adds only what is missing)") from exc
-            if b.update is not None:
-                b.update.commit(b.seq, b.prev_line, fd)
+            b.update.commit(b.seq, b.prev_line, fd)
 
 
 def _event(journal: Journal, kind: str, ident: str, at: str | None, by: str, data: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,109 @@
+"""An import's report lists (every ticket imported, left out or in conflict, every finding) are
+kept on disk past their first few thousand items (``imports.spool``) and read back in the order
+they were added, nothing lost: as lists, in the table, and in ``--format json``, which must print
+every one exactly as it printed them when they were Python lists.
+
+Every export here is SYNTHETIC.
+"""
+
+import json
+
+import pytest
+
+from day60.cli.base import print_json
+from day60.imports import normalise, spool
+from tests import imports_common as common
+from tests.test_imports_streamed import _samples
+
+
+def _items():
+    """Ten findings as an import writes them, with what JSON must carry unchanged: a nested list,
+    a missing value, a float, text outside ASCII."""
+    return [{"ticket": f"INC{k:04d}", "why": ["re-opened 1 time(s)"] * (k % 3), "hours": k / 4 if k % 2 else None,
+             "note": "café ü"} for k in range(10)]
+
+
+def test_items_come_back_in_order_from_the_file(monkeypatch):
+    """With MEMORY = 3, appending ten items writes them to the file three at a time (after the
+    3rd, 6th and 9th: nine in the file, the tenth still held); two put in front come first. Read
+    back: twelve items, the two in front then the ten in the order appended, by iteration, by
+    place (first, last, the sixth) and by slice; equal to the plain list, unequal to a shorter one."""
+    monkeypatch.setattr(spool.Spool, "MEMORY", 3)
+    items = _items()
+    front = [{"ticket": None, "note": "read first"}, {"ticket": None, "note": "read second"}]
+    store = spool.Store()
+    s = store.spool()
+    for item in items:
+        s.append(item)
+    s.prepend(front)
+    assert store.con.execute("SELECT count(*) FROM items").fetchone()[0] == 9
+    whole = front + items
+    assert len(s) == 12
+    assert list(s) == whole
+    assert s == whole and s != whole[:-1]
+    assert (s[0], s[-1], s[5]) == (front[0], items[9], items[3])
+    assert s[:4] == whole[:4] and s[3:11:3] == whole[3:11:3] and s[10:] == whole[10:] and s[::-1] == whole[::-1]
+    with pytest.raises(IndexError):
+        s[12]
+    other = store.spool()  # a second list in the same file keeps its own items
+    other.extend(["a", "b", "c", "d"])
+    assert list(other) == ["a", "b", "c", "d"] and list(s) == whole
+
+
+def test_json_prints_a_spooled_list_as_it_printed_the_list(monkeypatch, capsys):
+    """``print_json`` writes a document holding spooled lists byte for byte as the same document
+    holding plain lists: every item, in order, laid out as ``json.dumps(indent=2)`` lays out a list
+    (an empty one as ``[]``)."""
+    monkeypatch.setattr(spool.Spool, "MEMORY", 4)
+    store = spool.Store()
+    listed, ids, empty = store.spool(), store.spool(), store.spool()
+    listed.extend(_items())
+    ids.extend(f"INC{k:04d}" for k in range(9))
+    print_json({"findings": {"distorted": _items(), "open": []}, "imported": [f"INC{k:04d}" for k in range(9)]})
+    plain = capsys.readouterr().out
+    print_json({"findings": {"distorted": listed, "open": empty}, "imported": ids})
+    assert capsys.readouterr().out == plain
+    assert json.loads(plain)["findings"]["distorted"] == _items()
+
+
+@pytest.mark.parametrize("name", ["servicenow, every clock fact", "jira examples", "zendesk, every clock fact"])
+def test_an_import_reports_the_same_with_its_lists_on_disk(run, tmp_path, monkeypatch, name):
+    """The same export imported into two fresh journals, once with every list held in memory and
+    once with every item of every list written to the file (MEMORY = 1), prints the same JSON
+    (bar the run's time and the new journal's head) and the same table."""
+    def imported(memory, folder):
+        monkeypatch.setattr(spool.Spool, "MEMORY", memory)
+        folder.mkdir()
+        args = _samples(folder)[name]
+        j = common.new_journal(folder)
+        out = common.imported(run, j, *args)
+        table = run("import", *args, "--journal", common.new_journal(folder, "again.jsonl")).stdout
+        for key in ("provenance", "head", "journal"):
+            out.pop(key)
+        return out, [line for line in table.splitlines() if "head " not in line and "run 20" not in line]
+
+    held = imported(10**9, tmp_path / "held")
+    spooled = imported(1, tmp_path / "spooled")
+    assert spooled == held
+    assert held[0]["imported"], "the sample imports tickets"
+
+
+def test_giving_memory_back_is_harmless_without_malloc_trim(monkeypatch):
+    """Where the C library has no malloc_trim (macOS, musl, Windows) the call does nothing and
+    raises nothing."""
+    import ctypes
+
+    normalise.give_back()  # on this machine's C library, whatever it is
+
+    class NoTrim:
+        def __init__(self, name):
+            pass
+
+    monkeypatch.setattr(ctypes, "CDLL", NoTrim)
+    assert normalise.give_back() is None
+
+    def refuse(name):
+        raise OSError("no C library")
+
+    monkeypatch.setattr(ctypes, "CDLL", refuse)
+    assert normalise.give_back() is None

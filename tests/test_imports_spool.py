@@ -51,9 +51,9 @@ def test_items_come_back_in_order_from_the_file(monkeypatch):
 
 
 def test_json_prints_a_spooled_list_as_it_printed_the_list(monkeypatch, capsys):
-    """``print_json`` writes a document holding spooled lists byte for byte as the same document
-    holding plain lists: every item, in order, laid out as ``json.dumps(indent=2)`` lays out a list
-    (an empty one as ``[]``)."""
+    """``print_json`` writes a document holding spooled (or streamed) lists byte for byte as the
+    same document holding plain lists: every item, in order, laid out as ``json.dumps(indent=2)``
+    lays out a list (an empty one as ``[]``)."""
     monkeypatch.setattr(spool.Spool, "MEMORY", 4)
     store = spool.Store()
     listed, ids, empty = store.spool(), store.spool(), store.spool()
@@ -63,6 +63,10 @@ def test_json_prints_a_spooled_list_as_it_printed_the_list(monkeypatch, capsys):
     plain = capsys.readouterr().out
     print_json({"findings": {"distorted": listed, "open": empty}, "imported": ids})
     assert capsys.readouterr().out == plain
+    # a reconciliation's rows, built as they are written, likewise (read twice: built twice)
+    rows = spool.Streamed(10, _items)
+    print_json({"findings": {"distorted": rows, "open": spool.Streamed(0, list)}, "imported": ids})
+    assert capsys.readouterr().out == plain and list(rows) == list(rows) == _items()
     assert json.loads(plain)["findings"]["distorted"] == _items()
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import pickle
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import Any
 
@@ -135,15 +135,38 @@ class Spool:
     def chunks(self, indent: str = "") -> Iterator[str]:
         """The items as ``json.dumps(..., indent=2, sort_keys=True)`` writes a list's items at
         ``indent``, joined by commas, a page at a time (the brackets around them are the caller's)."""
-        from day60.display import jsonable
+        return json_chunks(self, indent)
 
-        piece: list[str] = []
-        first = True
-        for item in self:
-            text = json.dumps(jsonable(item), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
-            piece.append(text.replace("\n", "\n" + indent))  # JSON text holds no newline inside a string
-            if len(piece) == PAGE:
-                yield ("" if first else ",") + "\n" + indent + f",\n{indent}".join(piece)
-                piece, first = [], False
-        if piece:
+
+class Streamed:
+    """A list of ``n`` items that ``items()`` yields afresh each time it is read (the rows of a
+    reconciliation, built as they are read), written to JSON as ``Spool`` writes its own."""
+
+    def __init__(self, n: int, items: Callable[[], Iterable[Any]]) -> None:
+        self._n, self._items = n, items
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._items())
+
+    def chunks(self, indent: str = "") -> Iterator[str]:
+        return json_chunks(self, indent)
+
+
+def json_chunks(items: Iterable[Any], indent: str) -> Iterator[str]:
+    """``items`` as ``json.dumps(..., indent=2, sort_keys=True, ensure_ascii=False)`` writes a list's
+    items at ``indent`` (``print_json``'s layout), joined by commas, ``PAGE`` items a piece."""
+    from day60.display import jsonable
+
+    piece: list[str] = []
+    first = True
+    for item in items:
+        text = json.dumps(jsonable(item), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
+        piece.append(text.replace("\n", "\n" + indent))  # JSON text holds no newline inside a string
+        if len(piece) == PAGE:
             yield ("" if first else ",") + "\n" + indent + f",\n{indent}".join(piece)
+            piece, first = [], False
+    if piece:
+        yield ("" if first else ",") + "\n" + indent + f",\n{indent}".join(piece)

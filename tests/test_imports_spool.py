@@ -111,3 +111,37 @@ def test_giving_memory_back_is_harmless_without_malloc_trim(monkeypatch):
 
     monkeypatch.setattr(ctypes, "CDLL", refuse)
     assert normalise.give_back() is None
+
+
+def test_an_export_too_large_for_the_reading_memory_is_refused_in_one_line(run, tmp_path, monkeypatch):
+    """DuckDB reads ServiceNow's CSV exports under ``READ_MEMORY_LIMIT`` (512 MB: what a million
+    tickets with four audit rows each need, and not much more). Held to 1 MB, even the shipped
+    sample cannot be read: the import stops with one line that says it is the memory, not the
+    export's text, and how to import it (in parts), exit 2, the journal as it was."""
+    from day60.imports import servicenow
+    from tests.test_imports import EX
+
+    monkeypatch.setattr(servicenow, "READ_MEMORY_LIMIT", "1MB")
+    line = common.refused(run, common.new_journal(tmp_path), "servicenow", EX / "servicenow-incident.csv",
+                          EX / "servicenow-sys_audit.csv", "--mode", "raw", "--map", EX / "servicenow-map.toml")
+    assert "needs more than the 1MB of memory" in line and "in parts" in line and "export it again" not in line
+
+
+def test_the_rows_go_into_the_engines_tables_a_part_at_a_time(run, tmp_path, monkeypatch):
+    """``engine.after`` puts an import's rows into the tables the reconciliation reads a part of
+    ``Appended.PART`` tickets at a time. With one ticket a part, or two, the import reports the same
+    reconciliation (every ticket's figures and reasons) and the journal the same figures as with
+    every ticket in one part."""
+    from day60 import engine
+
+    def imported(part, folder):
+        monkeypatch.setattr(engine.Appended, "PART", part)
+        folder.mkdir()
+        j = common.new_journal(folder)
+        out = common.imported(run, j, *_samples(folder)["servicenow, every clock fact"])
+        return out["reconcile"], common.figures_json(run, j)
+
+    whole = imported(10**9, tmp_path / "whole")
+    assert whole[0]["compared"] == 6  # INC0020002 to INC0020007 (test_imports_streamed)
+    assert imported(1, tmp_path / "one") == whole
+    assert imported(2, tmp_path / "two") == whole

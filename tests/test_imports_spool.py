@@ -25,7 +25,8 @@ def _items():
 
 def test_items_come_back_in_order_from_the_file(monkeypatch):
     """With MEMORY = 3, appending ten items writes them to the file three at a time (after the
-    3rd, 6th and 9th: nine in the file, the tenth still held); two put in front come first. Read
+    3rd, 6th and 9th: three rows of three, nine items in the file, the tenth still held); two put
+    in front come first. Read
     back: twelve items, the two in front then the ten in the order appended, by iteration, by
     place (first, last, the sixth) and by slice; equal to the plain list, unequal to a shorter one."""
     monkeypatch.setattr(spool.Spool, "MEMORY", 3)
@@ -36,12 +37,12 @@ def test_items_come_back_in_order_from_the_file(monkeypatch):
     for item in items:
         s.append(item)
     s.prepend(front)
-    assert store.con.execute("SELECT count(*) FROM items").fetchone()[0] == 9
+    assert store.con.execute("SELECT count(*) FROM pages").fetchone()[0] == 3
     whole = front + items
     assert len(s) == 12
     assert list(s) == whole
     assert s == whole and s != whole[:-1]
-    assert (s[0], s[-1], s[5]) == (front[0], items[9], items[3])
+    assert (s[0], s[-1], s[5], s[8]) == (front[0], items[9], items[3], items[6])  # s[8]: a page's first
     assert s[:4] == whole[:4] and s[3:11:3] == whole[3:11:3] and s[10:] == whole[10:] and s[::-1] == whole[::-1]
     with pytest.raises(IndexError):
         s[12]

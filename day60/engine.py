@@ -51,7 +51,7 @@ import sys
 import tempfile
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import UnionType
@@ -1122,12 +1122,13 @@ def after(journal: jr.Journal, appended: Appended, last_line: str, head: dict[st
 
     if journal.incidents is not None:
         held, others = journal.incidents, journal.events
-        # rows go in and are grouped again: the room a read for figures has (``_fast``), not more
-        held.con.execute(f"SET memory_limit = '{READ_MEMORY_LIMIT}'").fetchall()
+        # rows go in and are grouped again under the tables' own limit (``_roomy``: the room a read
+        # for figures has where that is too little), beside what the import still holds
+        held.con.execute(f"SET memory_limit = '{HELD_MEMORY_LIMIT}'").fetchall()
         held.lowered = None
     else:
         spill = tempfile.mkdtemp(prefix="day60-engine-")
-        con = connect(READ_MEMORY_LIMIT, spill)
+        con = connect(HELD_MEMORY_LIMIT, spill)
         sources = get_args(DATA_MODELS["incident.detected"].model_fields["source"].annotation)
         con.execute(f"CREATE TYPE KIND AS ENUM {_in(INCIDENT_KINDS)}; CREATE TYPE SOURCE AS ENUM {_in(sources)};"
                     + _TABLES)
@@ -1136,12 +1137,14 @@ def after(journal: jr.Journal, appended: Appended, last_line: str, head: dict[st
         targets = {e["seq"]: e for e in journal.events if e["seq"] in fixes and e["kind"].startswith("incident.")}
         held = Incidents(con, targets)
         weakref.finalize(held, _close, con, spill, os.getpid())
-        _insert(con, *_reference_frames(journal.events, fixes))
+        frames = _reference_frames(journal.events, fixes)
+        _roomy(con, lambda: _insert(con, *frames))
+        del frames
     if len(appended.at) or journal.incidents is None:  # nothing new on the engine: its tables stand
         for events, vendor in appended.frames(Appended.PART):  # a part at a time: never every row as frames
-            _insert(held.con, events, vendor)
-        held.con.execute("DROP TABLE IF EXISTS grouped; DROP TABLE IF EXISTS pauses").fetchall()
-        _group(held.con)
+            _roomy(held.con, lambda: _insert(held.con, events, vendor))  # noqa: B023 - called at once
+        _roomy(held.con, lambda: (held.con.execute("DROP TABLE IF EXISTS grouped; DROP TABLE IF EXISTS pauses")
+                                  .fetchall(), _group(held.con)))
     # the rows are in: the figures and the reconciliation then work under the limit a read for
     # figures leaves the tables (``_hold``), as 'day60 metrics' does, and not beside 2 GB of DuckDB
     # on top of what the import itself still holds
@@ -1149,6 +1152,21 @@ def after(journal: jr.Journal, appended: Appended, last_line: str, head: dict[st
     out = jr.Journal(journal.path, journal.header, others, last_line, "", None)
     out.tail, out.incidents = head, held
     return out
+
+
+def _roomy(con: Any, step: Callable[[], Any]) -> None:
+    """``step`` under the limit ``con`` is held to; where DuckDB runs out of memory there (an
+    import far larger than HELD_MEMORY_LIMIT was sized for), once more with READ_MEMORY_LIMIT, the
+    room a read for figures has. A statement that failed changed nothing, so it can run again. A
+    million tickets' import (2.7 million rows) fits in HELD_MEMORY_LIMIT, spilling, and with 512 MB
+    it went past 1 GiB beside what the import itself still holds (docs/benchmarks.md)."""
+    import duckdb
+
+    try:
+        step()
+    except duckdb.OutOfMemoryException:
+        con.execute(f"SET memory_limit = '{READ_MEMORY_LIMIT}'").fetchall()
+        step()
 
 
 def _insert(con: Any, events: pd.DataFrame, vendor: pd.DataFrame) -> None:

@@ -146,3 +146,31 @@ def test_the_rows_go_into_the_engines_tables_a_part_at_a_time(run, tmp_path, mon
     assert whole[0]["compared"] == 6  # INC0020002 to INC0020007 (test_imports_streamed)
     assert imported(1, tmp_path / "one") == whole
     assert imported(2, tmp_path / "two") == whole
+
+
+def test_rows_that_outgrow_the_tables_limit_go_in_with_the_reads_room(run, tmp_path, monkeypatch):
+    """``engine.after`` groups an import's rows under HELD_MEMORY_LIMIT (256 MB) and, where DuckDB
+    runs out of memory there, once more with READ_MEMORY_LIMIT (512 MB). Held to 1 MB, the grouping
+    runs out and runs again with 512 MB, and the import reports the same reconciliation as with
+    the tables' own limit, where it runs once."""
+    from day60 import engine
+
+    group = engine._group
+
+    def imported(held, folder):
+        monkeypatch.setattr(engine, "HELD_MEMORY_LIMIT", held)
+        limits = []
+
+        def watched(con):
+            limits.append(con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
+            group(con)
+
+        monkeypatch.setattr(engine, "_group", watched)
+        folder.mkdir()
+        out = common.imported(run, common.new_journal(folder), *_samples(folder)["servicenow, every clock fact"])
+        return out["reconcile"], limits
+
+    roomy, once = imported("256MB", tmp_path / "held")
+    tight, twice = imported("1MB", tmp_path / "tight")
+    assert once == ["244.1 MiB"] and twice == ["976.5 KiB", "488.2 MiB"]  # DuckDB shows MB as MiB
+    assert tight == roomy and roomy["compared"] == 6

@@ -11,11 +11,15 @@ One run writes an incident CSV of N tickets and a sys_audit CSV of four rows a t
   CSVs and joining each incident to its history, aggregated per incident, every row fetched;
 - prints the ratio of the two and the load average before and after.
 
+``--stages`` runs the timed import in a child process that also samples its own resident memory (VmRSS)
+and its peak so far (VmHWM) at each stage boundary: the journal read, every ticket read (DuckDB's
+reader closed), the rows in the engine's tables, the reconciliation worked, the report printed.
+
 ``--profile`` instead runs the import in this process under cProfile and tracemalloc and prints the
 functions that took the time and the lines that held the most memory at the peak (slower; use it
 at 100,000 tickets or fewer).
 
-Run: python benchmarks/import_end_to_end.py [--tickets N] [--profile]
+Run: python benchmarks/import_end_to_end.py [--tickets N] [--profile | --stages]
 """
 
 from __future__ import annotations
@@ -54,6 +58,78 @@ print(rows, time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).r
 """
 
 
+STAGES = """
+import sys
+from day60 import engine
+from day60.imports import normalise, reconcile
+
+
+def mark(stage):
+    got = dict(line.split(":", 1) for line in open("/proc/self/status") if line.startswith(("VmRSS", "VmHWM")))
+    print("STAGE", stage.replace(" ", "_"), *(int(got[k].split()[0]) // 1024 for k in ("VmRSS", "VmHWM")),
+          file=sys.stderr, flush=True)
+
+
+blocks, after, rec = normalise._Seen.blocks, engine.after, reconcile.reconcile
+
+
+def blocks_marked(self, fmt, items):
+    mark("journal read, before the first ticket")
+    yield from blocks(self, fmt, items)
+    mark("every ticket read, the reader closed")
+
+
+def after_marked(*args, **kwargs):
+    out = after(*args, **kwargs)
+    mark("rows in the engine's tables (after)")
+    return out
+
+
+def rec_marked(*args, **kwargs):
+    mark("reconciliation starts")
+    out = rec(*args, **kwargs)
+    mark("reconciliation worked")
+    return out
+
+
+normalise._Seen.blocks, engine.after, reconcile.reconcile = blocks_marked, after_marked, rec_marked
+if hasattr(normalise, "give_back"):  # memory handed back to the system, where the import does that
+    give_back = normalise.give_back
+
+    def give_back_marked():
+        mark("before giving memory back")
+        give_back()
+        mark("memory given back (malloc_trim)")
+
+    normalise.give_back = give_back_marked
+from day60.cli import main
+sys.argv = ["day60", *sys.argv[1:]]
+try:
+    main()
+except SystemExit as done:
+    assert not done.code, done.code
+mark("report printed")
+"""
+
+
+def stages(*args: str) -> tuple[float, float, list[str]]:
+    """The import in a child that marks its memory at each stage (``STAGES``), its report discarded:
+    wall seconds, peak MiB (VmHWM at its last mark) and the stage table's lines."""
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", STAGES, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          text=True)
+    seconds = time.perf_counter() - t0
+    if done.returncode:
+        sys.exit(done.stderr)
+    table, peak = ["| stage | resident | peak so far |", "| --- | --- | --- |"], 0.0
+    for line in done.stderr.splitlines():
+        if line.startswith("STAGE "):
+            _, stage, rss, hwm = line.split()
+            table.append(f"| {stage.replace('_', ' ')} | {int(rss):,} MiB | {int(hwm):,} MiB |")
+            peak = float(hwm)
+    return seconds, peak, table
+
+
 def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -85,6 +161,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tickets", type=int, default=100_000)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--stages", action="store_true", help="also sample the import's memory at each stage")
+    parser.add_argument("--format", default="table", help="the import's --format (table or json)")
     parser.add_argument("--floor", nargs=2, metavar=("INCIDENTS", "AUDIT"),
                         help="time only DuckDB's floor, on exports written before")
     args = parser.parse_args()
@@ -104,14 +182,19 @@ def main() -> None:
         if args.profile:
             profile(incidents, audit, mapping, journal)
             return
+        command = ("import", "servicenow", str(incidents), str(audit), "--journal", str(journal), "--mode", "raw",
+                   "--severity-map", SEVERITY, "--map", str(mapping), "--format", args.format)
         cpu0 = cpu()
-        seconds, peak = measure.day60("import", "servicenow", str(incidents), str(audit), "--journal", str(journal),
-                                      "--mode", "raw", "--severity-map", SEVERITY, "--map", str(mapping),
-                                      )
+        if args.stages:
+            seconds, peak, table = stages(*command)
+        else:
+            seconds, peak = measure.day60(*command)
         used = cpu() - cpu0
         events = sum(1 for _ in journal.open("rb")) - 1
         print(f"day60 import servicenow: {seconds:.2f} s ({used:.2f} CPU s), peak {peak:,.0f} MiB, {events:,} "
               f"events ({journal.stat().st_size / 2**20:,.0f} MiB journal); load {load()}")
+        if args.stages:
+            print("\n".join(table))
         cpu0 = cpu()
         wall, inner = floor(str(incidents), str(audit))
         floor_cpu = cpu() - cpu0

@@ -51,6 +51,7 @@ import sys
 import tempfile
 import threading
 import weakref
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import UnionType
@@ -1036,44 +1037,63 @@ class Appended:
     def _text(self, value: str | None) -> int:
         return -1 if value is None else self._texts.setdefault(value, len(self._texts))
 
-    def frames(self) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """The incident rows and the vendor-clock rows, as the tables hold them."""
+    PART = 200_000  # tickets whose rows go into the tables at once (``frames``)
+
+    def frames(self, tickets: int | None = None) -> Iterator[tuple[pd.DataFrame, pd.DataFrame]]:
+        """The incident rows and the vendor-clock rows, as the tables hold them, ``tickets`` tickets'
+        rows at a time (every ticket's at once if None). A million tickets' rows as frames hold
+        about 400 MiB, which ``after`` would otherwise hold beside the tables they go into."""
         def ints(values: Any) -> np.ndarray:
             kind = {"q": np.int64, "i": np.int32, "b": np.int8}[values.typecode]
             return np.frombuffer(values, dtype=kind).astype(np.int64) if len(values) else np.zeros(0, dtype=np.int64)
 
         counts = ints(self.count)
-        ticket = np.repeat(np.arange(len(counts)), counts)  # each event's ticket
-        place = np.arange(len(ticket)) - np.repeat(np.cumsum(counts) - counts, counts)  # its place in the ticket
-        seq = ints(self.first)[ticket] + place
-        ids = np.array(self.ids, dtype=object)
+        edges = np.concatenate(([0], np.cumsum(counts)))  # each ticket's first event, and the end
+        firsts, at_us = ints(self.first), ints(self.at)
         kinds = np.frombuffer(self.kind, dtype=np.uint8) if len(self.kind) else np.zeros(0, dtype=np.uint8)
-        marked = ints(self.m_event)
-        severity = np.full(len(ticket), -1, dtype=np.int64)
-        severity[marked] = ints(self.m_severity)
-        source = np.zeros(len(ticket), dtype=np.int64)
-        source[marked] = ints(self.m_source)
-        source = np.array([None, "organic", "exercise"], dtype=object)[source]
-        stand_in = np.zeros(len(ticket), dtype=bool)
-        stand_in[marked] = ints(self.m_stand_in).astype(bool)
-        events = pd.DataFrame({"seq": seq, "kind": np.array(INCIDENT_KINDS, dtype=object)[kinds], "id": ids[ticket],
-                               "at_us": ints(self.at), "severity": _masked(severity, severity < 0, "UInt8"),
-                               "source": source, "stand_in": stand_in})
+        marks = ints(self.m_event)  # in event order, as the events were added
+        m_severity, m_source, m_stand_in = ints(self.m_severity), ints(self.m_source), ints(self.m_stand_in)
+        clocks = ints(self.v_event)
+        v_measure, v_schedule = ints(self.v_measure), ints(self.v_schedule)
+        v_ms = [ints(column) for column in self.v_ms]
+        v_from, v_from_off, v_to, v_to_off = (ints(c) for c in (self.v_from, self.v_from_off, self.v_to,
+                                                                 self.v_to_off))
         texts = np.array([*self._texts, None], dtype=object)  # code -1 is the last: none
+        kind_names = np.array(INCIDENT_KINDS, dtype=object)
+        sources = np.array([None, "organic", "exercise"], dtype=object)
+        n = len(counts)
+        step = n if tickets is None else tickets
+        for t0 in range(0, n, max(step, 1)):
+            t1 = min(n, t0 + step)
+            e0, e1 = int(edges[t0]), int(edges[t1])
+            mine = counts[t0:t1]
+            place = np.arange(e1 - e0) - np.repeat(edges[t0:t1] - e0, mine)  # each event's place in its ticket
+            seq = np.repeat(firsts[t0:t1], mine) + place
+            ids = np.repeat(np.array(self.ids[t0:t1], dtype=object), mine)  # each event's ticket id
+            m0, m1 = np.searchsorted(marks, [e0, e1])
+            marked = marks[m0:m1] - e0
+            severity = np.full(e1 - e0, -1, dtype=np.int64)
+            severity[marked] = m_severity[m0:m1]
+            source = np.zeros(e1 - e0, dtype=np.int64)
+            source[marked] = m_source[m0:m1]
+            stand_in = np.zeros(e1 - e0, dtype=bool)
+            stand_in[marked] = m_stand_in[m0:m1].astype(bool)
+            events = pd.DataFrame({"seq": seq, "kind": kind_names[kinds[e0:e1]], "id": ids, "at_us": at_us[e0:e1],
+                                   "severity": _masked(severity, severity < 0, "UInt8"), "source": sources[source],
+                                   "stand_in": stand_in})
+            v0, v1 = np.searchsorted(clocks, [e0, e1])
+            at = clocks[v0:v1] - e0
 
-        def nullable(values: Any) -> Any:
-            raw = ints(values)
-            return _masked(raw, raw == self._NONE, "Int64")
+            def nullable(raw: np.ndarray, lo: int = v0, hi: int = v1) -> Any:
+                return _masked(raw[lo:hi], raw[lo:hi] == self._NONE, "Int64")
 
-        at = ints(self.v_event)
-        vendor = pd.DataFrame({
-            "seq": seq[at], "id": ids[ticket[at]], "measure": texts[ints(self.v_measure)],
-            "wall_ms": nullable(self.v_ms[0]), "business_ms": nullable(self.v_ms[1]),
-            "paused_ms": nullable(self.v_ms[2]), "elapsed_ms": nullable(self.v_ms[3]),
-            "waits_ms": nullable(self.v_ms[4]), "from_us": nullable(self.v_from),
-            "from_off": ints(self.v_from_off), "to_us": nullable(self.v_to), "to_off": ints(self.v_to_off),
-            "schedule": texts[ints(self.v_schedule)]})
-        return events, vendor
+            vendor = pd.DataFrame({
+                "seq": seq[at], "id": ids[at], "measure": texts[v_measure[v0:v1]],
+                "wall_ms": nullable(v_ms[0]), "business_ms": nullable(v_ms[1]), "paused_ms": nullable(v_ms[2]),
+                "elapsed_ms": nullable(v_ms[3]), "waits_ms": nullable(v_ms[4]), "from_us": nullable(v_from),
+                "from_off": v_from_off[v0:v1], "to_us": nullable(v_to), "to_off": v_to_off[v0:v1],
+                "schedule": texts[v_schedule[v0:v1]]})
+            yield events, vendor
 
 
 def _masked(values: np.ndarray, absent: np.ndarray, dtype: str) -> Any:
@@ -1102,12 +1122,13 @@ def after(journal: jr.Journal, appended: Appended, last_line: str, head: dict[st
 
     if journal.incidents is not None:
         held, others = journal.incidents, journal.events
-        # rows go in and are grouped again: the room a read for figures has (``_fast``), not more
-        held.con.execute(f"SET memory_limit = '{READ_MEMORY_LIMIT}'").fetchall()
+        # rows go in and are grouped again under the tables' own limit (``_roomy``: the room a read
+        # for figures has where that is too little), beside what the import still holds
+        held.con.execute(f"SET memory_limit = '{HELD_MEMORY_LIMIT}'").fetchall()
         held.lowered = None
     else:
         spill = tempfile.mkdtemp(prefix="day60-engine-")
-        con = connect(READ_MEMORY_LIMIT, spill)
+        con = connect(HELD_MEMORY_LIMIT, spill)
         sources = get_args(DATA_MODELS["incident.detected"].model_fields["source"].annotation)
         con.execute(f"CREATE TYPE KIND AS ENUM {_in(INCIDENT_KINDS)}; CREATE TYPE SOURCE AS ENUM {_in(sources)};"
                     + _TABLES)
@@ -1116,11 +1137,14 @@ def after(journal: jr.Journal, appended: Appended, last_line: str, head: dict[st
         targets = {e["seq"]: e for e in journal.events if e["seq"] in fixes and e["kind"].startswith("incident.")}
         held = Incidents(con, targets)
         weakref.finalize(held, _close, con, spill, os.getpid())
-        _insert(con, *_reference_frames(journal.events, fixes))
+        frames = _reference_frames(journal.events, fixes)
+        _roomy(con, lambda: _insert(con, *frames))
+        del frames
     if len(appended.at) or journal.incidents is None:  # nothing new on the engine: its tables stand
-        _insert(held.con, *appended.frames())
-        held.con.execute("DROP TABLE IF EXISTS grouped; DROP TABLE IF EXISTS pauses").fetchall()
-        _group(held.con)
+        for events, vendor in appended.frames(Appended.PART):  # a part at a time: never every row as frames
+            _roomy(held.con, lambda: _insert(held.con, events, vendor))  # noqa: B023 - called at once
+        _roomy(held.con, lambda: (held.con.execute("DROP TABLE IF EXISTS grouped; DROP TABLE IF EXISTS pauses")
+                                  .fetchall(), _group(held.con)))
     # the rows are in: the figures and the reconciliation then work under the limit a read for
     # figures leaves the tables (``_hold``), as 'day60 metrics' does, and not beside 2 GB of DuckDB
     # on top of what the import itself still holds
@@ -1128,6 +1152,21 @@ def after(journal: jr.Journal, appended: Appended, last_line: str, head: dict[st
     out = jr.Journal(journal.path, journal.header, others, last_line, "", None)
     out.tail, out.incidents = head, held
     return out
+
+
+def _roomy(con: Any, step: Callable[[], Any]) -> None:
+    """``step`` under the limit ``con`` is held to; where DuckDB runs out of memory there (an
+    import far larger than HELD_MEMORY_LIMIT was sized for), once more with READ_MEMORY_LIMIT, the
+    room a read for figures has. A statement that failed changed nothing, so it can run again. A
+    million tickets' import (2.7 million rows) fits in HELD_MEMORY_LIMIT, spilling, and with 512 MB
+    it went past 1 GiB beside what the import itself still holds (docs/benchmarks.md)."""
+    import duckdb
+
+    try:
+        step()
+    except duckdb.OutOfMemoryException:
+        con.execute(f"SET memory_limit = '{READ_MEMORY_LIMIT}'").fetchall()
+        step()
 
 
 def _insert(con: Any, events: pd.DataFrame, vendor: pd.DataFrame) -> None:

@@ -722,7 +722,7 @@ def test_the_import_and_the_json_rows_open_duckdb_without_its_progress_bar(tmp_p
     """The same bar would land in `import servicenow --format json` (its reader pairs a million rows
     on DuckDB for longer than two seconds) and in `metrics --format json`'s rows: the ServiceNow
     reader's connection and the one the JSON rows are encoded on are both made by engine.connect,
-    with the bar off; the reader's keeps its own memory limit (READ_MEMORY_LIMIT, 1GB) and spill
+    with the bar off; the reader's keeps its own memory limit (READ_MEMORY_LIMIT, 512MB) and spill
     folder, and both keep rows in the order they were given (DuckDB's default, which the pairing
     and the rows rely on)."""
     import pandas as pd
@@ -734,7 +734,7 @@ def test_the_import_and_the_json_rows_open_duckdb_without_its_progress_bar(tmp_p
     settings = con.execute("SELECT current_setting('enable_progress_bar'), current_setting('memory_limit'), "
                            "current_setting('temp_directory'), current_setting('preserve_insertion_order')").fetchone()
     con.close()
-    assert settings[0] is False and settings[1] in ("1000.0 MB", "953.6 MiB") and settings[2] == str(tmp_path)
+    assert settings[0] is False and settings[1] in ("512.0 MB", "488.2 MiB") and settings[2] == str(tmp_path)
     assert settings[3] is True
     opened, real = [], engine.connect
 

@@ -301,7 +301,8 @@ def _check_compat(compat: str) -> None:
 def print_json(data: Any) -> None:
     """Valid JSON only: a missing figure is null, never NaN or Infinity. A ``jsonrows.Rows`` inside
     ``data`` is written where it stands as its list of rows, a slice at a time and one row a line,
-    so a document with a million rows is never held whole."""
+    so a document with a million rows is never held whole; an import's ``spool.Spool`` likewise,
+    laid out as ``json.dumps`` lays out a list."""
     import secrets
 
     from day60.display import jsonable
@@ -310,9 +311,8 @@ def print_json(data: Any) -> None:
     token = secrets.token_hex(16)  # no text from data can spell it
 
     def hold(value: Any) -> str:
-        from day60.jsonrows import Rows
-
-        if not isinstance(value, Rows):
+        # a list written a piece at a time: ``jsonrows.Rows`` (a table's rows), ``imports.spool.Spool``
+        if not callable(getattr(value, "chunks", None)):
             raise TypeError(f"{type(value).__name__} is not JSON")
         streamed.append(value)
         return f"{token}:{len(streamed) - 1}"

@@ -75,7 +75,10 @@ def import_(
     if csv_out:
         _write_reconcile(csv_out, done.reconciliation.rows())
     if out_format == "json":
-        result["reconcile"] = done.reconciliation.as_dict()
+        from day60.imports.spool import Streamed
+
+        rec = done.reconciliation  # every ticket's row, built as it is written: a year's rows are never held
+        result["reconcile"] = {**rec.summary, "tickets": Streamed(rec.n, rec.rows)} if rec.n else dict(rec.summary)
         print_json(result)
         return
     _print_result(result, done.reconciliation.shown(SHOWN))

@@ -147,5 +147,5 @@ def run_import(fmt: str, exports: list[Path], journal: Path, config: Settings,
     for p, f in zip(exports, files, strict=True):  # what each table was read as: encoding, delimiter, sheet
         if str(p) in config.files.found:
             f["read_as"] = config.files.found[str(p)].as_dict()
-    result.findings["notes"] = [{"ticket": None, "note": n} for n in notes] + result.findings["notes"]
+    result.findings["notes"].prepend({"ticket": None, "note": n} for n in notes)  # the reader's own, first
     return result

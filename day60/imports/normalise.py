@@ -60,6 +60,7 @@ from day60.imports.records import (
     Unreadable,
     clean,
 )
+from day60.imports.spool import Spool, Store
 
 _IDENT = TypeAdapter(Ident)  # the journal's own rule for ids
 Event = tuple[str, dt.datetime, dict[str, Any]]
@@ -69,23 +70,24 @@ FINDINGS = ("resolved_unconfirmed", "closed_unresolved", "closed_untimed", "open
 
 @dataclass
 class Result:
-    """What an import did, as data: the CLI prints it, tests read it."""
+    """What an import did, as data: the CLI prints it, tests read it. ``run`` makes the per-ticket
+    lists ``spool.Spool``s (on disk past their first few thousand items, read as lists)."""
 
     format: str
     journal: str
     exports: list[dict[str, Any]]
     read: int = 0  # items read: each is imported, extended, unchanged, skipped, in conflict, unreadable or unmatched
-    imported: list[str] = field(default_factory=list)
+    imported: list[str] | Spool = field(default_factory=list)
     events: int = 0
-    unchanged: list[str] = field(default_factory=list)
-    extended: list[str] = field(default_factory=list)
-    conflicts: list[dict[str, Any]] = field(default_factory=list)
-    unreadable: list[dict[str, Any]] = field(default_factory=list)
-    skipped: list[dict[str, Any]] = field(default_factory=list)
-    unmatched: list[dict[str, Any]] = field(default_factory=list)  # records for tickets the main export lacks
+    unchanged: list[str] | Spool = field(default_factory=list)
+    extended: list[str] | Spool = field(default_factory=list)
+    conflicts: list[dict[str, Any]] | Spool = field(default_factory=list)
+    unreadable: list[dict[str, Any]] | Spool = field(default_factory=list)
+    skipped: list[dict[str, Any]] | Spool = field(default_factory=list)
+    unmatched: list[dict[str, Any]] | Spool = field(default_factory=list)  # records for tickets the main export lacks
     files: list[dict[str, Any]] = field(default_factory=list)  # per export file: read, and each bucket's count
     states: dict[str, Any] = field(default_factory=dict)  # the state rules read (states.yaml: version, sha256)
-    findings: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {k: [] for k in FINDINGS})
+    findings: dict[str, list[Any] | Spool] = field(default_factory=lambda: {k: [] for k in FINDINGS})
     note_patterns: list[dict[str, Any]] = field(default_factory=list)
     reconcile: dict[str, Any] = field(default_factory=dict)  # the reconciliation's totals
     head: dict[str, Any] = field(default_factory=dict)
@@ -278,14 +280,18 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable | Unma
 
     from day60.imports.states import shipped_source
 
-    result = Result(fmt, str(journal_path), exports, states=shipped_source())
+    store = Store()  # the lists the import reports, on disk past their first few thousand items
+    lists = {name: store.spool() for name in ("imported", "unchanged", "extended", "conflicts", "unreadable",
+                                              "skipped", "unmatched")}
+    result = Result(fmt, str(journal_path), exports, states=shipped_source(), **lists,
+                    findings={k: store.spool() for k in FINDINGS})
     books = books if books is not None else Books([])
     appended = engine.Appended()
     unmapped: dict[str, str] = {}
     seen = _Seen()
     repeated: dict[str, list[str]] = {}
     times = Times(config)
-    kept: list[str] = []
+    kept = store.spool()  # the journal's ids of the tickets imported, extended or unchanged
     tell("journal", 0)
     with reading.batch(journal_path) as batch:
         existing = _existing(batch.journal, fmt + ":")
@@ -395,6 +401,7 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable | Unma
         result.events = batch.count
         result.head = {"seq": batch.seq, "hash": batch.head_hash}
         held, last_line = batch.journal, batch.prev_line
+    give_back()  # what DuckDB's reader freed when it closed
     result.note_patterns = [{"event": p.event, "pattern": p.text, "matched": p.matched}
                             for p in config.notes.values()]
     # The journal as the import left it: what it held, read under the lock, and what was written.
@@ -403,9 +410,25 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable | Unma
     # what the reading and the writing held is written now, and its rows are in ``now``'s tables:
     # let it go before the figures are worked, which is where a million tickets' import peaks
     del held, appended, batch, existing, elsewhere
+    give_back()
     result.reconciliation = reconcile.reconcile(now, only=kept)
     result.reconcile = result.reconciliation.summary
     return result
+
+
+def give_back() -> None:
+    """Hand the memory the C library's allocator holds free back to the system (glibc's
+    ``malloc_trim``). DuckDB's reader and the batch free hundreds of megabytes for a year of
+    tickets, which glibc would otherwise keep for the process while the figures are worked. Does
+    nothing where the C library has no ``malloc_trim`` (macOS, musl, Windows)."""
+    import ctypes
+
+    try:
+        trim = ctypes.CDLL(None).malloc_trim  # the C library the process runs on
+    except (AttributeError, OSError, TypeError):
+        return
+    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+    trim(0)
 
 
 class _Seen:

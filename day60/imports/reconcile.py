@@ -23,7 +23,7 @@ what the journal held plus what the import wrote), without reading the file agai
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -178,7 +178,7 @@ def _iso(us: Any, offset: Any) -> str:
     return (_EPOCH + dt.timedelta(microseconds=int(us))).astimezone(zone).isoformat()
 
 
-def from_journal(journal: Any, figures: Any = None, only: set[str] | list[str] | None = None) -> dict[str, Any]:
+def from_journal(journal: Any, figures: Any = None, only: Iterable[str] | None = None) -> dict[str, Any]:
     """The reconciliation table of a journal (``journal`` as ``reading.read``, ``engine.after`` or
     ``journal.read`` gives it; ``figures`` its ``metrics.compute``, computed here if not given;
     ``only``: these incident ids), every row under ``tickets``: ours, theirs, the difference and
@@ -186,7 +186,7 @@ def from_journal(journal: Any, figures: Any = None, only: set[str] | list[str] |
     return reconcile(journal, figures, only).as_dict()
 
 
-def reconcile(journal: Any, figures: Any = None, only: set[str] | list[str] | None = None) -> Reconciliation:
+def reconcile(journal: Any, figures: Any = None, only: Iterable[str] | None = None) -> Reconciliation:
     """As ``from_journal``, with the rows left to be built as they are read (``Reconciliation``)."""
     if not _holds_clocks(journal):
         return Reconciliation({"compared": 0, "reason": NONE_TO_COMPARE})
@@ -263,7 +263,7 @@ def _holds_clocks(journal: Any) -> bool:
     return any("vendor_measure" in e["data"] for e in journal.events if e["kind"].startswith("incident."))
 
 
-def _vendor_clocks(journal: Any, table: Any, only: set[str] | list[str] | None) -> dict[str, np.ndarray]:
+def _vendor_clocks(journal: Any, table: Any, only: Iterable[str] | None) -> dict[str, np.ndarray]:
     """Per incident of the figures' ``table`` (of ``only``, if given) whose events hold a vendor
     clock, in the table's order: its place there (``at``), that clock (from the last event that
     holds one), how many times it was re-opened, and whether its clock starts at a stand-in (the
@@ -308,9 +308,13 @@ def _vendor_clocks(journal: Any, table: Any, only: set[str] | list[str] | None) 
     order = np.lexsort((v["seq"], v["at"]))  # by incident, then seq: the last of each is its clock
     last = order[np.r_[v["at"][order][1:] != v["at"][order][:-1], True]] if len(order) else order
     if only is not None:
+        from itertools import islice
+
         wanted = np.zeros(len(ids), dtype=bool)
-        places = pd.Index(ids).get_indexer(pd.Index(list(only)))
-        wanted[places[places >= 0]] = True
+        index, given = pd.Index(ids), iter(only)  # ``only`` may be a spooled list: read in parts, never whole
+        while part := list(islice(given, 100_000)):
+            places = index.get_indexer(pd.Index(part))
+            wanted[places[places >= 0]] = True
         last = last[wanted[v["at"][last]]]
     out = {k: values[last] for k, values in v.items() if k != "seq"}
     out["reopens"], out["standin"] = reopens[out["at"]], standin[out["at"]]

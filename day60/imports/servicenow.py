@@ -216,6 +216,12 @@ def _read(shapes: Any, settings: Settings, notes: list[str], books: Books, times
             for p, header in files["incident"]:
                 yield from _incidents(con, p, header, bool(audits), bool(journals), times_cols, text_cols, run, held)
             yield from _unmatched(con, run, bool(audits), bool(journals), files["incident"], held)
+        except duckdb.OutOfMemoryException as exc:  # a larger export than this limit was measured for
+            raise InputError("EXPORT", f"reading the export's tables and pairing them needs more than the "
+                                       f"{READ_MEMORY_LIMIT} of memory the import gives DuckDB for it "
+                                       f"({str(exc).splitlines()[0][:120]})",
+                             "import it in parts of under a million tickets each (the incidents opened in each "
+                             "period, with their sys_audit rows); nothing was written") from None
         except duckdb.Error as exc:
             for p in shapes.paths:  # a quote opened and not closed: name its row, as the Python reader finds it
                 for _ in csv_rows(p, "EXPORT", how=settings.files)[1]:
@@ -255,10 +261,11 @@ def _unmatched(con: duckdb.DuckDBPyConnection, run: _Run, audited: bool, noted: 
 
 
 # What DuckDB may hold while it reads and pairs the exports; past it, it spills to the import's
-# temporary folder. Pairing 1,000,000 incidents with 4,000,000 audit rows needs about 400 MB that
-# DuckDB cannot spill (held to 300 or 400 MB it stops with "Out of Memory"; 512 MB reads it),
-# so the limit keeps room for exports larger than that (benchmarks/import_end_to_end.py).
-READ_MEMORY_LIMIT = "1GB"
+# temporary folder. Pairing 1,000,000 incidents with 4,000,000 audit rows (463 MiB of CSV) needs
+# about 400 MB that DuckDB cannot spill (held to 300 or 400 MB it stops with "Out of Memory"; 512
+# MB reads it). 1 GB left room for larger exports, but beside what the import itself holds it took
+# a million tickets' import past 1 GiB (benchmarks/import_end_to_end.py, docs/benchmarks.md).
+READ_MEMORY_LIMIT = "512MB"
 
 
 def _connect(spill: str) -> duckdb.DuckDBPyConnection:

@@ -1,4 +1,9 @@
+import contextlib
+import fcntl
+import hashlib
+import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -62,15 +67,51 @@ def run():
     return _run
 
 
+def shared_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder for the whole run: under xdist every worker has its own basetemp inside one run
+    folder, so the run folder is shared by the workers; without xdist the basetemp is this run's own."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@contextlib.contextmanager
+def made_once(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[tuple[Path, bool]]:
+    """``(folder, made)`` for a session artefact the workers of one run share: the first worker to
+    get here holds a lock while it makes the artefact in ``folder`` (``made`` is False: make it
+    now); the others wait on the lock and get the same folder with ``made`` True. The marker that
+    says it is made is written only when the block ends without an exception, so a failed making
+    is tried again by the next worker (and fails there too, in its own test) rather than handed
+    on half made. The artefacts are read only: what one worker changed another would read."""
+    folder = shared_folder(tmp_path_factory) / name
+    folder.mkdir(exist_ok=True)
+    with open(folder / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        made = (folder / ".made").exists()
+        yield folder, made
+        if not made:
+            (folder / ".made").touch()
+
+
 @pytest.fixture(scope="session")
-def demo_folder(tmp_path_factory) -> Path:
-    """What ``day60 demo --out DIR`` writes (the journal, its figures and score, the five PDFs),
-    made once per test process and shared: a test only reads it. A test that writes into the
-    demo's folder (as ``demo`` run again there does) copies it first (``demo_copy``)."""
-    out = tmp_path_factory.mktemp("demo") / "demo"  # a folder named "demo": see tests/test_letters.py
-    result = CliRunner().invoke(app, ["demo", "--out", str(out)])
-    assert result.exit_code == 0, result.output
-    return out
+def demo_run(tmp_path_factory) -> tuple[Path, str]:
+    """What ``day60 demo --out DIR`` writes (the journal, its figures and score, the five PDFs)
+    and what it says (its standard output), made once per run and shared by the test processes:
+    a test only reads them. A test that writes into the demo's folder (as ``demo`` run again there
+    does) copies it first (``demo_copy``)."""
+    with made_once(tmp_path_factory, "demo-shared") as (folder, made):
+        out = folder / "demo"  # a folder named "demo": see tests/test_letters.py
+        said = folder / "demo-stdout.txt"
+        if not made:
+            result = CliRunner().invoke(app, ["demo", "--out", str(out)])
+            assert result.exit_code == 0, result.output
+            said.write_text(result.stdout, encoding="utf-8")
+    return out, said.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def demo_folder(demo_run) -> Path:
+    """The demo's folder (``demo_run``), to read."""
+    return demo_run[0]
 
 
 @pytest.fixture
@@ -145,34 +186,37 @@ def score_reports(tmp_path_factory):
     evidence and forgery modules all start from it: ``score.json`` and ``score.pdf`` (one ``day60
     score --pdf --out``), the same report signed by a "Test Auditor" (``signed.pdf``, its key
     ``auditor.p12``) and a forger's key ("Someone Else", ``forger.p12``), both under the passphrase
-    ``pw``. Made once per test process and shared, since each render costs seconds: a test only
-    reads these files; one that changes a file works on its own copy. At the end of the session
-    every file is checked unchanged, so a test that wrote into them fails the run, not a later test."""
-    import hashlib
-
+    ``pw``. Made once per run and shared by the test processes (``made_once``), since each render
+    costs seconds: a test only reads these files; one that changes a file works on its own copy.
+    At the end of each process's session every file is checked unchanged, so a test that wrote
+    into them fails the run, not a later test."""
     from day60 import demo
     from tests.pki import p12
 
-    folder = tmp_path_factory.mktemp("reports")
-    journal = folder / "exercise.jsonl"
-    demo.build_journal(journal)
-    p12(folder / "auditor.p12", "Test Auditor", b"pw")
-    p12(folder / "forger.p12", "Someone Else", b"pw")
-    runner = CliRunner()
-    for args, env in [(["score", journal, "--pdf", folder / "score.pdf", "--out", folder / "score.json"], None),
-                      (["score", journal, "--pdf", folder / "signed.pdf", "--sign", folder / "auditor.p12"],
-                       {"DAY60_SIGN_PASSPHRASE": "pw"})]:
-        result = runner.invoke(app, [str(a) for a in args], env=env)
-        assert result.exit_code == 0, result.output
-    made = {"folder": folder, "journal": journal, "score": folder / "score.pdf", "json": folder / "score.json",
-            "signed": folder / "signed.pdf", "auditor": folder / "auditor.p12", "forger": folder / "forger.p12"}
-
-    def digests() -> dict[str, str]:
+    def digests(folder: Path) -> dict[str, str]:
         return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
 
-    before = digests()
+    with made_once(tmp_path_factory, "reports-shared") as (shared, ready):
+        folder = shared / "reports"
+        journal = folder / "exercise.jsonl"
+        if not ready:
+            folder.mkdir()
+            demo.build_journal(journal)
+            p12(folder / "auditor.p12", "Test Auditor", b"pw")
+            p12(folder / "forger.p12", "Someone Else", b"pw")
+            runner = CliRunner()
+            for args, env in [(["score", journal, "--pdf", folder / "score.pdf", "--out", folder / "score.json"], None),
+                              (["score", journal, "--pdf", folder / "signed.pdf", "--sign", folder / "auditor.p12"],
+                               {"DAY60_SIGN_PASSPHRASE": "pw"})]:
+                result = runner.invoke(app, [str(a) for a in args], env=env)
+                assert result.exit_code == 0, result.output
+            (shared / "digests.json").write_text(json.dumps(digests(folder)), encoding="utf-8")
+    made = {"folder": folder, "journal": journal, "score": folder / "score.pdf", "json": folder / "score.json",
+            "signed": folder / "signed.pdf", "auditor": folder / "auditor.p12", "forger": folder / "forger.p12"}
+    before = json.loads((shared / "digests.json").read_text(encoding="utf-8"))  # as made, whichever process made it
+    assert digests(folder) == before, "a test changed the shared score reports (tests/conftest.py): copy them first"
     yield made
-    assert digests() == before, "a test changed the shared score reports (tests/conftest.py): copy them first"
+    assert digests(folder) == before, "a test changed the shared score reports (tests/conftest.py): copy them first"
 
 
 @pytest.fixture(scope="module")

@@ -118,27 +118,28 @@ def test_a_calendar_is_taken_by_its_shipped_name(run):
     assert r.exit_code == 2 and r.stderr.startswith("error: --calendar: is empty; ") and "uk-office" in r.stderr
 
 
-def test_the_demo_says_what_to_open_and_its_next_commands_run(run, tmp_path):
+def test_the_demo_says_what_to_open_and_its_next_commands_run(run, demo_run):
+    """The demo run once for the session (``demo_run``, tests/conftest.py: it exited 0) and what it
+    printed; the three commands it suggests only read its files, so they run on the shared folder."""
     import shlex
 
     from day60.demo import next_steps
 
-    r = run("demo", "--out", tmp_path / "demo")
-    assert r.exit_code == 0, r.output
-    assert "Open " in r.stdout and "score.pdf first" in r.stdout
+    out, said = demo_run
+    assert "Open " in said and "score.pdf first" in said
     # It says where each file it wrote is: every file in the folder is named (the journals' own
     # index companions and the folder's marker aside), the self-assessment's journal included.
-    written = {p.name for p in (tmp_path / "demo").iterdir() if not p.name.startswith(".") and ".index" not in p.name}
-    assert {name for name in written if f"{tmp_path / 'demo' / name}" not in r.stdout} == set()
-    steps = next_steps(tmp_path / "demo")
+    written = {p.name for p in out.iterdir() if not p.name.startswith(".") and ".index" not in p.name}
+    assert {name for name in written if f"{out / name}" not in said} == set()
+    steps = next_steps(out)
     assert len(steps) == 3
     for command, _ in steps:
-        assert command in r.stdout
+        assert command in said
         done = run(*shlex.split(command)[1:])
         assert done.exit_code in (0, 1), (command, done.output)  # comply finds the demo's breaches: exit 1
     from pypdf import PdfReader
 
-    pages = PdfReader(tmp_path / "demo" / "selfassess.pdf").pages
+    pages = PdfReader(out / "selfassess.pdf").pages
     inputs = " ".join(" ".join(page.extract_text().split()) for page in pages)
     # The lawyer reads the Inputs list as the files the score was computed from: one answers file,
     # so one "Answers SHA-256" line, never the same digest listed twice as if two files were used.

@@ -796,9 +796,15 @@ def test_a_parent_killed_outright_takes_its_child_with_it(tmp_path):
 
 
 DEMO = r"""
-import os, sys, time
+import os, signal, sys, time
 from day60 import render
 from day60.cli import main
+
+# Ctrl-C as a terminal's shell delivers it: a pytest started in the background by a shell without
+# job control (`pytest &`, nohup, some CI runners) hands its children SIGINT ignored, and Python
+# then never installs its handler, so the signal below would be ignored and the test would wait
+# PATIENCE for an exit that never comes (it did: ten minutes of one worker, then a failure).
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ready, parent = int(sys.argv[1]), os.getpid()
 os.sched_getaffinity = lambda _pid: {0, 1}  # two cores, so the child is forked on any machine

@@ -149,16 +149,20 @@ RUNNABLE = [p for p in FILES if any(b.lang in RUN for b in blocks(p))]
 
 @pytest.mark.parametrize("path", RUNNABLE, ids=[str(p.relative_to(ROOT)) for p in RUNNABLE])
 def test_examples_run_as_written(path, venv, command_server, tmp_path):
-    """Each page's commands in order in one empty folder. The README's run as the newcomer runs
-    them, each `day60` a fresh process of the installed console script; every other page's through
-    this worker's command server (tests/commandserver.py), which runs the same installed code."""
+    """Each page's commands in order in one empty folder. The README's first runnable block (a
+    whole exercise from `day60 new` to its score PDF) runs as the newcomer runs it, each `day60` a
+    fresh process of the installed console script, so the entry point, the wheel's imports and a
+    first PDF are proven in a process of their own; every other block, the README's later ones
+    included, runs through this worker's command server (tests/commandserver.py), which runs the
+    same installed code and entry point, a fork a command (a fresh start each would add an
+    interpreter and its imports to every command and prove nothing the first block does not)."""
     work, state = tmp_path / "work", tmp_path / "state"
     work.mkdir()
     state.mkdir()
-    env = _clean_env(venv, state)
-    if path != ROOT / "README.md":
-        env[commandserver.SOCKET_VARIABLE] = command_server
-    for block in (b for b in blocks(path) if b.lang in RUN):
+    fresh = _clean_env(venv, state)
+    served = {**fresh, commandserver.SOCKET_VARIABLE: command_server}
+    for n, block in enumerate(b for b in blocks(path) if b.lang in RUN):
+        env = fresh if path == ROOT / "README.md" and n == 0 else served
         argv = (["bash", "-e", "-o", "pipefail", "-c", block.code] if block.lang == "sh"
                 else ["python", "-c", block.code])
         done = subprocess.run(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,

@@ -12,8 +12,8 @@ from day60.rubric import load
 
 @pytest.fixture
 def report(demo_folder):
-    """The demo's files by the names ``demo.run`` gives them, from the folder made once per test
-    process (tests/conftest.py) and only read here."""
+    """The demo's files by the names ``demo.run`` gives them, from the folder made once a run
+    (tests/conftest.py) and only read here."""
     names = {"journal": "exercise.jsonl", "held": "runner-held.json", "metrics": "metrics.json",
              "score": "score.json", "pdf": "score.pdf", "html": "score.html", "deal": "synthetic-sow.toml",
              "schedule": "schedule.pdf", "selfassess": "selfassess.pdf", "sa-journal": "selfassess.jsonl",

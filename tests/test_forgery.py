@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from day60.cli import app
 from day60.resources import data_dir
 from tests import forge
+from tests.conftest import made_once
 
 SOW = data_dir("clauses") / "examples" / "synthetic-sow.toml"
 DRILLS = data_dir("rubric") / "voice" / "examples" / "synthetic-drills.json"
@@ -29,20 +30,23 @@ def _cli(*args, env=None):
 pytestmark = pytest.mark.usefixtures("verify_renders_once")  # one re-rendering per report: tests/conftest.py
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def made(score_reports, tmp_path_factory):
     """The toolkit's own reports, written by its commands: a score and a signed score (shared by
-    the evidence modules, tests/conftest.py), a schedule, a drills sheet and a self-assessment."""
-    folder = tmp_path_factory.mktemp("forgery")
+    the evidence modules, tests/conftest.py), a schedule, a drills sheet and a self-assessment,
+    rendered once a run however the module's tests are spread over the workers (``made_once``),
+    and only read."""
     out = dict(score_reports)
-    for name, args in [
-        ("schedule", ["clauses", "export", "--sow", SOW, "--pdf", folder / "schedule.pdf"]),
-        ("drills", ["voice", "drills", DRILLS, "--pdf", folder / "drills.pdf"]),
-        ("selfassess", ["selfassess", "--answers", ANSWERS, "--pdf", folder / "selfassess.pdf"]),
-    ]:
-        r = _cli(*args)
-        assert r.exit_code == 0, (name, r.output)
-        out[name] = folder / f"{name}.pdf"
+    with made_once(tmp_path_factory, "forgery-shared") as (folder, ready):
+        for name, args in [
+            ("schedule", ["clauses", "export", "--sow", SOW, "--pdf", folder / "schedule.pdf"]),
+            ("drills", ["voice", "drills", DRILLS, "--pdf", folder / "drills.pdf"]),
+            ("selfassess", ["selfassess", "--answers", ANSWERS, "--pdf", folder / "selfassess.pdf"]),
+        ]:
+            if not ready:
+                r = _cli(*args)
+                assert r.exit_code == 0, (name, r.output)
+            out[name] = folder / f"{name}.pdf"
     return out
 
 

@@ -9,7 +9,7 @@ from pypdf import PdfReader
 
 @pytest.fixture
 def demo(demo_folder):
-    """The demo's folder, made once per test process (tests/conftest.py) and only read here."""
+    """The demo's folder, made once a run (tests/conftest.py) and only read here."""
     return demo_folder
 
 

@@ -136,7 +136,7 @@ def test_pdfs_are_byte_identical_with_and_without_the_soname_answers(demo_folder
     the toolkit's answers and one letting WeasyPrint search as it does by itself, give the same
     bytes: the answers change how the libraries are found, never which files are loaded. The
     HTML is the demo's score report and a page in several scripts (the shaping harfbuzz does)."""
-    pages = [demo_folder / "score.html", tmp_path / "scripts.html"]  # the demo's, made once a process: only read
+    pages = [demo_folder / "score.html", tmp_path / "scripts.html"]  # the demo's, made once a run: only read
     pages[1].write_text("<html><body><h1>Wide text</h1><p>كتب العقد 合同 Договор ﬁnal — ½ ✓</p>"
                         "<table><tr><td>a</td><td>b</td></tr></table></body></html>", encoding="utf-8")
 

@@ -155,7 +155,7 @@ def test_self_assessment_cap(tmp_path):
 
 @pytest.fixture
 def demo_dir(demo_folder):
-    """The demo's folder, made once per test process (tests/conftest.py) and only read here."""
+    """The demo's folder, made once a run (tests/conftest.py) and only read here."""
     return demo_folder
 
 

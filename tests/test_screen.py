@@ -36,7 +36,7 @@ def _cli(*args) -> None:
 @pytest.fixture(scope="module")
 def pages(demo_folder, tmp_path_factory):
     """name -> the HTML file, each written by the command a user runs: the demo's score report
-    from the demo's folder (``day60 demo``, made once per test process: tests/conftest.py, only
+    from the demo's folder (``day60 demo``, made once a run: tests/conftest.py, only
     read here), the others by their commands from a copy of the demo's journal."""
     from tests.test_clauses import FROM_SCRATCH
     from tests.test_documents import _gaps_journal

@@ -1762,15 +1762,20 @@ def _exercise_events(tables: dict[str, Any], deal: Deal, out: dict[str, Any], cl
             if int((late & organic).sum()) > len(months):
                 out["drift-notice"]["deemed_months"]["unknown"] = int((late & organic).sum()) - len(months)
     incidents = tables["incidents"]
-    judged = incidents[incidents["status"].isin(["restored", "unconfirmed", "open", "unclassified"])]
+    never = "not detected"
+    judged = incidents[incidents["status"].isin(["restored", "unconfirmed", "open", "unclassified", never])]
+    # Held to the strictest clause, as restore-sev1 judges them (journal_figures): every incident with
+    # no severity (NaN), whatever its status (restored, open, or closed with no monitoring check), and
+    # every one never detected, whatever its severity. Each of the others under its own severity.
+    strictest = judged["severity"].isna() | (judged["status"] == never)
     for sev in ("1", "2", "3", "4"):
         if f"restore-sev{sev}" not in out:
             continue
-        mine = judged[(judged["severity"] == float(sev)) | ((judged["status"] == "unclassified") & (sev == "1"))]
+        mine = judged[((judged["severity"] == float(sev)) & ~strictest) | (strictest & (sev == "1"))]
         out[f"restore-sev{sev}"]["sources"] = {"exercise": int((mine["source"] == "exercise").sum()),
                                                "organic": int((mine["source"] != "exercise").sum())}
         _organic_part(out[f"restore-sev{sev}"], mine[mine["source"] != "exercise"],
-                      "restore_business_hours" if sev in ("3", "4") else "restore_hours", None)
+                      "restore_business_hours" if sev in ("3", "4") else "restore_hours", never if sev == "1" else None)
     if "rollback" in out:
         rollbacks = tables["rollbacks"]
         production = int(((rollbacks["kind"] == "production") & (rollbacks["status"] == "in the window")).sum())

@@ -497,3 +497,87 @@ def test_weights_over_a_hundred_percent_are_noted(tmp_path):
     heavy.write_text(SOW.read_text().replace("credit_weight = 15 }", "credit_weight = 90 }"))
     note = clauses.credit_weights_note(clauses.load_deal(heavy, LIB, {"drift_detection_business_hours"}))
     assert note.startswith("the Credit Weights add up to 250 percent of the At-Risk Amount; ")
+
+
+def _incident_exercise(run, tmp_path, *logged):
+    """A T3 exercise between the deal's parties, window Mon 26 October to Fri 6 November 2026 (GMT
+    from 25 October, so UTC), closed at its end, holding the incident events ``logged``."""
+    from day60 import journal as jr
+
+    j = tmp_path / "ex.jsonl"
+    for args in (
+        ("new", j, "--synthetic", "--partner", "Harbour Claims BPO (SYNTHETIC)", "--supplier",
+         "Example AI Operations Ltd (SYNTHETIC)", "--deployment", "claims-intake", "--tier", "T3", "-c", "uk-office",
+         "--window-start", "2026-10-26T09:00", "--window-end", "2026-11-06T17:30", "--runner", "J. Auditor"),
+        *(("log", j, *line) for line in logged),
+        ("log", j, "exercise.close", "--id", "exercise", "--at", "2026-11-06T17:30")):
+        assert run(*args).exit_code == 0, args
+    r = run("comply", j, "--sow", SOW, "--format", "json", "--charges", "100000")
+    assert r.exit_code == 1, r.output
+    return json.loads(r.stdout), clauses.journal_figures(jr.read(j), DEAL)["restore-sev1"]["sources"]
+
+
+SAFETY = ("--at", "2026-10-23T10:00", "--set", "agreement=SOW annex B", "--set", "stop_owner=Kim Ode", "--set",
+          "stop_condition=error rate above 5%", "--set", "rollback_owner=Lee Park", "--set",
+          "no_live_personal_data=true")
+
+
+def test_an_organic_incident_with_no_severity_closed_unconfirmed_is_judged_beside_the_exercise(run, tmp_path):
+    """att36b finding 3, follow-up. INC-A, an Exercise Event of severity 1, detected Tue 27 October
+    10:00 and restored 12:00 (2 hours, within the 4 allowed). INC-B arose of itself (organic) with
+    no severity on Wed 28 October 10:00, its ticket closed 11:00 with no monitoring check: held to
+    severity 1's clause, a breach with no time to compare, so restore-sev1 is not met.
+
+    By hand, the incidents restore-sev1 judges are INC-A and INC-B: sources exercise 1, organic 1;
+    judged on INC-B alone, no restore time (organic_value none) and a breach. The relief leaves
+    INC-A out and the miss stands: no restore time beyond the Critical Level of 8 hours, so the
+    band is "missed", 50 percent of the Credit Weight of 15 = 7.5 percent of the At-Risk Amount
+    (12 percent of 100,000 = 12,000): 900. Before the fix the split took only incidents with no
+    severity that were restored or open (status "unclassified"), not INC-B: sources exercise 1,
+    organic 0, so every event behind the figure read as an Exercise Event and the organic breach
+    was relieved, credit 0."""
+    out, sources = _incident_exercise(
+        run, tmp_path, ("safety.agreed", "--id", "INC-A", *SAFETY),
+        ("incident.detected", "--id", "INC-A", "--at", "2026-10-27T10:00", "--set", "severity=1"),
+        ("incident.restored", "--id", "INC-A", "--at", "2026-10-27T12:00", "--set", "check=intake canary passed"),
+        ("incident.detected", "--id", "INC-B", "--at", "2026-10-28T10:00", "--set", "source=organic"),
+        ("incident.ticket-closed", "--id", "INC-B", "--at", "2026-10-28T11:00", "--set", "state=Closed", "--set",
+         "resolved=true"))
+    assert sources == {"exercise": 1, "organic": 1, "organic_value": None, "organic_breach": True}
+    check = next(r for r in out["checks"] if r["check"] == "restore-sev1")
+    assert check["status"] == "not met" and "with no severity closed with no monitoring check" in check["reason"]
+    after = out["consequences"]
+    relief = {x["check"]: x for x in after["relief"]}["restore-sev1"]
+    assert relief["applied"] and relief["breach"] and relief["recomputed"] is None
+    assert "judged on the 1 event(s) that arose of themselves, one of them a breach" in relief["why"]
+    assert (credit(after, "restore-sev1")["band"], credit(after, "restore-sev1")["percent_of_at_risk"]) == (
+        "missed", 7.5)
+    assert after["credits"]["amount"] == pytest.approx(900)
+
+
+def test_an_exercise_incident_never_detected_is_an_exercise_event_of_the_strictest_clause(run, tmp_path):
+    """INC-C, raised by the exercise on Thu 29 October 10:00 and classed severity 2, is never
+    detected or notified by the close: restore-sev1 judges it (every incident never detected is
+    held to the strictest clause), so the figure is not met. INC-D arose of itself, severity 1,
+    detected Fri 30 October 10:00 and restored 12:00: 2 hours, within the 4 allowed.
+
+    By hand: sources exercise 1 (INC-C), organic 1 (INC-D); judged on INC-D alone, 2 hours and no
+    breach, so the relief recomputes restore-sev1 as 2.0, met: no credit. Before, the split left
+    out INC-C (status "not detected"): sources exercise 0, organic 1, no Exercise Event relief, and
+    the Exercise Event's breach was credited, 7.5 percent of the At-Risk Amount (900)."""
+    out, sources = _incident_exercise(
+        run, tmp_path, ("safety.agreed", "--id", "INC-C", *SAFETY),
+        ("incident.raised", "--id", "INC-C", "--at", "2026-10-29T10:00", "--set", "note=queue stalled on purpose"),
+        ("incident.classified", "--id", "INC-C", "--at", "2026-10-29T10:05", "--set", "severity=2", "--set",
+         "reason=runner's plan"),
+        ("incident.detected", "--id", "INC-D", "--at", "2026-10-30T10:00", "--set", "severity=1", "--set",
+         "source=organic"),
+        ("incident.restored", "--id", "INC-D", "--at", "2026-10-30T12:00", "--set", "check=intake canary passed"))
+    assert sources == {"exercise": 1, "organic": 1, "organic_value": 2.0, "organic_breach": False}
+    check = next(r for r in out["checks"] if r["check"] == "restore-sev1")
+    assert check["status"] == "not met" and "never detected" in check["reason"]
+    after = out["consequences"]
+    relief = {x["check"]: x for x in after["relief"]}["restore-sev1"]
+    assert relief["applied"] and relief["recomputed"] == 2.0 and not relief["breach"]
+    assert credit(after, "restore-sev1")["percent_of_at_risk"] == 0.0
+    assert credit(after, "restore-sev1")["note"].startswith("relieved: ")

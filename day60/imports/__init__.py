@@ -22,6 +22,7 @@ from day60.imports import csvmap, jira, normalise, pagerduty, servicenow, zendes
 from day60.imports.books import Books
 from day60.imports.records import (
     FORMAT_NAMES,
+    NoSeverity,
     Settings,
     check_date_format,
     check_severity_map,
@@ -118,6 +119,14 @@ def _refuse_twins(exports: list[Path], digests: list[str]) -> None:
         seen.setdefault(digest, p)
 
 
+def _no_severity(module: Any, config: Settings) -> NoSeverity:
+    """The count of tickets imported with an empty severity field, kept by the import run for
+    every format alike: the field is the map's [columns] severity, else the format's own
+    (``SEVERITY_FIELD``); a csv map that names none leaves every ticket without one, and says so."""
+    name = config.column("severity", module.SEVERITY_FIELD)
+    return NoSeverity(name) if name else NoSeverity("severity", ", the map naming no severity column")
+
+
 def run_import(fmt: str, exports: list[Path], journal: Path, config: Settings,
                progress: Callable[[str, int], None] | None = None) -> normalise.Result:
     """Read ``exports`` in ``fmt`` and append their tickets to ``journal``; returns what was done.
@@ -143,7 +152,11 @@ def run_import(fmt: str, exports: list[Path], journal: Path, config: Settings,
     notes: list[str] = []
     books = Books(exports)
     items = module.read(exports, config, notes, books)
-    result = normalise.run(fmt, journal, items, config, files, by, progress, books)
+    unrated = _no_severity(module, config)
+    result = normalise.run(fmt, journal, items, config, files, by, progress, books, unrated)
+    said = unrated.note(getattr(module, "NO_SEVERITY_WORDS", ""))
+    if said:
+        notes.append(said)
     for p, f in zip(exports, files, strict=True):  # what each table was read as: encoding, delimiter, sheet
         if str(p) in config.files.found:
             f["read_as"] = config.files.found[str(p)].as_dict()

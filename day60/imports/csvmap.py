@@ -53,6 +53,7 @@ DESCRIPTION = ("any CSV with --map MAP.toml naming its columns (continuation row
 KEYS = ("id", "severity", "opened", "detected", "partner_notice", "communicated", "acknowledged", "resolved",
         "reopened", "restored", "check", "closed", "state", "outcome", "resolved_by", "pause_start", "pause_end",
         "pause_kind", "note", "note_at", "vendor_hours", "vendor_business_hours", "vendor_start", "vendor_end")
+SEVERITY_FIELD: str | None = None  # no severity column unless the map names one
 CONTINUED = ("pause_start", "pause_end", "pause_kind", "note", "note_at", "reopened")  # what a continuation row adds
 TEXT = ("note", "check", "state", "outcome")  # cells that may run over several lines
 

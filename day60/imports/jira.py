@@ -68,6 +68,7 @@ DATE_FORMAT = "%d/%b/%y %I:%M %p"
 CHANGE_FIELDS = ("Custom field (Change start date)", "Custom field (Change completion date)")
 KEYS = ("severity", "detected", "partner_notice", "communicated", "acknowledged", "restored", "check", "outcome",
         "resolved_by", "change_start", "change_end", "change_link", "notes")
+SEVERITY_FIELD = "Priority"  # the field read for severity unless the map's [columns] names another
 DESCRIPTION = ("issue CSV (Issue key, Created, Resolved, Priority, Status, Resolution, Comment) with --zone, the "
                "changelog JSON (search with expand=changelog, or per issue) and the SLA JSON (the "
                "/request/{key}/sla answer)")
@@ -224,7 +225,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
         notes.append("the map's [sla] calendar is not stated: each SLA's calendar is read from its record "
                      "(withinCalendarHours), and one that does not say is not compared")
     pauses_of = {**PAUSES, **settings.pauses}
-    sev = settings.column("severity", "Priority")
+    sev = settings.column("severity", SEVERITY_FIELD)
     for p in issues:
         from day60.imports.records import csv_header
 
@@ -573,7 +574,7 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, c
             pauses_of: dict[str, str], changes: dict[str, Pause | str], rules: states.Rules,
             categorised: bool, refused: list[str] | None = None) -> Ticket:
     key = row["Issue key"].strip()
-    t = Ticket(key, where, row[settings.column("severity", "Priority")], times.read(row["Created"], "Created"),
+    t = Ticket(key, where, row[settings.column("severity", SEVERITY_FIELD)], times.read(row["Created"], "Created"),
                resolved=times.read(row["Resolved"], "Resolved"), state=row["Status"].strip())
     kind = (row.get("Issue Type") or "").strip()
     if rules.excluded_kind(kind):

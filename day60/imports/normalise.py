@@ -51,6 +51,7 @@ from day60.events import Ident
 from day60.imports.books import Books
 from day60.imports.records import (
     FORMAT_NAMES,
+    NoSeverity,
     Pause,
     RowProblem,
     Settings,
@@ -267,12 +268,13 @@ def ident_of(fmt: str, ref: str) -> str:
 
 def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable | Unmatched], config: Settings,
         exports: list[dict[str, Any]], by: str, progress: Callable[[str, int], None] | None = None,
-        books: Books | None = None) -> Result:
+        books: Books | None = None, unrated: NoSeverity | None = None) -> Result:
     """Append every readable ticket in ``items`` to the journal, in one locked batch.
     ``progress(step, records read)``, when given, hears of each step ("journal", "tickets",
     "reconciling") and, while tickets are read, of every hundredth record. ``books``: the export
     files' records, which every item settles into (``books.Books``); checked before anything is
-    written."""
+    written. ``unrated``, when given, counts the tickets the journal now holds whose severity
+    field was empty (imported, extended or unchanged), whatever the format."""
     from day60 import engine, reading
     from day60.imports import notes, reconcile
 
@@ -379,6 +381,8 @@ def run(fmt: str, journal_path: Path, items: Iterable[Ticket | Unreadable | Unma
                 (result.imported if have is None else result.extended).append(item.ref)
             books.settle(item, "imported")
             kept.append(ident)
+            if unrated is not None and severity is None:
+                unrated.see(item)  # counted where the cell is empty, not where the map says unclassified
             _findings(result, item, events, applied)
         if repeated:
             shown = "; ".join(f"{i.split(':', 1)[1][:40]!r} ({', '.join(w[:60] for w in where[:3])})"

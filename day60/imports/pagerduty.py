@@ -24,7 +24,6 @@ from day60.errors import InputError
 from day60.imports import jsonstream, states
 from day60.imports.books import Books
 from day60.imports.records import (
-    NoSeverity,
     RowProblem,
     Settings,
     Ticket,
@@ -39,6 +38,11 @@ DESCRIPTION = ("log_entries JSON (trigger, acknowledge, resolve and annotate ent
 MONITORING_AGENTS = ("service_reference", "integration_reference")
 TYPES = ("trigger_log_entry", "acknowledge_log_entry", "resolve_log_entry", "annotate_log_entry")
 KEYS = ("severity",)
+SEVERITY_FIELD = "priority"  # the field read for severity unless the map's [columns] names another
+# The import run's note on incidents with a null priority (records.NoSeverity) adds their urgency:
+# taking urgency for some incidents and priority for the rest would be a guess at how the two compare.
+NO_SEVERITY_WORDS = ("their urgency ({values}) is not read as a severity; to judge every incident by its urgency "
+                     "instead, map [columns] severity = \"urgency\" with a [severity] table for its values")
 _LISTS = ("log_entries", "incidents")
 # What the import reads of an incident's own record: two copies that agree on these give the same ticket.
 _READ = ("status", "created_at", "resolved_at", "last_status_change_at", "urgency")
@@ -178,10 +182,9 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                 continue
             by_incident.setdefault(str(inc), []).append((at, e["type"], _slim(e), f, i, key))
     seen.clear()
-    sev = settings.column("severity", "priority")
+    sev = settings.column("severity", SEVERITY_FIELD)
     if listed:  # the incidents are the list: log entries complete them
         latest = _latest(docs["incidents"], times)
-        unrated = NoSeverity(sev)
         for f, (p, key) in enumerate(docs["incidents"]):
             for i, incident in enumerate(jsonstream.records(p, "incidents")):
                 books.read(p)
@@ -207,15 +210,9 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                         books.add(other, "unreadable", n)
                     continue
                 t.file, t.attached = key, attached
-                unrated.see(t, incident.get("urgency") if sev != "urgency" else None)
+                if sev != "urgency" and isinstance(incident.get("urgency"), str):
+                    t.severity_beside = incident["urgency"]  # named in the note where the priority is null
                 yield t
-        # A null priority is no severity, and urgency is not read in its place: taking it for some
-        # incidents and priority for the rest would be a guess at how the two compare.
-        said = unrated.note("their urgency ({values}) is not read as a severity; to judge every incident by its "
-                            "urgency instead, map [columns] severity = \"urgency\" with a [severity] table for "
-                            "its values")
-        if said:
-            notes.append(said)
         for ref, items in by_incident.items():  # entries of incidents the incidents export does not list
             counts: dict[str, int] = {}
             for x in items:

@@ -95,6 +95,8 @@ class Ticket:
     apart: tuple[str, str] | None = None
     file: str = ""  # the export file its record came from (a key of the import's Books)
     attached: dict[str, int] = field(default_factory=dict)  # records of other files read into it, per file
+    # Where its severity is empty, another field's value the import's note names (PagerDuty's urgency).
+    severity_beside: str | None = None
 
     def ended(self, words: str, resolved: bool) -> None:
         """The vendor's records say the ticket is over (resolved, or closed without a resolution):
@@ -588,36 +590,40 @@ def peek(path: Path, field_name: str, size: int = 4096) -> str:
 
 
 class NoSeverity:
-    """Tickets whose own record holds no value in the severity field (Zendesk's and PagerDuty's
-    ``priority`` may be null): counted as they are read, and said in one note, since each enters
-    the journal with no severity (the figures' ``none`` row, judged at the strictest target)."""
+    """Tickets imported whose own record holds no value in the severity field (an empty priority
+    or severity cell, Zendesk's and PagerDuty's null ``priority``, or a CSV map naming no severity
+    column): counted by the import run, whatever the format, and said in one note, since each
+    enters the journal with no severity (the figures' ``none`` row, judged at the strictest target)."""
 
     SHOWN = 5  # ids named in the note; the rest are counted
 
-    def __init__(self, field_name: str) -> None:
+    def __init__(self, field_name: str, why: str = "") -> None:
         self.field = field_name
+        self.why = why  # said after the ids, e.g. that the map names no severity column
         self.refs: list[str] = []
         self.count = 0
         self.beside: dict[str, int] = {}  # another field's value on those tickets, e.g. PagerDuty's urgency
 
-    def see(self, t: Ticket, beside: Any = None) -> None:
+    def see(self, t: Ticket) -> None:
         if t.apart is not None or (t.severity or "").strip():
             return
         self.count += 1
         if len(self.refs) < self.SHOWN:
             self.refs.append(t.ref)
+        beside = t.severity_beside
         if isinstance(beside, str) and beside.strip():
             self.beside[beside.strip()] = self.beside.get(beside.strip(), 0) + 1
 
     def note(self, beside_words: str = "") -> str | None:
-        """'2 ticket(s) have no priority (201, 207): no severity, ...', or None where every one had one.
-        ``beside_words`` follows, where the tickets held ``beside`` values (told what they were)."""
+        """'2 ticket(s) have no priority (201, 207): imported with no severity, ...', or None where
+        every one had one. ``beside_words`` follows, where the tickets held ``beside`` values (told
+        what they were)."""
         if not self.count:
             return None
         more = f" and {self.count - len(self.refs)} more" if self.count > len(self.refs) else ""
-        text = (f"{self.count} ticket(s) have no {self.field} ({', '.join(self.refs)}{more}): imported with no "
-                "severity (none is guessed), each in the figures' 'none' row and, where judged, held to the "
-                "strictest severity's target")
+        text = (f"{self.count} ticket(s) have no {self.field} ({', '.join(self.refs)}{more}){self.why}: imported "
+                "with no severity (none is guessed), each in the figures' 'none' row and, where judged, held to "
+                "the strictest severity's target")
         if self.beside and beside_words:
             values = ", ".join(f"{v}: {n}" for v, n in sorted(self.beside.items()))
             text += f"; {beside_words.format(values=values)}"

@@ -81,6 +81,7 @@ TABLES = {"incident": ("number", "opened_at"), "sys_audit": ("documentkey", "fie
           "sys_journal_field": ("element_id", "element", "value")}
 KEYS = ("severity", "detected", "partner_notice", "communicated", "acknowledged", "restored", "check", "outcome",
         "change", "resolved_by")
+SEVERITY_FIELD = "priority"  # the field read for severity unless the map's [columns] names another
 DESCRIPTION = ("incident table CSV (number, opened_at, resolved_at, closed_at, priority, state, close_code, "
                "calendar_stc, business_stc, reopen_count, rfc, sys_id) with its sys_audit, change_request, task_sla "
                "and sys_journal_field CSVs; --mode raw (UTC) or --mode display --zone ZONE")
@@ -188,12 +189,12 @@ def _read(shapes: Any, settings: Settings, notes: list[str], books: Books, times
     col = settings.column
     times_cols = ["opened_at", "resolved_at", "closed_at"] + [c for c in (
         col("detected"), col("partner_notice"), col("communicated"), col("acknowledged"), col("restored")) if c]
-    text_cols = ["number", col("severity", "priority"), "state", "incident_state", "sys_class_name", "hold_reason",
+    text_cols = ["number", col("severity", SEVERITY_FIELD), "state", "incident_state", "sys_class_name", "hold_reason",
                  "calendar_stc", "business_stc", "close_code", "reopen_count", col("change", "rfc"), "sys_id"] + \
         [c for c in (col("check"), col("outcome"), col("resolved_by")) if c]
     mapped = [c for k in KEYS if (c := col(k))]
     for p, header in files["incident"]:
-        require_columns(header, ["number", "opened_at", col("severity", "priority"), *mapped], p,
+        require_columns(header, ["number", "opened_at", col("severity", SEVERITY_FIELD), *mapped], p,
                         "EXPORT", "an incident export", settings.files.found.get(str(p)))
         if "state" not in header and "incident_state" not in header:
             require_columns(header, ["state"], p, "EXPORT", "an incident export (or incident_state)")
@@ -503,10 +504,10 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
     rules = run.rules
     code = (row.get("state") or "").strip() or (row.get("incident_state") or "").strip()
     if settings.mode == "raw":
-        _refuse_labels(row, code, where, col("severity", "priority"))
+        _refuse_labels(row, code, where, col("severity", SEVERITY_FIELD))
     state = _label(code, STATES)
     kind = (row.get("sys_class_name") or "").strip()
-    t = Ticket(row["number"] or "", where, row[col("severity", "priority")], None, state=state)
+    t = Ticket(row["number"] or "", where, row[col("severity", SEVERITY_FIELD)], None, state=state)
     if kind and (kind not in rules.incident_classes or rules.excluded_kind(kind)):
         t.apart = (states.NOT_INCIDENT, f"sys_class_name {kind!r}")
         return t

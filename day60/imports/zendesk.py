@@ -37,7 +37,6 @@ from day60.errors import InputError
 from day60.imports import jsonstream, states
 from day60.imports.books import Books
 from day60.imports.records import (
-    NoSeverity,
     Pause,
     RowProblem,
     Settings,
@@ -56,6 +55,7 @@ DESCRIPTION = ("tickets JSON, ticket_metrics JSON, ticket_metric_events JSON and
 _KEYS = ("tickets", "ticket_metrics", "ticket_metric_events", "audits")
 KEYS = ("severity", "detected", "partner_notice", "communicated", "acknowledged", "restored", "check", "outcome",
         "change_start", "change_end")
+SEVERITY_FIELD = "priority"  # the field read for severity unless the map's [columns] names another
 METRICS = ("requester_wait_time", "agent_work_time", "reply_time")
 
 
@@ -176,7 +176,6 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
         notes.append("the map has [notes] but no ticket_audits export was given: no comment was read")
     versions = _versions(docs["tickets"])
     files = [key for _p, _name, key in docs["tickets"]]
-    unrated = NoSeverity(settings.column("severity", "priority"))
     for f, (p, name, key) in enumerate(docs["tickets"]):
         for i, item in enumerate(jsonstream.records(p, "tickets")):
             books.read(p)
@@ -203,10 +202,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                     books.add(other, "unreadable", n)
                 continue
             t.file, t.attached = key, attached
-            unrated.see(t)
             yield t
-    if unrated.note():
-        notes.append(unrated.note())
     kinds = {key: "ticket_audits" if kind == "audits" else kind
              for kind, found in docs.items() for _p, _n, key in found}
     for ticket, files in held.items():  # metrics, events and audits of tickets the tickets export lacks
@@ -237,7 +233,7 @@ def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, 
             events: list[tuple[dt.datetime, str, str]], audits: list[tuple[dt.datetime, dict[str, Any]]],
             measured: bool, rules: states.Rules) -> Ticket:
     col = settings.column
-    severity = _field(item, col("severity", "priority"))
+    severity = _field(item, col("severity", SEVERITY_FIELD))
     t = Ticket(str(item["id"]), where, None if severity is None else str(severity), None,
                state=str(item.get("status") or ""))
     standing = rules.status(t.state)

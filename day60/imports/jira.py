@@ -264,6 +264,8 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
         if changes:
             notes.append(f"{len(changes)} change issue(s) read for their windows, not as tickets: "
                          f"{', '.join(sorted(changes)[:8])}")
+        if CATEGORY not in header:
+            _refuse_unknown([(row["Issue key"].strip(), row["Status"]) for _, row in tickets], rules, pauses_of, p.name)
         for where, row in tickets:
             answer_file = _sla_file(sla_from, row["Issue key"].strip(), row)
             attached = _take(held, sla_from, row["Issue key"].strip(), row)
@@ -454,6 +456,7 @@ def _rest_tickets(rest: list[tuple[Path, str]], latest: dict[str, tuple[dt.datet
     is the ticket and every copy is counted with it (its changelog histories are read once)."""
     pauses_of = {**PAUSES, **settings.pauses}
     cols = _columns(settings, REST_COLUMNS)
+    unknown: list[tuple[str, str]] = []  # issues whose status has no category and is not a word the rules know
     for f, (p, key) in enumerate(rest):
         for i, issue in enumerate(jsonstream.records(p, "issues")):
             where = f"{p.name} issue {i + 1}"
@@ -463,6 +466,9 @@ def _rest_tickets(rest: list[tuple[Path, str]], latest: dict[str, tuple[dt.datet
             ref = row["Issue key"].strip()
             if ref not in latest or latest[ref][1:] != (f, i):
                 continue  # an earlier copy: counted with the latest (its changelog record is held under the key)
+            if not row[CATEGORY] and _unknown(row["Status"], rules, pauses_of):
+                unknown.append((ref, row["Status"]))
+                continue  # the import is refused below, naming every such issue
             answer_file = _sla_file(sla_from, ref, row)
             attached = _take(held, sla_from, ref, row)
             attached[key] = attached.get(key, 0) - 1  # the issue's own record is the ticket's
@@ -479,6 +485,34 @@ def _rest_tickets(rest: list[tuple[Path, str]], latest: dict[str, tuple[dt.datet
             t.file, t.attached = key, {k: n for k, n in attached.items() if n}
             yield t
             yield from _refuse_sla(t, refused, answer_file)
+    _refuse_unknown(unknown, rules, pauses_of, "the search answer")
+
+
+def _unknown(status: str | None, rules: states.Rules, pauses_of: dict[str, str]) -> bool:
+    """A status, in an issue with no Status Category, that no rule names done or not done: the
+    shipped done and open statuses (``states.yaml``), the map's [states] words and its [pauses]."""
+    word = (status or "").strip()
+    known = rules.done_statuses | rules.open_statuses | rules.resolved | rules.closed | rules.deleted
+    return bool(word) and word not in known and word not in pauses_of
+
+
+def _refuse_unknown(issues: list[tuple[str, str]], rules: states.Rules, pauses_of: dict[str, str],
+                    where: str) -> None:
+    """Refuse the import where an issue with no Status Category is in a status no rule names:
+    whether it is done cannot be told (``resolved`` in lower case, a language's own word, a custom
+    status), and reading it as open would turn a restore into an open incident and invent a
+    re-open. Only issues that have no category are checked."""
+    bad = [(ref, status.strip()) for ref, status in issues if _unknown(status, rules, pauses_of)]
+    if not bad:
+        return
+    named = ", ".join(f"{ref} {status!r}" for ref, status in bad[:5]) + (f" and {len(bad) - 5} more"
+                                                                         if len(bad) > 5 else "")
+    raise InputError("EXPORT", f"{where}: {len(bad)} issue(s) in a status the jira format does not know, with no "
+                               f"Status Category to say whether it is done ({named}): read either way it would be "
+                               "a guess",
+                     "export the issues again with the Status Category column (Jira's own grouping of every "
+                     "status, in any language), or name each word in the map: [states] resolved or closed for a "
+                     "done status, [pauses] (\"kept\") for a status that is not done")
 
 
 def _take(held: dict[Any, dict[str, int]], sla_from: dict[str, str], ref: str, row: dict[str, Any]) -> dict[str, int]:

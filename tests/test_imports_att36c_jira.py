@@ -1,0 +1,54 @@
+"""What the outside attack att36c found in ``day60 import jira``, each fixed and held here. The
+exports are the tester's hand-written SYNTHETIC files in the shapes of Atlassian's public API and
+export references, copied into ``tests/data/imports/jira`` (``att36c_*``, each with a
+``.source.txt`` naming its shape). Expected figures are worked by hand in each docstring; London
+is UTC in early March 2026.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from tests.imports_common import events_of, imported, new_journal, per_ticket, refused, write
+
+JIRA = Path(__file__).parent / "data" / "imports" / "jira"
+LONDON_MAP = """\
+[times]
+timezone = "Europe/London"
+[columns]
+check = "Custom field (Restore check)"
+[severity]
+High = 2
+"""
+
+
+def _kinds(journal: Path, ident: str) -> list[tuple[str, str]]:
+    return [(kind, at) for kind, at, _ in events_of(journal, ident)]
+
+
+def test_jira_status_not_known_without_a_category_refuses_the_import(run, tmp_path):
+    """N1. The CSV has no Status Category column. SUP-91 is in status 'resolved' (lower case),
+    SUP-92 in 'Risolto' (Italian), both Resolved 11:00 with a Resolution and a restore check;
+    SUP-93 in a custom 'Fixed in Prod', no Resolved, no Resolution. None of the three words is a
+    shipped done or not-done status, so whether each issue is over cannot be told: the import is
+    refused (exit 2, nothing written), naming each issue with its word, the Status Category column
+    and the map's [states]. Before the fix, SUP-91 and SUP-92 were read as open with an invented
+    re-open, exit 0.
+    With the words named in the map's [states] resolved: SUP-91 and SUP-92 are restored at 11:00,
+    by hand 09:00 to 11:00 = 2.00 h at least (the opening stands in for the detection), no re-open;
+    SUP-93 is done with no Resolution and no time: closed, time not evidenced, never open."""
+    csv = JIRA / "att36c_issues-nocat.csv"
+    j = new_journal(tmp_path)
+    err = refused(run, j, "jira", csv, "--map", write(tmp_path, "map.toml", LONDON_MAP))
+    for said in ("SUP-91 'resolved'", "SUP-92 'Risolto'", "SUP-93 'Fixed in Prod'", "Status Category", "[states]"):
+        assert said in err, err
+    words = '[states]\nresolved = ["resolved", "Risolto", "Fixed in Prod"]\n'
+    named = write(tmp_path, "named.toml", LONDON_MAP + words)
+    out = imported(run, j, "jira", csv, "--map", named)
+    t = per_ticket(j)
+    for ref in ("jira:SUP-91", "jira:SUP-92"):
+        assert t.loc[ref, "restore_hours_at_least"] == pytest.approx(2.0, abs=1e-9), ref
+        assert "incident.reopened" not in [k for k, _ in _kinds(j, ref)], ref
+    assert t.loc["jira:SUP-93", "status"] != "open"
+    assert not out["findings"]["reopened"]
+    assert not out["findings"]["open"]

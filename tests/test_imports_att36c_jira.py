@@ -52,3 +52,34 @@ def test_jira_status_not_known_without_a_category_refuses_the_import(run, tmp_pa
     assert t.loc["jira:SUP-93", "status"] != "open"
     assert not out["findings"]["reopened"]
     assert not out["findings"]["open"]
+
+
+SLA_MAP = LONDON_MAP + """\
+[sla]
+name = "Time to resolution"
+calendar = "24x7"
+"""
+
+
+def test_jira_done_issue_whose_resolution_is_cleared_stays_done(run, tmp_path):
+    """N5. SUP-82 (issue CSV: created 09:00, Status Done, Status Category Done, Resolution empty,
+    no Resolved) and its whole changelog page (total 2): at 10:00 In Progress to Done with the
+    resolution set to Done; at 12:00 the resolution cleared, the status left at Done. By hand:
+    Jira's status category decides whether an issue is done, and it never left Done, so the
+    issue is over at 10:00 (its move into Done) with no resolution: one incident.ticket-closed at
+    10:00, not resolved, no re-open, not open at the close; a note says the status and the
+    resolution disagree, naming 12:00. Before the fix: two closures at 10:00 (resolved and not)
+    and a re-open at 12:00, open at the close. SUP-83 beside it (resolved 10:00, re-opened 12:00
+    with the resolution cleared and the status to Reopened, resolved 15:00) keeps its history."""
+    j = new_journal(tmp_path)
+    out = imported(run, j, "jira", JIRA / "att36c_issues.csv", JIRA / "att36c_SUP-82-changelog.json",
+                   JIRA / "att36c_SUP-83-changelog.json", "--map", write(tmp_path, "map.toml", SLA_MAP))
+    closures = [(at, d.get("resolved")) for kind, at, d in events_of(j, "jira:SUP-82") if kind != "incident.detected"]
+    assert closures == [("2026-03-03T10:00:00+00:00", False)], closures
+    assert per_ticket(j).loc["jira:SUP-82", "status"] != "open"
+    assert not [o for o in out["findings"]["open"] if o["ticket"] == "SUP-82"]
+    said = [n["note"] for n in out["findings"]["notes"] if n["ticket"] == "SUP-82"]
+    assert any("disagree" in n and "2026-03-03T12:00:00+00:00" in n for n in said), said
+    assert _kinds(j, "jira:SUP-83")[1:] == [("incident.ticket-closed", "2026-03-03T10:00:00+00:00"),
+                                           ("incident.reopened", "2026-03-03T12:00:00+00:00"),
+                                           ("incident.restored", "2026-03-03T15:00:00+00:00")]

@@ -710,7 +710,29 @@ def _standing(t: Ticket, row: dict[str, Any], rules: states.Rules, categorised: 
             else:
                 t.closed = changed
             t.notes.append(f"{words}: no Resolved time; its end is read from {CATEGORY_CHANGED}")
+    _settle(t, words)
     t.ended(words, bool(resolution))
+
+
+def _settle(t: Ticket, words: str) -> None:
+    """A done issue's history as its status says: the status decides whether an issue is done
+    (docs/imports.md, "the state the record holds now decides"), so a re-open signal after its
+    end (a resolution cleared while the status stayed done) is not a re-open, and the status and
+    the resolution disagreeing is said in a note. An earlier resolution at the instant of the end
+    is that end, never a second closure at one instant."""
+    end = t.resolved or t.closed
+    if end is None:
+        return
+    late = [(at, why) for at, why in t.reopens if at >= end]
+    if late:
+        t.reopens = [(at, why) for at, why in t.reopens if at < end]
+        at, why = late[-1]
+        t.notes.append(f"{words}, yet its changelog says {why} at {at.isoformat()}, after it was done at "
+                       f"{end.isoformat()}, and no status left done since: the status and the resolution disagree, "
+                       "and the status decides, so it is over at that time"
+                       + (" with no resolution" if t.resolved is None else "") + ", not re-opened")
+    last = t.reopens[-1][0] if t.reopens else None
+    t.earlier = [(at, w) for at, w in t.earlier if last is not None and at <= last and at < end]
 
 
 def _intervals(t: Ticket, changes: list[tuple[dt.datetime, str, str | None, str | None]],

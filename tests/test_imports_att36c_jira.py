@@ -83,3 +83,25 @@ def test_jira_done_issue_whose_resolution_is_cleared_stays_done(run, tmp_path):
     assert _kinds(j, "jira:SUP-83")[1:] == [("incident.ticket-closed", "2026-03-03T10:00:00+00:00"),
                                            ("incident.reopened", "2026-03-03T12:00:00+00:00"),
                                            ("incident.restored", "2026-03-03T15:00:00+00:00")]
+
+
+def test_jira_bulk_changelog_page_with_more_to_follow_is_never_read_as_whole(run, tmp_path):
+    """N6. SUP-81 (issue id 20081; the CSV: created 09:00, Resolved 13:00, Resolution Done, its
+    restore check) with the bulk changelog's first page only: In Progress at 09:30, and
+    nextPageToken 'UxAQBFRF', which Jira sets on every page but the last. The second page (token
+    null) holds Waiting for customer 10:00 to 11:00 and Resolved 13:00. By hand: with the first
+    page alone the wait is not known, so no figure can be stated (4.00 h would be read, 1 h too
+    long): the issue is unreadable, its reason naming the page and its token; it is the only
+    issue, so the import is refused (exit 2, nothing written). With both pages: 09:00 to 13:00 =
+    4 h, less the hour waiting on the partner = 3.00 h at least (the opening stands in for the
+    detection). Before the fix the first page alone gave 4.00 h, exit 0, with no note."""
+    csv = JIRA / "att36b_issues-reopen.csv"
+    first, last = JIRA / "att36c_bulk-wait-page1.json", JIRA / "att36c_bulk-wait-page2.json"
+    mapping = write(tmp_path, "map.toml", SLA_MAP)
+    j = new_journal(tmp_path)
+    err = refused(run, j, "jira", csv, first, "--map", mapping)
+    assert "att36c_bulk-wait-page1.json" in err and "'UxAQBFRF'" in err and "nextPageToken" in err, err
+    imported(run, j, "jira", csv, first, last, "--map", mapping)
+    t = per_ticket(j).loc["jira:SUP-81"]
+    assert t["restore_hours_at_least"] == pytest.approx(3.0, abs=1e-9)
+    assert t["waiting_on_partner_hours"] == pytest.approx(1.0, abs=1e-9)

@@ -16,7 +16,8 @@ Each history's ``items[]`` with ``field`` "status" give the status intervals ("W
 customer" is time waiting on the partner; the map's [pauses] names others); with ``field``
 "resolution", a value set is a resolution and a value cleared a re-open. A changelog the pages
 given hold only part of (fewer histories than its ``total``: a search answer embeds the first
-page only) leaves its issue unreadable, naming the issue's own changelog to export.
+page only) leaves its issue unreadable, naming the issue's own changelog to export; so does a
+bulk page whose ``nextPageToken`` says more pages follow, unless the last page is given too.
 
 The SLA JSON is the Service Management answer to ``/rest/servicedeskapi/request/{key}/sla``:
 either the raw answer (``values[]``, the request named in its ``_links.self``) or such answers
@@ -157,7 +158,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
     csv_times = _CsvTimes(Settings(settings.zone, settings.date_format or DATE_FORMAT), how="state the exporting "
                           "user's time zone with --zone (Jira writes CSV times in it, without an offset)")
     api_times = Times(settings)
-    history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]] = _History()
+    history = _History()
     sla: dict[str, Any] = {}
     # Which file each issue's changelog and SLA answer came from, and how many records: what the
     # ticket they complete settles, or what is listed unmatched.
@@ -179,11 +180,16 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
             rest.append((p, key))
             continue
         if streamed == "issueChangeLogs":  # the bulk changelog, streamed
+            token = jsonstream.top_value(p, "nextPageToken")  # null on the last page only
+            if token is None:
+                history.last_bulk = True
             for i, log in enumerate(jsonstream.records(p, streamed)):
                 books.read(p)
                 ref = ("id", str(log.get("issueId"))) if isinstance(log, dict) else None
                 yield from _changelog(ref, log.get("changeHistories") if isinstance(log, dict) else None,
                                       f"{p.name} issue {i + 1}", key, api_times, history, held)
+                if ref is not None and token is not None and token is not jsonstream.ABSENT:
+                    history.bulk.setdefault(ref, (p.name, str(token)))
             continue
         raw = _load_json(p)  # one issue's changelog page, or SLA answers: read whole
         kind, doc = _kind(raw, p)
@@ -397,6 +403,11 @@ class _History(dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]])
         super().__init__()
         self.whole: set[Any] = set()  # issues one page of whose changelog held every history
         self.parts: dict[Any, list[tuple[int, int, int]]] = {}  # issue -> pages short of total: (start, held, total)
+        # The bulk changelog pages across issues, with no total: a page whose nextPageToken is set says
+        # more follow, and any issue on it may go on there. Issue -> (page, token); and whether the last
+        # page (nextPageToken null) was given.
+        self.bulk: dict[Any, tuple[str, str]] = {}
+        self.last_bulk = False
 
     def page(self, ref: Any, log: Any, held: int, streamed: bool = False) -> None:
         """One page of an issue's changelog, ``held`` histories of it. A whole page in a streamed
@@ -414,6 +425,14 @@ class _History(dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]])
                 self.whole.add(ref)
         else:
             self.parts.setdefault(ref, []).append((max(0, start), held, total))
+
+    def bulk_cut(self, *refs: Any) -> tuple[str, str] | None:
+        """(page, nextPageToken) for an issue on a bulk changelog page that says more pages follow
+        where no last page was given; None otherwise. A page does not name its own token, so a middle
+        page left out while the last is given cannot be told (docs/imports.md says so)."""
+        if self.last_bulk:
+            return None
+        return next((self.bulk[r] for r in refs if r in self.bulk), None)
 
     def cut(self, *refs: Any) -> tuple[int, int] | None:
         """(histories given, histories the changelog holds) for an issue whose changelog is known
@@ -619,6 +638,14 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, c
                          "search answer embeds its first page only), so a wait, a change window or a re-open may be "
                          f"missing and no figure is stated for it: export the issue's own changelog "
                          f"(/rest/api/3/issue/{key}/changelog, every page) and import it with this export")
+    bulk = history.bulk_cut(key, ("id", (row.get("Issue id") or "").strip())) if isinstance(history, _History) \
+        else None
+    if bulk is not None:
+        raise RowProblem(f"its changelog is on bulk changelog page {bulk[0]}, which says more pages follow "
+                         f"(nextPageToken {bulk[1][:40]!r}), and no page given is the last (nextPageToken null), so "
+                         "a wait, a change window or a re-open may be on a page not given and no figure is stated for "
+                         "it: fetch /rest/api/3/changelog/bulkfetch again with each nextPageToken until it is null, "
+                         "and import every page with this export")
 
     def at(name: str) -> dt.datetime | None:
         return times.read(row.get(cols[name]), cols[name]) if cols[name] else None

@@ -105,3 +105,22 @@ def test_jira_bulk_changelog_page_with_more_to_follow_is_never_read_as_whole(run
     t = per_ticket(j).loc["jira:SUP-81"]
     assert t["restore_hours_at_least"] == pytest.approx(3.0, abs=1e-9)
     assert t["waiting_on_partner_hours"] == pytest.approx(1.0, abs=1e-9)
+
+
+def test_jira_sla_still_running_after_the_resolution_is_noted(run, tmp_path):
+    """N8 (Jira). SUP-83 (the CSV: created 09:00, Status Resolved, category Done, Resolved 15:00,
+    its restore check), its changelog (resolved 10:00, re-opened 12:00, resolved 15:00) and its
+    JSM SLA answer, whose 'Time to resolution' has two completed cycles and a cycle still running
+    that started at 16:00, an hour after the resolution. By hand: the issue is read as its status
+    says, restored at 15:00, 09:00 to 15:00 = 6.00 h at least (the opening stands in for the
+    detection), with the vendor's clock not compared (it has not stopped); and a note says the
+    vendor's own clock disagrees with the resolution, naming 16:00 and 15:00. Before the fix the
+    note said only "still running at export: not compared"."""
+    j = new_journal(tmp_path)
+    out = imported(run, j, "jira", JIRA / "att36c_issues.csv", JIRA / "att36c_SUP-83-changelog.json",
+                   JIRA / "att36c_SUP-83-sla.json", "--map", write(tmp_path, "map.toml", SLA_MAP))
+    assert per_ticket(j).loc["jira:SUP-83", "restore_hours_at_least"] == pytest.approx(6.0, abs=1e-9)
+    assert not [d for _, _, d in events_of(j, "jira:SUP-83") if "vendor_measure" in d]
+    said = [n["note"] for n in out["findings"]["notes"] if n["ticket"] == "SUP-83" and "still running" in n["note"]]
+    assert said and "disagree" in said[0], said
+    assert "2026-03-03T16:00:00+00:00" in said[0] and "2026-03-03T15:00:00+00:00" in said[0], said

@@ -841,6 +841,26 @@ def _instant(value: Any, what: str) -> dt.datetime | None:
     return iso
 
 
+def _still_running(t: Ticket, ongoing: dict[str, Any]) -> str:
+    """What to add where the vendor's SLA clock still runs on an issue its record says is over:
+    the two disagree (a re-open the issue's other records do not hold, or a clock left running),
+    and the issue is read as its status says, never closed or opened on the SLA's word."""
+    end = t.resolved or t.closed
+    if end is None and t.untimed is None:
+        return ""
+    try:
+        start = _instant(ongoing.get("startTime"), "startTime")
+    except RowProblem:
+        start = None
+    over = f"resolved at {end.isoformat()}" if end is not None and t.resolved is not None else \
+        (f"closed at {end.isoformat()}" if end is not None else "over (time not evidenced)")
+    began = (f" (its running cycle started at {start.isoformat()}" +
+             (", after that)" if end is not None and start >= end else ")")) if start is not None else ""
+    return (f"; yet the issue is {over}{began}: the vendor's own clock says it is not over while its record "
+            "says it is, so the two disagree; the issue is read as its status says, and the SLA answer is the "
+            "record to check")
+
+
 def _vendor(t: Ticket, answer: Any, settings: Settings) -> str | None:
     """The SLA the reconciliation compares with, on its own calendar; where the answer contradicts
     itself (an instant whose two forms disagree), why it is unreadable."""
@@ -856,7 +876,7 @@ def _vendor(t: Ticket, answer: Any, settings: Settings) -> str | None:
         calendar = "business" if ongoing["withinCalendarHours"] else "24x7"
     if isinstance(ongoing, dict):
         t.notes.append(f"the SLA {name!r} was still running at export" + (" (paused)" if ongoing.get("paused") else "")
-                       + ": not compared")
+                       + ": not compared" + _still_running(t, ongoing))
         return None
     cycles = [c for c in metric.get("completedCycles") or [] if isinstance(c, dict)]
     if not cycles:

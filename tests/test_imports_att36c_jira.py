@@ -124,3 +124,23 @@ def test_jira_sla_still_running_after_the_resolution_is_noted(run, tmp_path):
     said = [n["note"] for n in out["findings"]["notes"] if n["ticket"] == "SUP-83" and "still running" in n["note"]]
     assert said and "disagree" in said[0], said
     assert "2026-03-03T16:00:00+00:00" in said[0] and "2026-03-03T15:00:00+00:00" in said[0], said
+
+
+def test_jira_search_answer_status_with_no_category_not_known_is_refused(run, tmp_path):
+    """N1, the search answer alone. SUP-95's status 'Risolto' comes with no statusCategory,
+    created 09:00, resolutiondate 11:00, resolution Fatto. By hand: as in the CSV, whether it is
+    done cannot be told: refused, naming SUP-95 'Risolto'. With the map's [states] resolved naming
+    it: closed at 11:00 (no restore check in a search answer's map), one closure, no re-open."""
+    import json
+
+    issue = {"id": "20095", "key": "SUP-95", "fields": {
+        "created": "2026-03-03T09:00:00.000+0000", "resolutiondate": "2026-03-03T11:00:00.000+0000",
+        "updated": "2026-03-03T11:00:00.000+0000", "status": {"name": "Risolto"},
+        "resolution": {"name": "Fatto"}, "priority": {"name": "High"}, "issuetype": {"name": "Incident"}}}
+    answer = write(tmp_path, "search.json", json.dumps({"issues": [issue]}))
+    j = new_journal(tmp_path)
+    err = refused(run, j, "jira", answer, "--severity-map", "High=2")
+    assert "SUP-95 'Risolto'" in err and "Status Category" in err, err
+    named = write(tmp_path, "named.toml", '[states]\nresolved = ["Risolto"]\n')
+    imported(run, j, "jira", answer, "--severity-map", "High=2", "--map", named)
+    assert _kinds(j, "jira:SUP-95")[1:] == [("incident.ticket-closed", "2026-03-03T11:00:00+00:00")]

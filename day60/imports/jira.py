@@ -4,8 +4,9 @@ The CSV (``Issue key``, ``Created``, ``Resolved``, ``Priority``, ``Status``, and
 ``Issue Type``, ``Resolution``, ``Status Category``, ``Status Category Changed`` and ``Comment``
 where exported) holds times in the exporting user's zone and date format (by default
 ``02/Mar/26 9:15 AM``), so the zone must be stated. Whether an issue is done is its Status
-Category (``states.yaml``; its status where the export has no category), with the map's
-[states] words; a done issue with no time for its end is "closed, time not evidenced".
+Category (``states.yaml``; its status where the export has no category, a status no rule knows
+then refusing the import), with the map's [states] words; a done issue with no time for its end
+is "closed, time not evidenced".
 Jira repeats a column for each value of a multi-value field (``Comment``, issue links): those
 are read as lists; any other column the import reads that appears twice is refused.
 

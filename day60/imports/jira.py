@@ -4,8 +4,9 @@ The CSV (``Issue key``, ``Created``, ``Resolved``, ``Priority``, ``Status``, and
 ``Issue Type``, ``Resolution``, ``Status Category``, ``Status Category Changed`` and ``Comment``
 where exported) holds times in the exporting user's zone and date format (by default
 ``02/Mar/26 9:15 AM``), so the zone must be stated. Whether an issue is done is its Status
-Category (``states.yaml``; its status where the export has no category), with the map's
-[states] words; a done issue with no time for its end is "closed, time not evidenced".
+Category (``states.yaml``; its status where the export has no category, a status no rule knows
+then refusing the import), with the map's [states] words; a done issue with no time for its end
+is "closed, time not evidenced".
 Jira repeats a column for each value of a multi-value field (``Comment``, issue links): those
 are read as lists; any other column the import reads that appears twice is refused.
 
@@ -16,7 +17,8 @@ Each history's ``items[]`` with ``field`` "status" give the status intervals ("W
 customer" is time waiting on the partner; the map's [pauses] names others); with ``field``
 "resolution", a value set is a resolution and a value cleared a re-open. A changelog the pages
 given hold only part of (fewer histories than its ``total``: a search answer embeds the first
-page only) leaves its issue unreadable, naming the issue's own changelog to export.
+page only) leaves its issue unreadable, naming the issue's own changelog to export; so does a
+bulk page whose ``nextPageToken`` says more pages follow, unless the last page is given too.
 
 The SLA JSON is the Service Management answer to ``/rest/servicedeskapi/request/{key}/sla``:
 either the raw answer (``values[]``, the request named in its ``_links.self``) or such answers
@@ -158,7 +160,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
     csv_times = _CsvTimes(Settings(settings.zone, settings.date_format or DATE_FORMAT), how="state the exporting "
                           "user's time zone with --zone (Jira writes CSV times in it, without an offset)")
     api_times = Times(settings)
-    history: dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]] = _History()
+    history = _History()
     sla: dict[str, Any] = {}
     # Which file each issue's changelog and SLA answer came from, and how many records: what the
     # ticket they complete settles, or what is listed unmatched.
@@ -180,11 +182,16 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
             rest.append((p, key))
             continue
         if streamed == "issueChangeLogs":  # the bulk changelog, streamed
+            token = jsonstream.top_value(p, "nextPageToken")  # null on the last page only
+            if token is None:
+                history.last_bulk = True
             for i, log in enumerate(jsonstream.records(p, streamed)):
                 books.read(p)
                 ref = ("id", str(log.get("issueId"))) if isinstance(log, dict) else None
                 yield from _changelog(ref, log.get("changeHistories") if isinstance(log, dict) else None,
                                       f"{p.name} issue {i + 1}", key, api_times, history, held)
+                if ref is not None and token is not None and token is not jsonstream.ABSENT:
+                    history.bulk.setdefault(ref, (p.name, str(token)))
             continue
         raw = _load_json(p)  # one issue's changelog page, or SLA answers: read whole
         kind, doc = _kind(raw, p)
@@ -265,6 +272,8 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
         if changes:
             notes.append(f"{len(changes)} change issue(s) read for their windows, not as tickets: "
                          f"{', '.join(sorted(changes)[:8])}")
+        if CATEGORY not in header:
+            _refuse_unknown([(row["Issue key"].strip(), row["Status"]) for _, row in tickets], rules, pauses_of, p.name)
         for where, row in tickets:
             answer_file = _sla_file(sla_from, row["Issue key"].strip(), row)
             attached = _take(held, sla_from, row["Issue key"].strip(), row)
@@ -396,6 +405,11 @@ class _History(dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]])
         super().__init__()
         self.whole: set[Any] = set()  # issues one page of whose changelog held every history
         self.parts: dict[Any, list[tuple[int, int, int]]] = {}  # issue -> pages short of total: (start, held, total)
+        # The bulk changelog pages across issues, with no total: a page whose nextPageToken is set says
+        # more follow, and any issue on it may go on there. Issue -> (page, token); and whether the last
+        # page (nextPageToken null) was given.
+        self.bulk: dict[Any, tuple[str, str]] = {}
+        self.last_bulk = False
 
     def page(self, ref: Any, log: Any, held: int, streamed: bool = False) -> None:
         """One page of an issue's changelog, ``held`` histories of it. A whole page in a streamed
@@ -413,6 +427,14 @@ class _History(dict[Any, list[tuple[dt.datetime, str, str | None, str | None]]])
                 self.whole.add(ref)
         else:
             self.parts.setdefault(ref, []).append((max(0, start), held, total))
+
+    def bulk_cut(self, *refs: Any) -> tuple[str, str] | None:
+        """(page, nextPageToken) for an issue on a bulk changelog page that says more pages follow
+        where no last page was given; None otherwise. A page does not name its own token, so a middle
+        page left out while the last is given cannot be told (docs/imports.md says so)."""
+        if self.last_bulk:
+            return None
+        return next((self.bulk[r] for r in refs if r in self.bulk), None)
 
     def cut(self, *refs: Any) -> tuple[int, int] | None:
         """(histories given, histories the changelog holds) for an issue whose changelog is known
@@ -455,6 +477,7 @@ def _rest_tickets(rest: list[tuple[Path, str]], latest: dict[str, tuple[dt.datet
     is the ticket and every copy is counted with it (its changelog histories are read once)."""
     pauses_of = {**PAUSES, **settings.pauses}
     cols = _columns(settings, REST_COLUMNS)
+    unknown: list[tuple[str, str]] = []  # issues whose status has no category and is not a word the rules know
     for f, (p, key) in enumerate(rest):
         for i, issue in enumerate(jsonstream.records(p, "issues")):
             where = f"{p.name} issue {i + 1}"
@@ -464,6 +487,9 @@ def _rest_tickets(rest: list[tuple[Path, str]], latest: dict[str, tuple[dt.datet
             ref = row["Issue key"].strip()
             if ref not in latest or latest[ref][1:] != (f, i):
                 continue  # an earlier copy: counted with the latest (its changelog record is held under the key)
+            if not row[CATEGORY] and _unknown(row["Status"], rules, pauses_of):
+                unknown.append((ref, row["Status"]))
+                continue  # the import is refused below, naming every such issue
             answer_file = _sla_file(sla_from, ref, row)
             attached = _take(held, sla_from, ref, row)
             attached[key] = attached.get(key, 0) - 1  # the issue's own record is the ticket's
@@ -480,6 +506,34 @@ def _rest_tickets(rest: list[tuple[Path, str]], latest: dict[str, tuple[dt.datet
             t.file, t.attached = key, {k: n for k, n in attached.items() if n}
             yield t
             yield from _refuse_sla(t, refused, answer_file)
+    _refuse_unknown(unknown, rules, pauses_of, "the search answer")
+
+
+def _unknown(status: str | None, rules: states.Rules, pauses_of: dict[str, str]) -> bool:
+    """A status, in an issue with no Status Category, that no rule names done or not done: the
+    shipped done and open statuses (``states.yaml``), the map's [states] words and its [pauses]."""
+    word = (status or "").strip()
+    known = rules.done_statuses | rules.open_statuses | rules.resolved | rules.closed | rules.deleted
+    return bool(word) and word not in known and word not in pauses_of
+
+
+def _refuse_unknown(issues: list[tuple[str, str]], rules: states.Rules, pauses_of: dict[str, str],
+                    where: str) -> None:
+    """Refuse the import where an issue with no Status Category is in a status no rule names:
+    whether it is done cannot be told (``resolved`` in lower case, a language's own word, a custom
+    status), and reading it as open would turn a restore into an open incident and invent a
+    re-open. Only issues that have no category are checked."""
+    bad = [(ref, status.strip()) for ref, status in issues if _unknown(status, rules, pauses_of)]
+    if not bad:
+        return
+    named = ", ".join(f"{ref} {status!r}" for ref, status in bad[:5]) + (f" and {len(bad) - 5} more"
+                                                                         if len(bad) > 5 else "")
+    raise InputError("EXPORT", f"{where}: {len(bad)} issue(s) in a status the jira format does not know, with no "
+                               f"Status Category to say whether it is done ({named}): read either way it would be "
+                               "a guess",
+                     "export the issues again with the Status Category column (Jira's own grouping of every "
+                     "status, in any language), or name each word in the map: [states] resolved or closed for a "
+                     "done status, [pauses] (\"kept\") for a status that is not done")
 
 
 def _take(held: dict[Any, dict[str, int]], sla_from: dict[str, str], ref: str, row: dict[str, Any]) -> dict[str, int]:
@@ -586,6 +640,14 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, c
                          "search answer embeds its first page only), so a wait, a change window or a re-open may be "
                          f"missing and no figure is stated for it: export the issue's own changelog "
                          f"(/rest/api/3/issue/{key}/changelog, every page) and import it with this export")
+    bulk = history.bulk_cut(key, ("id", (row.get("Issue id") or "").strip())) if isinstance(history, _History) \
+        else None
+    if bulk is not None:
+        raise RowProblem(f"its changelog is on bulk changelog page {bulk[0]}, which says more pages follow "
+                         f"(nextPageToken {bulk[1][:40]!r}), and no page given is the last (nextPageToken null), so "
+                         "a wait, a change window or a re-open may be on a page not given and no figure is stated for "
+                         "it: fetch /rest/api/3/changelog/bulkfetch again with each nextPageToken until it is null, "
+                         "and import every page with this export")
 
     def at(name: str) -> dt.datetime | None:
         return times.read(row.get(cols[name]), cols[name]) if cols[name] else None
@@ -677,7 +739,29 @@ def _standing(t: Ticket, row: dict[str, Any], rules: states.Rules, categorised: 
             else:
                 t.closed = changed
             t.notes.append(f"{words}: no Resolved time; its end is read from {CATEGORY_CHANGED}")
+    _settle(t, words)
     t.ended(words, bool(resolution))
+
+
+def _settle(t: Ticket, words: str) -> None:
+    """A done issue's history as its status says: the status decides whether an issue is done
+    (docs/imports.md, "the state the record holds now decides"), so a re-open signal after its
+    end (a resolution cleared while the status stayed done) is not a re-open, and the status and
+    the resolution disagreeing is said in a note. An earlier resolution at the instant of the end
+    is that end, never a second closure at one instant."""
+    end = t.resolved or t.closed
+    if end is None:
+        return
+    late = [(at, why) for at, why in t.reopens if at >= end]
+    if late:
+        t.reopens = [(at, why) for at, why in t.reopens if at < end]
+        at, why = late[-1]
+        t.notes.append(f"{words}, yet its changelog says {why} at {at.isoformat()}, after it was done at "
+                       f"{end.isoformat()}, and no status left done since: the status and the resolution disagree, "
+                       "and the status decides, so it is over at that time"
+                       + (" with no resolution" if t.resolved is None else "") + ", not re-opened")
+    last = t.reopens[-1][0] if t.reopens else None
+    t.earlier = [(at, w) for at, w in t.earlier if last is not None and at <= last and at < end]
 
 
 def _intervals(t: Ticket, changes: list[tuple[dt.datetime, str, str | None, str | None]],
@@ -759,6 +843,26 @@ def _instant(value: Any, what: str) -> dt.datetime | None:
     return iso
 
 
+def _still_running(t: Ticket, ongoing: dict[str, Any]) -> str:
+    """What to add where the vendor's SLA clock still runs on an issue its record says is over:
+    the two disagree (a re-open the issue's other records do not hold, or a clock left running),
+    and the issue is read as its status says, never closed or opened on the SLA's word."""
+    end = t.resolved or t.closed
+    if end is None and t.untimed is None:
+        return ""
+    try:
+        start = _instant(ongoing.get("startTime"), "startTime")
+    except RowProblem:
+        start = None
+    over = f"resolved at {end.isoformat()}" if end is not None and t.resolved is not None else \
+        (f"closed at {end.isoformat()}" if end is not None else "over (time not evidenced)")
+    began = (f" (its running cycle started at {start.isoformat()}" +
+             (", after that)" if end is not None and start >= end else ")")) if start is not None else ""
+    return (f"; yet the issue is {over}{began}: the vendor's own clock says it is not over while its record "
+            "says it is, so the two disagree; the issue is read as its status says, and the SLA answer is the "
+            "record to check")
+
+
 def _vendor(t: Ticket, answer: Any, settings: Settings) -> str | None:
     """The SLA the reconciliation compares with, on its own calendar; where the answer contradicts
     itself (an instant whose two forms disagree), why it is unreadable."""
@@ -774,7 +878,7 @@ def _vendor(t: Ticket, answer: Any, settings: Settings) -> str | None:
         calendar = "business" if ongoing["withinCalendarHours"] else "24x7"
     if isinstance(ongoing, dict):
         t.notes.append(f"the SLA {name!r} was still running at export" + (" (paused)" if ongoing.get("paused") else "")
-                       + ": not compared")
+                       + ": not compared" + _still_running(t, ongoing))
         return None
     cycles = [c for c in metric.get("completedCycles") or [] if isinstance(c, dict)]
     if not cycles:

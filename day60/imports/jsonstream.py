@@ -95,3 +95,27 @@ def top_keys(path: Path, field_name: str = "EXPORT", limit: int = 64) -> list[st
         except (ijson.JSONError, UnicodeDecodeError, ValueError):
             pass
     return out
+
+
+ABSENT = object()  # top_value: the answer has no such key
+
+
+def top_value(path: Path, key: str, field_name: str = "EXPORT") -> Any:
+    """The scalar value of the top-level ``key`` of an answer (a paging field such as a next-page
+    token, which may come after the records), streamed; ``ABSENT`` where the answer has no such key
+    or its value is not a scalar."""
+    import ijson
+
+    with _open(path, field_name) as fh:
+        try:
+            for prefix, event, value in ijson.parse(fh, use_float=True):
+                if prefix == key and event in ("string", "number", "boolean", "null"):
+                    return value
+                if prefix == key:
+                    return ABSENT
+        except ijson.JSONError as exc:
+            raise _broken(path, field_name, exc) from None
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise _broken(path, field_name, exc) from None
+    return ABSENT
+

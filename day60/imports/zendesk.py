@@ -19,7 +19,8 @@ solve is listed as distorted) and, for a ticket with no metric events, its statu
 changes, read as the metric events Zendesk writes for them (pending, on-hold, solves, re-opens):
 the same facts give the same figure. Where a ticket has both and they differ, the metric events
 are read and a note names both. A ticket whose status is not solved or closed is open, whatever
-earlier solve it holds.
+earlier solve it holds. A status the API never writes (it writes new, open, pending, hold, solved, closed and
+deleted, in lower case) refuses the import unless the map's [states] names it: it is never read as open.
 
 Detection, partner notice, the restore, its check, an outcome and a change window
 (``change_start``/``change_end``) are ticket fields or ``custom_field:ID`` the map names;
@@ -57,6 +58,10 @@ _KEYS = ("tickets", "ticket_metrics", "ticket_metric_events", "audits")
 KEYS = ("severity", "detected", "partner_notice", "communicated", "acknowledged", "restored", "check", "outcome",
         "change_start", "change_end")
 METRICS = ("requester_wait_time", "agent_work_time", "reply_time")
+# The status words the Support API writes, all lower case: a closed list (the states.yaml zendesk
+# rules say which of them mean over). Any other word, "Solved" as a UI or CSV export writes it or
+# a localised one, is not read as open: it refuses the import unless the map's [states] names it.
+API_STATUSES = ("new", "open", "pending", "hold", "solved", "closed", "deleted")
 
 
 def _kind(p: Path) -> str:
@@ -97,6 +102,33 @@ def _versions(docs: list[tuple[Path, str, str]]) -> dict[str, list[tuple[tuple[s
                                 (copies[-1][0] == copies[-2][0] and copies[-1][3] != copies[-2][3])):
             del out[ref]
     return out
+
+
+def _known_statuses(versions: dict[str, list[tuple[tuple[str, int], int, int, str]]],
+                    audits: dict[str, list[tuple[dt.datetime, dict[str, Any]]]], rules: states.Rules) -> None:
+    """Refuse the import where a ticket's status, or a status its audits change to or from, is
+    not one of the Support API's words nor one the map's [states] adds: read as open, it would
+    turn a solved ticket into an open one with an invented re-open. Case is not folded: the API
+    writes every status in lower case, so "Solved" shows a record from another export, and which
+    of its words mean what is for the map to say, not for the reader to guess."""
+    known = set(API_STATUSES) | rules.resolved | rules.closed | rules.deleted
+    wrong: dict[str, str] = {}
+    for ref, copies in versions.items():
+        for _stamp, _f, _i, status in copies:
+            if status.strip() and status.strip() not in known:
+                wrong.setdefault(status.strip(), f"ticket {ref}")
+    for ref, found in audits.items():
+        for _at, status, before in _changes(found, "status"):
+            for word in (status, before):
+                if word and word not in known:
+                    wrong.setdefault(word, f"ticket {ref}'s audits")
+    if wrong:
+        words = sorted(wrong)
+        raise InputError("status", "is not a Zendesk status: " + ", ".join(f"{w!r} ({wrong[w]})" for w in words[:8])
+                         + (f" and {len(words) - 8} more" if len(words) > 8 else ""),
+                         f"the Support API writes {', '.join(API_STATUSES)} (lower case); export the tickets from "
+                         "the API, or name each word in the map's [states] resolved, closed or deleted (a word "
+                         "not named there is not read as open)")
 
 
 def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) -> Iterator[Ticket | Unreadable
@@ -175,6 +207,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
     if settings.notes and not docs["audits"]:
         notes.append("the map has [notes] but no ticket_audits export was given: no comment was read")
     versions = _versions(docs["tickets"])
+    _known_statuses(versions, audits, rules)
     files = [key for _p, _name, key in docs["tickets"]]
     unrated = NoSeverity(settings.column("severity", "priority"))
     for f, (p, name, key) in enumerate(docs["tickets"]):

@@ -5,6 +5,7 @@ API reference, copied into ``tests/data/imports/zendesk`` (``att36c_*``, each wi
 is UTC in early March 2026.
 """
 
+import json
 from pathlib import Path
 
 import pytest
@@ -59,3 +60,40 @@ def test_zendesk_status_word_named_in_the_map_is_read(run, tmp_path):
         assert t["status"] == "restored" and t["restore_hours_at_least"] == pytest.approx(3.0, abs=1e-9), ref
         assert ("incident.restored", "2026-03-03T12:00:00+00:00") in _kinds(j, f"zendesk:{ref}"), ref
     assert not out["findings"]["reopened"]
+
+
+def _subset(tmp_path: Path, name: str, key: str, field: str, keep: tuple[int, ...]) -> Path:
+    """The tester's file cut to the tickets a test reads (the others hold statuses N1 refuses)."""
+    doc = json.loads((ZD / name).read_text(encoding="utf-8"))
+    doc[key] = [x for x in doc[key] if x[field] in keep]
+    out = tmp_path / name
+    out.write_text(json.dumps(doc), encoding="utf-8")
+    return out
+
+
+def test_zendesk_close_from_solved_is_not_the_solve(run, tmp_path):
+    """N2. Ticket 506, created 03-03 09:00, status closed; its only audit (the first page was not
+    given) changes the status solved to closed at 03-07 12:00, as Zendesk's automation closes a
+    ticket days after its solve. The previous_value says it was solved before 03-07 12:00, at a
+    time the file does not hold: the restore is at most 99 h (09:00 on the 3rd to 12:00 on the
+    7th = 4 days + 3 h), never at least 99 h. Before the fix the close was read as the solve:
+    incident.restored at 03-07 12:00, "at least 99.00 h". Now: closed, time not evidenced (the
+    closure dated at the earliest it can be, the opening, with instant not-evidenced), the
+    restore not evidenced, and a note naming 03-07 12:00 as the latest the solve can have been.
+    Control, ticket 505: audits new 09:00, solved 12:00, closed 03-07 12:00: restored at 12:00,
+    3.00 h at least (the opening stands in for the detection)."""
+    tickets = _subset(tmp_path, "att36c_tickets-5xx.json", "tickets", "id", (505, 506))
+    audits = _subset(tmp_path, "att36c_ticket_audits-5xx.json", "audits", "ticket_id", (505, 506))
+    j = new_journal(tmp_path)
+    out = imported(run, j, "zendesk", tickets, audits, "--map", _zd_map(tmp_path))
+    kinds = _kinds(j, "zendesk:506")
+    assert ("incident.restored", "2026-03-07T12:00:00+00:00") not in kinds
+    assert ("incident.ticket-closed", "2026-03-03T09:00:00+00:00") in kinds
+    closure = [d for k, _at, d in events_of(j, "zendesk:506") if k == "incident.ticket-closed"]
+    assert closure[0]["instant"] == "not-evidenced" and "2026-03-07T12:00:00+00:00" in closure[0]["state"]
+    t = per_ticket(j).loc["zendesk:506"]
+    assert t["status"] != "restored" and t["restore_hours_at_least"] != pytest.approx(99.0)
+    assert [c["ticket"] for c in out["findings"]["closed_untimed"]] == ["506"]
+    assert any(n["ticket"] == "506" and "latest its solve can have been" in n["note"]
+               for n in out["findings"]["notes"])
+    assert per_ticket(j).loc["zendesk:505", "restore_hours_at_least"] == pytest.approx(3.0, abs=1e-9)

@@ -324,7 +324,18 @@ def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, 
         t.resolved = audit_solves[-1]  # no file read is said to hold no time where the audits hold one
         t.notes.append(f"its solve, {t.resolved.isoformat()}, is read from its ticket_audits: its other records "
                        "hold no solve time")
-    if standing != "open":  # solved or closed: with no solve time in the records, at a time not evidenced
+    if standing != "open" and t.resolved is None and statuses and statuses[0][2] and \
+            rules.status(statuses[0][2]) != "open" and not audit_solves:
+        # the audits begin with a move out of an over status (Zendesk's automation closing a
+        # solved ticket days later): it was solved before then, at a time no file read holds
+        first, word, prior = statuses[0]
+        t.notes.append(f"its ticket_audits begin at {first.isoformat()} with status {prior} to {word}: it was "
+                       f"{prior} before then, at a time the records do not hold, so {first.isoformat()} is the "
+                       "latest its solve can have been, not its time; its restore is not evidenced (give the "
+                       "ticket's first audits page, or its ticket_metrics solved_at, to date it)")
+        t.ended(f"status {t.state}; {prior} at a time not in the records, before {first.isoformat()}",
+                standing == "resolved")
+    elif standing != "open":  # solved or closed: with no solve time in the records, at a time not evidenced
         t.ended(f"status {t.state}", standing == "resolved")
     elif t.resolved is not None:  # open now, yet solved with no re-open after it in the records
         t.notes.append(f"status {t.state!r} is not solved, yet it was solved at {t.resolved.isoformat()} and the "
@@ -374,10 +385,13 @@ def _from_audits(statuses: list[tuple[dt.datetime, str, str]], rules: states.Rul
     """The audits' status changes as the metric events Zendesk writes for them: entering pending
     pauses requester_wait_time and leaving it activates it; a solve (solved, or closed from an open
     status) fulfils it, and leaving solved or closed activates it again (a re-open); on-hold pauses
-    agent_work_time. So the same facts read the same whichever of the two files holds them."""
+    agent_work_time. The first change's previous_value is where the ticket stood before it: a
+    close from solved is no solve (the solve came earlier). So the same facts read the same
+    whichever of the two files holds them."""
     out: list[tuple[dt.datetime, str, str]] = []
     before = ""
-    for at, status, _said_before in statuses:
+    for at, status, said_before in statuses:
+        before = before or said_before  # the first change read says what came before it
         over, was_over = rules.status(status) != "open", bool(before) and rules.status(before) != "open"
         if status == before:
             continue

@@ -97,3 +97,22 @@ def test_zendesk_close_from_solved_is_not_the_solve(run, tmp_path):
     assert any(n["ticket"] == "506" and "latest its solve can have been" in n["note"]
                for n in out["findings"]["notes"])
     assert per_ticket(j).loc["zendesk:505", "restore_hours_at_least"] == pytest.approx(3.0, abs=1e-9)
+
+
+def test_zendesk_reply_time_events_alone_leave_the_clock_to_the_audits(run, tmp_path):
+    """N3. Ticket 702, created 09:00, status solved, its check set. Its audits: pending at
+    10:00, open at 11:00, solved at 12:00. Its only metric events are reply_time (activate
+    09:00, fulfil 09:30: the first reply), which say nothing of solves or waits. By hand: 09:00
+    to 12:00 = 3 h less the hour pending (a wait on you) = 2.00 h, at least (the opening stands
+    in for the detection); waiting on the partner 1.00 h. Before the fix the reply_time events
+    made the metric events win over the audits: no wait, "at least 3.00 h", and a note that the
+    two files differ. The reply_time events stay read for the first reply (09:30, before the
+    12:00 solve, so nothing is listed as resolved before it was acknowledged)."""
+    j = new_journal(tmp_path)
+    out = imported(run, j, "zendesk", ZD / "att36c_tickets-7xx.json", ZD / "att36c_ticket_audits-7xx.json",
+                   ZD / "att36c_ticket_metric_events-7xx.json", "--map", _zd_map(tmp_path))
+    t = per_ticket(j).loc["zendesk:702"]
+    assert t["restore_hours_at_least"] == pytest.approx(2.0, abs=1e-9)
+    assert t["waiting_on_partner_hours"] == pytest.approx(1.0)
+    assert not [n for n in out["findings"]["notes"] if n["ticket"] == "702"]
+    assert not [d for d in out["findings"]["distorted"] if d["ticket"] == "702"]

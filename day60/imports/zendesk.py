@@ -15,7 +15,8 @@ last fulfil), ``reopens`` is Zendesk's own count, and the vendor's own duration 
 
 ``ticket_audits`` (``audits[]``: ``ticket_id``, ``created_at``, ``events[]``) gives the comments
 (read with the map's [notes]), custom status changes, priority changes (one lowered after the
-solve is listed as distorted) and, for a ticket with no metric events, its status
+solve is listed as distorted) and, for a ticket with no requester_wait_time or agent_work_time
+metric events (reply_time ones only date the first reply), its status
 changes, read as the metric events Zendesk writes for them (pending, on-hold, solves, re-opens):
 the same facts give the same figure. Where a ticket has both and they differ, the metric events
 are read and a note names both. A ticket whose status is not solved or closed is open, whatever
@@ -228,7 +229,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                 t = _ticket(item, where, times, settings, (metrics.get(ref) or ({}, ""))[0], events.get(ref, []),
                             audits.get(ref, []), bool(docs["ticket_metric_events"]), rules)
                 if len(copies) > 1:
-                    timed = bool(events.get(ref)) or bool(_changes(audits.get(ref, []), "status"))
+                    timed = _clocked(events.get(ref, [])) or bool(_changes(audits.get(ref, []), "status"))
                     _copies(t, copies, timed, times, settings, rules)
             except RowProblem as exc:
                 yield Unreadable(where, ref, str(exc), key)
@@ -295,8 +296,9 @@ def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, 
     statuses = _changes(audits, "status")
     told = _from_audits(statuses, rules)  # the same clock, read from the audits' status changes
     said_by = "requester_wait_time activated after it was fulfilled (re-opened)"
-    if not events and told:
-        events, said_by = told, "ticket_audits: status {0} to {1} (re-opened)"
+    if not _clocked(events) and told:  # reply_time events alone say nothing of the clock: the audits do
+        events = sorted(told + [e for e in events if e[1] == "reply_time"], key=lambda e: e[0])
+        said_by = "ticket_audits: status {0} to {1} (re-opened)"
     elif told and _clock(told) != _clock(events):
         t.notes.append("its ticket_audits' status changes (" + _said(told) + ") differ from its ticket_metric_events ("
                        + _said(events) + "): the metric events, Zendesk's own clock, are read")
@@ -407,6 +409,16 @@ def _from_audits(statuses: list[tuple[dt.datetime, str, str]], rules: states.Rul
             out.append((at, "agent_work_time", "pause"))
         before = status
     return out
+
+
+CLOCK_METRICS = ("requester_wait_time", "agent_work_time")  # the metrics that carry solves, re-opens and waits
+
+
+def _clocked(events: list[tuple[dt.datetime, str, str]]) -> bool:
+    """Whether a ticket's metric events hold its clock: a requester_wait_time or agent_work_time
+    event. reply_time gives the first reply only; with none of the others, the audits' status
+    changes are the ticket's clock."""
+    return any(m in CLOCK_METRICS for _at, m, _kind in events)
 
 
 def _clock(events: list[tuple[dt.datetime, str, str]]) -> tuple[Any, ...]:

@@ -116,3 +116,22 @@ def test_zendesk_reply_time_events_alone_leave_the_clock_to_the_audits(run, tmp_
     assert t["waiting_on_partner_hours"] == pytest.approx(1.0)
     assert not [n for n in out["findings"]["notes"] if n["ticket"] == "702"]
     assert not [d for d in out["findings"]["distorted"] if d["ticket"] == "702"]
+
+
+def test_zendesk_time_resolved_before_a_reopen_is_named_as_such(run, tmp_path):
+    """N4 (the Zendesk part). att36b's ticket 301: created 09:00, pending 10:00-11:00, solved
+    12:00, re-opened 13:00, solved 15:00; ticket_metrics full_resolution_time 360 min and
+    requester_wait_time 240 min. Zendesk's clock left out 6 h - 4 h = 2 h: the hour pending
+    (ours excludes it too, a wait on you) and the hour 12:00 to 13:00 it stood solved before the
+    re-open (ours runs). By hand: ours 5.00 h, theirs 4.00 h, the 1.00 h between them is time
+    resolved before a re-open, no hold. The reconciliation's own label is not the Zendesk
+    reader's to change; the ticket's note now says the 1.00 h, from 12:00 to 13:00, stood
+    resolved before the re-open and is in the vendor's pause, not a hold."""
+    j = new_journal(tmp_path)
+    out = imported(run, j, "zendesk", ZD / "att36b_tickets-301.json", ZD / "att36b_ticket_metrics-301.json",
+                   ZD / "att36b_ticket_metric_events-301.json", ZD / "att36b_ticket_audits-301.json",
+                   "--map", _zd_map(tmp_path))
+    said = [n["note"] for n in out["findings"]["notes"] if n["ticket"] == "301"]
+    assert any("stood resolved 1.00 h before its re-open" in n and "2026-03-03T12:00:00+00:00 to "
+               "2026-03-03T13:00:00+00:00" in n and "not a hold" in n for n in said), said
+

@@ -368,6 +368,7 @@ def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, 
             t.note_stream.append((at, ev["body"]))
     if t.resolved is not None:
         t.vendor = _vendor(t, metric)
+        _stood_solved(t)
     return t
 
 
@@ -488,6 +489,26 @@ def _vendor(t: Ticket, metric: dict[str, Any]) -> VendorClock | None:
                            "solve, not paused)", full, full_bus, t.opened, t.resolved,
                            0.0 if full is not None else None, waits_hours=waited)
     return None
+
+
+def _stood_solved(t: Ticket) -> None:
+    """Where Zendesk's requester_wait_time is set beside ours and the ticket was re-opened, the
+    time it stood solved before each re-open is in the vendor's pause (its clock stands still
+    while a ticket is solved) and not in ours (the charter's runs to the last confirmed restore):
+    a note says how long and when, so that part of the difference reads as what it is, no hold."""
+    if t.vendor is None or not t.vendor.measure.startswith("Zendesk requester_wait_time"):
+        return
+    spans = []
+    for solve, _words in sorted(t.earlier):
+        again = min((at for at, _why in t.reopens if at > solve), default=None)
+        if again is not None:
+            spans.append((solve, again))
+    if spans:
+        hours = sum((b - a).total_seconds() for a, b in spans) / 3600
+        t.notes.append(f"it stood resolved {hours:.2f} h before its re-open(s) ("
+                       + ", ".join(f"{a.isoformat()} to {b.isoformat()}" for a, b in spans)
+                       + "): Zendesk's requester_wait_time stood still then and ours runs, so that time, not a hold, "
+                       "is in the vendor's pause set beside ours in the reconciliation")
 
 
 def _reopens(events: list[tuple[dt.datetime, str, str]]) -> list[dt.datetime]:

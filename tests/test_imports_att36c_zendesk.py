@@ -135,3 +135,22 @@ def test_zendesk_time_resolved_before_a_reopen_is_named_as_such(run, tmp_path):
     assert any("stood resolved 1.00 h before its re-open" in n and "2026-03-03T12:00:00+00:00 to "
                "2026-03-03T13:00:00+00:00" in n and "not a hold" in n for n in said), said
 
+
+def test_zendesk_reopen_the_audits_date_is_written_not_called_missing(run, tmp_path):
+    """N10/N8's Zendesk message. Ticket 701, created 09:00, status open now. Its metric events:
+    requester_wait_time activate 09:00, fulfil 11:00 (the solve), nothing after. Its audits:
+    solved 11:00, open 12:00 (the re-open). Before the fix the note said "the records hold no
+    re-open after that ... give its ticket_audits" right after quoting the audits' re-open at
+    12:00, and nothing but the detection was written. The audits date the re-open, so by hand:
+    a closure (resolved) at 11:00, a re-open at 12:00, open at the close; the note names both
+    times and never asks for the audits that were given."""
+    j = new_journal(tmp_path)
+    out = imported(run, j, "zendesk", ZD / "att36c_tickets-7xx.json", ZD / "att36c_ticket_audits-7xx.json",
+                   ZD / "att36c_ticket_metric_events-7xx.json", "--map", _zd_map(tmp_path))
+    kinds = _kinds(j, "zendesk:701")
+    assert ("incident.ticket-closed", "2026-03-03T11:00:00+00:00") in kinds
+    assert ("incident.reopened", "2026-03-03T12:00:00+00:00") in kinds
+    assert per_ticket(j).loc["zendesk:701", "status"] == "open"
+    said = [n["note"] for n in out["findings"]["notes"] if n["ticket"] == "701"]
+    assert not [n for n in said if "give its ticket_audits" in n or "hold no re-open after that" in n], said
+    assert any("2026-03-03T12:00:00+00:00" in n and "re-open" in n and "written" in n for n in said), said

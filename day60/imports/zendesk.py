@@ -339,6 +339,16 @@ def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, 
                 standing == "resolved")
     elif standing != "open":  # solved or closed: with no solve time in the records, at a time not evidenced
         t.ended(f"status {t.state}", standing == "resolved")
+    elif t.resolved is not None and [at for at in _reopens(told) if at > t.resolved]:
+        # open now; the metric events hold no re-open after the solve, and the audits date one
+        solve, again = t.resolved, min(at for at in _reopens(told) if at > t.resolved)
+        before, after = next(((b, v) for at, v, b in statuses if at == again), ("solved", t.state))
+        t.earlier.append((solve, "solved, then re-opened"))
+        t.reopens.append((again, f"ticket_audits: status {before or 'solved'} to {after} (re-opened)"))
+        t.notes.append(f"status {t.state!r} is not solved: its ticket_metric_events hold no re-open after its solve "
+                       f"at {solve.isoformat()}, and its ticket_audits date that re-open at {again.isoformat()}, "
+                       "so both are written, and it is open at the close")
+        t.resolved = None
     elif t.resolved is not None:  # open now, yet solved with no re-open after it in the records
         t.notes.append(f"status {t.state!r} is not solved, yet it was solved at {t.resolved.isoformat()} and the "
                        "records hold no re-open after that: re-opened at a time not evidenced, so open at the close "

@@ -15,11 +15,13 @@ last fulfil), ``reopens`` is Zendesk's own count, and the vendor's own duration 
 
 ``ticket_audits`` (``audits[]``: ``ticket_id``, ``created_at``, ``events[]``) gives the comments
 (read with the map's [notes]), custom status changes, priority changes (one lowered after the
-solve is listed as distorted) and, for a ticket with no metric events, its status
+solve is listed as distorted) and, for a ticket with no requester_wait_time or agent_work_time
+metric events (reply_time ones only date the first reply), its status
 changes, read as the metric events Zendesk writes for them (pending, on-hold, solves, re-opens):
 the same facts give the same figure. Where a ticket has both and they differ, the metric events
 are read and a note names both. A ticket whose status is not solved or closed is open, whatever
-earlier solve it holds.
+earlier solve it holds. A status the API never writes (it writes new, open, pending, hold, solved, closed and
+deleted, in lower case) refuses the import unless the map's [states] names it: it is never read as open.
 
 Detection, partner notice, the restore, its check, an outcome and a change window
 (``change_start``/``change_end``) are ticket fields or ``custom_field:ID`` the map names;
@@ -57,6 +59,10 @@ KEYS = ("severity", "detected", "partner_notice", "communicated", "acknowledged"
         "change_start", "change_end")
 SEVERITY_FIELD = "priority"  # the field read for severity unless the map's [columns] names another
 METRICS = ("requester_wait_time", "agent_work_time", "reply_time")
+# The status words the Support API writes, all lower case: a closed list (the states.yaml zendesk
+# rules say which of them mean over). Any other word, "Solved" as a UI or CSV export writes it or
+# a localised one, is not read as open: it refuses the import unless the map's [states] names it.
+API_STATUSES = ("new", "open", "pending", "hold", "solved", "closed", "deleted")
 
 
 def _kind(p: Path) -> str:
@@ -97,6 +103,33 @@ def _versions(docs: list[tuple[Path, str, str]]) -> dict[str, list[tuple[tuple[s
                                 (copies[-1][0] == copies[-2][0] and copies[-1][3] != copies[-2][3])):
             del out[ref]
     return out
+
+
+def _known_statuses(versions: dict[str, list[tuple[tuple[str, int], int, int, str]]],
+                    audits: dict[str, list[tuple[dt.datetime, dict[str, Any]]]], rules: states.Rules) -> None:
+    """Refuse the import where a ticket's status, or a status its audits change to or from, is
+    not one of the Support API's words nor one the map's [states] adds: read as open, it would
+    turn a solved ticket into an open one with an invented re-open. Case is not folded: the API
+    writes every status in lower case, so "Solved" shows a record from another export, and which
+    of its words mean what is for the map to say, not for the reader to guess."""
+    known = set(API_STATUSES) | rules.resolved | rules.closed | rules.deleted
+    wrong: dict[str, str] = {}
+    for ref, copies in versions.items():
+        for _stamp, _f, _i, status in copies:
+            if status.strip() and status.strip() not in known:
+                wrong.setdefault(status.strip(), f"ticket {ref}")
+    for ref, found in audits.items():
+        for _at, status, before in _changes(found, "status"):
+            for word in (status, before):
+                if word and word not in known:
+                    wrong.setdefault(word, f"ticket {ref}'s audits")
+    if wrong:
+        words = sorted(wrong)
+        raise InputError("status", "is not a Zendesk status: " + ", ".join(f"{w!r} ({wrong[w]})" for w in words[:8])
+                         + (f" and {len(words) - 8} more" if len(words) > 8 else ""),
+                         f"the Support API writes {', '.join(API_STATUSES)} (lower case); export the tickets from "
+                         "the API, or name each word in the map's [states] resolved, closed or deleted (a word "
+                         "not named there is not read as open)")
 
 
 def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) -> Iterator[Ticket | Unreadable
@@ -175,6 +208,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
     if settings.notes and not docs["audits"]:
         notes.append("the map has [notes] but no ticket_audits export was given: no comment was read")
     versions = _versions(docs["tickets"])
+    _known_statuses(versions, audits, rules)
     files = [key for _p, _name, key in docs["tickets"]]
     for f, (p, name, key) in enumerate(docs["tickets"]):
         for i, item in enumerate(jsonstream.records(p, "tickets")):
@@ -194,7 +228,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                 t = _ticket(item, where, times, settings, (metrics.get(ref) or ({}, ""))[0], events.get(ref, []),
                             audits.get(ref, []), bool(docs["ticket_metric_events"]), rules)
                 if len(copies) > 1:
-                    timed = bool(events.get(ref)) or bool(_changes(audits.get(ref, []), "status"))
+                    timed = _clocked(events.get(ref, [])) or bool(_changes(audits.get(ref, []), "status"))
                     _copies(t, copies, timed, times, settings, rules)
             except RowProblem as exc:
                 yield Unreadable(where, ref, str(exc), key)
@@ -258,8 +292,9 @@ def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, 
     statuses = _changes(audits, "status")
     told = _from_audits(statuses, rules)  # the same clock, read from the audits' status changes
     said_by = "requester_wait_time activated after it was fulfilled (re-opened)"
-    if not events and told:
-        events, said_by = told, "ticket_audits: status {0} to {1} (re-opened)"
+    if not _clocked(events) and told:  # reply_time events alone say nothing of the clock: the audits do
+        events = sorted(told + [e for e in events if e[1] == "reply_time"], key=lambda e: e[0])
+        said_by = "ticket_audits: status {0} to {1} (re-opened)"
     elif told and _clock(told) != _clock(events):
         t.notes.append("its ticket_audits' status changes (" + _said(told) + ") differ from its ticket_metric_events ("
                        + _said(events) + "): the metric events, Zendesk's own clock, are read")
@@ -287,8 +322,29 @@ def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, 
         t.resolved = audit_solves[-1]  # no file read is said to hold no time where the audits hold one
         t.notes.append(f"its solve, {t.resolved.isoformat()}, is read from its ticket_audits: its other records "
                        "hold no solve time")
-    if standing != "open":  # solved or closed: with no solve time in the records, at a time not evidenced
+    if standing != "open" and t.resolved is None and statuses and statuses[0][2] and \
+            rules.status(statuses[0][2]) != "open" and not audit_solves:
+        # the audits begin with a move out of an over status (Zendesk's automation closing a
+        # solved ticket days later): it was solved before then, at a time no file read holds
+        first, word, prior = statuses[0]
+        t.notes.append(f"its ticket_audits begin at {first.isoformat()} with status {prior} to {word}: it was "
+                       f"{prior} before then, at a time the records do not hold, so {first.isoformat()} is the "
+                       "latest its solve can have been, not its time; its restore is not evidenced (give the "
+                       "ticket's first audits page, or its ticket_metrics solved_at, to date it)")
+        t.ended(f"status {t.state}; {prior} at a time not in the records, before {first.isoformat()}",
+                standing == "resolved")
+    elif standing != "open":  # solved or closed: with no solve time in the records, at a time not evidenced
         t.ended(f"status {t.state}", standing == "resolved")
+    elif t.resolved is not None and [at for at in _reopens(told) if at > t.resolved]:
+        # open now; the metric events hold no re-open after the solve, and the audits date one
+        solve, again = t.resolved, min(at for at in _reopens(told) if at > t.resolved)
+        before, after = next(((b, v) for at, v, b in statuses if at == again), ("solved", t.state))
+        t.earlier.append((solve, "solved, then re-opened"))
+        t.reopens.append((again, f"ticket_audits: status {before or 'solved'} to {after} (re-opened)"))
+        t.notes.append(f"status {t.state!r} is not solved: its ticket_metric_events hold no re-open after its solve "
+                       f"at {solve.isoformat()}, and its ticket_audits date that re-open at {again.isoformat()}, "
+                       "so both are written, and it is open at the close")
+        t.resolved = None
     elif t.resolved is not None:  # open now, yet solved with no re-open after it in the records
         t.notes.append(f"status {t.state!r} is not solved, yet it was solved at {t.resolved.isoformat()} and the "
                        "records hold no re-open after that: re-opened at a time not evidenced, so open at the close "
@@ -318,6 +374,7 @@ def _ticket(item: dict[str, Any], where: str, times: Times, settings: Settings, 
             t.note_stream.append((at, ev["body"]))
     if t.resolved is not None:
         t.vendor = _vendor(t, metric)
+        _stood_solved(t)
     return t
 
 
@@ -337,10 +394,13 @@ def _from_audits(statuses: list[tuple[dt.datetime, str, str]], rules: states.Rul
     """The audits' status changes as the metric events Zendesk writes for them: entering pending
     pauses requester_wait_time and leaving it activates it; a solve (solved, or closed from an open
     status) fulfils it, and leaving solved or closed activates it again (a re-open); on-hold pauses
-    agent_work_time. So the same facts read the same whichever of the two files holds them."""
+    agent_work_time. The first change's previous_value is where the ticket stood before it: a
+    close from solved is no solve (the solve came earlier). So the same facts read the same
+    whichever of the two files holds them."""
     out: list[tuple[dt.datetime, str, str]] = []
     before = ""
-    for at, status, _said_before in statuses:
+    for at, status, said_before in statuses:
+        before = before or said_before  # the first change read says what came before it
         over, was_over = rules.status(status) != "open", bool(before) and rules.status(before) != "open"
         if status == before:
             continue
@@ -356,6 +416,16 @@ def _from_audits(statuses: list[tuple[dt.datetime, str, str]], rules: states.Rul
             out.append((at, "agent_work_time", "pause"))
         before = status
     return out
+
+
+CLOCK_METRICS = ("requester_wait_time", "agent_work_time")  # the metrics that carry solves, re-opens and waits
+
+
+def _clocked(events: list[tuple[dt.datetime, str, str]]) -> bool:
+    """Whether a ticket's metric events hold its clock: a requester_wait_time or agent_work_time
+    event. reply_time gives the first reply only; with none of the others, the audits' status
+    changes are the ticket's clock."""
+    return any(m in CLOCK_METRICS for _at, m, _kind in events)
 
 
 def _clock(events: list[tuple[dt.datetime, str, str]]) -> tuple[Any, ...]:
@@ -425,6 +495,26 @@ def _vendor(t: Ticket, metric: dict[str, Any]) -> VendorClock | None:
                            "solve, not paused)", full, full_bus, t.opened, t.resolved,
                            0.0 if full is not None else None, waits_hours=waited)
     return None
+
+
+def _stood_solved(t: Ticket) -> None:
+    """Where Zendesk's requester_wait_time is set beside ours and the ticket was re-opened, the
+    time it stood solved before each re-open is in the vendor's pause (its clock stands still
+    while a ticket is solved) and not in ours (the charter's runs to the last confirmed restore):
+    a note says how long and when, so that part of the difference reads as what it is, no hold."""
+    if t.vendor is None or not t.vendor.measure.startswith("Zendesk requester_wait_time"):
+        return
+    spans = []
+    for solve, _words in sorted(t.earlier):
+        again = min((at for at, _why in t.reopens if at > solve), default=None)
+        if again is not None:
+            spans.append((solve, again))
+    if spans:
+        hours = sum((b - a).total_seconds() for a, b in spans) / 3600
+        t.notes.append(f"it stood resolved {hours:.2f} h before its re-open(s) ("
+                       + ", ".join(f"{a.isoformat()} to {b.isoformat()}" for a, b in spans)
+                       + "): Zendesk's requester_wait_time stood still then and ours runs, so that time, not a hold, "
+                       "is in the vendor's pause set beside ours in the reconciliation")
 
 
 def _reopens(events: list[tuple[dt.datetime, str, str]]) -> list[dt.datetime]:

@@ -3,6 +3,8 @@ import fcntl
 import hashlib
 import json
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,6 +38,31 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         config.option.numprocesses = "auto"
         if config.getoption("dist", "no") == "no":  # idle workers take tests queued on a busy one:
             config.option.dist = "worksteal"        # the few long tests no longer finish the run alone
+
+
+# The index key (day60/journal/index.py keeps it in $XDG_STATE_HOME/day60/index.key) lives in a
+# folder of the run's own, never in the developer's ~/.local/state: the suite must not write into
+# anyone's home, and must pass where HOME cannot be written. The first process of a run (the xdist
+# controller, or the only process with -n 0) makes the folder and names it twice in os.environ; its
+# workers and every subprocess a test starts inherit both. A worker that finds the two names equal
+# keeps the run's folder; an XDG_STATE_HOME set by anyone else (the developer's own) is replaced.
+# A test that needs a key of its own, or none, still sets XDG_STATE_HOME with monkeypatch.
+_RUN_STATE = "DAY60_TEST_RUN_STATE_HOME"
+_made_state: str | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _made_state
+    ours = os.environ.get(_RUN_STATE)
+    if ours and os.environ.get("XDG_STATE_HOME") == ours and os.path.isdir(ours):
+        return
+    _made_state = tempfile.mkdtemp(prefix="day60-test-state-")
+    os.environ[_RUN_STATE] = os.environ["XDG_STATE_HOME"] = _made_state
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _made_state is not None:
+        shutil.rmtree(_made_state, ignore_errors=True)
 
 
 def slow_entries() -> set[str]:
@@ -117,8 +144,6 @@ def demo_folder(demo_run) -> Path:
 @pytest.fixture
 def demo_copy(demo_folder, tmp_path) -> Path:
     """This test's own copy of the shared demo folder, to change as it likes."""
-    import shutil
-
     return Path(shutil.copytree(demo_folder, tmp_path / "demo", symlinks=True))
 
 

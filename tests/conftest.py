@@ -84,6 +84,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture
+def no_key(tmp_path, monkeypatch) -> Path:
+    """A home where no index key can be kept (a read-only home, a locked-down service account):
+    XDG_STATE_HOME under a regular file, so the key's folder cannot be made, even by root, whom
+    a read-only mode does not stop. Appends then keep no index, and say so."""
+    from day60.journal import index
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the state folder would be\n")
+    monkeypatch.setenv("XDG_STATE_HOME", str(blocker / "state"))
+    assert index._key() is None
+    return blocker
+
+
+@pytest.fixture
 def run():
     """Invoke the CLI in-process; returns click's Result (exit_code, stdout, stderr)."""
     runner = CliRunner()

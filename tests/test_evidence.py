@@ -239,10 +239,15 @@ def test_a_signed_report_verifies_and_a_change_after_signing_breaks_it(report, r
     assert wrong.exit_code == 2 and "--sign" in wrong.stderr
 
 
-def test_the_self_assessment_and_the_schedule_verify_from_what_they_carry(report, run, tmp_path):
+def test_the_self_assessment_and_the_schedule_verify_from_what_they_carry(report, run, tmp_path, no_key):
+    """Verified where no index key can be kept (a read-only home), which changes nothing in a
+    verification: 'verify-report' builds the self-assessment's journal again from its answers in
+    a temporary folder of its own, and says nothing of that journal's index (a newcomer saw a note
+    naming /tmp/.../rebuilt.jsonl)."""
     for name in ("selfassess", "schedule"):
         r = run("verify-report", report[name])
         assert r.exit_code == 0 and "verified" in r.stdout, (name, r.output)
+        assert r.stderr == "", (name, r.stderr)
     from day60 import clauses, rubric
     from day60.resources import data_dir
 

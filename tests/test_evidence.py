@@ -8,6 +8,7 @@ from day60 import journal as jr
 from day60 import render
 from day60.evidence import documents
 from day60.rubric import load
+from tests import pdftext
 
 
 @pytest.fixture
@@ -96,9 +97,7 @@ def test_every_score_output_says_where_it_came_from(report, run, tmp_path):
     p = json.loads(r.stdout)["provenance"]
     assert p["toolkit"].startswith("day60 ") and p["inputs_sha256"]["journal"] == jr.read(report["journal"]).sha256
     assert p["packages"]["holidays"] and p["command"].startswith("day60 score")
-    from pypdf import PdfReader
-
-    text = " ".join(page.extract_text() for page in PdfReader(report["pdf"]).pages)
+    text = " ".join(pdftext.page_texts(report["pdf"]))
     assert "verify-report" in text and "9.9" in text
 
 

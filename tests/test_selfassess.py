@@ -5,11 +5,11 @@ import json
 from pathlib import Path
 
 import pytest
-from pypdf import PdfReader
 
 from day60 import selfassess as sa
 from day60.interview import DONT_KNOW
 from day60.resources import data_dir
+from tests import pdftext
 
 EXAMPLE = data_dir("selfassess") / "examples" / "synthetic-answers.json"
 QS = sa.QuestionSet.load()
@@ -187,12 +187,11 @@ def test_contradictory_times_are_refused(run, tmp_path):
 def test_pdf_text(run, tmp_path):
     r = run("selfassess", "--answers", EXAMPLE, "--pdf", tmp_path / "s.pdf")
     assert r.exit_code == 0, r.output
-    reader = PdfReader(tmp_path / "s.pdf")
-    text = " ".join(" ".join(p.extract_text().split()) for p in reader.pages)
+    text = pdftext.words(tmp_path / "s.pdf")
     assert "Day-60 self-assessment" in text and "T2 at most" in text and "Tier T2" in text
     assert "Ask your supplier for" in text and "not evidenced" in text
     assert "Answers SHA-256" in text and "Question set selfassess 2.0.0" in text
-    assert all("SYNTHETIC" in p.extract_text() for p in reader.pages)
+    assert all("SYNTHETIC" in t for t in pdftext.page_texts(tmp_path / "s.pdf"))
 
 
 # ----- fair to the BPO: "don't know", its own drifts, its own calendar, a ticket export --------
@@ -229,7 +228,7 @@ def test_dont_know_everywhere_invents_no_figure(run, tmp_path):
                  "rollback-time", "report-completeness", "report-timeliness"):
         assert lines[line]["status"] == "not evidenced", line
     assert not any(line["status"] == "scored" for line in result["lines"])
-    text = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(tmp_path / "s.pdf").pages)
+    text = pdftext.words(tmp_path / "s.pdf")
     assert "False alerts in the window: not evidenced" in text and "False alerts in the window: 0" not in text
     for word in (" nan", "None", "null"):
         assert word not in text

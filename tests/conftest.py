@@ -3,6 +3,8 @@ import fcntl
 import hashlib
 import json
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,6 +40,31 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
             config.option.dist = "worksteal"        # the few long tests no longer finish the run alone
 
 
+# The index key (day60/journal/index.py keeps it in $XDG_STATE_HOME/day60/index.key) lives in a
+# folder of the run's own, never in the developer's ~/.local/state: the suite must not write into
+# anyone's home, and must pass where HOME cannot be written. The first process of a run (the xdist
+# controller, or the only process with -n 0) makes the folder and names it twice in os.environ; its
+# workers and every subprocess a test starts inherit both. A worker that finds the two names equal
+# keeps the run's folder; an XDG_STATE_HOME set by anyone else (the developer's own) is replaced.
+# A test that needs a key of its own, or none, still sets XDG_STATE_HOME with monkeypatch.
+_RUN_STATE = "DAY60_TEST_RUN_STATE_HOME"
+_made_state: str | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _made_state
+    ours = os.environ.get(_RUN_STATE)
+    if ours and os.environ.get("XDG_STATE_HOME") == ours and os.path.isdir(ours):
+        return
+    _made_state = tempfile.mkdtemp(prefix="day60-test-state-")
+    os.environ[_RUN_STATE] = os.environ["XDG_STATE_HOME"] = _made_state
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _made_state is not None:
+        shutil.rmtree(_made_state, ignore_errors=True)
+
+
 def slow_entries() -> set[str]:
     """What tests/slow.txt names: modules (``tests/x.py``) and test functions (``tests/x.py::name``)."""
     lines = (Path(__file__).parent / "slow.txt").read_text(encoding="utf-8").splitlines()
@@ -54,6 +81,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         module = item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else str(item.path)
         if module in slow or f"{module}::{item.originalname}" in slow or "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture
+def no_key(tmp_path, monkeypatch) -> Path:
+    """A home where no index key can be kept (a read-only home, a locked-down service account):
+    XDG_STATE_HOME under a regular file, so the key's folder cannot be made, even by root, whom
+    a read-only mode does not stop. Appends then keep no index, and say so."""
+    from day60.journal import index
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the state folder would be\n")
+    monkeypatch.setenv("XDG_STATE_HOME", str(blocker / "state"))
+    assert index._key() is None
+    return blocker
 
 
 @pytest.fixture
@@ -117,8 +158,6 @@ def demo_folder(demo_run) -> Path:
 @pytest.fixture
 def demo_copy(demo_folder, tmp_path) -> Path:
     """This test's own copy of the shared demo folder, to change as it likes."""
-    import shutil
-
     return Path(shutil.copytree(demo_folder, tmp_path / "demo", symlinks=True))
 
 

@@ -21,16 +21,6 @@ from tests.imports_common import new_journal
 AT = dt.datetime(2026, 3, 3, 10, tzinfo=dt.UTC)
 
 
-@pytest.fixture
-def no_key(tmp_path, monkeypatch):
-    """XDG_STATE_HOME under a regular file: the key's folder cannot be made, so no key is kept."""
-    blocker = tmp_path / "not-a-folder"
-    blocker.write_text("a file where the state folder would be\n")
-    monkeypatch.setenv("XDG_STATE_HOME", str(blocker / "state"))
-    assert index._key() is None
-    return blocker
-
-
 def journal_with_detection(tmp_path):
     path = new_journal(tmp_path)
     with warnings.catch_warnings():

@@ -8,6 +8,7 @@ from pypdf import PdfReader
 from day60 import clauses, demo
 from day60.errors import InputError
 from day60.resources import data_dir
+from tests import pdftext
 
 SOW = data_dir("clauses") / "examples" / "synthetic-sow.toml"
 LIB = clauses.load_library()
@@ -123,7 +124,7 @@ def schedule_pdf(tmp_path_factory):
 
 def test_every_clause_renders_with_its_values(schedule_pdf):
     reader = PdfReader(schedule_pdf / "s.pdf")
-    text = " ".join(" ".join(p.extract_text().split()) for p in reader.pages)
+    text = pdftext.words(schedule_pdf / "s.pdf")
     for c in LIB.clauses.values():
         assert c.title in text, c.id
     for shown in ("95 percent", "GBP 0.12", "24 Business Hours", "30 minutes", "5th Business Day", "once",
@@ -131,7 +132,7 @@ def test_every_clause_renders_with_its_values(schedule_pdf):
         assert shown in text, shown
     assert clauses.load_deal(SOW, LIB).sha256 in text.replace(" ", "")
     assert f"day60-clauses {LIB.version}" in text and "3.18" in text
-    assert all("SYNTHETIC" in p.extract_text() for p in reader.pages)
+    assert all("SYNTHETIC" in t for t in pdftext.page_texts(schedule_pdf / "s.pdf"))
     assert "SYNTHETIC" in reader.metadata.title
     md = (schedule_pdf / "s.md").read_text()
     assert "Partner's" in md and "&#39;" not in md  # Markdown is not HTML-escaped
@@ -145,9 +146,9 @@ def test_unfilled_parameters_need_draft(run, tmp_path):
     assert not (tmp_path / "x.pdf").exists()
     r = run("clauses", "export", "--sow", path, "--pdf", tmp_path / "d.pdf", "--draft")
     assert r.exit_code == 0, r.output
-    reader = PdfReader(tmp_path / "d.pdf")
-    assert all("DRAFT" in p.extract_text() for p in reader.pages)
-    text = " ".join(p.extract_text() for p in reader.pages)
+    texts = pdftext.page_texts(tmp_path / "d.pdf")
+    assert all("DRAFT" in t for t in texts)
+    text = " ".join(texts)
     assert "[rollback_minutes: minutes]" in " ".join(text.split())
 
 
@@ -333,7 +334,6 @@ def test_the_lawyers_journey_from_half_a_deal_to_a_signable_schedule(run, tmp_pa
     """Half the parameters, no calendar, no documents: refused, naming every gap; with --draft every
     format exports with named blanks; completed, every format exports clean."""
     from docx import Document
-    from pypdf import PdfReader
 
     deal = tmp_path / "deal.toml"
     deal.write_text(FROM_SCRATCH)
@@ -345,7 +345,7 @@ def test_the_lawyers_journey_from_half_a_deal_to_a_signable_schedule(run, tmp_pa
     assert r.exit_code == 0, r.output
     md = outputs["md"].read_text()
     assert "(DRAFT)" in md and "[Outcome Definitions: to be named]" in md and "not yet agreed" in md
-    pdf = " ".join(page.extract_text() for page in PdfReader(outputs["pdf"]).pages)
+    pdf = " ".join(pdftext.page_texts(outputs["pdf"]))
     assert "DRAFT" in pdf and "[restore_sev2_hours: hours]" in pdf
     doc = Document(outputs["docx"])
     text = "\n".join(p.text for p in doc.paragraphs)

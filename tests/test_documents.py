@@ -12,6 +12,7 @@ from pypdf import PdfReader
 from day60 import assess, demo, drills, render, selfassess
 from day60 import journal as jr
 from day60.resources import data_dir
+from tests import pdftext
 from tests.builders import SIGN_OFF, make_journal
 
 FORBIDDEN = re.compile(r"\b[nN]a[nN]\b|\bNone\b|\bnull\b|\{\{|\{%")
@@ -42,27 +43,24 @@ def _gaps_journal(path):
 
 
 def _texts(pdf_path):
-    reader = PdfReader(pdf_path)
-    return reader, [page.extract_text() for page in reader.pages]
+    return PdfReader(pdf_path), list(pdftext.page_texts(pdf_path))
 
 
-def _glyphs_inside(page, margin_pt: float = 10.0) -> list[str]:
-    """Text runs whose start or estimated end lies within ``margin_pt`` of the paper's edge. The end
-    is estimated at half an em a character (DejaVu Sans averages a little under that)."""
+def _glyphs_inside(page, runs, margin_pt: float = 10.0) -> list[str]:
+    """Text runs of ``page`` (``runs``, as its text extraction visits them: tests/pdftext.py) whose
+    start or estimated end lies within ``margin_pt`` of the paper's edge. The end is estimated at
+    half an em a character (DejaVu Sans averages a little under that)."""
     width, height = float(page.mediabox.width), float(page.mediabox.height)
     outside = []
-
-    def visit(text, cm, tm, font, size):
+    for text, cm, tm, size in runs:
         if not text.strip():
-            return
+            continue
         x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
         y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
         scale = abs(cm[0] * tm[0]) or 1.0
         end = x + 0.5 * (size or 9) * scale * len(text.rstrip())
         if x < margin_pt or end > width - margin_pt or not 0 <= y <= height:
             outside.append(f"{text.strip()[:30]!r} at x={x:.1f}..{end:.1f}, y={y:.1f}")
-
-    page.extract_text(visitor_text=visit)
     return outside
 
 
@@ -111,8 +109,9 @@ def test_no_document_prints_nan_none_null_or_template_syntax(documents, name):
 def test_every_glyph_lies_inside_the_page_margins(documents, name):
     folder, _ = documents
     reader = PdfReader(folder / f"{name}.pdf")
-    for number, page in enumerate(reader.pages, start=1):
-        assert _glyphs_inside(page) == [], (name, number)
+    runs = pdftext.page_runs(folder / f"{name}.pdf")
+    for number, (page, visited) in enumerate(zip(reader.pages, runs, strict=True), start=1):
+        assert _glyphs_inside(page, visited) == [], (name, number)
 
 
 def test_missing_figures_read_as_not_run_or_the_charters_phrase(documents):

@@ -6,6 +6,8 @@ import re
 import pytest
 from pypdf import PdfReader
 
+from tests import pdftext
+
 
 @pytest.fixture
 def demo(demo_folder):
@@ -14,7 +16,7 @@ def demo(demo_folder):
 
 
 def text_of(path):
-    return " ".join(" ".join(p.extract_text().split()) for p in PdfReader(path).pages)
+    return pdftext.words(path)
 
 
 def test_comply_writes_its_table_as_a_pdf_with_provenance(demo, run, tmp_path):
@@ -39,7 +41,7 @@ def test_comply_writes_its_table_as_a_pdf_with_provenance(demo, run, tmp_path):
     html = (tmp_path / "comply.html").read_text()
     block = re.search(r'<div class="block"><h2>Provenance</h2>\s*<dl class="facts">.*?</dl></div>', html, re.S)
     assert block and re.search(r"[^{}]*\.block\b[^{}]*\{[^}]*break-inside: avoid", html)
-    pages = [" ".join(p.extract_text().split()) for p in PdfReader(out).pages]
+    pages = [" ".join(t.split()) for t in pdftext.page_texts(out)]
     assert [i for i, t in enumerate(pages) if "Provenance" in t] == [i for i, t in enumerate(pages) if "Packages" in t]
     r = run("comply", demo / "exercise.jsonl", "--sow", demo / "synthetic-sow.toml", "--pdf", demo / "exercise.jsonl")
     assert r.exit_code == 2 and "--pdf" in r.stderr  # never over its input

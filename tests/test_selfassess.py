@@ -5,11 +5,11 @@ import json
 from pathlib import Path
 
 import pytest
-from pypdf import PdfReader
 
 from day60 import selfassess as sa
 from day60.interview import DONT_KNOW
 from day60.resources import data_dir
+from tests import pdftext
 
 EXAMPLE = data_dir("selfassess") / "examples" / "synthetic-answers.json"
 QS = sa.QuestionSet.load()
@@ -187,12 +187,11 @@ def test_contradictory_times_are_refused(run, tmp_path):
 def test_pdf_text(run, tmp_path):
     r = run("selfassess", "--answers", EXAMPLE, "--pdf", tmp_path / "s.pdf")
     assert r.exit_code == 0, r.output
-    reader = PdfReader(tmp_path / "s.pdf")
-    text = " ".join(" ".join(p.extract_text().split()) for p in reader.pages)
+    text = pdftext.words(tmp_path / "s.pdf")
     assert "Day-60 self-assessment" in text and "T2 at most" in text and "Tier T2" in text
     assert "Ask your supplier for" in text and "not evidenced" in text
     assert "Answers SHA-256" in text and "Question set selfassess 2.0.0" in text
-    assert all("SYNTHETIC" in p.extract_text() for p in reader.pages)
+    assert all("SYNTHETIC" in t for t in pdftext.page_texts(tmp_path / "s.pdf"))
 
 
 # ----- fair to the BPO: "don't know", its own drifts, its own calendar, a ticket export --------
@@ -229,7 +228,7 @@ def test_dont_know_everywhere_invents_no_figure(run, tmp_path):
                  "rollback-time", "report-completeness", "report-timeliness"):
         assert lines[line]["status"] == "not evidenced", line
     assert not any(line["status"] == "scored" for line in result["lines"])
-    text = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(tmp_path / "s.pdf").pages)
+    text = pdftext.words(tmp_path / "s.pdf")
     assert "False alerts in the window: not evidenced" in text and "False alerts in the window: 0" not in text
     for word in (" nan", "None", "null"):
         assert word not in text
@@ -353,3 +352,35 @@ def test_answers_given_with_a_ticket_export_are_held_to_that_export(tmp_path):
     with pytest.raises(InputError) as exc:
         sa.match_tickets(by_hand, spec)
     assert "answered by hand" in exc.value.problem
+
+
+@pytest.mark.parametrize("source", ["answers", "ticket export"])
+def test_no_note_names_the_working_journal_where_no_index_can_be_kept(run, tmp_path, no_key, source):
+    """Found by a newcomer with a read-only home: 'selfassess' printed "note: seq 38 was appended
+    to /tmp/tmp.../selfassess.jsonl; its index ... was not kept", naming a journal the user never
+    sees. The command builds that journal in a temporary folder and deletes it before it ends, so
+    its index would never be read again: there is no note about it, from the appends by hand nor
+    from a ticket export's batch, and the command says only what it wrote. The journal kept for
+    the user (--journal) is theirs: where no key can be kept, each append to it says so, naming it.
+
+    The example answers build 38 events (a header, 37 events, the close); the ticket export's
+    journal is whatever the import makes of it. Either way the first 'log' appends the next seq."""
+    kept = tmp_path / "kept.jsonl"
+    args = ["--answers", EXAMPLE]
+    if source == "ticket export":
+        raw = {k: v for k, v in all_dont_know().items() if not k.startswith("incidents.")}
+        raw.update({"deal.start": "2026-03-01T00:00", "deal.end": "2026-04-01T00:00"})
+        args = ["--answers", answers_file(tmp_path, raw), "--mode", "raw", "--map", IMPORTS / "servicenow-map.toml",
+                "--tickets", f"servicenow:{IMPORTS / 'servicenow-incident.csv'}",
+                "--tickets", f"servicenow:{IMPORTS / 'servicenow-sys_audit.csv'}"]
+    r = run("selfassess", *args, "--journal", kept)
+    assert r.exit_code == 0, r.output
+    assert r.stderr == f"wrote {kept}\n", r.stderr
+    seq = len(kept.read_text().splitlines())  # the header is line 1, so the next seq is the line count
+    for line in ("lead-time", "restore"):
+        r = run("log", kept, "dispute", "--id", line, "--at", "now", "--set", f"line={line}",
+                "--set", "reason=the supplier's own records disagree")
+        assert r.exit_code == 0, r.output
+        assert r.stderr.startswith(f"note: seq {seq} was appended to {kept}; its index {kept}.index was not kept "
+                                   "(no private key could be kept at "), r.stderr
+        seq += 1

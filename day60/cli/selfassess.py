@@ -122,11 +122,13 @@ def _selfassess_result(qs: Any, ans: Any, journal_out: Path | None, fmt: str, pd
     import tempfile
 
     from day60 import assess, files, reading
+    from day60 import journal as jr
 
     files.check_outputs({"--journal": journal_out}, new="journals are never overwritten")
     with tempfile.TemporaryDirectory() as tmp:  # built aside: a refusal half-way leaves no journal behind
-        done = assess.self_assess(qs, ans, Path(tmp) / "selfassess.jsonl", tickets,
-                                  deal.parameters if deal else None)
+        with jr.working_journal():  # no note naming a journal in a folder the user never sees
+            done = assess.self_assess(qs, ans, Path(tmp) / "selfassess.jsonl", tickets,
+                                      deal.parameters if deal else None)
         result = done.result
         result["provenance"] = _provenance({"answers": ans.sha256, "journal": done.journal.sha256,
                                             "deal": deal.sha256 if deal else None,

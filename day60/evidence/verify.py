@@ -406,9 +406,11 @@ def _selfassess(tmp: Path, embedded: dict[str, bytes], recorded: dict[str, Any],
 
 def _same_build(qs: Any, ans: Any, journal: Any, tmp: Path) -> str | None:
     """Whether the embedded journal is the one the embedded answers build (times of writing aside)."""
+    from day60 import journal as jr
     from day60 import selfassess as sa
 
-    built = sa.to_journal(qs, ans, tmp / "rebuilt.jsonl")
+    with jr.working_journal():  # built in verify-report's own temporary folder: no note naming it
+        built = sa.to_journal(qs, ans, tmp / "rebuilt.jsonl")
 
     def plain(event: dict[str, Any]) -> tuple[Any, ...]:
         return event["seq"], event["kind"], event["id"], event["at"], json.dumps(event["data"], sort_keys=True)

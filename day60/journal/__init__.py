@@ -22,6 +22,7 @@ name of a module inside it (``tests/test_architecture.py`` holds that).
 """
 
 from day60.errors import InputError
+from day60.journal.index import working_journal
 from day60.journal.line import (
     GENESIS,
     Lines,
@@ -61,4 +62,5 @@ __all__ = [
     "check_line", "check_new", "check_rules", "commitment", "correct", "create", "effective", "event_problem",
     "load_held", "loads_line", "new_event", "now_iso", "own_hash", "parse_head", "parse_line", "read",
     "read_header", "repair", "reveal", "scan", "sha256_hex", "verify", "with_hash",
+    "working_journal",
 ]

@@ -25,6 +25,7 @@ time and say so; the journal line is written either way. Deleting the index is a
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import hmac
@@ -34,6 +35,7 @@ import secrets
 import sqlite3
 import stat
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +55,20 @@ class IndexNote(Note):
 
 def note(text: str) -> None:
     warnings.warn(IndexNote(text), stacklevel=3)
+
+
+@contextlib.contextmanager
+def working_journal() -> Iterator[None]:
+    """Appends to a journal the toolkit builds for itself in a temporary folder and deletes before
+    the command ends (the self-assessment's, or the one ``verify-report`` builds again from a
+    report's answers) say nothing about its index. The user never sees that journal's path, and its
+    index would never be read again: every rule is checked all the same, and a journal the user
+    asked to keep (``selfassess --journal``) is a copy that carries no index. A journal the user
+    names keeps its note: where no key can be kept, every append says so (the state folder that
+    cannot be written is the only place a "said once already" could be remembered)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IndexNote)
+        yield
 
 
 def index_path(journal: Path) -> Path:

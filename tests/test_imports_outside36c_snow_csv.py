@@ -10,7 +10,7 @@ shape. Expected figures are worked by hand in each docstring. The journal's wind
 
 from pathlib import Path
 
-from tests.imports_common import imported, new_journal, refused
+from tests.imports_common import events_of, imported, new_journal, refused
 
 DATA = Path(__file__).parent / "data" / "imports"
 SN = DATA / "servicenow"
@@ -48,3 +48,57 @@ def test_import_csv_never_replaces_a_file_it_did_not_write(run, tmp_path):
     out.write_text(first + "a line added since\n")
     imported(run, j, *args, "--csv", out)  # its own file: replaced whole
     assert out.read_text() == first
+
+
+def test_servicenow_state_the_import_does_not_know_refuses_it(run, tmp_path):
+    """att36c N1 (ServiceNow). A display export of a German-language user: INC0120001 is Gelöst
+    (Resolved) with resolved_at 18:00 Berlin, INC0120002 Geschlossen (Closed) with resolved_at
+    11:00. No rule named either word, so both were read as open and each got a closure and a
+    re-open at the same instant ("2 open at the close", exit 0). The customised export (Restored,
+    Work in Progress, a lower-case resolved) read the same way. Now a state named nowhere
+    (states.yaml's codes and labels, matched exactly as written, or the map's [states]) refuses the
+    import: exit 2, one line naming the row and ticket, the value and the fix ([states], or a raw
+    export), the journal as it was.
+
+    With the map's [states] resolved = ["Gelöst", "Geschlossen"] the German export imports, by
+    hand (Berlin is UTC+1 in March): INC0120001 resolved 18:00 Berlin = 17:00 UTC, INC0120002
+    resolved 11:00 Berlin = 10:00 UTC; each restored then (the map's check column confirms it), and
+    no re-open. The customised
+    export with resolved = ["Restored", "resolved"] and open = ["Work in Progress"] imports with
+    INC0080002 open, as the docs read an open state beside a resolved_at (a closure then a re-open,
+    both at that resolved_at, 17:00 Berlin, the re-open's time not evidenced: open at the close),
+    and INC0080003 restored at 11:00 Berlin = 10:00 UTC."""
+    de = ("servicenow", SN / "att36c_incident_display_de.csv", "--mode", "display", "--zone", "Europe/Berlin")
+    j = new_journal(tmp_path)
+    line = refused(run, j, *de, "--map", SN / "att36c_map_de.toml")
+    assert "INC0120001" in line and "'Gelöst'" in line and "[states]" in line and "--mode raw" in line
+    custom = ("servicenow", SN / "att36c_incident_display_custom.csv", "--mode", "display", "--zone",
+              "Europe/Berlin")
+    line = refused(run, j, *custom, "--map", SN / "att36c_map_custom.toml")
+    assert "INC0080001" in line and "'Restored'" in line and "[states]" in line
+    lower = tmp_path / "lower.csv"
+    lower.write_text("number,opened_at,resolved_at,priority,state\n"
+                     "INC0080003,2026-03-05 10:00:00,2026-03-05 11:00:00,2 - High,resolved\n")
+    line = refused(run, j, "servicenow", lower, "--mode", "display", "--zone", "Europe/Berlin",
+                   "--severity-map", "2 - High=2")
+    assert "'resolved'" in line
+
+    de_map = tmp_path / "de.toml"
+    de_map.write_text((SN / "att36c_map_de.toml").read_text(encoding="utf-8")
+                      + '[states]\nresolved = ["Gelöst", "Geschlossen"]\n', encoding="utf-8")
+    imported(run, j, *de, "--map", de_map)
+    for number, at in (("INC0120001", "2026-03-03T18:00:00+01:00"), ("INC0120002", "2026-03-04T11:00:00+01:00")):
+        kinds = [(k, a) for k, a, _ in events_of(j, f"servicenow:{number}")]
+        assert kinds == [("incident.detected", kinds[0][1]), ("incident.restored", at)], (number, kinds)
+    custom_map = tmp_path / "custom.toml"
+    custom_map.write_text((SN / "att36c_map_custom.toml").read_text(encoding="utf-8")
+                          + '[states]\nresolved = ["Restored", "resolved"]\nopen = ["Work in Progress"]\n',
+                          encoding="utf-8")
+    j2 = new_journal(tmp_path, "custom.jsonl")
+    imported(run, j2, *custom, "--map", custom_map)
+    assert [(k, a) for k, a, _ in events_of(j2, "servicenow:INC0080002")] == [
+        ("incident.detected", "2026-03-04T16:00:00+01:00"), ("incident.ticket-closed", "2026-03-04T17:00:00+01:00"),
+        ("incident.reopened", "2026-03-04T17:00:00+01:00")]
+    assert [(k, a) for k, a, _ in events_of(j2, "servicenow:INC0080003")] == [
+        ("incident.detected", "2026-03-05T10:00:00+01:00"), ("incident.restored", "2026-03-05T11:00:00+01:00")]
+

@@ -510,6 +510,8 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
     if kind and (kind not in rules.incident_classes or rules.excluded_kind(kind)):
         t.apart = (states.NOT_INCIDENT, f"sys_class_name {kind!r}")
         return t
+    if code and not rules.known(code):
+        _refuse_state(code, where, settings.mode)
     t.opened, t.closed = _at(row, "opened_at", times, fmt), _at(row, "closed_at", times, fmt)
     standing = rules.status(code, state)
     if standing == states.DELETED:
@@ -578,6 +580,19 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
             t.pauses.append(pause)
     _sla(t, row, run.slas, settings)
     return t
+
+
+def _refuse_state(code: str, where: str, mode: str | None) -> None:
+    """A state the rules (states.yaml and the map's [states]) do not name: whether the ticket is
+    over cannot be told, and reading it as open would turn a restore into an open incident with a
+    re-open nobody recorded. Refused, naming the ticket, the value and the fix."""
+    other = "export the table again with raw values (--mode raw: state as its choice code)" \
+        if mode == "display" else "check that the export is the incident table's"
+    raise InputError("EXPORT", f"{where}: state {code[:40]!r} is none the import knows "
+                               "(codes 1, 2, 3, 6, 7, 8; labels New, In Progress, On Hold, Resolved, Closed, "
+                               "Canceled, as written), so whether the ticket is over cannot be told",
+                     f"name it in the map's [states] as resolved, closed or open (e.g. resolved = "
+                     f"[{code[:40]!r}]), or {other}; nothing was written")
 
 
 _PRIORITY_LABEL = re.compile(r"[0-9]+ - \S.*")  # "2 - High": the label a display export writes for priority 2

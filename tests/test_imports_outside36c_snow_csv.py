@@ -102,3 +102,21 @@ def test_servicenow_state_the_import_does_not_know_refuses_it(run, tmp_path):
     assert [(k, a) for k, a, _ in events_of(j2, "servicenow:INC0080003")] == [
         ("incident.detected", "2026-03-05T10:00:00+01:00"), ("incident.restored", "2026-03-05T11:00:00+01:00")]
 
+
+def test_servicenow_mode_raw_refuses_any_state_or_priority_that_is_no_code(run, tmp_path):
+    """att36c N7. The customised display export (P2 (High), Restored, Work in Progress, resolved;
+    times 16:00-18:00 in the user's zone) given with --mode raw passed the guard, which knew only
+    the stock labels: its times were read as UTC and all three tickets came out open. A raw export
+    writes state and priority as integer choice codes, so any other value shows a display export:
+    refused, exit 2, one line naming the row, both values and --mode display --zone. A raw export
+    with a custom numeric priority (9) still passes the guard (its severity map decides)."""
+    j = new_journal(tmp_path)
+    line = refused(run, j, "servicenow", SN / "att36c_incident_display_custom.csv", "--mode", "raw",
+                   "--map", SN / "att36c_map_custom.toml")
+    assert "INC0080001" in line and "'Restored'" in line and "'P2 (High)'" in line
+    assert "--mode display --zone" in line and "UTC" in line
+    raw = tmp_path / "raw.csv"
+    raw.write_text("number,opened_at,resolved_at,priority,state\n"
+                   "INC0090001,2026-03-05 10:00:00,2026-03-05 11:00:00,9,6\n")
+    out = imported(run, j, "servicenow", raw, "--mode", "raw", "--severity-map", "9=2")
+    assert out["imported"] == ["INC0090001"]

@@ -582,6 +582,9 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
     return t
 
 
+_CODE = re.compile(r"-?[0-9]+")  # a choice code, as a raw export writes state and priority
+
+
 def _refuse_state(code: str, where: str, mode: str | None) -> None:
     """A state the rules (states.yaml and the map's [states]) do not name: whether the ticket is
     over cannot be told, and reading it as open would turn a restore into an open incident with a
@@ -595,26 +598,23 @@ def _refuse_state(code: str, where: str, mode: str | None) -> None:
                      f"[{code[:40]!r}]), or {other}; nothing was written")
 
 
-_PRIORITY_LABEL = re.compile(r"[0-9]+ - \S.*")  # "2 - High": the label a display export writes for priority 2
-_STATE_LABELS = frozenset(STATES.values())
-
-
 def _refuse_labels(row: dict[str, Any], code: str, where: str, severity: str | None) -> None:
-    """Under ``--mode raw``, a state or priority written as ServiceNow's label ("Resolved", "2 -
-    High") where a raw export writes its choice code (6, 2) shows a display-value export: its
-    times are the exporting user's local times, and reading them as UTC would shift every clock
-    by that zone's offset without a word. Refused, naming what was seen and the fix."""
+    """Under ``--mode raw``, a state or priority that is not a choice code ("Resolved", "2 -
+    High", a customised "Restored" or "P2 (High)") where a raw export writes its code (6, 2)
+    shows a display-value export: its times are the exporting user's local times, and reading
+    them as UTC would shift every clock by that zone's offset without a word. Refused, naming
+    what was seen and the fix."""
     seen = []
-    if code in _STATE_LABELS:
-        seen.append(f"state {code!r}")
+    if code and not _CODE.fullmatch(code):
+        seen.append(f"state {code[:40]!r}")
     priority = (row.get("priority") or "").strip() if severity == "priority" else ""
-    if _PRIORITY_LABEL.fullmatch(priority):
-        seen.append(f"priority {priority!r}")
+    if priority and not _CODE.fullmatch(priority):
+        seen.append(f"priority {priority[:40]!r}")
     if seen:
-        raise InputError("--mode", f"{where}: {' and '.join(seen)} {'is a label' if len(seen) == 1 else 'are labels'}"
-                                   ", where an export with raw values writes choice codes (6 for Resolved, 2 for "
-                                   "2 - High), so this is a display-value export, whose times are the exporting "
-                                   "user's local times: --mode raw would read them as UTC",
+        what = "is a label, not a choice code" if len(seen) == 1 else "are labels, not choice codes"
+        raise InputError("--mode", f"{where}: {' and '.join(seen)} {what}, where an export with raw values writes "
+                                   "codes (6 for Resolved, 2 for 2 - High), so this is a display-value export, whose "
+                                   "times are the exporting user's local times: --mode raw would read them as UTC",
                          "say --mode display --zone ZONE (the exporting user's time zone, from their profile), or "
                          "export the table again with raw values; nothing was written")
 

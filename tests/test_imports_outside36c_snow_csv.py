@@ -120,3 +120,26 @@ def test_servicenow_mode_raw_refuses_any_state_or_priority_that_is_no_code(run, 
                    "INC0090001,2026-03-05 10:00:00,2026-03-05 11:00:00,9,6\n")
     out = imported(run, j, "servicenow", raw, "--mode", "raw", "--severity-map", "9=2")
     assert out["imported"] == ["INC0090001"]
+
+
+def test_csv_state_open_now_decides_over_a_restore_time(run, tmp_path):
+    """att36c N8 (csv; N9 in the report). The sheet's C-6 is State "In Progress" at export, yet its
+    row holds resolutions at 10:00 and 14:00, one re-open at 11:00, and a restore at 14:00 with a
+    check: it was counted restored. The state the record holds now decides, as for the vendors:
+    the 14:00 restore was followed by a re-open the sheet does not date, so it is written at 14:00
+    (the earliest it can have been), its reason saying so, and C-6 is open at the close, its clock
+    running on. By hand, C-6's events: detected 09:00, closed 10:00, re-opened 11:00, restored
+    14:00, re-opened 14:00 (not evidenced): 2 re-opens, open. C-5 (In Progress, resolved 10:00,
+    re-opened 11:00) was open already and gains nothing: 1 re-open. C-1 (Resolved, last restore
+    15:00 after its re-opens at 11:00 and 13:00) is unchanged: restored, 2 re-opens."""
+    j = new_journal(tmp_path)
+    out = imported(run, j, "csv", TAB / "att36c_sheet.csv", "--map", TAB / "att36c_sheet_map.toml")
+    assert [(k, a) for k, a, _ in events_of(j, "csv:C-6")] == [
+        ("incident.detected", "2026-03-03T09:00:00+00:00"), ("incident.ticket-closed", "2026-03-03T10:00:00+00:00"),
+        ("incident.reopened", "2026-03-03T11:00:00+00:00"), ("incident.restored", "2026-03-03T14:00:00+00:00"),
+        ("incident.reopened", "2026-03-03T14:00:00+00:00")]
+    reason = [d["reason"] for k, _, d in events_of(j, "csv:C-6") if k == "incident.reopened"][1]
+    assert "not evidenced" in reason and "In Progress" in reason
+    assert {x["ticket"] for x in out["findings"]["open"]} == {"C-5", "C-6"}
+    assert {x["ticket"]: x["reopens"] for x in out["findings"]["reopened"]} == {"C-1": 2, "C-5": 1, "C-6": 2}
+    assert [k for k, _, _ in events_of(j, "csv:C-1")][-1] == "incident.restored"

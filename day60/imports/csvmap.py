@@ -198,7 +198,24 @@ def _ticket(row: dict[str, str], where: str, times: Times, settings: Settings, r
     _add(t, row, times, settings, "")
     if standing != "open":  # over, as its state says: with no time for it, at a time not evidenced
         t.ended(f"{cols['state']} {t.state}", standing == "resolved")
+    elif rules.is_open(t.state):
+        _open_now(t, f"{cols['state']} {t.state}")
     return t
+
+
+def _open_now(t: Ticket, words: str) -> None:
+    """The sheet's state says open now (states.yaml's csv open, or the map's [states] open), so a
+    resolution or restore the row holds with no re-open after it was followed by one the sheet
+    does not date: written at that time, the earliest it can have been, with its reason saying the
+    time is not evidenced, so the ticket is open at the close and its clock runs on (charter 3.19.4)."""
+    ends = [at for at in (t.resolved, t.restored, *(at for at, _ in t.earlier)) if at is not None]
+    last = max(ends, default=None)
+    if last is None or any(at >= last for at, _ in t.reopens):
+        return
+    t.reopens.append((last, f"{words} at export after the resolution at {last.isoformat()}: re-opened at a time "
+                            "not evidenced, dated at that resolution, the earliest it can have been"))
+    t.notes.append(f"{words} at export, though resolved at {last.isoformat()}: open, re-opened at a time not "
+                   "evidenced (the sheet dates no re-open after it), written at that resolution")
 
 
 def _add(t: Ticket, row: dict[str, str], times: Times, settings: Settings, origin: str) -> None:

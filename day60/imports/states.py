@@ -59,6 +59,10 @@ class Rules:
         word = (value or "").strip()
         return any(word in words for words in (self.open, self.resolved, self.closed, self.deleted))
 
+    def is_open(self, value: str | None) -> bool:
+        """Whether ``value`` is a state the rules name as open (not merely one they do not name)."""
+        return (value or "").strip() in self.open
+
     def merged_by(self, values: Iterable[str]) -> str | None:
         """The first of ``values`` (tags, a resolve reason) that says the record was merged into another."""
         return next((v for v in values if isinstance(v, str) and v.strip() in self.merged), None)

@@ -143,3 +143,20 @@ def test_csv_state_open_now_decides_over_a_restore_time(run, tmp_path):
     assert {x["ticket"] for x in out["findings"]["open"]} == {"C-5", "C-6"}
     assert {x["ticket"]: x["reopens"] for x in out["findings"]["reopened"]} == {"C-1": 2, "C-5": 1, "C-6": 2}
     assert [k for k, _, _ in events_of(j, "csv:C-1")][-1] == "incident.restored"
+
+
+def test_task_sla_skip_reason_never_asks_for_what_the_map_already_does(run, tmp_path):
+    """att36c N10 (N8 of the brief, its task_sla part). The map's [sla] name is already the SLA
+    definition's sys_id (7d2b...c6), as a raw task_sla export names it. INC0100001's record t3 is
+    of another definition (0123...ef): it is skipped, 1 of the file's 5 records (t1, t2 and t5 of
+    the named SLA are read; t4, cancelled, counts for nothing and is read into its ticket). Its
+    reason said to "write that definition's sys_id as [sla] name", which is what the map does;
+    now it says only that the record is of another definition than the one the map names."""
+    j = new_journal(tmp_path)
+    out = imported(run, j, "servicenow", SN / "att36c_incident_sla.csv", SN / "att36c_sys_audit_sla.csv",
+                   SN / "att36c_task_sla.csv", "--mode", "raw", "--map", SN / "att36c_map_sla.toml")
+    sla = next(f for f in out["files"] if f["file"] == "att36c_task_sla.csv")
+    assert (sla["read"], sla["skipped"]) == (5, 1)
+    [reason] = sla["skipped_reasons"]
+    assert "another SLA definition" in reason and "7d2b3d9a1b2c3d4e5f60718293a4b5c6" in reason
+    assert "as [sla] name" not in reason and "display values" not in reason

@@ -858,6 +858,9 @@ _SYS_ID = re.compile(r"[0-9a-f]{32}")
 def _other_sla(sla: str, name: str) -> str:
     """Why a task_sla record the map's [sla] name did not choose is skipped (one reason for many
     records, so the books count them together)."""
+    if _SYS_ID.fullmatch(name.strip()):  # the map already names the definition by its sys_id
+        return (f"a task_sla record of another SLA definition than the one whose sys_id the map's [sla] name "
+                f"gives ({name[:60]!r})")
     if _SYS_ID.fullmatch(sla.strip()):
         return (f"a task_sla record whose sla is a sys_id, not the name the map's [sla] name gives ({name[:60]!r}): "
                 "a raw export names the SLA definition by its sys_id; export task_sla with display values, or "
@@ -878,7 +881,7 @@ def _sla(t: Ticket, row: dict[str, Any], slas: dict[str, list[dict[str, Any]]], 
     records = [r for r in records if r["stage"].strip().lower() not in ("cancelled", "canceled")]
     name = settings.sla.get("name")
     if name and records and not any(r["sla"].strip() == name for r in records):
-        ids = sum(bool(_SYS_ID.fullmatch(r["sla"].strip())) for r in records)
+        ids = 0 if _SYS_ID.fullmatch(name.strip()) else sum(bool(_SYS_ID.fullmatch(r["sla"].strip())) for r in records)
         t.vendor = None  # neither another SLA's record nor calendar_stc: the map chose this SLA
         t.notes.append(f"none of its {len(records)} task_sla record(s) is of the SLA the map's [sla] name gives "
                        f"({name[:60]!r}), so no vendor figure is compared"

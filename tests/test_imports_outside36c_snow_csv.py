@@ -160,3 +160,27 @@ def test_task_sla_skip_reason_never_asks_for_what_the_map_already_does(run, tmp_
     [reason] = sla["skipped_reasons"]
     assert "another SLA definition" in reason and "7d2b3d9a1b2c3d4e5f60718293a4b5c6" in reason
     assert "as [sla] name" not in reason and "display values" not in reason
+
+
+def test_an_empty_priority_is_noted_in_servicenow_and_csv(run, tmp_path):
+    """att36c N8 (the report's: no note for an empty priority). ServiceNow INC0070004 (raw, priority
+    empty, of the 5 incidents) and the sheet's C-2 (Sev empty, of 6 tickets) were put in the 'none'
+    row with no word, where the docs promise a note counting them and naming the first five, as
+    Zendesk and PagerDuty give. By hand: 1 ticket without a priority in each, named; the others
+    (priority 2, Sev 2) are not counted. A sheet whose map names no severity column has no such
+    note: nothing there was left empty."""
+    j = new_journal(tmp_path)
+    out = imported(run, j, "servicenow", SN / "att36c_incident_raw_multi.csv", "--mode", "raw",
+                   "--map", SN / "att36c_map.toml")
+    said = [n["note"] for n in out["findings"]["notes"] if "have no" in n["note"]]
+    assert said == [said[0]] and said[0].startswith("1 ticket(s) have no priority (INC0070004)")
+    j2 = new_journal(tmp_path, "sheet.jsonl")
+    out = imported(run, j2, "csv", TAB / "att36c_sheet.csv", "--map", TAB / "att36c_sheet_map.toml")
+    said = [n["note"] for n in out["findings"]["notes"] if "have no" in n["note"]]
+    assert said == [said[0]] and said[0].startswith("1 ticket(s) have no Sev (C-2)")
+    plain = tmp_path / "plain.toml"
+    plain.write_text((TAB / "att36c_sheet_map.toml").read_text().replace('severity = "Sev"\n', "")
+                     .replace('[severity]\n"Sev 2" = 2\n', ""))
+    j3 = new_journal(tmp_path, "plain.jsonl")
+    out = imported(run, j3, "csv", TAB / "att36c_sheet.csv", "--map", plain)
+    assert not [n for n in out["findings"]["notes"] if "have no" in n["note"]]

@@ -373,10 +373,14 @@ def check_output(field: str, path: str | Path, inputs: Iterable[tuple[str, str |
 
 
 def check_outputs(outputs: dict[str, str | Path | None],
-                  inputs: Iterable[tuple[str, str | Path | None]] = (), new: str | None = None) -> None:
+                  inputs: Iterable[tuple[str, str | Path | None]] = (), new: str | None = None,
+                  own: dict[str, bytes] | None = None) -> None:
     """Check every named output (None = not asked for) before any is written. ``new``: the outputs
     must not exist at all (a notice, a token file), and one that does, even as a link to nothing,
-    is refused with ``new`` as the fix, once every output has passed the checks above."""
+    is refused with ``new`` as the fix, once every output has passed the checks above. ``own``:
+    for the fields it names, an existing file is replaced only where it begins with the given
+    bytes (the header that option writes: the file is one it wrote before); any other file there,
+    or a link, is refused, being none of its own."""
     inputs = list(inputs)
     seen: dict[str, str] = {}
     for field, path in outputs.items():
@@ -387,11 +391,31 @@ def check_outputs(outputs: dict[str, str | Path | None],
         if key in seen:
             raise InputError(field, f"names the same file as {seen[key]}", "give each output its own path")
         seen[key] = field
+    for field, head in (own or {}).items():
+        path = outputs.get(field)
+        if path is not None and os.path.lexists(path):
+            _check_own(field, Path(path), head)
     if new is None:
         return
     for field, path in outputs.items():
         if path is not None and os.path.lexists(path):
             raise InputError(field, f"{path} already exists", new)
+
+
+def _check_own(field: str, path: Path, head: bytes) -> None:
+    """Refuse replacing ``path`` unless it is a regular file (not a link) that begins with ``head``."""
+    fix = f"choose a new path for {field}, or delete {path} if it is yours to lose; nothing was written"
+    if path.is_symlink():
+        raise InputError(field, f"{path} already exists as a link; {field} replaces only a file it wrote", fix)
+    try:
+        with open(path, "rb") as fh:
+            start = fh.read(len(head))
+    except OSError as exc:
+        raise InputError(field, f"cannot read {path} ({_os_problem(exc)})", fix) from exc
+    if start != head:
+        raise InputError(field, f"{path} already exists and is not a file {field} wrote (it does not begin with "
+                                f"that header: {head.decode('utf-8', 'replace').strip()[:60]}...); it is never "
+                                "overwritten", fix)
 
 
 def folder_outputs(folder: Path, names: dict[str, str], field: str = "--out",

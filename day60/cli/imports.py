@@ -10,6 +10,11 @@ import typer
 from day60.cli.base import FORMAT_HELP, _check_format, _footer, _provenance, app, print_json, print_table
 
 SHOWN = 20  # rows of each list a table prints; --format json and --csv carry them all
+RECONCILE_COLUMNS = ["ticket", "ours_hours", "vendor_hours", "difference_hours", "ours_business_hours",
+                     "vendor_business_hours", "difference_business_hours", "agree", "reopens", "clock_start",
+                     "vendor_measure", "reasons", "note", "beside"]
+# How a file --csv wrote begins: the only existing file --csv replaces (files.check_outputs, own=).
+RECONCILE_HEAD = (",".join(RECONCILE_COLUMNS[:4]) + ",").encode()
 
 
 @app.command("import")
@@ -62,7 +67,7 @@ def import_(
                                                          "(see 'day60 import --list-formats')")
     imports.check_mode(fmt, mode)
     inputs = [("EXPORT", p) for p in exports] + [("--journal", journal), ("--map", map_path)]
-    files.check_outputs({"--csv": csv_out}, inputs)
+    files.check_outputs({"--csv": csv_out}, inputs, own={"--csv": RECONCILE_HEAD})
     config = imports.settings(map_path, severity_map, zone, mode, date_format, encoding, delimiter, sheet)
     from day60.cli import progress
 
@@ -93,9 +98,7 @@ def _write_reconcile(path: Path, rows: Any) -> None:
     from day60.display import csv_cell
     from day60.files import write_atomic
 
-    columns = ["ticket", "ours_hours", "vendor_hours", "difference_hours", "ours_business_hours",
-               "vendor_business_hours", "difference_business_hours", "agree", "reopens", "clock_start",
-               "vendor_measure", "reasons", "note", "beside"]
+    columns = RECONCILE_COLUMNS
 
     def cell(row: dict[str, Any], k: str) -> str:
         if k == "reasons":

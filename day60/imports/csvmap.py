@@ -34,6 +34,7 @@ from day60.imports.books import Books
 from day60.imports.locales import LocalisedTimes, decimal_of, figure
 from day60.imports.records import (
     PAUSE_KINDS,
+    NoSeverity,
     Pause,
     RowProblem,
     Settings,
@@ -73,6 +74,7 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
     _check_sla(settings)
     times = LocalisedTimes(settings)
     rules = states.rules("csv", settings.states)
+    unrated = NoSeverity(cols["severity"]) if "severity" in cols else None  # an empty severity cell: one note
     for p in paths:
         key = books.key(p)
         used = list(cols.values())
@@ -121,8 +123,12 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                              "leaves its other cells empty; nothing was written")
         for ref in order:
             where, row, ticket, problem = first[ref]
+            if ticket is not None and unrated is not None:
+                unrated.see(ticket)
             yield ticket if ticket is not None else Unreadable(where, ref, problem or "", key,
                                                                1 + continued.get(ref, 0))
+    if unrated is not None and (said := unrated.note()):
+        notes.append(said)
 
 
 def _check_sla(settings: Settings) -> None:
@@ -199,7 +205,24 @@ def _ticket(row: dict[str, str], where: str, times: Times, settings: Settings, r
     _add(t, row, times, settings, "")
     if standing != "open":  # over, as its state says: with no time for it, at a time not evidenced
         t.ended(f"{cols['state']} {t.state}", standing == "resolved")
+    elif rules.is_open(t.state):
+        _open_now(t, f"{cols['state']} {t.state}")
     return t
+
+
+def _open_now(t: Ticket, words: str) -> None:
+    """The sheet's state says open now (states.yaml's csv open, or the map's [states] open), so a
+    resolution or restore the row holds with no re-open after it was followed by one the sheet
+    does not date: written at that time, the earliest it can have been, with its reason saying the
+    time is not evidenced, so the ticket is open at the close and its clock runs on (charter 3.19.4)."""
+    ends = [at for at in (t.resolved, t.restored, *(at for at, _ in t.earlier)) if at is not None]
+    last = max(ends, default=None)
+    if last is None or any(at >= last for at, _ in t.reopens):
+        return
+    t.reopens.append((last, f"{words} at export after the resolution at {last.isoformat()}: re-opened at a time "
+                            "not evidenced, dated at that resolution, the earliest it can have been"))
+    t.notes.append(f"{words} at export, though resolved at {last.isoformat()}: open, re-opened at a time not "
+                   "evidenced (the sheet dates no re-open after it), written at that resolution")
 
 
 def _add(t: Ticket, row: dict[str, str], times: Times, settings: Settings, origin: str) -> None:

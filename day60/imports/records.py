@@ -221,7 +221,7 @@ def check_severity_map(table: dict[str, Any], field_name: str) -> dict[str, str]
     return {str(k): str(v) for k, v in table.items()}
 
 
-STATE_WORDS = ("resolved", "closed", "deleted", "merged", "not_incident")  # [states]: what the map adds to states.yaml
+STATE_WORDS = ("resolved", "closed", "open", "deleted", "merged", "not_incident")  # [states]: what the map adds
 _SECTIONS: dict[str, tuple[str, ...] | None] = {
     "times": ("timezone", "format"), "columns": None, "pauses": None, "severity": None, "outcomes": None,
     "notes": None, "sla": ("name", "calendar"), "changes": ("agreed",), "integrations": ("names",),

@@ -47,6 +47,7 @@ from day60.imports import states
 from day60.imports.books import Books
 from day60.imports.records import (
     Held,
+    NoSeverity,
     Pause,
     RowProblem,
     Settings,
@@ -151,10 +152,16 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
     from day60.imports.snow_shapes import Shapes  # label headers, JSON answers, the event log (snow_shapes)
 
     shapes = Shapes(paths, settings, notes, books)
+    unrated = NoSeverity(settings.column("severity", "priority"))  # an empty priority: said in one note
     try:
-        yield from _read(shapes, settings, notes, books, times, fmt)
+        for item in _read(shapes, settings, notes, books, times, fmt):
+            if isinstance(item, Ticket):
+                unrated.see(item)
+            yield item
     finally:
         shapes.close()
+    if said := unrated.note():
+        notes.append(said)
 
 
 def _read(shapes: Any, settings: Settings, notes: list[str], books: Books, times: Times,
@@ -511,6 +518,8 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
     if kind and (kind not in rules.incident_classes or rules.excluded_kind(kind)):
         t.apart = (states.NOT_INCIDENT, f"sys_class_name {kind!r}")
         return t
+    if code and not rules.known(code):
+        _refuse_state(code, where, settings.mode)
     t.opened, t.closed = _at(row, "opened_at", times, fmt), _at(row, "closed_at", times, fmt)
     standing = rules.status(code, state)
     if standing == states.DELETED:
@@ -581,26 +590,39 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
     return t
 
 
-_PRIORITY_LABEL = re.compile(r"[0-9]+ - \S.*")  # "2 - High": the label a display export writes for priority 2
-_STATE_LABELS = frozenset(STATES.values())
+_CODE = re.compile(r"-?[0-9]+")  # a choice code, as a raw export writes state and priority
+
+
+def _refuse_state(code: str, where: str, mode: str | None) -> None:
+    """A state the rules (states.yaml and the map's [states]) do not name: whether the ticket is
+    over cannot be told, and reading it as open would turn a restore into an open incident with a
+    re-open nobody recorded. Refused, naming the ticket, the value and the fix."""
+    other = "export the table again with raw values (--mode raw: state as its choice code)" \
+        if mode == "display" else "check that the export is the incident table's"
+    raise InputError("EXPORT", f"{where}: state {code[:40]!r} is none the import knows "
+                               "(codes 1, 2, 3, 6, 7, 8; labels New, In Progress, On Hold, Resolved, Closed, "
+                               "Canceled, as written), so whether the ticket is over cannot be told",
+                     f"name it in the map's [states] as resolved, closed or open (e.g. resolved = "
+                     f"[{code[:40]!r}]), or {other}; nothing was written")
 
 
 def _refuse_labels(row: dict[str, Any], code: str, where: str, severity: str | None) -> None:
-    """Under ``--mode raw``, a state or priority written as ServiceNow's label ("Resolved", "2 -
-    High") where a raw export writes its choice code (6, 2) shows a display-value export: its
-    times are the exporting user's local times, and reading them as UTC would shift every clock
-    by that zone's offset without a word. Refused, naming what was seen and the fix."""
+    """Under ``--mode raw``, a state or priority that is not a choice code ("Resolved", "2 -
+    High", a customised "Restored" or "P2 (High)") where a raw export writes its code (6, 2)
+    shows a display-value export: its times are the exporting user's local times, and reading
+    them as UTC would shift every clock by that zone's offset without a word. Refused, naming
+    what was seen and the fix."""
     seen = []
-    if code in _STATE_LABELS:
-        seen.append(f"state {code!r}")
+    if code and not _CODE.fullmatch(code):
+        seen.append(f"state {code[:40]!r}")
     priority = (row.get("priority") or "").strip() if severity == "priority" else ""
-    if _PRIORITY_LABEL.fullmatch(priority):
-        seen.append(f"priority {priority!r}")
+    if priority and not _CODE.fullmatch(priority):
+        seen.append(f"priority {priority[:40]!r}")
     if seen:
-        raise InputError("--mode", f"{where}: {' and '.join(seen)} {'is a label' if len(seen) == 1 else 'are labels'}"
-                                   ", where an export with raw values writes choice codes (6 for Resolved, 2 for "
-                                   "2 - High), so this is a display-value export, whose times are the exporting "
-                                   "user's local times: --mode raw would read them as UTC",
+        what = "is a label, not a choice code" if len(seen) == 1 else "are labels, not choice codes"
+        raise InputError("--mode", f"{where}: {' and '.join(seen)} {what}, where an export with raw values writes "
+                                   "codes (6 for Resolved, 2 for 2 - High), so this is a display-value export, whose "
+                                   "times are the exporting user's local times: --mode raw would read them as UTC",
                          "say --mode display --zone ZONE (the exporting user's time zone, from their profile), or "
                          "export the table again with raw values; nothing was written")
 
@@ -844,6 +866,9 @@ _SYS_ID = re.compile(r"[0-9a-f]{32}")
 def _other_sla(sla: str, name: str) -> str:
     """Why a task_sla record the map's [sla] name did not choose is skipped (one reason for many
     records, so the books count them together)."""
+    if _SYS_ID.fullmatch(name.strip()):  # the map already names the definition by its sys_id
+        return (f"a task_sla record of another SLA definition than the one whose sys_id the map's [sla] name "
+                f"gives ({name[:60]!r})")
     if _SYS_ID.fullmatch(sla.strip()):
         return (f"a task_sla record whose sla is a sys_id, not the name the map's [sla] name gives ({name[:60]!r}): "
                 "a raw export names the SLA definition by its sys_id; export task_sla with display values, or "
@@ -864,7 +889,7 @@ def _sla(t: Ticket, row: dict[str, Any], slas: dict[str, list[dict[str, Any]]], 
     records = [r for r in records if r["stage"].strip().lower() not in ("cancelled", "canceled")]
     name = settings.sla.get("name")
     if name and records and not any(r["sla"].strip() == name for r in records):
-        ids = sum(bool(_SYS_ID.fullmatch(r["sla"].strip())) for r in records)
+        ids = 0 if _SYS_ID.fullmatch(name.strip()) else sum(bool(_SYS_ID.fullmatch(r["sla"].strip())) for r in records)
         t.vendor = None  # neither another SLA's record nor calendar_stc: the map chose this SLA
         t.notes.append(f"none of its {len(records)} task_sla record(s) is of the SLA the map's [sla] name gives "
                        f"({name[:60]!r}), so no vendor figure is compared"

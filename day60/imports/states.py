@@ -32,6 +32,7 @@ class Rules:
     resolved: frozenset[str] = frozenset()
     closed: frozenset[str] = frozenset()
     deleted: frozenset[str] = frozenset()
+    open: frozenset[str] = frozenset()  # ServiceNow: the states that are open (any other word is unknown)
     merged: frozenset[str] = frozenset()  # Zendesk tags, PagerDuty resolve reasons, and the map's words
     not_incident: frozenset[str] = frozenset()  # classes or types the map names
     incident_classes: frozenset[str] = frozenset()  # ServiceNow: sys_class_name values that are incidents
@@ -51,6 +52,17 @@ class Rules:
                 if word in words:
                     return standing
         return "open"
+
+    def known(self, value: str | None) -> bool:
+        """Whether ``value`` (a state code or label) is one the rules name as open, resolved, closed
+        or deleted: a reader whose vendor lists its open states (``open`` in states.yaml) refuses
+        any other, never reading a word it does not know as open."""
+        word = (value or "").strip()
+        return any(word in words for words in (self.open, self.resolved, self.closed, self.deleted))
+
+    def is_open(self, value: str | None) -> bool:
+        """Whether ``value`` is a state the rules name as open (not merely one they do not name)."""
+        return (value or "").strip() in self.open
 
     def merged_by(self, values: Iterable[str]) -> str | None:
         """The first of ``values`` (tags, a resolve reason) that says the record was merged into another."""
@@ -86,12 +98,13 @@ def rules(vendor: str, extra: dict[str, list[str]] | None = None) -> Rules:
         out += [v.strip() for v in (extra.get(more or "") or [])]
         return frozenset(v for v in out if v)
 
-    unknown = set(table) - {"resolved", "closed", "deleted", "merged_tags", "merged_reasons", "incident_classes",
-                            "done_categories", "done_statuses", "open_statuses"}
+    unknown = set(table) - {"resolved", "closed", "open", "deleted", "merged_tags", "merged_reasons",
+                            "incident_classes", "done_categories", "done_statuses", "open_statuses"}
     if unknown:  # pragma: no cover - the shipped file is the toolkit's own; a test reads every vendor
         raise InputError("states.yaml", f"{vendor}: {sorted(unknown)} are not state rules", "fix the shipped file")
     return Rules(vendor, resolved=words("resolved", more="resolved"), closed=words("closed", more="closed"),
-                 deleted=words("deleted", more="deleted"), merged=words("merged_tags", "merged_reasons", more="merged"),
+                 deleted=words("deleted", more="deleted"), open=words("open", more="open"),
+                 merged=words("merged_tags", "merged_reasons", more="merged"),
                  not_incident=words(more="not_incident"), incident_classes=words("incident_classes"),
                  done_categories=words("done_categories"), done_statuses=words("done_statuses"),
                  open_statuses=words("open_statuses"),

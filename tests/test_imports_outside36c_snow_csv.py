@@ -167,8 +167,9 @@ def test_an_empty_priority_is_noted_in_servicenow_and_csv(run, tmp_path):
     empty, of the 5 incidents) and the sheet's C-2 (Sev empty, of 6 tickets) were put in the 'none'
     row with no word, where the docs promise a note counting them and naming the first five, as
     Zendesk and PagerDuty give. By hand: 1 ticket without a priority in each, named; the others
-    (priority 2, Sev 2) are not counted. A sheet whose map names no severity column has no such
-    note: nothing there was left empty."""
+    (priority 2, Sev 2) are not counted. A sheet whose map names no severity column leaves all 6
+    of its tickets without one, and the note says so, naming why (the shared note of every
+    format; it is said once)."""
     j = new_journal(tmp_path)
     out = imported(run, j, "servicenow", SN / "att36c_incident_raw_multi.csv", "--mode", "raw",
                    "--map", SN / "att36c_map.toml")
@@ -183,4 +184,6 @@ def test_an_empty_priority_is_noted_in_servicenow_and_csv(run, tmp_path):
                      .replace('[severity]\n"Sev 2" = 2\n', ""))
     j3 = new_journal(tmp_path, "plain.jsonl")
     out = imported(run, j3, "csv", TAB / "att36c_sheet.csv", "--map", plain)
-    assert not [n for n in out["findings"]["notes"] if "have no" in n["note"]]
+    said = [n["note"] for n in out["findings"]["notes"] if "have no" in n["note"]]
+    assert len(said) == 1 and said[0].startswith("6 ticket(s) have no severity (C-1, C-2, C-3, C-4, C-5 and 1 more), "
+                                                 "the map naming no severity column")

@@ -34,7 +34,6 @@ from day60.imports.books import Books
 from day60.imports.locales import LocalisedTimes, decimal_of, figure
 from day60.imports.records import (
     PAUSE_KINDS,
-    NoSeverity,
     Pause,
     RowProblem,
     Settings,
@@ -74,7 +73,6 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
     _check_sla(settings)
     times = LocalisedTimes(settings)
     rules = states.rules("csv", settings.states)
-    unrated = NoSeverity(cols["severity"]) if "severity" in cols else None  # an empty severity cell: one note
     for p in paths:
         key = books.key(p)
         used = list(cols.values())
@@ -123,12 +121,8 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
                              "leaves its other cells empty; nothing was written")
         for ref in order:
             where, row, ticket, problem = first[ref]
-            if ticket is not None and unrated is not None:
-                unrated.see(ticket)
             yield ticket if ticket is not None else Unreadable(where, ref, problem or "", key,
                                                                1 + continued.get(ref, 0))
-    if unrated is not None and (said := unrated.note()):
-        notes.append(said)
 
 
 def _check_sla(settings: Settings) -> None:

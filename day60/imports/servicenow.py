@@ -47,7 +47,6 @@ from day60.imports import states
 from day60.imports.books import Books
 from day60.imports.records import (
     Held,
-    NoSeverity,
     Pause,
     RowProblem,
     Settings,
@@ -152,16 +151,10 @@ def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) 
     from day60.imports.snow_shapes import Shapes  # label headers, JSON answers, the event log (snow_shapes)
 
     shapes = Shapes(paths, settings, notes, books)
-    unrated = NoSeverity(settings.column("severity", "priority"))  # an empty priority: said in one note
     try:
-        for item in _read(shapes, settings, notes, books, times, fmt):
-            if isinstance(item, Ticket):
-                unrated.see(item)
-            yield item
+        yield from _read(shapes, settings, notes, books, times, fmt)
     finally:
         shapes.close()
-    if said := unrated.note():
-        notes.append(said)
 
 
 def _read(shapes: Any, settings: Settings, notes: list[str], books: Books, times: Times,

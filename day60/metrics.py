@@ -126,6 +126,27 @@ def compute(journal: Journal, report_elements: list[str] | None = None,
                                      strict=True)))
 
 
+# The columns of ``compute``'s incident table that a reconciliation with the supplier's own
+# durations reads (``imports.reconcile``), in the order ``restore_clocks`` gives them.
+CLOCK_COLUMNS = ("id", "status", "start", "restored", "restore_hours_at_least", "restore_business_hours_at_least",
+                 "waiting_on_partner_hours", "change_window_hours")
+
+
+def restore_clocks(journal: Journal, calendar: BusinessCalendar | None = None) -> pd.DataFrame:
+    """``compute(journal, calendar=calendar).tables["incidents"]`` cut to CLOCK_COLUMNS: the same
+    rows in the same order, the same values, worked by the same code, but without building the
+    table's other columns, the incident summary or the other figure groups. An import reconciles
+    a year of tickets with this: the whole table is some 400 MiB for a million incidents."""
+    cal = calendar or journal.calendar()
+    lines, _ = _claims(journal.events)
+    window = journal.header["window"]
+    w0 = to_utc_us(dt.datetime.fromisoformat(window["start"]))
+    w1 = to_utc_us(dt.datetime.fromisoformat(window["end"]))
+    upheld = _upheld(_disputes(journal.events, journal.header))
+    held = journal.incidents if journal.incidents is not None else IncidentFrame(lines)
+    return _incidents(held, cal, w0, w1, upheld["incident"], {}, whole=False)[1]
+
+
 def _claims(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[int, str]]:
     """The lines the figures read (every line but a claim of the measured party not accepted), and
     each claim's seq with its standing: "accepted", "pending" or "rejected" (roles/permissions-v1.yaml)."""
@@ -727,9 +748,10 @@ JUDGED = ("restored", "unconfirmed", "open", "unclassified", NOT_EVIDENCED)
 
 
 def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[str, str] | None = None,
-               unknown: dict[str, str] | None = None) -> tuple[dict, pd.DataFrame]:
+               unknown: dict[str, str] | None = None, whole: bool = True) -> tuple[dict, pd.DataFrame]:
     """One row per incident, in exactly one bucket (INCIDENT_BUCKETS), from ``held`` (an
-    ``IncidentFrame``, or the engine's ``Incidents``: the same grouping done in SQL).
+    ``IncidentFrame``, or the engine's ``Incidents``: the same grouping done in SQL). With
+    ``whole`` false, only the table's CLOCK_COLUMNS are built, and no summary (``restore_clocks``).
 
     The clock starts at the earlier of the supplier's detection and the partner's notice
     (3.19.3); raising the incident (the exercise creating the fault) does not start it. It ends
@@ -751,7 +773,8 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
     first = held.grouped(w1)
     inc = pd.DataFrame(index=first.index)
     inc["severity"] = first["severity"]
-    inc["source"] = first["source"].astype(str)  # the engine's is categorical: the same texts either way
+    if whole:
+        inc["source"] = first["source"].astype(str)  # the engine's is categorical: the same texts either way
     detected, notice = first["incident.detected"], first["incident.partner-notice"]
     recorded = first[["incident.detected", "incident.partner-notice"]].min(axis=1)
     communicated = first["incident.communicated"]
@@ -763,11 +786,12 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
     inc["start"] = recorded.where(~early, communicated)
     by_notice = notice.notna() & (detected.isna() | (notice < detected))
     stand_in = first["stand_in"].astype(bool)
-    inc["clock_basis"] = _select([inc["start"].isna(), early, by_notice, stand_in],
-                                 [None, "first communication (dated before the recorded start)", "partner notice",
-                                  "ticket opened (stand-in)"], "detection")
-    out_of_order = pd.Series(None, index=inc.index, dtype=object)
-    if early.any():
+    if whole:
+        inc["clock_basis"] = _select([inc["start"].isna(), early, by_notice, stand_in],
+                                     [None, "first communication (dated before the recorded start)", "partner notice",
+                                      "ticket opened (stand-in)"], "detection")
+    out_of_order = pd.Series(None, index=inc.index, dtype=object) if whole else None
+    if whole and early.any():
         out_of_order[early] = [
             f"the first communication ({_iso(c)}) is dated before the recorded clock start ({_iso(r)}): the supplier "
             "knew of the incident when it communicated, so the clock started no later than the communication "
@@ -779,9 +803,10 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
     bounded_start = (stand_in | early).to_numpy()
     restored_now = first["end_kind"] == "restored"
     inc["restored"] = first["final_restore"].where(restored_now)
-    inc["first_restore"] = first["incident.restored"]
-    inc["reopens"] = first["reopens"].astype(np.int64)
-    inc["communicated"] = communicated
+    if whole:
+        inc["first_restore"] = first["incident.restored"]
+        inc["reopens"] = first["reopens"].astype(np.int64)
+        inc["communicated"] = communicated
     in_window = restored_now & (inc["restored"] >= w0)
     # Ended before the window opened (restored, or its ticket closed, and not re-opened by the
     # window's end): counted apart. One still standing unrestored through the window is judged
@@ -812,8 +837,9 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
                f"{NOT_EVIDENCED}: {CLOSED_UNTIMED}",
                "the ticket was closed, but no monitoring check confirmed a restore (3.19.4)",
                "its clock started before the window opened and it was not restored by the close"]
-    inc["reason"] = _select(conditions, reasons, "not restored by the close")
-    if late_withdrawal.any():
+    if whole:
+        inc["reason"] = _select(conditions, reasons, "not restored by the close")
+    if whole and late_withdrawal.any():
         inc.loc[late_withdrawal, "reason"] = [
             "; ".join(filter(None, [why if isinstance(why, str) else None,  # an empty reason reads NaN
                                     f"its withdrawal as not reproducible ({_iso(w)}) came after a monitoring "
@@ -823,19 +849,24 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
                                  first_restore[late_withdrawal], strict=True)]
     # the dispute's reason, where the dispute is what excluded it (not a withdrawal or the contract's exclusion)
     granted = by_dispute & (inc["status"] == "excluded").to_numpy() & first["incident.excluded"].isna().to_numpy()
-    if granted.any():
+    if whole and granted.any():
         inc.loc[granted, "reason"] = inc.index[granted].map(upheld)
     inc["restored_in_window"] = inc["status"] == "restored"
-    inc["started_before_window"] = inc["restored_in_window"] & (inc["start"] < w0)
+    if whole:
+        inc["started_before_window"] = inc["restored_in_window"] & (inc["start"] < w0)
     inc.loc[inc["status"].isin(["restored", "open"]) & inc["severity"].isna(), "status"] = "unclassified"
     # Not restored in the journal because the records seen do not say when (a "don't know"): never "open".
     unknown = unknown or {}
     blind = inc["status"].isin(["open", "unclassified"]) & ~inc["restored_in_window"] & inc.index.isin(list(unknown))
     if blind.any():
         inc.loc[blind, "status"] = NOT_EVIDENCED
-        inc.loc[blind, "reason"] = [f"not evidenced: the records seen do not show {unknown[x]}"
-                                    for x in inc.index[blind]]
-    inc["first_seq"] = first["first_seq"]
+        if whole:
+            inc.loc[blind, "reason"] = [f"not evidenced: the records seen do not show {unknown[x]}"
+                                        for x in inc.index[blind]]
+    if whole:
+        inc["first_seq"] = first["first_seq"]
+    else:  # what the restore columns below are worked from, and nothing else of the grouping
+        del first, detected, notice, recorded, communicated, early, by_notice, withdrawn, first_restore, conditions
 
     done = np.flatnonzero(inc["restored_in_window"].to_numpy())  # positions, not labels: no lookups by id
     start = inc["start"].to_numpy()[done].astype(np.int64)
@@ -864,6 +895,15 @@ def _incidents(held: Any, cal: BusinessCalendar, w0: int, w1: int, upheld: dict[
         columns["change_window_hours"][done] = pause_totals(cal, merged["change"], places)[0] / US_PER_HOUR
         open_waits[done] = counts
         columns["open_wait_hours"][done] = pause_totals(cal, merge_pauses(unended), places)[0] / US_PER_HOUR
+    if not whole:  # as the whole table is finished below, with only CLOCK_COLUMNS
+        table = pd.DataFrame({"status": inc["status"], "start": inc["start"], "restored": inc["restored"],
+                              **{col: columns[col] for col in CLOCK_COLUMNS[4:]}}, index=inc.index)
+        del inc, columns
+        table.insert(0, "id", table.index)
+        table.index = pd.RangeIndex(len(table))
+        for col in ("start", "restored"):
+            table[col] = pd.to_datetime(table[col], unit="us", utc=True)
+        return {}, table
     for col, values in columns.items():
         inc[col] = values
     inc["open_waits"] = open_waits

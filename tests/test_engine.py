@@ -655,6 +655,35 @@ def test_new_incident_columns_match_on_the_fast_path(edges):
     assert (s["reopened"], s["started_before_window"], s["clock_from_ticket_opening"]) == (2, 1, 1)
 
 
+@pytest.mark.parametrize("which", ["edges", "base"])
+@pytest.mark.parametrize("reader", [reading.read, jr.read], ids=["engine", "reference"])
+def test_restore_clocks_are_the_figures_columns_a_reconciliation_reads(which, reader, request):
+    """``metrics.restore_clocks`` (what an import reconciles with, instead of every figure) gives
+    the columns of ``compute``'s incident table it names, row for row, on both readers. Worked by
+    hand besides (see ``test_new_incident_columns_match_on_the_fast_path`` and
+    ``test_fast_path_gives_the_reference_figures``): in ``edges`` A at least 98 h, C at least 6 h
+    (a stand-in start), D at least 2 h (its open wait subtracted to the restore), B and J open, L
+    excluded by the dispute; in ``base`` INC-1 restored after 22.5 h less its pauses 12:00-15:00
+    and 15:30-15:45, at least 19.25 h, of which waits 12:00-14:00 and 15:30-15:45 (2.25 h) and the
+    change window 12:30-15:00 (2.5 h); Zoë-3 has no severity: "unclassified"."""
+    path = request.getfixturevalue(which)
+    journal = reader(path)
+    clocks = metrics.restore_clocks(journal)
+    assert tuple(clocks.columns) == metrics.CLOCK_COLUMNS
+    whole = metrics.compute(reader(path)).tables["incidents"]
+    pd.testing.assert_frame_equal(clocks, whole[list(metrics.CLOCK_COLUMNS)])
+    row = {r["id"]: r for r in metrics.records(clocks)}
+    if which == "edges":
+        assert {k: row[k]["restore_hours_at_least"] for k in "ACD"} == pytest.approx({"A": 98.0, "C": 6.0, "D": 2.0})
+        assert (row["B"]["status"], row["J"]["status"], row["L"]["status"]) == ("open", "open", "excluded")
+        assert row["J"]["restored"] is None
+    else:
+        one = row["INC-1"]
+        assert (one["restore_hours_at_least"], one["waiting_on_partner_hours"], one["change_window_hours"]) == \
+            pytest.approx((19.25, 2.25, 2.5))
+        assert row["Zoë-3"]["status"] == "unclassified"
+
+
 def test_an_upheld_exclusion_of_an_incident_keeps_the_fast_path_and_its_rule(tmp_path):
     """A resolve excluding an incident logged before it reads on the fast path (as ``edges`` does);
     one naming an incident first logged after the resolve is refused by both readers alike."""

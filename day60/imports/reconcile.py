@@ -180,9 +180,9 @@ def _iso(us: Any, offset: Any) -> str:
 
 def from_journal(journal: Any, figures: Any = None, only: Iterable[str] | None = None) -> dict[str, Any]:
     """The reconciliation table of a journal (``journal`` as ``reading.read``, ``engine.after`` or
-    ``journal.read`` gives it; ``figures`` its ``metrics.compute``, computed here if not given;
-    ``only``: these incident ids), every row under ``tickets``: ours, theirs, the difference and
-    its reasons."""
+    ``journal.read`` gives it; ``figures`` its ``metrics.compute``; if not given, only the columns
+    of its incident table read here are worked, by ``metrics.restore_clocks``; ``only``: these
+    incident ids), every row under ``tickets``: ours, theirs, the difference and its reasons."""
     return reconcile(journal, figures, only).as_dict()
 
 
@@ -190,11 +190,12 @@ def reconcile(journal: Any, figures: Any = None, only: Iterable[str] | None = No
     """As ``from_journal``, with the rows left to be built as they are read (``Reconciliation``)."""
     if not _holds_clocks(journal):
         return Reconciliation({"compared": 0, "reason": NONE_TO_COMPARE})
-    if figures is None:
+    if figures is None:  # only the columns of the figures' incident table read here (a year of tickets')
         from day60 import metrics
 
-        figures = metrics.compute(journal)
-    table = figures.tables["incidents"]
+        table = metrics.restore_clocks(journal)
+    else:
+        table = figures.tables["incidents"]
     v = _vendor_clocks(journal, table, only)
     at = v["at"]  # each ticket's place in the figures' table (which is in id order)
     n = len(at)

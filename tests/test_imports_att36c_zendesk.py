@@ -134,6 +134,11 @@ def test_zendesk_time_resolved_before_a_reopen_is_named_as_such(run, tmp_path):
     said = [n["note"] for n in out["findings"]["notes"] if n["ticket"] == "301"]
     assert any("stood resolved 1.00 h before its re-open" in n and "2026-03-03T12:00:00+00:00 to "
                "2026-03-03T13:00:00+00:00" in n and "not a hold" in n for n in said), said
+    # The reconciliation's reason for the gap no longer calls it only a hold of the supplier's own
+    # (att36c N4): for a re-opened ticket it names the time it stood resolved first.
+    [row] = [r for r in out["reconcile"]["tickets"] if r["ticket"] == "301"]
+    assert any("the time the ticket stood resolved before it was re-opened" in r for r in row["reasons"]), row
+    assert not any("a hold the vendor counted out" in r for r in row["reasons"]), row
 
 
 def test_zendesk_reopen_the_audits_date_is_written_not_called_missing(run, tmp_path):

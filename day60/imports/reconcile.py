@@ -438,7 +438,11 @@ def _reasons(row: dict[str, Any], part: dict[str, Any], reopens: int, standin: b
         # A pause the vendor states, or one only inferred from its figure being short of its span.
         theirs = f"the vendor's clock stood paused {_h(v_paused)}" if not math.isnan(part["paused_ms"]) else \
             f"the vendor's figure leaves {_h(v_paused)} of its own clock uncounted (it states no pause)"
-        if abs(d) > tol and v_paused > ours_paused[0]:
+        if abs(d) > tol and v_paused > ours_paused[0] and reopens:
+            # a re-opened ticket's clock stands still at the vendor while it stands resolved
+            out.append(f"{theirs} where {ours}: time the vendor counted out that the charter counts (the time "
+                       "the ticket stood resolved before it was re-opened, or a hold of the supplier's own)")
+        elif abs(d) > tol and v_paused > ours_paused[0]:
             out.append(f"{theirs} where {ours}: a hold the vendor counted out that the charter counts (the "
                        "supplier's own time)")
         elif abs(d) > tol:

@@ -36,6 +36,7 @@ from day60.imports.records import (
 DESCRIPTION = ("log_entries JSON (trigger, acknowledge, resolve and annotate entries) and, for severity, the "
                "incidents JSON (priority.summary or urgency)")
 MONITORING_AGENTS = ("service_reference", "integration_reference")
+API_STATUSES = ("triggered", "acknowledged", "resolved")  # every status the REST API writes
 TYPES = ("trigger_log_entry", "acknowledge_log_entry", "resolve_log_entry", "annotate_log_entry")
 KEYS = ("severity",)
 SEVERITY_FIELD = "priority"  # the field read for severity unless the map's [columns] names another
@@ -246,6 +247,11 @@ def _ticket(ref: str, items: list[Entry], incident: dict[str, Any] | None,
     trigger = next((x for x in items if x[1] == "trigger_log_entry"), None)
     resolves = [x for x in items if x[1] == "resolve_log_entry"]
     status = str((incident or {}).get("status") or "").strip()
+    if status and status not in API_STATUSES and not rules.known(status):
+        # read as open, a word nobody named would turn a resolved incident into an open one
+        raise InputError("status", f"incident {ref} ({where}): {status!r} is not a PagerDuty status",
+                         f"the API writes {', '.join(API_STATUSES)} (lower case); export the incidents from the API, "
+                         "or name the word in the map's [states] resolved, closed, deleted or open")
     # Its own record's status decides; a record that states none (or no record) leaves it to the log.
     standing = rules.status(status) if status else ("resolved" if resolves else "open")
     t = Ticket(ref, where, _severity(incident, sev), None, state=status or ("resolved" if resolves else "open"),

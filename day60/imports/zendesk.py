@@ -112,7 +112,7 @@ def _known_statuses(versions: dict[str, list[tuple[tuple[str, int], int, int, st
     turn a solved ticket into an open one with an invented re-open. Case is not folded: the API
     writes every status in lower case, so "Solved" shows a record from another export, and which
     of its words mean what is for the map to say, not for the reader to guess."""
-    known = set(API_STATUSES) | rules.resolved | rules.closed | rules.deleted
+    known = set(API_STATUSES) | rules.resolved | rules.closed | rules.deleted | rules.open
     wrong: dict[str, str] = {}
     for ref, copies in versions.items():
         for _stamp, _f, _i, status in copies:
@@ -128,8 +128,8 @@ def _known_statuses(versions: dict[str, list[tuple[tuple[str, int], int, int, st
         raise InputError("status", "is not a Zendesk status: " + ", ".join(f"{w!r} ({wrong[w]})" for w in words[:8])
                          + (f" and {len(words) - 8} more" if len(words) > 8 else ""),
                          f"the Support API writes {', '.join(API_STATUSES)} (lower case); export the tickets from "
-                         "the API, or name each word in the map's [states] resolved, closed or deleted (a word "
-                         "not named there is not read as open)")
+                         "the API, or name each word in the map's [states] resolved, closed, deleted or open (a "
+                         "word not named there is not read as open)")
 
 
 def read(paths: list[Path], settings: Settings, notes: list[str], books: Books) -> Iterator[Ticket | Unreadable

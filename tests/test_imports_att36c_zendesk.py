@@ -11,17 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.imports_common import events_of, imported, new_journal, per_ticket, refused
+from tests.test_imports_att36b_zendesk_jira import ZD_MAP  # the same map: the check field and severities
 
 ZD = Path(__file__).parent / "data" / "imports" / "zendesk"
-ZD_MAP = """\
-[columns]
-check = "custom_field:360001"
-[severity]
-urgent = 1
-high = 2
-normal = 3
-low = 4
-"""
 
 
 def _zd_map(tmp_path: Path, extra: str = "") -> Path:

@@ -85,3 +85,26 @@ def test_a_jira_word_named_open_in_the_map_is_read_as_open(run, tmp_path):
     j = new_journal(tmp_path, "mapped.jsonl")
     imported(run, j, "jira", path, *base, "--map", mapped)
     assert per_ticket(j).loc["jira:SUP-3", "status"] == "open"
+
+
+def test_a_servicenow_state_the_history_moves_through_is_checked_as_the_rows_is(run, tmp_path):
+    """att36b's INC0060001 (state 6 now, no resolved_at) with its sys_audit rows 1 -> 2 at 09:10
+    and 2 -> 6 at 12:00 imports (resolved at 12:00, as test_imports_outside36b shows). With the
+    first row's new value written "Work in Progress" (a customised label, in a raw export that
+    writes codes), the history passes through a state no rule names: whether the ticket stood
+    open or over then cannot be told, so the import is refused naming the ticket's row, its
+    sys_audit and the value, as an unknown state on the row itself is (att36c, left open: only
+    the row's current state was checked)."""
+    SN = DATA / "servicenow"
+    audit = tmp_path / "sys_audit.csv"
+    audit.write_text((SN / "att36b_sys_audit_raw_resolve.csv").read_text()
+                     .replace(",state,1,2,", ",state,1,Work in Progress,"))
+    args = ["servicenow", SN / "att36b_incident_raw_no_resolved_at.csv", audit, "--mode", "raw",
+            "--severity-map", "2=2"]
+    line = refused(run, new_journal(tmp_path), *args)
+    assert "sys_audit history" in line and "'Work in Progress'" in line
+    mapped = tmp_path / "map.toml"
+    mapped.write_text('[states]\nopen = ["Work in Progress"]\n')
+    j = new_journal(tmp_path, "mapped.jsonl")
+    imported(run, j, *args, "--map", mapped)
+    assert per_ticket(j).loc["servicenow:INC0060001", "status"] != "open"

@@ -520,6 +520,10 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
         return t
     resolved = _at(row, "resolved_at", times, fmt)
     history = _changes_of(row["\0history"], times) if audited else []
+    for _us, _n, name, before, after in history:  # a state the history moves through is read as the row's is
+        for word in (before, after) if name == "state" else ():
+            if word and not rules.known(word):
+                _refuse_state(word, f"{where} (its sys_audit history)", settings.mode)
     if standing == "resolved" and resolved is not None:
         t.resolved = resolved
     elif standing == "resolved":  # resolved_at empty: the history's move into Resolved, where it holds one

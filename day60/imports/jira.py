@@ -513,7 +513,7 @@ def _unknown(status: str | None, rules: states.Rules, pauses_of: dict[str, str])
     """A status, in an issue with no Status Category, that no rule names done or not done: the
     shipped done and open statuses (``states.yaml``), the map's [states] words and its [pauses]."""
     word = (status or "").strip()
-    known = rules.done_statuses | rules.open_statuses | rules.open | rules.resolved | rules.closed | rules.deleted
+    known = rules.done_statuses | rules.open | rules.resolved | rules.closed | rules.deleted
     return bool(word) and word not in known and word not in pauses_of
 
 

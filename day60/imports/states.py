@@ -32,13 +32,12 @@ class Rules:
     resolved: frozenset[str] = frozenset()
     closed: frozenset[str] = frozenset()
     deleted: frozenset[str] = frozenset()
-    open: frozenset[str] = frozenset()  # ServiceNow: the states that are open (any other word is unknown)
+    open: frozenset[str] = frozenset()  # states known not over (ServiceNow, csv; Jira where there is no category)
     merged: frozenset[str] = frozenset()  # Zendesk tags, PagerDuty resolve reasons, and the map's words
     not_incident: frozenset[str] = frozenset()  # classes or types the map names
     incident_classes: frozenset[str] = frozenset()  # ServiceNow: sys_class_name values that are incidents
     done_categories: frozenset[str] = frozenset()  # Jira: Status Category values that are done
     done_statuses: frozenset[str] = frozenset()  # Jira: done statuses, where the export has no category
-    open_statuses: frozenset[str] = frozenset()  # Jira: statuses known not done, where the export has no category
     source: dict[str, Any] = field(default_factory=dict, compare=False)  # which file, its version and sha256
 
     def status(self, *values: str | None) -> str:
@@ -99,7 +98,7 @@ def rules(vendor: str, extra: dict[str, list[str]] | None = None) -> Rules:
         return frozenset(v for v in out if v)
 
     unknown = set(table) - {"resolved", "closed", "open", "deleted", "merged_tags", "merged_reasons",
-                            "incident_classes", "done_categories", "done_statuses", "open_statuses"}
+                            "incident_classes", "done_categories", "done_statuses"}
     if unknown:  # pragma: no cover - the shipped file is the toolkit's own; a test reads every vendor
         raise InputError("states.yaml", f"{vendor}: {sorted(unknown)} are not state rules", "fix the shipped file")
     return Rules(vendor, resolved=words("resolved", more="resolved"), closed=words("closed", more="closed"),
@@ -107,5 +106,4 @@ def rules(vendor: str, extra: dict[str, list[str]] | None = None) -> Rules:
                  merged=words("merged_tags", "merged_reasons", more="merged"),
                  not_incident=words(more="not_incident"), incident_classes=words("incident_classes"),
                  done_categories=words("done_categories"), done_statuses=words("done_statuses"),
-                 open_statuses=words("open_statuses"),
                  source=shipped_source())

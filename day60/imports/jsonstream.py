@@ -45,24 +45,27 @@ def _broken(path: Path, field_name: str, exc: Exception) -> InputError:
                       "save the API's answer again, whole and unchanged (UTF-8); nothing was written")
 
 
-def envelope(path: Path, keys: tuple[str, ...], field_name: str = "EXPORT") -> str | None:
-    """Which of ``keys`` (top-level keys of the answer) holds a list, the first met in the file;
-    ``""`` for a file that is itself a list; None when none does."""
+def _events(path: Path, field_name: str) -> Iterator[tuple[str, str, Any]]:
+    """ijson's parse events of the answer, streamed; a file that is not JSON refused in one line."""
     import ijson
 
     with _open(path, field_name) as fh:
         try:
-            for prefix, event, _value in ijson.parse(fh, use_float=True):
-                if prefix == "" and event == "start_array":
-                    return ""
-                if event == "start_array" and prefix in keys:
-                    return prefix
-                if prefix == "" and event in ("end_map", "string", "number", "boolean", "null"):
-                    return None
-        except ijson.JSONError as exc:
+            yield from ijson.parse(fh, use_float=True)
+        except (ijson.JSONError, UnicodeDecodeError, ValueError) as exc:
             raise _broken(path, field_name, exc) from None
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise _broken(path, field_name, exc) from None
+
+
+def envelope(path: Path, keys: tuple[str, ...], field_name: str = "EXPORT") -> str | None:
+    """Which of ``keys`` (top-level keys of the answer) holds a list, the first met in the file;
+    ``""`` for a file that is itself a list; None when none does."""
+    for prefix, event, _value in _events(path, field_name):
+        if prefix == "" and event == "start_array":
+            return ""
+        if event == "start_array" and prefix in keys:
+            return prefix
+        if prefix == "" and event in ("end_map", "string", "number", "boolean", "null"):
+            return None
     return None
 
 
@@ -104,18 +107,9 @@ def top_value(path: Path, key: str, field_name: str = "EXPORT") -> Any:
     """The scalar value of the top-level ``key`` of an answer (a paging field such as a next-page
     token, which may come after the records), streamed; ``ABSENT`` where the answer has no such key
     or its value is not a scalar."""
-    import ijson
-
-    with _open(path, field_name) as fh:
-        try:
-            for prefix, event, value in ijson.parse(fh, use_float=True):
-                if prefix == key and event in ("string", "number", "boolean", "null"):
-                    return value
-                if prefix == key:
-                    return ABSENT
-        except ijson.JSONError as exc:
-            raise _broken(path, field_name, exc) from None
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise _broken(path, field_name, exc) from None
+    for prefix, event, value in _events(path, field_name):
+        if prefix == key and event in ("string", "number", "boolean", "null"):
+            return value
+        if prefix == key:
+            return ABSENT
     return ABSENT
-

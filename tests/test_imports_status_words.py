@@ -108,3 +108,22 @@ def test_a_servicenow_state_the_history_moves_through_is_checked_as_the_rows_is(
     j = new_journal(tmp_path, "mapped.jsonl")
     imported(run, j, *args, "--map", mapped)
     assert per_ticket(j).loc["servicenow:INC0060001", "status"] != "open"
+
+
+def test_a_resolved_servicenow_row_whose_history_reopens_it_later_is_unreadable(run, tmp_path):
+    """The shipped sample's INC0010002 is Resolved (state 6), resolved_at 2026-03-03 16:30, restored
+    in 5.50 h. One sys_audit row more moves it 6 -> 2 at 17:00, after that resolution, and none back:
+    the row says over, its history says open since 17:00; the incident table and sys_audit were
+    taken at different times, and which holds cannot be told. Before, the import exited 0 and the
+    ticket was open at the close with nothing said (a final outside attack). Now its row is
+    unreadable, its reason naming both, and the other tickets are imported as before."""
+    EX = Path(__file__).parent.parent / "day60" / "imports" / "examples"
+    audit = tmp_path / "sys_audit.csv"
+    audit.write_text((EX / "servicenow-sys_audit.csv").read_text()
+                     + "z9,incident,a1000000000000000000000000000002,state,6,2,2026-03-03 17:00:00,synthetic.agent\n")
+    j = new_journal(tmp_path)
+    out = imported(run, j, "servicenow", EX / "servicenow-incident.csv", audit, "--mode", "raw",
+                   "--map", EX / "servicenow-map.toml")
+    [row] = [u for u in out["unreadable"] if "INC0010002" in json.dumps(u)]
+    assert "moves it to 'In Progress' at 2026-03-03T17:00:00+00:00 and never back" in json.dumps(row)
+    assert "servicenow:INC0010002" not in set(per_ticket(j).index)

@@ -524,6 +524,7 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
         for word in (before, after) if name == "state" else ():
             if word and not rules.known(word):
                 _refuse_state(word, f"{where} (its sys_audit history)", settings.mode)
+    _current_state_is_the_historys(history, rules, standing, state, resolved)
     if standing == "resolved" and resolved is not None:
         t.resolved = resolved
     elif standing == "resolved":  # resolved_at empty: the history's move into Resolved, where it holds one
@@ -588,6 +589,23 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
 
 
 _CODE = re.compile(r"-?[0-9]+")  # a choice code, as a raw export writes state and priority
+
+
+def _current_state_is_the_historys(history: list[tuple[int, int, str, str, str]], rules: states.Rules,
+                                   standing: str, state: str, resolved: dt.datetime | None) -> None:
+    """A row over now (Resolved, Closed) whose sys_audit history leaves it open after its resolution
+    (a move out of Resolved dated later than ``resolved_at``, and none back) contradicts itself:
+    the two exports were taken at different times, and which one holds cannot be told. The row is
+    unreadable, with both named, rather than counted open or over on either file's word."""
+    moves = sorted(c for c in history if c[2] == "state")
+    if standing == "open" or not moves or resolved is None:
+        return
+    us, _n, _name, _old, new = moves[-1]
+    at = dt.datetime.fromtimestamp(us / 1_000_000, dt.UTC)
+    if rules.status(new) == "open" and at > resolved:
+        raise RowProblem(f"its state now is {state!r}, resolved at {resolved.isoformat()}, but its sys_audit history "
+                         f"moves it to {new!r} at {at.isoformat()} and never back: the incident table and sys_audit "
+                         "disagree (exported at different times?); export both again together")
 
 
 def _refuse_state(code: str, where: str, mode: str | None) -> None:

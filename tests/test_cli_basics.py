@@ -237,3 +237,17 @@ def test_a_reader_that_stops_reading_is_not_a_failed_check():
         os.close(write_end)
     assert done.returncode == 141
     assert done.stderr == b""
+
+
+@pytest.mark.parametrize("args", [["--help"], ["log", "--help"]])
+def test_a_reader_gone_before_the_help_is_read_is_not_a_failed_check(args):
+    """The same closed pipe met while the help is printed (`day60 --help | head -1`): the help is
+    written before any command runs, and click exited 1 there too. 141, nothing printed."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run([sys.executable, "-m", "day60", *args], stdout=write_end, stderr=subprocess.PIPE,
+                              timeout=60, check=False)
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (141, b"")

@@ -37,10 +37,18 @@ class _Day60Group(TyperGroup):
     traceback, and exit 2 since no result was produced.
     """
 
+    # A closed output pipe, met while the help is printed (make_context) or while a command runs
+    # (invoke): click would exit 1, which here means a check failed.
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().make_context(*args, **kwargs)
+        except BrokenPipeError as exc:
+            raise _ReaderGone from exc
+
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
-        except BrokenPipeError as exc:  # click would exit 1, which here means a check failed
+        except BrokenPipeError as exc:
             raise _ReaderGone from exc
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:

@@ -127,3 +127,15 @@ def test_a_resolved_servicenow_row_whose_history_reopens_it_later_is_unreadable(
     [row] = [u for u in out["unreadable"] if "INC0010002" in json.dumps(u)]
     assert "moves it to 'In Progress' at 2026-03-03T17:00:00+00:00 and never back" in json.dumps(row)
     assert "servicenow:INC0010002" not in set(per_ticket(j).index)
+
+
+def test_a_map_naming_one_status_in_two_states_is_refused(run, tmp_path):
+    """[states] open = ["Solved"] and resolved = ["Solved"]: the map says the word means open and
+    over at once. Before, "resolved" won without a word (a final outside attack); now the map is
+    refused, exit 2, naming the word and both lists, and nothing is written."""
+    ZD = DATA / "zendesk"
+    mapped = tmp_path / "zd.toml"
+    mapped.write_text('[severity]\nurgent = 1\nhigh = 2\nnormal = 3\nlow = 4\n'
+                      '[states]\nresolved = ["Solved"]\nopen = ["Solved "]\n')
+    line = refused(run, new_journal(tmp_path), "zendesk", ZD / "att36c_tickets-6xx.json", "--map", mapped)
+    assert "states.open" in line and "'Solved' is in states.resolved too" in line

@@ -257,6 +257,13 @@ def load_map(path: Path) -> dict[str, Any]:
             raise InputError(f"--map pauses.{sub}", f"{str(kind)[:20]!r} is not a pause kind",
                              "write wait (waiting on you), change (an agreed change window) or kept (the "
                              "supplier's own time, not excluded)")
+    standing = ("resolved", "closed", "open", "deleted")  # a word means one of these, never two
+    seen: dict[str, str] = {}
+    for sub in standing:
+        for word in doc.get("states", {}).get(sub, []):
+            if seen.setdefault(word.strip(), sub) != sub:
+                raise InputError(f"--map states.{sub}", f"{word.strip()!r} is in states.{seen[word.strip()]} too",
+                                 "a status means one thing: name it in one of resolved, closed, open, deleted")
     calendar = doc.get("sla", {}).get("calendar")
     if calendar is not None and calendar not in SLA_CALENDARS:
         raise InputError("--map sla.calendar", f"{str(calendar)[:20]!r} is not a calendar an SLA runs on",

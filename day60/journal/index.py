@@ -371,6 +371,12 @@ class BatchUpdate:
         the index takes the new tail and is committed and sealed. A failure here is told
         (IndexNote) and the index dropped: the lines stand, the next append rebuilds it."""
         idx = self.idx
+        if not idx.keep:  # the batch was checked against the index in memory: nothing to keep of it
+            note(f"the batch was appended to {idx.path}; its index {index_path(idx.path)} was not kept "
+                 f"({idx.unusable or 'unusable'}), so its events were checked against a full read of the "
+                 "journal, and every append reads the whole journal")
+            self.abandon()
+            return
         try:
             if self.reaches_back:
                 raise sqlite3.Error("the batch holds an event whose effect reaches back")
@@ -380,12 +386,6 @@ class BatchUpdate:
                     "tail": str(len(last_line.encode())), "closed": "1" if idx.closed else "0"}
             idx.con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
             idx.con.execute("COMMIT")
-            if not idx.keep:
-                note(f"the batch was appended to {idx.path}; its index {index_path(idx.path)} was not kept "
-                     f"({idx.unusable or 'unusable'}), so its events were checked against a full read of the "
-                     "journal, and every append reads the whole journal")
-                idx.close()
-                return
             idx._place_and_seal()
         except (sqlite3.Error, OSError) as exc:
             if idx.con.in_transaction:

@@ -149,7 +149,7 @@ class Batch:
     that would break one writes nothing, and the index is left current for the next append (no
     full replay after a large import). Lines reach the spool a block at a time."""
 
-    def __init__(self, journal: Journal, spool: Any, actor: Actor | None = None) -> None:
+    def __init__(self, journal: Journal, spool: Any, update: BatchUpdate, actor: Actor | None = None) -> None:
         self.journal = journal
         self.actor = actor or Actor(TOOLKIT)  # an import writes the supplier's records as the toolkit's lines
         self.spool = spool
@@ -160,7 +160,7 @@ class Batch:
         self._quoted: dict[str, str] = {}
         self.head_hash: str = journal.head["hash"]
         self.count = 0
-        self.update: BatchUpdate | None = None  # the sidecar index, kept current through the batch
+        self.update = update  # the sidecar index (or one in memory), kept current through the batch
         self._block: list[str] = []  # lines not yet in the spool: written a block at a time
         self._held = 0  # characters in the block
 
@@ -177,8 +177,7 @@ class Batch:
         """The caller replayed every event it adds for ``ident`` through the rules of fact, from an
         empty state, and ``state`` is what they left (an import checks each ticket so): the index
         takes that state instead of replaying them again, where it holds nothing for ``ident``."""
-        if self.update is not None:
-            self.update.checked(ident, state)
+        self.update.checked(ident, state)
 
     def add(self, kind: str, ident: str, at: str, by: str, data: dict[str, Any]) -> None:
         """Append one event: the same bytes as ``canonical`` of the whole event (its keys in
@@ -204,8 +203,7 @@ class Batch:
         self._prev = sha256_hex(line)
         self.head_hash = own
         self.count += 1
-        if self.update is not None:
-            self.update.add(self.seq, kind, ident, at, data)
+        self.update.add(self.seq, kind, ident, at, data)
 
 
 @contextmanager
@@ -232,8 +230,7 @@ def batch(path: str | Path, read_with: Any = None, actor: Actor | None = None) -
             raise InputError("JOURNAL", f"cannot write beside {path} ({exc.strerror})",
                              "free some space or check the folder's permissions") from exc
         with spool:
-            b = Batch(journal, spool, actor)
-            b.update = BatchUpdate.begin(path, fd)
+            b = Batch(journal, spool, BatchUpdate.begin(path, fd), actor)
             try:
                 yield b
                 b.update.replay()  # the rules over what is left: a refusal here writes nothing

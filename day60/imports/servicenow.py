@@ -512,7 +512,7 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
         t.apart = (states.NOT_INCIDENT, f"sys_class_name {kind!r}")
         return t
     if code and not rules.known(code):
-        _refuse_state(code, where, settings.mode)
+        _refuse_state(code, where, settings.mode, rules)
     t.opened, t.closed = _at(row, "opened_at", times, fmt), _at(row, "closed_at", times, fmt)
     standing = rules.status(code, state)
     if standing == states.DELETED:
@@ -523,7 +523,7 @@ def _ticket(row: dict[str, Any], where: str, times: Times, settings: Settings, p
     for _us, _n, name, before, after in history:  # a state the history moves through is read as the row's is
         for word in (before, after) if name == "state" else ():
             if word and not rules.known(word):
-                _refuse_state(word, f"{where} (its sys_audit history)", settings.mode)
+                _refuse_state(word, f"{where} (its sys_audit history)", settings.mode, rules)
     _current_state_is_the_historys(history, rules, standing, state, resolved)
     if standing == "resolved" and resolved is not None:
         t.resolved = resolved
@@ -608,15 +608,15 @@ def _current_state_is_the_historys(history: list[tuple[int, int, str, str, str]]
                          "disagree (exported at different times?); export both again together")
 
 
-def _refuse_state(code: str, where: str, mode: str | None) -> None:
+def _refuse_state(code: str, where: str, mode: str | None, rules: states.Rules) -> None:
     """A state the rules (states.yaml and the map's [states]) do not name: whether the ticket is
     over cannot be told, and reading it as open would turn a restore into an open incident with a
-    re-open nobody recorded. Refused, naming the ticket, the value and the fix."""
+    re-open nobody recorded. Refused, naming the ticket, the value, the states known and the fix."""
     other = "export the table again with raw values (--mode raw: state as its choice code)" \
         if mode == "display" else "check that the export is the incident table's"
-    raise InputError("EXPORT", f"{where}: state {code[:40]!r} is none the import knows "
-                               "(codes 1, 2, 3, 6, 7, 8; labels New, In Progress, On Hold, Resolved, Closed, "
-                               "Canceled, as written), so whether the ticket is over cannot be told",
+    known = ", ".join(sorted(rules.open | rules.resolved | rules.closed | rules.deleted))
+    raise InputError("EXPORT", f"{where}: state {code[:40]!r} is none the import knows ({known}, as written), "
+                               "so whether the ticket is over cannot be told",
                      f"name it in the map's [states] as resolved, closed or open (e.g. resolved = "
                      f"[{code[:40]!r}]), or {other}; nothing was written")
 

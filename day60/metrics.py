@@ -132,12 +132,12 @@ CLOCK_COLUMNS = ("id", "status", "start", "restored", "restore_hours_at_least", 
                  "waiting_on_partner_hours", "change_window_hours")
 
 
-def restore_clocks(journal: Journal, calendar: BusinessCalendar | None = None) -> pd.DataFrame:
-    """``compute(journal, calendar=calendar).tables["incidents"]`` cut to CLOCK_COLUMNS: the same
+def restore_clocks(journal: Journal) -> pd.DataFrame:
+    """``compute(journal).tables["incidents"]`` cut to CLOCK_COLUMNS: the same
     rows in the same order, the same values, worked by the same code, but without building the
     table's other columns, the incident summary or the other figure groups. An import reconciles
     a year of tickets with this: the whole table is some 400 MiB for a million incidents."""
-    cal = calendar or journal.calendar()
+    cal = journal.calendar()
     lines, _ = _claims(journal.events)
     window = journal.header["window"]
     w0 = to_utc_us(dt.datetime.fromisoformat(window["start"]))

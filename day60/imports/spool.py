@@ -57,8 +57,8 @@ class Spool:
 
     MEMORY = 5_000  # items held in memory before they are written out together
 
-    def __init__(self, store: Store | None = None, key: int = 0) -> None:
-        self._store = store if store is not None else Store()
+    def __init__(self, store: Store, key: int) -> None:  # made by Store.spool
+        self._store = store
         self._key = key
         self._head: list[Any] = []  # items put before the rest (``prepend``)
         self._pages: list[int] = []  # how many items each page written to the file holds, in order

@@ -58,6 +58,12 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     _made_state = tempfile.mkdtemp(prefix="day60-test-state-")
     os.environ[_RUN_STATE] = os.environ["XDG_STATE_HOME"] = _made_state
+    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
+        # With bytecode writing off, each of the few hundred commands the tests start compiled
+        # the toolkit's modules again (a tenth of a second each), and each worker rewrote every
+        # test module's asserts. The run's processes keep their bytecode in the run's own folder
+        # instead, removed with it: still nothing is written into the checkout.
+        os.environ["PYTHONPYCACHEPREFIX"] = os.path.join(_made_state, "pycache")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -191,12 +197,14 @@ def _patient(make):
     return made
 
 
-@pytest.fixture(scope="module")
-def browser():
-    """Debian's Chromium, headless, driven by Playwright: one a module. Every context and page it
-    makes waits up to a minute for an element, a condition or a navigation before it fails: on
-    two cores under a load of 8 a page can take longer than Playwright's 30 s to show what a test
-    waits for, and the wait ends at the event, so the ceiling costs nothing when all is well."""
+@pytest.fixture(scope="session")
+def chromium():
+    """Debian's Chromium, headless, driven by Playwright: one a test process, since starting
+    Playwright's driver and the browser costs a second or two of CPU each time and a dozen modules
+    use it. Every context and page it makes waits up to a minute for an element, a condition or a
+    navigation before it fails: on two cores under a load of 8 a page can take longer than
+    Playwright's 30 s to show what a test waits for, and the wait ends at the event, so the
+    ceiling costs nothing when all is well. Tests ask for ``browser``, not this."""
     if not os.path.exists(CHROMIUM):
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); the browser "
                     "tests never download one")
@@ -207,6 +215,37 @@ def browser():
         b.new_context, b.new_page = _patient(b.new_context), _patient(b.new_page)
         yield b
         b.close()
+
+
+@pytest.fixture(autouse=True)
+def _no_browser_loop_outside_browser_tests(request) -> Iterator[None]:
+    """Playwright's synchronous API keeps its asyncio loop marked as this thread's running loop for
+    as long as its browser is open (the loop waits in a greenlet between calls), and the process's
+    browser (``chromium``) stays open from the first browser test to the end of the run. A test
+    that starts an event loop of its own (``asyncio.run``: prompt_toolkit's prompts, pyHanko's
+    timestamp client) would then be refused with "cannot be called from a running event loop", as
+    a user's process never is. So outside the browser tests the thread has no running loop; the
+    browser's is put back before anything uses it again."""
+    import asyncio
+
+    loop = asyncio._get_running_loop()
+    if loop is None or "browser" in request.fixturenames:
+        yield
+        return
+    asyncio._set_running_loop(None)
+    try:
+        yield
+    finally:
+        asyncio._set_running_loop(loop)
+
+
+@pytest.fixture(scope="module")
+def browser(chromium):
+    """The process's browser (``chromium``) for one module: whatever pages and contexts the
+    module leaves open are closed when it ends, so no module sees another's."""
+    yield chromium
+    for context in list(chromium.contexts):
+        context.close()
 
 
 @pytest.fixture
@@ -258,30 +297,57 @@ def score_reports(tmp_path_factory):
     assert digests(folder) == before, "a test changed the shared score reports (tests/conftest.py): copy them first"
 
 
-@pytest.fixture(scope="module")
-def verify_renders_once():
-    """``verify-report`` renders each report again from its embedded data and compares the file with
-    that rendering. A module that verifies many forgeries of the same few reports gets that
-    rendering, after its first one for given inputs, from memory: the re-rendering of identical
-    inputs (the whole HTML, every attachment's name, bytes, description and relationship, and the
-    date) is kept and handed back. ``day60.render.pdf_bytes`` promises the same bytes for the same
-    HTML, attachments and date, and verify-report relies on that promise itself; the first
-    verification of each report in the module, and every other module, renders for real. Only
-    renders with ``note_fonts=False`` (verify-report's and a forger's) are kept: the commands
-    that write a report always render it."""
-    from day60.evidence import documents
+def _render_key(html_text: str, attachments: list[tuple[str, bytes, str, str]] | None, written_at: object) -> str:
+    """What ``day60.render.pdf_bytes`` promises the same bytes for: the whole HTML, every
+    attachment's name, bytes, description and relationship, and the date."""
+    digest = hashlib.sha256(html_text.encode("utf-8", "surrogatepass"))
+    for name, body, what, relationship in attachments or []:
+        digest.update(json.dumps([name, hashlib.sha256(body).hexdigest(), what, relationship]).encode())
+    digest.update(repr(written_at).encode())
+    return digest.hexdigest()
 
-    original = documents.pdf_bytes
-    kept: dict[tuple[object, ...], tuple[bytes, int]] = {}
 
-    def pdf_bytes(document, note_fonts: bool = True):
+@pytest.fixture(scope="session")
+def _render_store(tmp_path_factory) -> Path:
+    folder = shared_folder(tmp_path_factory) / "renders"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+@pytest.fixture(autouse=True)
+def renders_once(request, _render_store, monkeypatch) -> Iterator[None]:
+    """Each distinct PDF rendered once a run, however many tests need it. WeasyPrint takes a
+    second or more a document, and the suite asked it for the same document (the same HTML,
+    attachments and date) a hundred times over: a report verify-report renders again to compare,
+    the demo's score in every module that reads it. ``day60.render.pdf_bytes`` promises the same
+    bytes for the same inputs (verify-report relies on that promise), so the first rendering of
+    given inputs is kept in the run's shared folder, by their SHA-256, and handed to every later
+    request, in any test process. The notes of characters no font draws are still told each time.
+    A document with attachments and no date (dated now) is always rendered. A test of rendering
+    itself (the same bytes from a child, with or without the library answers) is marked
+    ``real_renders`` and renders every time."""
+    if request.node.get_closest_marker("real_renders"):
+        yield
+        return
+    from day60 import render
+
+    real = render.pdf_bytes
+
+    def pdf_bytes(html_text, attachments=None, written_at=None, note_fonts=True):
         if note_fonts:
-            return original(document, note_fonts=note_fonts)
-        key = (document.html, tuple(document.attachments), document.written_at)
-        if key not in kept:
-            kept[key] = original(document, note_fonts=False)
-        return kept[key]
+            render._note_fonts(html_text)
+        if attachments and written_at is None:
+            return real(html_text, attachments, written_at, note_fonts=False)
+        key = _render_key(html_text, attachments, written_at)
+        body, pages = _render_store / f"{key}.pdf", _render_store / f"{key}.pages"
+        if pages.exists():  # written last: its presence says the PDF beside it is whole
+            return body.read_bytes(), int(pages.read_text())
+        made = real(html_text, attachments, written_at, note_fonts=False)
+        for path, content in ((body, made[0]), (pages, str(made[1]).encode())):
+            partial = path.with_name(f"{path.name}.{os.getpid()}")
+            partial.write_bytes(content)
+            os.replace(partial, path)
+        return made
 
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(documents, "pdf_bytes", pdf_bytes)
-        yield kept
+    monkeypatch.setattr(render, "pdf_bytes", pdf_bytes)
+    yield

@@ -41,6 +41,8 @@ from tests.test_documents import _small_jobs
 from tests.test_journal_shrinks import _journal
 from tests.test_pdf_child import STOPPED
 
+pytestmark = pytest.mark.real_renders  # a child rendering its share, cut off, is the test: never a kept rendering
+
 ROOT = Path(__file__).resolve().parents[1]
 SOW = ROOT / "clauses" / "examples" / "synthetic-sow.toml"
 EX = ROOT / "day60" / "imports" / "examples"

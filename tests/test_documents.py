@@ -317,6 +317,7 @@ def _small_jobs():
             (pages[2], None, None)]
 
 
+@pytest.mark.real_renders  # the same bytes from a child and alone: both rendered
 def test_many_pdfs_at_once_are_the_bytes_of_one_at_a_time():
     """pdf_bytes_many shares the work with a forked child on a machine with two cores; each PDF
     must be byte for byte what pdf_bytes makes alone, in the order given."""
@@ -326,6 +327,7 @@ def test_many_pdfs_at_once_are_the_bytes_of_one_at_a_time():
     assert [pages for _, pages in alone] == [1, 1, 2]  # 41 paragraphs run onto a second A4 page
 
 
+@pytest.mark.real_renders  # the same bytes from a child and alone: both rendered
 def test_a_failing_child_costs_time_never_a_document(monkeypatch):
     """The child's share is rendered by the parent when the child fails (here, every render in
     the child raises)."""
@@ -350,6 +352,7 @@ def test_a_failing_child_costs_time_never_a_document(monkeypatch):
     assert in_parent == [jobs[2][0], jobs[1][0], jobs[0][0]]
 
 
+@pytest.mark.real_renders  # the same bytes from a child and alone: both rendered
 def test_one_core_renders_in_order_without_forking(monkeypatch):
     import os
 

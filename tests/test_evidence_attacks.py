@@ -38,7 +38,6 @@ def _cli(*args, env=None):
     return CliRunner().invoke(app, [str(a) for a in args], env=env)
 
 
-pytestmark = pytest.mark.usefixtures("verify_renders_once")  # one re-rendering per report: tests/conftest.py
 
 
 @pytest.fixture(autouse=True)

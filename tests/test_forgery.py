@@ -1,8 +1,8 @@
 """verify-report against a forger: one test per forgery, each built the way an attacker would
 (pypdf edits of a content stream, text objects added, incremental updates, attachments swapped
 and re-hashed, signatures stripped, replaced and corrupted), each refused with the page or part
-named. The reports are rendered once and shared; verify-report's re-rendering of the same report is
-kept for the module after its first (tests/conftest.py, ``verify_renders_once``)."""
+named. The reports are rendered once and shared; so is verify-report's re-rendering of each report
+(tests/conftest.py, ``renders_once``)."""
 
 import json
 import os
@@ -27,7 +27,6 @@ def _cli(*args, env=None):
     return CliRunner().invoke(app, [str(a) for a in args], env=env)
 
 
-pytestmark = pytest.mark.usefixtures("verify_renders_once")  # one re-rendering per report: tests/conftest.py
 
 
 @pytest.fixture(scope="session")

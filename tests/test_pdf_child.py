@@ -32,7 +32,8 @@ from tests.test_documents import _small_jobs
 ROOT = Path(__file__).resolve().parents[1]
 MARK = b"\n%made-by-the-child\n"
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pdf_bytes_many forks on Linux only")
+pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pdf_bytes_many forks on Linux only"),
+              pytest.mark.real_renders]  # what a child renders is the test: never a kept rendering
 
 
 @pytest.fixture

@@ -15,6 +15,31 @@ from typer.testing import CliRunner
 from day60.cli import app
 from tests.budget import PROFILE
 
+def _command_built_once() -> None:
+    """typer's CliRunner builds the whole click command tree from ``day60.cli.app`` at every
+    ``invoke`` (about 11 ms: every command's signature and type hints read again), and the suite
+    invokes the CLI in-process thousands of times. A click command is made to be invoked again and
+    again, as the console script's one process does; so the tree is built once a test process and
+    every invocation of ``app`` gets it. Any other Typer (the lean app of test_startup) is built
+    as before."""
+    import typer.main
+    import typer.testing
+
+    built: list[object] = []
+    real = typer.testing._get_command
+
+    def get_command(given):
+        if given is not app:
+            return real(given)
+        if not built:
+            built.append(real(given))
+        return built[0]
+
+    typer.testing._get_command = get_command
+
+
+_command_built_once()
+
 # Hypothesis profiles. "ci" (the default, what .ci/run and a plain pytest use) draws the same
 # examples on every run, so a red build is reproducible and never a roll of the dice; "explore"
 # draws new ones each run, and ten times as many (tests/budget.py), for looking for new failures:
@@ -87,6 +112,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         module = item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else str(item.path)
         if module in slow or f"{module}::{item.originalname}" in slow or "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+    # The modules that drive a browser go first, each kept whole. Their tests spend most of their
+    # time waiting (for a page, a server's deadline, a retry's back-off), and run last, as their
+    # names once put them, they ended the run with the cores idle; run first, their waits overlap
+    # the tests that need the CPU, and the run ends on short tests any worker can take.
+    waiting = {item.path for item in items if "browser" in getattr(item, "fixturenames", ())}
+    items.sort(key=lambda item: item.path not in waiting)
 
 
 @pytest.fixture

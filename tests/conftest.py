@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from day60.cli import app
 from tests.budget import PROFILE
 
+
 def _command_built_once() -> None:
     """typer's CliRunner builds the whole click command tree from ``day60.cli.app`` at every
     ``invoke`` (about 11 ms: every command's signature and type hints read again), and the suite

@@ -232,55 +232,78 @@ def _patient(make):
     return made
 
 
+@contextlib.contextmanager
+def _browser_loop(browser) -> Iterator[None]:
+    """Playwright's asyncio loop marked as this thread's running loop while the block runs.
+
+    Playwright's synchronous API runs its loop in a greenlet and leaves the loop marked as the
+    thread's running loop between calls, for as long as the browser is open; the process's browser
+    (``chromium``) stays open from the first browser test to the end of the run. Anything else
+    that starts an event loop of its own (``asyncio.run``: prompt_toolkit's prompts, pyHanko's
+    timestamp client, in a test or in a session fixture made after a browser test) was then refused
+    with "cannot be called from a running event loop", as a user's process never is. So the mark is
+    taken off once the browser is up, and put back only where the browser is driven: a browser
+    test (``browser`` asks for it), the closing of a module's pages and the browser's own end."""
+    import asyncio
+
+    before = asyncio._get_running_loop()
+    asyncio._set_running_loop(browser.day60_loop)
+    try:
+        yield
+    finally:
+        asyncio._set_running_loop(before)
+
+
 @pytest.fixture(scope="session")
-def chromium():
+def chromium(tmp_path_factory):
     """Debian's Chromium, headless, driven by Playwright: one a test process, since starting
     Playwright's driver and the browser costs a second or two of CPU each time and a dozen modules
     use it. Every context and page it makes waits up to a minute for an element, a condition or a
     navigation before it fails: on two cores under a load of 8 a page can take longer than
     Playwright's 30 s to show what a test waits for, and the wait ends at the event, so the
-    ceiling costs nothing when all is well. Tests ask for ``browser``, not this."""
+    ceiling costs nothing when all is well. Chromium keeps its crash database and settings under
+    a home of the run's own (it wrote them into the user's ~/.config and ~/.cache). Tests ask for
+    ``browser``, not this."""
+    import asyncio
+
     if not os.path.exists(CHROMIUM):
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); the browser "
                     "tests never download one")
     from playwright.sync_api import sync_playwright
 
+    home = tmp_path_factory.mktemp("chromium-home")
+    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+           "XDG_CACHE_HOME": str(home / ".cache")}
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, env=env)
         b.new_context, b.new_page = _patient(b.new_context), _patient(b.new_page)
-        yield b
+        b.day60_loop = asyncio._get_running_loop()
+        asyncio._set_running_loop(None)
+        try:
+            yield b
+        finally:
+            asyncio._set_running_loop(b.day60_loop)
         b.close()
 
 
-@pytest.fixture(autouse=True)
-def _no_browser_loop_outside_browser_tests(request) -> Iterator[None]:
-    """Playwright's synchronous API keeps its asyncio loop marked as this thread's running loop for
-    as long as its browser is open (the loop waits in a greenlet between calls), and the process's
-    browser (``chromium``) stays open from the first browser test to the end of the run. A test
-    that starts an event loop of its own (``asyncio.run``: prompt_toolkit's prompts, pyHanko's
-    timestamp client) would then be refused with "cannot be called from a running event loop", as
-    a user's process never is. So outside the browser tests the thread has no running loop; the
-    browser's is put back before anything uses it again."""
-    import asyncio
-
-    loop = asyncio._get_running_loop()
-    if loop is None or "browser" in request.fixturenames:
-        yield
-        return
-    asyncio._set_running_loop(None)
-    try:
-        yield
-    finally:
-        asyncio._set_running_loop(loop)
-
-
 @pytest.fixture(scope="module")
-def browser(chromium):
+def browser(chromium) -> Iterator[object]:
     """The process's browser (``chromium``) for one module: whatever pages and contexts the
     module leaves open are closed when it ends, so no module sees another's."""
     yield chromium
-    for context in list(chromium.contexts):
-        context.close()
+    with _browser_loop(chromium):
+        for context in list(chromium.contexts):
+            context.close()
+
+
+@pytest.fixture(autouse=True)
+def _browser_driven(request) -> Iterator[None]:
+    """Playwright's loop marked as running through a browser test (``_browser_loop``)."""
+    if "browser" not in request.fixturenames:
+        yield
+        return
+    with _browser_loop(request.getfixturevalue("browser")):
+        yield
 
 
 @pytest.fixture

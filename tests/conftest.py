@@ -56,7 +56,9 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     """One worker a core and one more (pytest-xdist's ``-n``, work stealing) unless the command
     line says otherwise. The browser tests spend most of their time waiting on a page or a
     server's deadline; with a worker a core, a core sat idle through each wait (measured on two
-    cores: 391 s with two workers, 357 s with three, the cores busy throughout).
+    cores: 391 s with two workers, 357 s with three, the cores busy throughout). The quick lane
+    (``-m "not slow"``) has no browser test and so no such waits: there a third worker only adds
+    its start-up (61 s with two workers, 70 s with three), so it keeps a worker a core.
 
     Set here rather than in ``addopts``, so that ``pytest -p no:xdist`` (no xdist at all),
     ``pytest -n 0`` and ``pytest --pdb`` still run: with ``-n`` in ``addopts`` the first
@@ -64,7 +66,8 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     if (config.pluginmanager.hasplugin("xdist") and config.getoption("numprocesses", None) is None
             and not config.getoption("usepdb", False) and "PYTEST_XDIST_WORKER" not in os.environ):
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-        config.option.numprocesses = cores + 1
+        quick = "not slow" in (config.getoption("markexpr", "") or "")
+        config.option.numprocesses = cores if quick else cores + 1
         if config.getoption("dist", "no") == "no":  # idle workers take tests queued on a busy one:
             config.option.dist = "worksteal"        # the few long tests no longer finish the run alone
 

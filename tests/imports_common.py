@@ -14,6 +14,22 @@ from tests.builders import make_journal
 # uk-office calendar: Europe/London (GMT, so UTC, until 29 March 2026), Mon-Fri 09:00-17:30.
 WINDOW = ("2026-03-02T09:00", "2026-03-13T17:30")
 
+# A Jira CSV export's map: times in London, the restore check in a custom field, High as severity 2;
+# JIRA_SLA_MAP adds the vendor's own "Time to resolution" SLA on a 24x7 clock.
+JIRA_LONDON_MAP = """\
+[times]
+timezone = "Europe/London"
+[columns]
+check = "Custom field (Restore check)"
+[severity]
+High = 2
+"""
+JIRA_SLA_MAP = JIRA_LONDON_MAP + """\
+[sla]
+name = "Time to resolution"
+calendar = "24x7"
+"""
+
 
 def new_journal(tmp_path: Path, name: str = "records.jsonl") -> Path:
     return make_journal(tmp_path / name, [], tier="T2", window=WINDOW, synthetic=True)

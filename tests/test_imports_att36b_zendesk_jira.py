@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.imports_common import events_of, imported, new_journal, per_ticket, refused
+from tests.imports_common import JIRA_SLA_MAP, events_of, imported, new_journal, per_ticket, refused
 
 ZD = Path(__file__).parent / "data" / "imports" / "zendesk"
 JIRA = Path(__file__).parent / "data" / "imports" / "jira"
@@ -242,17 +242,6 @@ def test_jira_date_format_problems_name_the_fix_and_the_day_month_doubt(run, tmp
     assert not [n for n in out["findings"]["notes"] if "day above 12" in n["note"]]
 
 
-JIRA_SLA_MAP = """\
-[times]
-timezone = "Europe/London"
-[columns]
-check = "Custom field (Restore check)"
-[severity]
-High = 2
-[sla]
-name = "Time to resolution"
-calendar = "24x7"
-"""
 
 
 def test_jira_sla_answer_whose_two_times_disagree_is_unreadable(run, tmp_path):

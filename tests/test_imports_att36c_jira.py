@@ -9,17 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.imports_common import events_of, imported, new_journal, per_ticket, refused, write
+from tests.imports_common import (
+    JIRA_LONDON_MAP,
+    JIRA_SLA_MAP,
+    events_of,
+    imported,
+    new_journal,
+    per_ticket,
+    refused,
+    write,
+)
 
 JIRA = Path(__file__).parent / "data" / "imports" / "jira"
-LONDON_MAP = """\
-[times]
-timezone = "Europe/London"
-[columns]
-check = "Custom field (Restore check)"
-[severity]
-High = 2
-"""
 
 
 def _kinds(journal: Path, ident: str) -> list[tuple[str, str]]:
@@ -39,11 +40,11 @@ def test_jira_status_not_known_without_a_category_refuses_the_import(run, tmp_pa
     SUP-93 is done with no Resolution and no time: closed, time not evidenced, never open."""
     csv = JIRA / "att36c_issues-nocat.csv"
     j = new_journal(tmp_path)
-    err = refused(run, j, "jira", csv, "--map", write(tmp_path, "map.toml", LONDON_MAP))
+    err = refused(run, j, "jira", csv, "--map", write(tmp_path, "map.toml", JIRA_LONDON_MAP))
     for said in ("SUP-91 'resolved'", "SUP-92 'Risolto'", "SUP-93 'Fixed in Prod'", "Status Category", "[states]"):
         assert said in err, err
     words = '[states]\nresolved = ["resolved", "Risolto", "Fixed in Prod"]\n'
-    named = write(tmp_path, "named.toml", LONDON_MAP + words)
+    named = write(tmp_path, "named.toml", JIRA_LONDON_MAP + words)
     out = imported(run, j, "jira", csv, "--map", named)
     t = per_ticket(j)
     for ref in ("jira:SUP-91", "jira:SUP-92"):
@@ -54,11 +55,6 @@ def test_jira_status_not_known_without_a_category_refuses_the_import(run, tmp_pa
     assert not out["findings"]["open"]
 
 
-SLA_MAP = LONDON_MAP + """\
-[sla]
-name = "Time to resolution"
-calendar = "24x7"
-"""
 
 
 def test_jira_done_issue_whose_resolution_is_cleared_stays_done(run, tmp_path):
@@ -73,7 +69,7 @@ def test_jira_done_issue_whose_resolution_is_cleared_stays_done(run, tmp_path):
     with the resolution cleared and the status to Reopened, resolved 15:00) keeps its history."""
     j = new_journal(tmp_path)
     out = imported(run, j, "jira", JIRA / "att36c_issues.csv", JIRA / "att36c_SUP-82-changelog.json",
-                   JIRA / "att36c_SUP-83-changelog.json", "--map", write(tmp_path, "map.toml", SLA_MAP))
+                   JIRA / "att36c_SUP-83-changelog.json", "--map", write(tmp_path, "map.toml", JIRA_SLA_MAP))
     closures = [(at, d.get("resolved")) for kind, at, d in events_of(j, "jira:SUP-82") if kind != "incident.detected"]
     assert closures == [("2026-03-03T10:00:00+00:00", False)], closures
     assert per_ticket(j).loc["jira:SUP-82", "status"] != "open"
@@ -97,7 +93,7 @@ def test_jira_bulk_changelog_page_with_more_to_follow_is_never_read_as_whole(run
     detection). Before the fix the first page alone gave 4.00 h, exit 0, with no note."""
     csv = JIRA / "att36b_issues-reopen.csv"
     first, last = JIRA / "att36c_bulk-wait-page1.json", JIRA / "att36c_bulk-wait-page2.json"
-    mapping = write(tmp_path, "map.toml", SLA_MAP)
+    mapping = write(tmp_path, "map.toml", JIRA_SLA_MAP)
     j = new_journal(tmp_path)
     err = refused(run, j, "jira", csv, first, "--map", mapping)
     assert "att36c_bulk-wait-page1.json" in err and "'UxAQBFRF'" in err and "nextPageToken" in err, err
@@ -118,7 +114,7 @@ def test_jira_sla_still_running_after_the_resolution_is_noted(run, tmp_path):
     note said only "still running at export: not compared"."""
     j = new_journal(tmp_path)
     out = imported(run, j, "jira", JIRA / "att36c_issues.csv", JIRA / "att36c_SUP-83-changelog.json",
-                   JIRA / "att36c_SUP-83-sla.json", "--map", write(tmp_path, "map.toml", SLA_MAP))
+                   JIRA / "att36c_SUP-83-sla.json", "--map", write(tmp_path, "map.toml", JIRA_SLA_MAP))
     assert per_ticket(j).loc["jira:SUP-83", "restore_hours_at_least"] == pytest.approx(6.0, abs=1e-9)
     assert not [d for _, _, d in events_of(j, "jira:SUP-83") if "vendor_measure" in d]
     said = [n["note"] for n in out["findings"]["notes"] if n["ticket"] == "SUP-83" and "still running" in n["note"]]

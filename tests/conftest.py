@@ -23,7 +23,6 @@ def _command_built_once() -> None:
     again, as the console script's one process does; so the tree is built once a test process and
     every invocation of ``app`` gets it. Any other Typer (the lean app of test_startup) is built
     as before."""
-    import typer.main
     import typer.testing
 
     built: list[object] = []

@@ -69,8 +69,9 @@ def reap_orphans(within: float = 10.0) -> int:
     left = 0
     for entry in Path("/proc").iterdir():
         try:
-            left += entry.name.isdigit() and (entry / "stat").read_text().split(") ")[1].split()[1] == str(os.getpid())
-        except (OSError, IndexError):
+            stat = (entry / "stat").read_text() if entry.name.isdigit() else ""
+            left += bool(stat) and stat[stat.rindex(")") + 2:].split()[1] == str(os.getpid())  # after the name
+        except (OSError, IndexError, ValueError):
             continue
     return left
 

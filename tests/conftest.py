@@ -248,10 +248,29 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-c
 UNUSED_FEATURES = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "SpareRendererForSitePerProcess")
 
 
+def home_of_its_own(home: Path) -> dict[str, str]:
+    """The environment for a program the tests start (Chromium, LibreOffice) that keeps settings,
+    caches and crash reports under ``home`` instead of the user's: both wrote into ~/.config and
+    ~/.cache (dconf), and the suite writes nothing into anyone's home."""
+    home.mkdir(parents=True, exist_ok=True)
+    return {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+            "XDG_CACHE_HOME": str(home / ".cache"), "XDG_DATA_HOME": str(home / ".local" / "share")}
+
+
+@pytest.fixture
+def own_home(tmp_path) -> dict[str, str]:
+    """``home_of_its_own`` for a program one test starts: a home in the test's own folder."""
+    return home_of_its_own(tmp_path / "home")
+
+
 def _descendants_command_lines(root: int) -> list[list[str]]:
     """The command lines of every process descended from ``root`` (Linux's /proc)."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # no /proc (not Linux): no command line can be read
+        return []
     parent: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
+    for entry in entries:
         if entry.isdigit():
             with contextlib.suppress(OSError, ValueError, IndexError):
                 stat = Path(f"/proc/{entry}/stat").read_text()
@@ -337,9 +356,7 @@ def chromium(tmp_path_factory):
                     "tests never download one")
     from playwright.sync_api import sync_playwright
 
-    home = tmp_path_factory.mktemp("chromium-home")
-    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
-           "XDG_CACHE_HOME": str(home / ".cache")}
+    env = home_of_its_own(tmp_path_factory.mktemp("chromium-home"))
     with sync_playwright() as p:
         with made_once(tmp_path_factory, "chromium-features") as (folder, made):
             if not made:

@@ -535,24 +535,18 @@ def test_the_committed_libreoffice_copy_is_still_clean(run):
 
 @pytest.mark.skipif(__import__("shutil").which("soffice") is None, reason="LibreOffice is not installed: "
                     "test_the_committed_libreoffice_copy_is_still_clean covers a saved copy")
-def test_a_copy_saved_by_libreoffice_without_edits_is_still_clean(run, export, tmp_path):
+def test_a_copy_saved_by_libreoffice_without_edits_is_still_clean(run, export, tmp_path, own_home):
     """A copy opened and saved in LibreOffice, unedited (its fields saved as complex fields, its
     MERGEFORMAT switches dropped, its style names cased its own way) says what the deal file says:
     exit 0, no difference, though every paragraph and field instruction is now compared."""
-    import os
     import subprocess
 
     out = tmp_path / "lo"
-    # LibreOffice's settings go to a profile of the test's own; without a home of its own too, its
-    # GTK layer rewrote ~/.cache/dconf/user (found by an outside attack): the suite writes nothing
-    # into anyone's home.
-    home = tmp_path / "home"
-    home.mkdir()
-    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
-           "XDG_CACHE_HOME": str(home / ".cache"), "XDG_DATA_HOME": str(home / ".local" / "share")}
+    # its settings in a profile of the test's own, and a home of its own (own_home): without it,
+    # its GTK layer rewrote ~/.cache/dconf/user (found by an outside attack)
     subprocess.run(["soffice", "--headless", f"-env:UserInstallation=file://{tmp_path}/profile", "--convert-to",
                     "docx:MS Word 2007 XML", "--outdir", str(out), str(export)], check=True, capture_output=True,
-                   timeout=180, env=env)
+                   timeout=180, env=own_home)
     r, found = _diff(run, out / export.name)
     assert r.exit_code == 0 and found["differences"] == [], found
 

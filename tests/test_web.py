@@ -134,12 +134,16 @@ def verify(path: Path) -> str:
     return r.stdout
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("serve")
+def serving(folder: Path):
+    """A server on a new journal in ``folder``, stopped when the fixture using it ends."""
     s = Server(make_journal(folder / "ex.jsonl"), folder / "held.json")
     yield s
     s.stop()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    yield from serving(tmp_path_factory.mktemp("serve"))
 
 
 
@@ -734,9 +738,7 @@ def own_server(tmp_path):
     closed journal refuses the stamps of every test that ran after it, and under xdist's work
     stealing a worker may take the close before tests written above it (seen: two failures in
     twenty runs, "comes after exercise.close")."""
-    s = Server(make_journal(tmp_path / "ex.jsonl"), tmp_path / "held.json")
-    yield s
-    s.stop()
+    yield from serving(tmp_path)
 
 
 def test_a_sealed_onset_never_reaches_an_observer_and_the_runner_closes_and_reveals(own_server, browser):

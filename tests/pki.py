@@ -57,9 +57,10 @@ def asn1_key(key):
                                                            serialization.NoEncryption()))
 
 
-def p12(path: Path, name: str, passphrase: bytes, with_key: bool = True) -> x509.Certificate:
-    """A signer's key and self-signed certificate as a PKCS#12 file (optionally without the key)."""
-    key = _key()
+def p12(path: Path, name: str, passphrase: bytes, with_key: bool = True, key=None) -> x509.Certificate:
+    """A signer's key (``key``, else a new one) and self-signed certificate as a PKCS#12 file
+    (optionally without the key)."""
+    key = key or _key()
     cert = certificate(name, key)
     body = pkcs12.serialize_key_and_certificates(b"signer", key if with_key else None, cert, None,
                                                  serialization.BestAvailableEncryption(passphrase))

@@ -39,3 +39,31 @@ def test_only_pyhankos_dsa_notice_is_silenced():
     assert "x.py:1: UserWarning: DSA is deprecated (a test)" in done.stderr
     assert "y.py:1: UserWarning: something else" in done.stderr
     assert "z.py" not in done.stderr
+
+
+def test_a_dsa_signing_key_is_told_in_the_toolkits_words_not_as_a_python_warning(tmp_path):
+    """Signing with a DSA key, cryptography 51 warned from the toolkit's own key loading (two
+    "CryptographyDeprecationWarning: DSA is deprecated" lines, each with a source line; found by an
+    outside attack after the pyHanko import was silenced). The report is still signed, exit 0, and
+    standard error holds exactly two lines: the toolkit's note that the key is DSA (deprecated, sign
+    with RSA or EC) and the line saying what was written."""
+    import warnings
+
+    from cryptography.hazmat.primitives.asymmetric import dsa
+
+    from day60 import demo
+    from tests.pki import p12
+
+    journal = tmp_path / "ex.jsonl"
+    demo.build_journal(journal)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the test's own use of DSA
+        p12(tmp_path / "dsa.p12", "Test Auditor", b"pw", key=dsa.generate_private_key(2048))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DAY60_SIGN_PASSPHRASE": "pw"}
+    done = subprocess.run([sys.executable, "-m", "day60", "score", str(journal), "--pdf", str(tmp_path / "s.pdf"),
+                           "--sign", str(tmp_path / "dsa.p12")], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 2, done.stderr
+    assert lines[0].startswith("note: ") and "DSA key" in lines[0] and "RSA or EC" in lines[0]
+    assert lines[1].startswith("wrote ") and "signed by" in lines[1]

@@ -62,6 +62,19 @@ def load_signer(p12: str | Path, passphrase: bytes) -> Signer:
         raise InputError("--sign", f"{p12} could not be opened: {problem}", fix) from exc
     if key is None:
         raise InputError("--sign", f"{p12} holds no private key", "export the key with its certificate (.p12)")
+    import warnings
+
+    from cryptography.hazmat.primitives.asymmetric import dsa
+
+    with warnings.catch_warnings():  # naming DSA's key type is itself answered with its deprecation notice
+        warnings.filterwarnings("ignore", message="DSA is deprecated")
+        is_dsa = isinstance(key, dsa.DSAPrivateKey)
+    if is_dsa:
+        from day60.errors import Note
+
+        warnings.warn(Note(f"{p12} holds a DSA key: the report is signed, but DSA is deprecated by the "
+                           "cryptography library and a later toolkit may not check it; sign with an RSA or EC key"),
+                      stacklevel=2)
     if cert is None:
         raise InputError("--sign", f"{p12} holds no certificate", "export the certificate with its key (.p12)")
     pub = serialization.PublicFormat.SubjectPublicKeyInfo
